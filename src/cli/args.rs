@@ -1,0 +1,90 @@
+//! Command-line arguments (clap). Every subcommand takes `--machine FILE` and `--json`.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// Finds out why NVIDIA GPU libraries will not load, and fixes it.
+/// Without a subcommand it opens the wizard (or prints a text scan when there is no display).
+#[derive(Debug, Parser)]
+#[command(name = "cuda-triage", version, about, long_about = None)]
+pub struct Cli {
+    #[command(flatten)]
+    pub common: Common,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Options shared by every subcommand.
+#[derive(Debug, Clone, Default, Args)]
+pub struct Common {
+    /// Diagnose the machine described by this machine file instead of this computer.
+    #[arg(long, value_name = "FILE", global = true)]
+    pub machine: Option<PathBuf>,
+    /// Print the result as JSON (schema "cuda-triage/1").
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Scan installs, driver and GPUs and report findings.
+    Scan,
+    /// Explain a library name or a pasted error message ("-" reads it from standard input).
+    Why {
+        /// A library name such as cublas64_11.dll, or error text.
+        #[arg(value_name = "LIBRARY-OR-ERROR-TEXT")]
+        query: String,
+    },
+    /// Show the dependency tree of a DLL, .so or executable, and why each piece resolved where it did.
+    Tree {
+        #[arg(value_name = "BINARY")]
+        binary: String,
+    },
+    /// Run a live GPU test (cuBLAS matmul, cuDNN convolution, bandwidth) in a child process.
+    GpuTest,
+    /// List, preview, apply or undo fixes.
+    Fix {
+        #[command(subcommand)]
+        action: FixAction,
+    },
+    /// Write a report of the scan.
+    Report {
+        /// Output file (default: standard output).
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = ReportFormat::Json)]
+        format: ReportFormat,
+    },
+    /// Open a saved report (in the wizard when there is a display, else as text).
+    Open {
+        #[arg(value_name = "REPORT.json")]
+        report: PathBuf,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum FixAction {
+    /// List the fixes the findings offer.
+    List,
+    /// Show one fix: what it changes, as a diff or exact command.
+    Show { id: String },
+    /// Apply one fix (with a backup and an undo journal).
+    Apply {
+        id: String,
+        /// Show what would change without changing anything.
+        #[arg(long)]
+        dry_run: bool,
+        /// Do not ask for confirmation.
+        #[arg(long)]
+        yes: bool,
+    },
+    /// Undo the last applied fix.
+    Undo,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    Json,
+    Md,
+    Html,
+}

@@ -1,0 +1,7 @@
+//! The command line: clap arguments, one handler per subcommand, shared output and exit codes.
+
+pub mod args;
+pub mod commands;
+pub mod output;
+
+pub use args::Cli;

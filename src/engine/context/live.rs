@@ -1,0 +1,100 @@
+//! The live machine as a [`SystemContext`]: host platform, host files, this process's
+//! environment, the registry keys the engine needs (Windows) and NVML's driver/GPU facts.
+
+use super::{ContextSource, EnvVars, FsView, Platform, RegistryView, SystemContext};
+use std::time::Duration;
+
+/// How long the NVML query may take before the scan goes on without it.
+const NVML_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Registry keys read on a live Windows machine (values, and sub-keys two levels down).
+pub const LIVE_REGISTRY_KEYS: &[&str] = &[
+    r"HKCU\Environment",
+    r"HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\Environment",
+    r"HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\KnownDLLs",
+    r"HKLM\SOFTWARE\NVIDIA Corporation\GPU Computing Toolkit\CUDA",
+    r"HKLM\SOFTWARE\NVIDIA Corporation\Installer2",
+];
+
+/// Builds the context of the machine this program runs on.
+pub fn load() -> SystemContext {
+    let platform = Platform::host();
+    let env = EnvVars::new(
+        platform,
+        std::env::vars_os().map(|(k, v)| {
+            (
+                k.to_string_lossy().into_owned(),
+                v.to_string_lossy().into_owned(),
+            )
+        }),
+    );
+    let (driver, gpus, driver_note) = match crate::gpu::nvml::probe_with_timeout(NVML_TIMEOUT) {
+        Ok(probe) => (Some(probe.driver), probe.gpus, None),
+        Err(note) => (None, Vec::new(), Some(note)),
+    };
+    SystemContext {
+        platform,
+        wsl: platform == Platform::Linux && is_wsl(),
+        fs: FsView::live(platform),
+        env,
+        registry: read_registry(),
+        driver,
+        gpus,
+        driver_note,
+        source: ContextSource::Live,
+    }
+}
+
+fn is_wsl() -> bool {
+    std::env::var_os("WSL_DISTRO_NAME").is_some()
+        || std::fs::read_to_string("/proc/sys/kernel/osrelease")
+            .is_ok_and(|s| s.to_ascii_lowercase().contains("microsoft"))
+}
+
+#[cfg(windows)]
+fn read_registry() -> RegistryView {
+    use std::collections::BTreeMap;
+    use winreg::RegKey;
+    use winreg::enums::{HKEY_CURRENT_USER, HKEY_LOCAL_MACHINE};
+
+    fn collect(
+        key: &RegKey,
+        path: &str,
+        depth: usize,
+        out: &mut BTreeMap<String, BTreeMap<String, String>>,
+    ) {
+        let values = key
+            .enum_values()
+            .flatten()
+            .map(|(name, value)| (name, value.to_string()))
+            .collect();
+        out.insert(path.to_string(), values);
+        if depth == 0 {
+            return;
+        }
+        for name in key.enum_keys().flatten() {
+            if let Ok(sub) = key.open_subkey(&name) {
+                collect(&sub, &format!("{path}\\{name}"), depth - 1, out);
+            }
+        }
+    }
+
+    let mut out = BTreeMap::new();
+    for path in LIVE_REGISTRY_KEYS {
+        let (hive, rest) = path.split_once('\\').unwrap_or((path, ""));
+        let root = RegKey::predef(if hive == "HKCU" {
+            HKEY_CURRENT_USER
+        } else {
+            HKEY_LOCAL_MACHINE
+        });
+        if let Ok(key) = root.open_subkey(rest) {
+            collect(&key, path, 2, &mut out);
+        }
+    }
+    RegistryView::new(out)
+}
+
+#[cfg(not(windows))]
+fn read_registry() -> RegistryView {
+    RegistryView::default()
+}

@@ -1,0 +1,10 @@
+//! The diagnosis engine: no GUI and no CLI code in here. Everything flows one way:
+//! `SystemContext` → scan → findings → report; front ends only render what it returns.
+
+pub mod binfmt;
+pub mod context;
+pub mod findings;
+pub mod progress;
+pub mod report;
+pub mod rules;
+pub mod scan;

@@ -1,0 +1,39 @@
+//! Driver presence: without the NVIDIA driver (nvcuda.dll / libcuda.so.1, reported by NVML)
+//! no CUDA library can run, whatever else is installed.
+
+use crate::engine::context::{ContextSource, Platform, SystemContext};
+use crate::engine::findings::{Evidence, Finding, Severity};
+
+pub fn check(ctx: &SystemContext) -> Vec<Finding> {
+    if ctx.driver.is_some() {
+        return Vec::new();
+    }
+    let (driver_lib, nvml_lib) = match ctx.platform {
+        Platform::Windows => ("nvcuda.dll", "nvml.dll"),
+        Platform::Linux => ("libcuda.so.1", "libnvidia-ml.so.1"),
+    };
+    let mut detail = format!(
+        "No NVIDIA driver was found, so {driver_lib} (the CUDA driver) and {nvml_lib} (NVML) are not available. \
+         CUDA libraries such as cuBLAS and cuDNN need the driver to run; install the NVIDIA driver for your GPU."
+    );
+    if ctx.wsl {
+        detail.push_str(" Under WSL the driver comes from Windows and appears in /usr/lib/wsl/lib; do not install a Linux driver inside WSL.");
+    }
+    let mut finding = Finding::new(
+        "no-nvidia-driver",
+        Severity::Error,
+        "No NVIDIA driver found",
+        detail,
+    )
+    .with_libraries([driver_lib, nvml_lib]);
+    let source = match &ctx.source {
+        ContextSource::Live => "NVML on this machine",
+        ContextSource::MachineFile(_) => "the machine file has no [driver] section",
+        ContextSource::Report(_) => "the saved report records no driver",
+    };
+    finding = finding.with_evidence(Evidence::new("driver", source));
+    if let Some(note) = &ctx.driver_note {
+        finding = finding.with_evidence(Evidence::new("driver", note.clone()));
+    }
+    vec![finding]
+}

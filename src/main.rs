@@ -1,0 +1,40 @@
+//! `cuda-triage`: with no subcommand, the wizard (or a text scan where there is no display);
+//! with one, the command line.
+
+use clap::Parser;
+use cuda_triage::cli::args::Command;
+use cuda_triage::cli::{Cli, commands};
+use cuda_triage::engine::report::Document;
+use cuda_triage::ui::{self, TriageApp, worker::Target};
+
+fn main() {
+    let cli = Cli::parse();
+    let target = cli
+        .common
+        .machine
+        .clone()
+        .map_or(Target::Live, Target::MachineFile);
+    let gui_app = match &cli.command {
+        None if ui::display_available() && !cli.common.json => Some(TriageApp::new(target)),
+        Some(Command::Open { report }) if ui::display_available() && !cli.common.json => {
+            match Document::load(report) {
+                Ok(doc) => Some(TriageApp::with_report(
+                    target,
+                    doc,
+                    &report.display().to_string(),
+                )),
+                Err(_) => None, // the CLI path reports the error
+            }
+        }
+        _ => None,
+    };
+    if let Some(app) = gui_app {
+        match ui::run(app) {
+            Ok(()) => return,
+            Err(e) => eprintln!(
+                "cuda-triage: could not open a window ({e}); printing a text scan instead."
+            ),
+        }
+    }
+    std::process::exit(commands::run(cli));
+}

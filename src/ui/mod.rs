@@ -1,0 +1,34 @@
+//! The desktop wizard (eframe/egui): a step list on the left, one step on the right,
+//! Back/Next and a status bar below. App state is plain data (`app::TriageApp`); step
+//! functions draw and emit `UiCommand`s that the app applies after drawing.
+
+pub mod app;
+pub mod steps;
+pub mod theme;
+pub mod worker;
+
+pub use app::TriageApp;
+
+/// Whether a graphical display is there to open a window on.
+pub fn display_available() -> bool {
+    if cfg!(any(windows, target_os = "macos")) {
+        return true;
+    }
+    ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()))
+}
+
+/// Opens the wizard window and runs until it is closed.
+pub fn run(app: TriageApp) -> Result<(), String> {
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_title("CUDA Triage")
+            .with_inner_size([1100.0, 720.0])
+            .with_min_inner_size([760.0, 480.0])
+            .with_drag_and_drop(true),
+        ..Default::default()
+    };
+    eframe::run_native("CUDA Triage", options, Box::new(|_cc| Ok(Box::new(app))))
+        .map_err(|e| e.to_string())
+}

@@ -1,0 +1,77 @@
+//! The wizard's steps, one file each. Every step function draws into a `Ui`, reads the app
+//! state and pushes `UiCommand`s; none of them mutates the app directly.
+
+pub mod dependencies;
+pub mod findings;
+pub mod fix;
+pub mod gpu_test;
+pub mod report;
+pub mod scan;
+pub mod welcome;
+
+/// The wizard's steps in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Step {
+    Welcome,
+    Scan,
+    Findings,
+    Dependencies,
+    GpuTest,
+    Fix,
+    Report,
+}
+
+impl Step {
+    pub const ALL: [Step; 7] = [
+        Step::Welcome,
+        Step::Scan,
+        Step::Findings,
+        Step::Dependencies,
+        Step::GpuTest,
+        Step::Fix,
+        Step::Report,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Step::Welcome => "Welcome",
+            Step::Scan => "Scan",
+            Step::Findings => "Findings",
+            Step::Dependencies => "Dependencies",
+            Step::GpuTest => "GPU test",
+            Step::Fix => "Fix",
+            Step::Report => "Report",
+        }
+    }
+
+    pub fn index(self) -> usize {
+        Step::ALL.iter().position(|s| *s == self).unwrap_or(0)
+    }
+
+    pub fn next(self) -> Option<Step> {
+        Step::ALL.get(self.index() + 1).copied()
+    }
+
+    pub fn previous(self) -> Option<Step> {
+        self.index().checked_sub(1).map(|i| Step::ALL[i])
+    }
+}
+
+/// What a step asks the app to do, applied after the frame is drawn.
+#[derive(Debug, Clone, PartialEq)]
+pub enum UiCommand {
+    GoTo(Step),
+    StartScan,
+    CancelScan,
+    SetDarkMode(bool),
+    SaveReport,
+    OpenReport,
+}
+
+/// A short paragraph saying what a step will hold once its capability lands.
+pub fn coming_ui(ui: &mut egui::Ui, what: &str) {
+    super::theme::card(ui, |ui| {
+        ui.label(egui::RichText::new("Not available in this version yet").strong());
+        ui.label(what);
+    });
+}

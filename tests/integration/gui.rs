@@ -1,0 +1,192 @@
+//! The real wizard driven through egui_kittest by accessibility labels: every step is reached
+//! by mouse and keyboard, a scan runs on its worker thread, and each step is snapshotted into
+//! screenshots/ (rendered on the CPU through wgpu + lavapipe).
+
+use crate::support::fixture;
+use cuda_triage::ui::TriageApp;
+use cuda_triage::ui::steps::Step;
+use cuda_triage::ui::worker::Target;
+use egui_kittest::kittest::Queryable;
+use egui_kittest::{Harness, SnapshotOptions};
+use std::time::{Duration, Instant};
+
+/// Snapshot images of each step live in screenshots/ (README shows them).
+fn snapshot_options() -> SnapshotOptions {
+    SnapshotOptions::new()
+        .output_path(concat!(env!("CARGO_MANIFEST_DIR"), "/screenshots"))
+        .threshold(2.0)
+        .max_failed_pixels(200)
+}
+
+fn relative_machine(name: &str) -> Target {
+    // A path relative to the crate root keeps the rendered text the same on every machine.
+    let path = fixture(&format!("machines/{name}/machine.toml"));
+    let rel = path
+        .strip_prefix(env!("CARGO_MANIFEST_DIR"))
+        .unwrap()
+        .to_path_buf();
+    Target::MachineFile(rel)
+}
+
+fn harness(app: TriageApp) -> Harness<'static, TriageApp> {
+    Harness::builder()
+        .with_size([1000.0, 640.0])
+        .wgpu()
+        .build_ui_state(|ui, app: &mut TriageApp| app.frame_ui(ui), app)
+}
+
+/// Steps the UI until the background scan finishes (bounded, never a timing assertion).
+fn wait_for_scan(h: &mut Harness<'_, TriageApp>) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while h.state().scan_running() {
+        assert!(Instant::now() < deadline, "scan did not finish");
+        std::thread::sleep(Duration::from_millis(20));
+        h.step();
+    }
+    h.run_steps(3);
+}
+
+#[test]
+fn wizard_walks_every_step_and_snapshots_it() {
+    std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let mut h = harness(TriageApp::new(relative_machine("win-basic")));
+    h.run_steps(2);
+    assert!(h.query_by_label("Start scan").is_some());
+    let mut results = egui_kittest::SnapshotResults::new();
+    h.remove_cursor();
+    results.add(h.try_snapshot_options("1-welcome", &snapshot_options()));
+
+    h.get_by_label("Start scan").click();
+    h.step();
+    assert_eq!(h.state().step, Step::Scan);
+    wait_for_scan(&mut h);
+    assert!(h.query_by_label_contains("NVIDIA driver 531.14").is_some());
+    assert!(
+        h.query_by_label_contains("NVIDIA GeForce RTX 3070")
+            .is_some()
+    );
+    h.remove_cursor();
+    h.run_steps(1);
+    results.add(h.try_snapshot_options("2-scan", &snapshot_options()));
+
+    let names = [
+        "3-findings",
+        "4-dependencies",
+        "5-gpu-test",
+        "6-fix",
+        "7-report",
+    ];
+    for (expected, name) in Step::ALL[2..].iter().zip(names) {
+        h.get_by_label("Next").click();
+        h.run_steps(2);
+        assert_eq!(h.state().step, *expected);
+        h.remove_cursor();
+        h.run_steps(1);
+        results.add(h.try_snapshot_options(name, &snapshot_options()));
+    }
+    assert!(h.query_by_label("Save JSON report…").is_some());
+    // Next is disabled on the last step; Back walks back.
+    h.get_by_label("Back").click();
+    h.run_steps(2);
+    assert_eq!(h.state().step, Step::Fix);
+    // The step list jumps anywhere.
+    h.get_by_label("3. Findings").click();
+    h.run_steps(2);
+    assert_eq!(h.state().step, Step::Findings);
+    results.unwrap();
+}
+
+#[test]
+fn every_step_is_reachable_by_keyboard() {
+    let mut h = harness(TriageApp::new(relative_machine("win-basic")));
+    h.run_steps(2);
+    for expected in &Step::ALL[1..] {
+        h.key_press_modifiers(egui::Modifiers::ALT, egui::Key::ArrowRight);
+        h.run_steps(2);
+        assert_eq!(h.state().step, *expected);
+    }
+    h.key_press_modifiers(egui::Modifiers::ALT, egui::Key::Num2);
+    h.run_steps(2);
+    assert_eq!(h.state().step, Step::Scan);
+    h.key_press_modifiers(egui::Modifiers::ALT, egui::Key::ArrowLeft);
+    h.run_steps(2);
+    assert_eq!(h.state().step, Step::Welcome);
+    // Tab focus + Enter presses the focused button: start the scan without a mouse.
+    let mut pressed = false;
+    for _ in 0..12 {
+        h.key_press(egui::Key::Tab);
+        h.run_steps(1);
+        if h.get_by_label("Start scan").is_focused() {
+            h.key_press(egui::Key::Enter);
+            h.run_steps(2);
+            pressed = true;
+            break;
+        }
+    }
+    assert!(pressed, "Start scan never took keyboard focus");
+    assert_eq!(h.state().step, Step::Scan);
+    wait_for_scan(&mut h);
+}
+
+#[test]
+fn findings_step_shows_error_cards_and_scan_can_be_cancelled() {
+    let mut h = harness(TriageApp::new(relative_machine("linux-basic")));
+    h.run_steps(2);
+    h.get_by_label("Start scan").click();
+    h.step();
+    wait_for_scan(&mut h);
+    h.get_by_label("See findings").click();
+    h.run_steps(2);
+    assert!(
+        h.query_by_label_contains("No NVIDIA driver found")
+            .is_some()
+    );
+    assert!(h.query_by_label_contains("Why? (").is_some());
+
+    // Cancel takes effect: the worker stops and the state says so.
+    let mut app = TriageApp::new(relative_machine("linux-basic"));
+    app.apply(cuda_triage::ui::steps::UiCommand::StartScan);
+    app.apply(cuda_triage::ui::steps::UiCommand::CancelScan);
+    let mut h = harness(app);
+    wait_for_scan(&mut h);
+    assert!(
+        h.query_by_label_contains("cancelled").is_some() || h.state().document.is_some(),
+        "scan either cancelled or finished before the cancel was seen"
+    );
+}
+
+#[test]
+fn theme_toggles_between_dark_and_light() {
+    let mut h = harness(TriageApp::new(relative_machine("win-basic")));
+    h.run_steps(2);
+    assert!(h.state().dark_mode);
+    h.get_by_label("Light theme").click();
+    h.run_steps(2);
+    assert!(!h.state().dark_mode);
+    assert_eq!(h.ctx.theme(), egui::Theme::Light);
+    assert!(!h.ctx.global_style().visuals.dark_mode);
+    h.get_by_label("Dark theme").click();
+    h.run_steps(2);
+    assert_eq!(h.ctx.theme(), egui::Theme::Dark);
+}
+
+#[test]
+fn a_saved_report_opens_on_its_findings() {
+    let ctx = cuda_triage::engine::context::machine_file::load(&fixture(
+        "machines/linux-basic/machine.toml",
+    ))
+    .unwrap();
+    let doc = cuda_triage::cli::commands::scan_document(&ctx);
+    let json = doc.to_json_pretty();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.json");
+    std::fs::write(&path, json).unwrap();
+    let loaded = cuda_triage::engine::report::Document::load(&path).unwrap();
+    let mut h = harness(TriageApp::with_report(Target::Live, loaded, "r.json"));
+    h.run_steps(2);
+    assert_eq!(h.state().step, Step::Findings);
+    assert!(
+        h.query_by_label_contains("No NVIDIA driver found")
+            .is_some()
+    );
+}
