@@ -249,10 +249,10 @@ fn toolkit_version(ctx: &SystemContext, dir: &str) -> Option<String> {
 fn toolkits_on_path(ctx: &SystemContext) -> Vec<Finding> {
     let mut seen: Vec<(String, String)> = Vec::new();
     for entry in ctx.path_entries() {
-        if let Some(version) = toolkit_version(ctx, &entry) {
-            if !seen.iter().any(|(v, _)| *v == version) {
-                seen.push((version, entry));
-            }
+        if let Some(version) = toolkit_version(ctx, &entry)
+            && !seen.iter().any(|(v, _)| *v == version)
+        {
+            seen.push((version, entry));
         }
     }
     let mut findings = Vec::new();
@@ -285,9 +285,11 @@ fn toolkits_on_path(ctx: &SystemContext) -> Vec<Finding> {
     if let (Some((first, first_dir)), Some(cuda_path)) = (seen.first(), ctx.env.get("CUDA_PATH")) {
         static V: OnceLock<Regex> = OnceLock::new();
         let re = V.get_or_init(|| Regex::new(r"(?i)v(\d+\.\d+)\\?$").expect("valid regex"));
-        if let Some(c) = re.captures(cuda_path.trim()) {
-            if c[1] != *first && ctx.platform == Platform::Windows {
-                findings.push(
+        if let Some(c) = re.captures(cuda_path.trim())
+            && c[1] != *first
+            && ctx.platform == Platform::Windows
+        {
+            findings.push(
                     Finding::new(
                         "cuda-path-mismatch",
                         Severity::Warning,
@@ -298,7 +300,6 @@ fn toolkits_on_path(ctx: &SystemContext) -> Vec<Finding> {
                     .with_evidence(Evidence::at("env", "CUDA_PATH", cuda_path.to_string()))
                     .with_evidence(Evidence::at("env", "first toolkit on PATH", first_dir.clone())),
                 );
-            }
         }
     }
     findings
