@@ -92,7 +92,7 @@ impl Bound {
     }
 
     /// Whether `v` is at or above the low end of this bound.
-    fn le(&self, v: &Version) -> bool {
+    fn at_or_above_low(&self, v: &Version) -> bool {
         match self {
             Bound::Exact(b) => v.cmp_padded(b) != Ordering::Less,
             Bound::Major(m) => v.major() >= *m,
@@ -100,7 +100,7 @@ impl Bound {
     }
 
     /// Whether `v` is at or below the high end of this bound (a prefix counts as its whole range).
-    fn ge(&self, v: &Version) -> bool {
+    fn at_or_below_high(&self, v: &Version) -> bool {
         match self {
             Bound::Exact(b) => v.starts_with(b) || v.cmp_padded(b) != Ordering::Greater,
             Bound::Major(m) => v.major() <= *m,
@@ -135,8 +135,8 @@ impl VersionSpec {
         match self {
             VersionSpec::One(Bound::Exact(b)) => v.starts_with(b),
             VersionSpec::One(Bound::Major(m)) => v.major() == *m,
-            VersionSpec::Range(lo, hi) => lo.le(v) && hi.ge(v),
-            VersionSpec::AtLeast(lo) => lo.le(v),
+            VersionSpec::Range(lo, hi) => lo.at_or_above_low(v) && hi.at_or_below_high(v),
+            VersionSpec::AtLeast(lo) => lo.at_or_above_low(v),
         }
     }
 }

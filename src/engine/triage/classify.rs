@@ -171,19 +171,18 @@ pub fn code_findings(codes: &[ErrorCode], k: &Knowledge) -> Vec<Finding> {
                 (kind, Some(n), None) => format!("{} error {n}", kind.to_uppercase()),
                 (kind, None, None) => format!("{kind} error"),
             };
-            let code = format!(
-                "{}-{}",
-                match &c.kind[..] {
-                    "win32" => "win32-error",
-                    "cudnn" => "cudnn-status",
-                    _ => "cuda-error",
-                },
-                c.name
-                    .as_deref()
-                    .map(|n| n.to_ascii_lowercase().replace('_', "-"))
-                    .or(c.number.map(|n| n.to_string()))
-                    .unwrap_or_default()
-            );
+            let code = match (&c.kind[..], c.number, &c.name) {
+                ("win32", Some(n), _) => format!("win32-error-{n}"),
+                ("cudnn", _, Some(name)) => format!(
+                    "cudnn-status-{}",
+                    name.trim_start_matches("CUDNN_STATUS_").to_ascii_lowercase().replace('_', "-")
+                ),
+                (_, Some(n), _) => format!("cuda-error-{n}"),
+                (kind, None, name) => format!(
+                    "{kind}-error-{}",
+                    name.as_deref().unwrap_or("unknown").to_ascii_lowercase().replace('_', "-")
+                ),
+            };
             let (severity, detail) = match row {
                 Some(r) => {
                     let mut d = r.meaning.clone();
