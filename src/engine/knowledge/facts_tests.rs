@@ -76,7 +76,11 @@ fn every_windows_dll_in_section_1_2_is_identified() {
             continue;
         }
         // "13.3 / 13.4" rows cover two releases.
-        let cudas: Vec<String> = c[0].split('/').filter_map(Version::parse).map(|v| v.major_minor()).collect();
+        let cudas: Vec<String> = c[0]
+            .split('/')
+            .filter_map(Version::parse)
+            .map(|v| v.major_minor())
+            .collect();
         for (col, expected) in components.iter().enumerate() {
             let cell = c[col + 1];
             for m in name.captures_iter(cell) {

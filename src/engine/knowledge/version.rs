@@ -123,12 +123,12 @@ impl VersionSpec {
     pub fn parse(text: &str) -> Option<VersionSpec> {
         let text = text.trim();
         if let Some(rest) = text.strip_prefix(">=") {
-            return Bound::parse(rest).map(|b| VersionSpec::AtLeast(b));
+            return Bound::parse(rest).map(VersionSpec::AtLeast);
         }
         if let Some((lo, hi)) = text.split_once('-') {
             return Some(VersionSpec::Range(Bound::parse(lo)?, Bound::parse(hi)?));
         }
-        Bound::parse(text).map(|b| VersionSpec::One(b))
+        Bound::parse(text).map(VersionSpec::One)
     }
 
     pub fn contains(&self, v: &Version) -> bool {

@@ -113,7 +113,7 @@ pub fn message_findings(matches: &[MessageMatch], k: &Knowledge) -> Vec<Finding>
         };
         let hits = &by_id[id];
         let first = &hits[0].groups;
-        let mut detail = format!("{} (reported for {}.)", row.root_cause, row.tool);
+        let mut detail = format!("{} (Message from {}.)", row.root_cause, row.tool);
         if let Some(extra) = decoded(id, first) {
             detail = format!("{extra} {detail}");
         }
@@ -187,7 +187,7 @@ pub fn code_findings(codes: &[ErrorCode], k: &Knowledge) -> Vec<Finding> {
                 Some(r) => {
                     let mut d = r.meaning.clone();
                     if !r.verified {
-                        d.push_str(" (Standard meaning; not checked against the reference text.)");
+                        d.push_str(" (Standard meaning, not re-checked against the vendor's documentation.)");
                     }
                     (Severity::Error, d)
                 }
