@@ -32,11 +32,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Scan => scan_command(&common),
         Command::Report { output, format } => report_command(&common, output, format),
         Command::Open { report } => open_command(&common, &report),
-        Command::Why { .. } => not_yet(
-            "why",
-            "error-text and library triage comes with the scan-and-diagnosis work",
-            common.json,
-        ),
+        Command::Why { query } => super::why_command::why_command(&common, &query),
         Command::Tree { .. } => not_yet(
             "tree",
             "the dependency tree comes with the dependency-tree work",

@@ -3,5 +3,6 @@
 pub mod args;
 pub mod commands;
 pub mod output;
+pub mod why_command;
 
 pub use args::Cli;

@@ -4,7 +4,9 @@
 pub mod binfmt;
 pub mod context;
 pub mod findings;
+pub mod knowledge;
 pub mod progress;
 pub mod report;
 pub mod rules;
 pub mod scan;
+pub mod triage;

@@ -4,3 +4,4 @@
 mod cli;
 mod gui;
 mod support;
+mod why;

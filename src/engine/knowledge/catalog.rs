@@ -1,0 +1,102 @@
+//! `error_catalog.toml`: message patterns from real logs → root cause and fix, and the error
+//! codes / status names with their plain-language meaning. Patterns are compiled once,
+//! case-insensitive, and each must match its own verbatim example (a unit test checks).
+
+use super::KnowledgeError;
+use crate::engine::findings::Severity;
+use regex::Regex;
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MessageRow {
+    pub id: String,
+    pub tool: String,
+    pub severity: Severity,
+    pub pattern: String,
+    pub example: String,
+    pub summary: String,
+    pub root_cause: String,
+    pub fix: String,
+    #[serde(default)]
+    pub overrides: Vec<String>,
+    #[serde(default = "yes")]
+    pub verified: bool,
+    #[serde(default)]
+    pub note: Option<String>,
+    pub source: String,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CodeRow {
+    /// `win32`, `cuda` or `cudnn`.
+    pub kind: String,
+    #[serde(default)]
+    pub number: Option<i64>,
+    pub names: Vec<String>,
+    pub meaning: String,
+    #[serde(default = "yes")]
+    pub verified: bool,
+    pub source: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(default)]
+    message: Vec<MessageRow>,
+    #[serde(default)]
+    code: Vec<CodeRow>,
+}
+
+#[derive(Debug, Default)]
+pub struct Catalog {
+    pub messages: Vec<MessageRow>,
+    /// One compiled pattern per message, same order.
+    pub patterns: Vec<Regex>,
+    pub codes: Vec<CodeRow>,
+}
+
+impl Catalog {
+    pub fn load() -> Result<Catalog, KnowledgeError> {
+        let file: File = super::parse("error_catalog.toml")?;
+        let mut patterns = Vec::with_capacity(file.message.len());
+        for m in &file.message {
+            let re =
+                Regex::new(&format!("(?i){}", m.pattern)).map_err(|e| KnowledgeError::Row {
+                    table: "error_catalog.toml",
+                    row: m.id.clone(),
+                    message: e.to_string(),
+                })?;
+            patterns.push(re);
+        }
+        Ok(Catalog {
+            messages: file.message,
+            patterns,
+            codes: file.code,
+        })
+    }
+
+    /// The code row for a number of a kind (`win32` 126, `cuda` 35).
+    pub fn code(&self, kind: &str, number: i64) -> Option<&CodeRow> {
+        self.codes
+            .iter()
+            .find(|c| c.kind == kind && c.number == Some(number))
+    }
+
+    /// The code row one of whose names is `name` (case-insensitive).
+    pub fn code_named(&self, name: &str) -> Option<&CodeRow> {
+        self.codes
+            .iter()
+            .find(|c| c.names.iter().any(|n| n.eq_ignore_ascii_case(name)))
+    }
+
+    pub fn message(&self, id: &str) -> Option<&MessageRow> {
+        self.messages.iter().find(|m| m.id == id)
+    }
+}

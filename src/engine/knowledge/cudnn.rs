@@ -1,0 +1,160 @@
+//! `cudnn_cuda.toml` and `compute_capability.toml`: which CUDA toolkits a cuDNN release supports,
+//! the cuDNN version-number encodings, and which compute capabilities toolkits and framework
+//! builds cover.
+
+use super::version::{Version, any_contains, compare};
+use serde::Deserialize;
+use std::cmp::Ordering;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CudnnSupportRow {
+    pub cudnn: Vec<String>,
+    #[serde(default)]
+    pub variant: Option<String>,
+    pub cuda: Vec<String>,
+    #[serde(default)]
+    pub static_only: Vec<String>,
+    #[serde(default)]
+    pub dynamic_only: Vec<String>,
+    #[serde(default)]
+    pub driver: Option<String>,
+    #[serde(default)]
+    pub driver_linux: Option<String>,
+    #[serde(default)]
+    pub driver_windows: Option<String>,
+    #[serde(default)]
+    pub cc: Option<String>,
+    #[serde(default = "yes")]
+    pub verified: bool,
+    #[serde(default)]
+    pub note: Option<String>,
+    pub source: String,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TextRule {
+    pub id: String,
+    pub text: String,
+    #[serde(default = "yes")]
+    pub verified: bool,
+    pub source: String,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CudnnTables {
+    #[serde(default, rename = "support")]
+    pub support: Vec<CudnnSupportRow>,
+    #[serde(default, rename = "rule")]
+    pub rules: Vec<TextRule>,
+}
+
+impl CudnnTables {
+    /// Rows covering a cuDNN release ("8.9.6" or "8.9.6.50").
+    pub fn rows_for(&self, cudnn: &str) -> Vec<&CudnnSupportRow> {
+        let Some(v) = Version::parse(cudnn) else {
+            return Vec::new();
+        };
+        self.support
+            .iter()
+            .filter(|r| {
+                r.cudnn
+                    .iter()
+                    .filter_map(|c| Version::parse(c))
+                    .any(|c| v.starts_with(&c))
+            })
+            .collect()
+    }
+
+    /// Whether a cuDNN release supports a CUDA toolkit; `None` when no row covers that cuDNN.
+    pub fn supports(&self, cudnn: &str, cuda: &str) -> Option<bool> {
+        let rows = self.rows_for(cudnn);
+        if rows.is_empty() {
+            return None;
+        }
+        Some(rows.iter().any(|r| any_contains(&r.cuda, cuda)))
+    }
+}
+
+/// The framework rule: the loaded cuDNN must have the same major and an equal or higher minor.
+pub fn cudnn_runtime_compatible(loaded: &str, built: &str) -> Option<bool> {
+    let (l, b) = (Version::parse(loaded)?, Version::parse(built)?);
+    Some(l.major() == b.major() && l.minor() >= b.minor())
+}
+
+/// Decodes a CUDNN_VERSION number: cuDNN ≤ 8 is MAJOR*1000 + MINOR*100 + PATCH (8600 → 8.6.0),
+/// cuDNN 9 is MAJOR*10000 + MINOR*100 + PATCH (90501 → 9.5.1).
+pub fn decode_cudnn_version(n: u64) -> String {
+    if n >= 10000 {
+        format!("{}.{}.{}", n / 10000, (n % 10000) / 100, n % 100)
+    } else {
+        format!("{}.{}.{}", n / 1000, (n % 1000) / 100, n % 100)
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolkitCcRow {
+    pub cuda: String,
+    pub min_cc: String,
+    #[serde(default)]
+    pub dropped: Vec<String>,
+    #[serde(default)]
+    pub deprecated: Vec<String>,
+    pub text: String,
+    pub source: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FrameworkArchRow {
+    pub framework: String,
+    pub versions: String,
+    pub cuda: String,
+    pub archs: Vec<String>,
+    #[serde(default)]
+    pub ptx: Option<String>,
+    #[serde(default = "yes")]
+    pub verified: bool,
+    #[serde(default)]
+    pub note: Option<String>,
+    pub source: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SymptomRow {
+    pub text: String,
+    pub note: String,
+    pub source: String,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ComputeTables {
+    #[serde(default, rename = "toolkit")]
+    pub toolkits: Vec<ToolkitCcRow>,
+    #[serde(default, rename = "framework")]
+    pub frameworks: Vec<FrameworkArchRow>,
+    #[serde(default, rename = "symptom")]
+    pub symptoms: Vec<SymptomRow>,
+}
+
+impl ComputeTables {
+    /// Whether CUDA `cuda` still builds for compute capability `cc` (by its oldest supported
+    /// capability); `None` before the first toolkit the table covers.
+    pub fn toolkit_supports(&self, cuda: &str, cc: &str) -> Option<bool> {
+        let row = self
+            .toolkits
+            .iter()
+            .filter(|r| compare(&r.cuda, cuda).is_some_and(|o| o != Ordering::Greater))
+            .max_by(|a, b| compare(&a.cuda, &b.cuda).unwrap_or(Ordering::Equal))?;
+        compare(cc, &row.min_cc).map(|o| o != Ordering::Less)
+    }
+}

@@ -1,0 +1,136 @@
+//! `driver_minimums.toml`: the minimum NVIDIA driver per CUDA toolkit release (Linux and
+//! Windows), the 13.x driver branches and the minor-version-compatibility floors.
+
+use super::version::{Version, compare};
+use crate::engine::context::Platform;
+use serde::{Deserialize, Serialize};
+use std::cmp::Ordering;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DriverRow {
+    /// major.minor
+    pub cuda: String,
+    /// NVIDIA's row label, e.g. "CUDA 12.4 Update 1".
+    pub release: String,
+    pub linux: String,
+    #[serde(default)]
+    pub windows: Option<String>,
+    pub source: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BranchRow {
+    pub cuda: String,
+    pub branch: String,
+    pub source: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnverifiedRow {
+    pub fact: String,
+    pub verified: bool,
+    pub source: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MinorCompatRow {
+    pub major: u64,
+    pub min_driver: String,
+    #[serde(default)]
+    pub upper: Option<String>,
+    #[serde(default)]
+    pub note: Option<String>,
+    pub source: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleRow {
+    pub id: String,
+    pub text: String,
+    #[serde(default = "yes")]
+    pub verified: bool,
+    pub source: String,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DriverTables {
+    #[serde(default, rename = "release")]
+    pub releases: Vec<DriverRow>,
+    #[serde(default, rename = "branch")]
+    pub branches: Vec<BranchRow>,
+    #[serde(default)]
+    pub unverified: Vec<UnverifiedRow>,
+    #[serde(default)]
+    pub minor_compat: Vec<MinorCompatRow>,
+    #[serde(default, rename = "rule")]
+    pub rules: Vec<RuleRow>,
+}
+
+/// The answer to "which driver does CUDA X.Y need?".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DriverRequirement {
+    /// major.minor asked about.
+    pub cuda: String,
+    /// NVIDIA's row the minimum comes from (the GA release: the lowest requirement of that minor).
+    pub release: String,
+    pub min_driver: String,
+    pub source: String,
+}
+
+impl DriverTables {
+    /// The minimum driver for a CUDA toolkit version ("12.4", "12.4.1", "11.8.89") on a platform:
+    /// the lowest requirement among the rows of that major.minor. `None` when the table has no
+    /// row, or NVIDIA lists N/A (Windows for CUDA 13.x; see [`DriverTables::branch`]).
+    pub fn min_driver(&self, cuda: &str, platform: Platform) -> Option<DriverRequirement> {
+        let mm = Version::parse(cuda)?.major_minor();
+        self.releases
+            .iter()
+            .filter(|r| r.cuda == mm)
+            .filter_map(|r| {
+                let min = match platform {
+                    Platform::Linux => Some(r.linux.clone()),
+                    Platform::Windows => r.windows.clone(),
+                }?;
+                Some((r, min))
+            })
+            .min_by(|(_, a), (_, b)| compare(a, b).unwrap_or(Ordering::Equal))
+            .map(|(r, min)| DriverRequirement {
+                cuda: mm.clone(),
+                release: r.release.clone(),
+                min_driver: min,
+                source: r.source.clone(),
+            })
+    }
+
+    /// The driver branch NVIDIA names for a 13.x release ("R580" for 13.0).
+    pub fn branch(&self, cuda: &str) -> Option<&BranchRow> {
+        let mm = Version::parse(cuda)?.major_minor();
+        self.branches.iter().find(|b| b.cuda == mm)
+    }
+
+    /// The minor-version-compatibility floor for a CUDA major (11 → 450, 12 → 525, 13 → 580).
+    pub fn minor_compat(&self, major: u64) -> Option<&MinorCompatRow> {
+        self.minor_compat.iter().find(|m| m.major == major)
+    }
+
+    /// Whether `driver` meets the minimum for `cuda` on `platform`; `None` when unknown.
+    pub fn driver_supports(&self, driver: &str, cuda: &str, platform: Platform) -> Option<bool> {
+        let need = self.min_driver(cuda, platform)?;
+        compare(driver, &need.min_driver).map(|o| o != Ordering::Less)
+    }
+
+    /// Decodes the driver CUDA version frameworks print (11040 → "11.4"; 1000*major + 10*minor).
+    pub fn decode_cuda_number(n: u64) -> String {
+        format!("{}.{}", n / 1000, (n % 1000) / 10)
+    }
+}

@@ -1,0 +1,279 @@
+//! `library_names.toml`: which component and version family a library file name implies.
+//!
+//! Windows DLL names match case-insensitively; Linux sonames match on their longest known
+//! prefix (`libcudart.so.12.4.127` → `libcudart.so.12`), then on the same major
+//! (`libcudart.so.11.8.89` → `libcudart.so.11.0`), then on patterns such as `libcupti.so.11.N`.
+//! A known stem with an unknown version (`cublas64_99.dll`) still names the component.
+
+use super::KnowledgeError;
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+/// One row of the table.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LibraryRow {
+    /// Exact file name, or a regular expression when `pattern` is set.
+    pub file: String,
+    #[serde(default)]
+    pub pattern: bool,
+    pub component: String,
+    pub family: String,
+    /// `windows` or `linux`.
+    pub platform: String,
+    #[serde(default)]
+    pub toolkits: Vec<String>,
+    #[serde(default = "yes")]
+    pub verified: bool,
+    #[serde(default)]
+    pub note: Option<String>,
+    pub source: String,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Deserialize)]
+struct File {
+    library: Vec<LibraryRow>,
+}
+
+/// What a file name says about itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LibraryIdentity {
+    /// The name as asked about (file name only, no folder).
+    pub file: String,
+    /// The table row it matched (an exact name or a pattern).
+    pub matched: String,
+    pub component: String,
+    /// The family the name implies: "11.x", "10.1-10.2", "8", "driver", "unversioned", "unknown".
+    pub version_family: String,
+    pub platform: String,
+    /// CUDA toolkit releases that ship this exact name (empty when not a toolkit file or unknown).
+    pub toolkits: Vec<String>,
+    pub verified: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    pub source: String,
+}
+
+/// The compiled table.
+#[derive(Debug, Default)]
+pub struct LibraryTable {
+    pub rows: Vec<LibraryRow>,
+    patterns: Vec<(usize, Regex)>,
+}
+
+/// The file-name part of a path or quoted name, without surrounding punctuation.
+pub fn file_name(text: &str) -> &str {
+    let base = text.rsplit(['/', '\\']).next().unwrap_or(text);
+    base.trim_matches(|c: char| {
+        c.is_whitespace()
+            || matches!(
+                c,
+                '\'' | '"' | '`' | ',' | ';' | ':' | '(' | ')' | '[' | ']'
+            )
+    })
+    .trim_end_matches('.')
+}
+
+/// Splits `libfoo.so.1.2.3` into (`libfoo.so`, [1, 2, 3]); `None` if it is not a soname.
+fn split_soname(name: &str) -> Option<(&str, Vec<&str>)> {
+    let idx = name.find(".so")?;
+    let (stem, rest) = name.split_at(idx + 3);
+    if rest.is_empty() {
+        return Some((stem, Vec::new()));
+    }
+    let rest = rest.strip_prefix('.')?;
+    let parts: Vec<&str> = rest.split('.').collect();
+    if parts
+        .iter()
+        .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+    {
+        Some((stem, parts))
+    } else {
+        None
+    }
+}
+
+/// `cublas64_11.dll` → `cublas64`; `nvrtc64_120_0.dll` → `nvrtc64`; `cupti64_2022.3.0.dll` → `cupti64`.
+fn windows_stem(lower: &str) -> &str {
+    let base = lower.strip_suffix(".dll").unwrap_or(lower);
+    let mut end = base.len();
+    while let Some(idx) = base[..end].rfind('_') {
+        let tail = &base[idx + 1..end];
+        if !tail.is_empty() && tail.chars().all(|c| c.is_ascii_digit() || c == '.') {
+            end = idx;
+        } else {
+            break;
+        }
+    }
+    &base[..end]
+}
+
+fn fill(template: &str, caps: &regex::Captures<'_>) -> String {
+    let mut out = template.to_string();
+    for i in 1..caps.len() {
+        let value = caps.get(i).map(|m| m.as_str()).unwrap_or("");
+        out = out.replace(&format!("{{{i}}}"), value);
+    }
+    out
+}
+
+impl LibraryTable {
+    pub fn load() -> Result<LibraryTable, KnowledgeError> {
+        let file: File = super::parse("library_names.toml")?;
+        let mut patterns = Vec::new();
+        for (i, row) in file.library.iter().enumerate() {
+            if row.pattern {
+                let re = Regex::new(&format!("(?i)^(?:{})$", row.file)).map_err(|e| {
+                    KnowledgeError::Row {
+                        table: "library_names.toml",
+                        row: row.file.clone(),
+                        message: e.to_string(),
+                    }
+                })?;
+                patterns.push((i, re));
+            }
+        }
+        Ok(LibraryTable {
+            rows: file.library,
+            patterns,
+        })
+    }
+
+    fn identity(&self, asked: &str, row: &LibraryRow) -> LibraryIdentity {
+        LibraryIdentity {
+            file: asked.to_string(),
+            matched: row.file.clone(),
+            component: row.component.clone(),
+            version_family: row.family.clone(),
+            platform: row.platform.clone(),
+            toolkits: row.toolkits.clone(),
+            verified: row.verified,
+            note: row.note.clone(),
+            source: row.source.clone(),
+        }
+    }
+
+    fn exact(&self, lower: &str) -> Option<&LibraryRow> {
+        self.rows
+            .iter()
+            .find(|r| !r.pattern && r.file.eq_ignore_ascii_case(lower))
+    }
+
+    fn by_pattern(&self, asked: &str, candidate: &str) -> Option<LibraryIdentity> {
+        for (i, re) in &self.patterns {
+            if let Some(caps) = re.captures(candidate) {
+                let row = &self.rows[*i];
+                let mut id = self.identity(asked, row);
+                id.version_family = fill(&row.family, &caps);
+                id.toolkits = row.toolkits.iter().map(|t| fill(t, &caps)).collect();
+                return Some(id);
+            }
+        }
+        None
+    }
+
+    /// Identifies a library by file name (a path or quoted name is reduced to its file name).
+    pub fn identify(&self, name: &str) -> Option<LibraryIdentity> {
+        let asked = file_name(name);
+        if asked.is_empty() || asked.len() > 200 {
+            return None;
+        }
+        let lower = asked.to_ascii_lowercase();
+        if lower.ends_with(".dll") {
+            return self.identify_windows(asked, &lower);
+        }
+        if let Some((stem, parts)) = split_soname(&lower) {
+            return self.identify_linux(asked, stem, &parts);
+        }
+        if !lower.contains('.') && lower.contains('_') {
+            let with_ext = format!("{lower}.dll");
+            return self.identify_windows(asked, &with_ext);
+        }
+        None
+    }
+
+    fn identify_windows(&self, asked: &str, lower: &str) -> Option<LibraryIdentity> {
+        if let Some(row) = self.exact(lower) {
+            return Some(self.identity(asked, row));
+        }
+        if let Some(id) = self.by_pattern(asked, lower) {
+            return Some(id);
+        }
+        let stem = windows_stem(lower);
+        let base = lower.strip_suffix(".dll").unwrap_or(lower);
+        let row = self.rows.iter().find(|r| {
+            !r.pattern
+                && r.platform == "windows"
+                && windows_stem(&r.file.to_ascii_lowercase()) == stem
+        })?;
+        Some(self.unknown_version(asked, row, stem == base))
+    }
+
+    fn identify_linux(&self, asked: &str, stem: &str, parts: &[&str]) -> Option<LibraryIdentity> {
+        for k in (0..=parts.len()).rev() {
+            let candidate = if k == 0 {
+                stem.to_string()
+            } else {
+                format!("{stem}.{}", parts[..k].join("."))
+            };
+            if let Some(row) = self.exact(&candidate) {
+                return Some(self.identity(asked, row));
+            }
+            if let Some(id) = self.by_pattern(asked, &candidate) {
+                return Some(id);
+            }
+        }
+        let linux_rows = || {
+            self.rows
+                .iter()
+                .filter(|r| !r.pattern && r.platform == "linux")
+                .filter_map(|r| {
+                    let lower = r.file.to_ascii_lowercase();
+                    let (s, p) = split_soname(&lower)?;
+                    Some((r, s.to_string(), p.first().map(|x| x.to_string())))
+                })
+        };
+        if let Some(major) = parts.first() {
+            let same_major = linux_rows()
+                .find(|(_, s, m)| s == stem && m.as_deref() == Some(*major) && !major.is_empty());
+            if let Some((row, _, _)) = same_major {
+                return Some(self.identity(asked, row));
+            }
+        }
+        let (row, _, _) = linux_rows().find(|(_, s, _)| s == stem)?;
+        Some(self.unknown_version(asked, row, parts.is_empty()))
+    }
+
+    fn unknown_version(&self, asked: &str, row: &LibraryRow, unversioned: bool) -> LibraryIdentity {
+        let mut id = self.identity(asked, row);
+        id.matched = asked.to_string();
+        id.toolkits.clear();
+        id.verified = false;
+        if unversioned {
+            id.version_family = "unversioned".into();
+            id.note = Some(format!(
+                "An unversioned {} name: it does not say which release it is (usually a development symlink or a loader's fallback name).",
+                row.component
+            ));
+        } else {
+            id.version_family = "unknown".into();
+            id.note = Some(format!(
+                "A {} name with a version the knowledge tables do not list.",
+                row.component
+            ));
+        }
+        id
+    }
+
+    /// Rows the reference lists as shipped by a CUDA toolkit release ("12.4") on a platform.
+    pub fn shipped_by(&self, cuda: &str, platform: &str) -> Vec<&LibraryRow> {
+        self.rows
+            .iter()
+            .filter(|r| r.platform == platform && r.toolkits.iter().any(|t| t == cuda))
+            .collect()
+    }
+}

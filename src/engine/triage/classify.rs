@@ -1,0 +1,319 @@
+//! Classification: turns what extraction found into findings — catalog messages (root cause and
+//! fix, with the matched lines as evidence), error codes with their plain-language meaning,
+//! missing symbols, and what each named library is and which toolkits ship it.
+
+use super::extract::{ErrorCode, MissingSymbol, clip};
+use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
+use crate::engine::knowledge::drivers::DriverTables;
+use crate::engine::knowledge::version::Version;
+use crate::engine::knowledge::{Knowledge, LibraryIdentity, decode_cudnn_version};
+use std::collections::BTreeMap;
+
+/// One catalog message found in the text.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct MessageMatch {
+    pub id: String,
+    pub line: String,
+    /// The pattern's capture groups (empty string for a group that did not take part).
+    pub groups: Vec<String>,
+}
+
+/// Matches every line against the catalog; a specific message drops the ones it overrides.
+pub fn match_messages(text: &str, k: &Knowledge) -> Vec<MessageMatch> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let mut hits: Vec<(usize, Vec<String>)> = Vec::new();
+        for (i, re) in k.catalog.patterns.iter().enumerate() {
+            for caps in re.captures_iter(line) {
+                let groups = (1..caps.len())
+                    .map(|g| {
+                        caps.get(g)
+                            .map(|m| m.as_str().to_string())
+                            .unwrap_or_default()
+                    })
+                    .collect();
+                hits.push((i, groups));
+            }
+        }
+        let overridden: Vec<&str> = hits
+            .iter()
+            .flat_map(|(i, _)| k.catalog.messages[*i].overrides.iter().map(String::as_str))
+            .collect();
+        for (i, groups) in hits {
+            let id = &k.catalog.messages[i].id;
+            if !overridden.contains(&id.as_str()) {
+                out.push(MessageMatch {
+                    id: id.clone(),
+                    line: clip(line),
+                    groups,
+                });
+            }
+        }
+    }
+    out
+}
+
+fn fill(template: &str, groups: &[String]) -> String {
+    let mut s = template.to_string();
+    for (i, g) in groups.iter().enumerate() {
+        s = s.replace(&format!("{{{}}}", i + 1), g);
+    }
+    s
+}
+
+/// Extra plain-language detail some messages call for (decoded version numbers).
+fn decoded(id: &str, groups: &[String]) -> Option<String> {
+    let num = |i: usize| groups.get(i).and_then(|g| g.parse::<u64>().ok());
+    match id {
+        "torch-driver-too-old" => Some(format!(
+            "The driver reports {}, which means it supports CUDA up to {}.",
+            groups.first()?,
+            DriverTables::decode_cuda_number(num(0)?)
+        )),
+        "jax-found-older-version" if groups.first()? == "cuDNN" => Some(format!(
+            "Decoded: cuDNN {} was loaded; JAX was built with cuDNN {}.",
+            decode_cudnn_version(num(1)?),
+            decode_cudnn_version(num(2)?)
+        )),
+        "jax-outdated-installation" if groups.first()? == "cuDNN" => Some(format!(
+            "Decoded: installed cuDNN {}, minimum supported {}.",
+            decode_cudnn_version(num(3)?),
+            decode_cudnn_version(num(2)?)
+        )),
+        "cudnn-version-mismatch" => {
+            let ok = crate::engine::knowledge::cudnn::cudnn_runtime_compatible(
+                groups.first()?,
+                groups.get(1)?,
+            )?;
+            (!ok).then(|| {
+                format!(
+                    "cuDNN {} does not satisfy the rule for a build with {}: same major, equal or higher minor.",
+                    groups[0], groups[1]
+                )
+            })
+        }
+        _ => None,
+    }
+}
+
+/// One finding per catalog message that matched (all its lines as evidence).
+pub fn message_findings(matches: &[MessageMatch], k: &Knowledge) -> Vec<Finding> {
+    let mut by_id: BTreeMap<&str, Vec<&MessageMatch>> = BTreeMap::new();
+    let mut order: Vec<&str> = Vec::new();
+    for m in matches {
+        if !by_id.contains_key(m.id.as_str()) {
+            order.push(&m.id);
+        }
+        by_id.entry(&m.id).or_default().push(m);
+    }
+    let mut out = Vec::new();
+    for id in order {
+        let Some(row) = k.catalog.message(id) else {
+            continue;
+        };
+        let hits = &by_id[id];
+        let first = &hits[0].groups;
+        let mut detail = format!("{} (Message from {}.)", row.root_cause, row.tool);
+        if let Some(extra) = decoded(id, first) {
+            detail = format!("{extra} {detail}");
+        }
+        if let Some(note) = &row.note {
+            detail.push_str(&format!(" Note: {note}"));
+        }
+        let mut summary = fill(&row.summary, first);
+        if hits.len() > 1 {
+            summary.push_str(&format!(" (and {} more like it)", hits.len() - 1));
+        }
+        let mut f = Finding::new(&format!("log-{id}"), row.severity, summary, detail);
+        let mut libs: Vec<String> = Vec::new();
+        for hit in hits.iter().take(20) {
+            f = f.with_evidence(Evidence::new("log", hit.line.clone()));
+            for g in &hit.groups {
+                let name = crate::engine::knowledge::libraries::file_name(g);
+                if k.libraries.identify(name).is_some()
+                    && !libs.iter().any(|l| l.eq_ignore_ascii_case(name))
+                {
+                    libs.push(name.to_string());
+                }
+            }
+        }
+        f = f
+            .with_libraries(libs)
+            .with_evidence(Evidence::new("source", row.source.clone()))
+            .with_fix(FixRef {
+                id: format!("advice-{id}"),
+                kind: "manual".into(),
+                summary: row.fix.clone(),
+            });
+        out.push(f);
+    }
+    out
+}
+
+/// One finding per error code, with what it means.
+pub fn code_findings(codes: &[ErrorCode], k: &Knowledge) -> Vec<Finding> {
+    codes
+        .iter()
+        .map(|c| {
+            let row = c
+                .number
+                .and_then(|n| k.catalog.code(&c.kind, n))
+                .or_else(|| c.name.as_deref().and_then(|n| k.catalog.code_named(n)));
+            let label = match (&c.kind[..], c.number, &c.name) {
+                ("win32", Some(n), _) => format!(
+                    "Windows error {n}{}",
+                    row.map(|r| format!(" ({})", r.names[0])).unwrap_or_default()
+                ),
+                (_, _, Some(name)) => match c.number {
+                    Some(n) => format!("{name} (error {n})"),
+                    None => name.clone(),
+                },
+                (kind, Some(n), None) => format!("{} error {n}", kind.to_uppercase()),
+                (kind, None, None) => format!("{kind} error"),
+            };
+            let code = match (&c.kind[..], c.number, &c.name) {
+                ("win32", Some(n), _) => format!("win32-error-{n}"),
+                ("cudnn", _, Some(name)) => format!(
+                    "cudnn-status-{}",
+                    name.trim_start_matches("CUDNN_STATUS_").to_ascii_lowercase().replace('_', "-")
+                ),
+                (_, Some(n), _) => format!("cuda-error-{n}"),
+                (kind, None, name) => format!(
+                    "{kind}-error-{}",
+                    name.as_deref().unwrap_or("unknown").to_ascii_lowercase().replace('_', "-")
+                ),
+            };
+            let (severity, detail) = match row {
+                Some(r) => {
+                    let mut d = r.meaning.clone();
+                    if !r.verified {
+                        d.push_str(" (Standard meaning, not re-checked against the vendor's documentation.)");
+                    }
+                    (Severity::Error, d)
+                }
+                None => (
+                    Severity::Info,
+                    "This code is not in CUDA Triage's tables; look it up in the documentation of the library that printed it.".to_string(),
+                ),
+            };
+            let summary = match row {
+                Some(_) => format!("What {label} means"),
+                None => format!("Unrecognised code: {label}"),
+            };
+            let mut f = Finding::new(&code, severity, summary, detail)
+                .with_evidence(Evidence::new("log", c.line.clone()));
+            if let Some(r) = row {
+                f = f.with_evidence(Evidence::new("source", r.source.clone()));
+            }
+            f
+        })
+        .collect()
+}
+
+/// One finding per missing symbol.
+pub fn symbol_findings(symbols: &[MissingSymbol]) -> Vec<Finding> {
+    symbols
+        .iter()
+        .map(|s| {
+            let lib = s.library.clone().unwrap_or_else(|| "the library that was loaded".into());
+            let mut f = Finding::new(
+                "missing-symbol",
+                Severity::Error,
+                format!("{} is missing from {lib}", s.symbol),
+                format!(
+                    "The caller needs the function {} but the copy of {lib} that was loaded does not export it. \
+                     This usually means a different version of {lib} (or of a library it needs) was found first: \
+                     DLLs/sonames from different releases are mixed on the search path.",
+                    s.symbol
+                ),
+            )
+            .with_evidence(Evidence::new("log", s.line.clone()))
+            .with_evidence(Evidence::new(
+                "source",
+                "cuda-facts.md §2 and §7.3: error 127 (ERROR_PROC_NOT_FOUND) = an export is missing -> version mix",
+            ));
+            if let Some(l) = &s.library {
+                f = f.with_libraries([l.clone()]);
+            }
+            f
+        })
+        .collect()
+}
+
+/// The CUDA major a toolkit-library family names ("11.x" → 11, "10.0" → 10; ranges → none).
+fn family_major(id: &LibraryIdentity) -> Option<u64> {
+    let f = &id.version_family;
+    if id.toolkits.is_empty() || f.contains('-') || f.starts_with(">=") {
+        return None;
+    }
+    Version::parse(f).map(|v| v.major())
+}
+
+/// What each library is, and a warning when the names come from different CUDA majors.
+pub fn library_findings(ids: &[LibraryIdentity]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for id in ids {
+        let shipped = if id.toolkits.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " The reference lists it in CUDA {}.",
+                id.toolkits.join(", ")
+            )
+        };
+        let what = match id.version_family.as_str() {
+            "driver" => format!(
+                "{} is part of the NVIDIA driver ({}), not of a CUDA toolkit.",
+                id.file, id.component
+            ),
+            "unversioned" | "unknown" | "any" => format!("{} is {}.", id.file, id.component),
+            fam if id.component == "cuDNN" => format!("{} is cuDNN {fam}.", id.file),
+            fam => format!(
+                "{} is {} from the CUDA {fam} family.",
+                id.file, id.component
+            ),
+        };
+        let mut detail = format!("{what}{shipped}");
+        if let Some(note) = &id.note {
+            detail.push_str(&format!(" {note}"));
+        }
+        if !id.verified {
+            detail.push_str(" (This identification is not confirmed by the reference.)");
+        }
+        let summary = format!("{}: {} {}", id.file, id.component, id.version_family);
+        out.push(
+            Finding::new("library-identified", Severity::Info, summary, detail)
+                .with_libraries([id.file.clone()])
+                .with_evidence(Evidence::new("source", id.source.clone())),
+        );
+    }
+    let mut majors: BTreeMap<u64, Vec<&str>> = BTreeMap::new();
+    for id in ids {
+        if let Some(m) = family_major(id) {
+            majors.entry(m).or_default().push(&id.file);
+        }
+    }
+    if majors.len() > 1 {
+        let parts: Vec<String> = majors
+            .iter()
+            .map(|(m, files)| format!("CUDA {m}: {}", files.join(", ")))
+            .collect();
+        let files: Vec<String> = majors.values().flatten().map(|f| f.to_string()).collect();
+        out.push(
+            Finding::new(
+                "mixed-cuda-families",
+                Severity::Warning,
+                "The text names libraries from different CUDA major versions",
+                format!(
+                    "{}. Each framework build needs the names of one CUDA major version: a CUDA 12 install does not \
+                     provide CUDA 11 file names (cublas64_12.dll is not cublas64_11.dll), and mixing majors in one \
+                     process fails.",
+                    parts.join("; ")
+                ),
+            )
+            .with_libraries(files)
+            .with_evidence(Evidence::new("source", "cuda-facts.md §5.1 and §11: one file name per CUDA major family")),
+        );
+    }
+    out
+}

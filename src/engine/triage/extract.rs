@@ -1,0 +1,247 @@
+//! Extraction: pulls library names, missing symbols and error codes out of pasted error text.
+//! Generic patterns, not a lookup of known lines: any `*.dll` token (also inside quotes and
+//! Windows paths), any `lib*.so[.N...]` soname, the usual phrasings of Win32 load errors
+//! (`[WinError 126]`, `Error code 126`, `error 0x7E`, `LoadLibrary failed with error 126`,
+//! "The specified module could not be found"), CUDA runtime/driver error names and numbers, and
+//! `CUDNN_STATUS_*` names.
+
+use crate::engine::knowledge::Catalog;
+use regex::Regex;
+use serde::Serialize;
+use std::sync::OnceLock;
+
+/// A symbol the loader could not find.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MissingSymbol {
+    pub symbol: String,
+    /// The library it was looked up in, when the message says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub library: Option<String>,
+    /// The line it came from.
+    pub line: String,
+}
+
+/// An error code or status name found in the text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ErrorCode {
+    /// `win32`, `cuda` or `cudnn`.
+    pub kind: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub number: Option<i64>,
+    /// The name or phrase as written (e.g. `CUDNN_STATUS_NOT_INITIALIZED`), when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub line: String,
+}
+
+struct Patterns {
+    dll: Regex,
+    soname: Regex,
+    undefined: Regex,
+    entry_point: Regex,
+    entry_point_alt: Regex,
+    versioned: Regex,
+    cannot_load_symbol: Regex,
+    win_numbers: Vec<Regex>,
+    win_hex: Regex,
+    hresult: Regex,
+    cuda_name: Regex,
+    cuda_number: Regex,
+    cudnn_status: Regex,
+}
+
+fn patterns() -> &'static Patterns {
+    static P: OnceLock<Patterns> = OnceLock::new();
+    P.get_or_init(|| {
+        let re = |s: &str| Regex::new(s).expect("static pattern compiles");
+        Patterns {
+            dll: re(r"(?i)([A-Za-z0-9_+\-][A-Za-z0-9_.+\-]*\.dll)\b"),
+            soname: re(r"(?:^|[^A-Za-z0-9_.+\-])(lib[A-Za-z0-9_+\-]+\.so(?:\.[0-9]+)*)\b"),
+            undefined: re(r"undefined symbol:?\s*([A-Za-z_][A-Za-z0-9_@.$]*)"),
+            entry_point: re(
+                r"(?i)(?:procedure )?entry point\s+([A-Za-z_?@][A-Za-z0-9_?@$.]*)\s+could not be located in the dynamic link library\s+([^\r\n]+?\.dll)",
+            ),
+            entry_point_alt: re(
+                r"(?i)entry point for the procedure\s+(\S+)\s+in the dynamic link library\s+([^\r\n]+?\.dll)",
+            ),
+            versioned: re(
+                r"symbol ([A-Za-z_][A-Za-z0-9_]*),? version (\S+?) not defined in file (\S+?)(?: with link time reference|$|\s)",
+            ),
+            cannot_load_symbol: re(r"(?i)Cannot load symbol\s+([A-Za-z_][A-Za-z0-9_]*)"),
+            win_numbers: vec![
+                re(r"(?i)\[WinError\s+(\d+)\]"),
+                re(r"(?i)error code[:\s]*(\d+)"),
+                re(r"(?i)LoadLibrary\w*\s+failed with error\s+(\d+)"),
+                re(r"(?i)(?:^|[^\w.])error[\s:#]*(126|127|193)\b"),
+            ],
+            win_hex: re(r"(?i)\berror[\s:]*0x0*([0-9a-f]{1,8})\b"),
+            hresult: re(r"(?i)\b0x8007([0-9a-f]{4})\b"),
+            cuda_name: re(r"\b(cudaError[A-Z][A-Za-z]*|CUDA_ERROR_[A-Z_]+)\b"),
+            cuda_number: re(r"(?i)\bCUDA (?:runtime |driver )?error(?: code)?[\s:=(]+(\d+)\b"),
+            cudnn_status: re(r"\b(CUDNN_STATUS_[A-Z_]+)\b"),
+        }
+    })
+}
+
+/// Every library file name in the text, in order of first appearance, without duplicates.
+pub fn libraries(text: &str) -> Vec<String> {
+    let p = patterns();
+    let mut found: Vec<(usize, String)> = Vec::new();
+    for m in p.dll.captures_iter(text) {
+        if let Some(g) = m.get(1) {
+            let name = g.as_str().trim_start_matches(['.', '-']);
+            if name.len() > 4 {
+                found.push((g.start(), name.to_string()));
+            }
+        }
+    }
+    for m in p.soname.captures_iter(text) {
+        if let Some(g) = m.get(1) {
+            found.push((g.start(), g.as_str().to_string()));
+        }
+    }
+    found.sort_by_key(|(pos, _)| *pos);
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for (_, name) in found {
+        if out.len() >= MAX_NAMES {
+            break;
+        }
+        if seen.insert(name.to_ascii_lowercase()) {
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// At most this many distinct library names are taken from one text.
+pub const MAX_NAMES: usize = 500;
+
+/// Missing symbols: `undefined symbol: X` (Linux) and `entry point X could not be located in
+/// the dynamic link library Y` (Windows).
+pub fn symbols(text: &str) -> Vec<MissingSymbol> {
+    let p = patterns();
+    let mut out: Vec<MissingSymbol> = Vec::new();
+    for line in text.lines() {
+        for c in p.undefined.captures_iter(line) {
+            let symbol = c[1].trim_end_matches(['.', ',']).to_string();
+            let library = p
+                .soname
+                .captures_iter(line)
+                .filter_map(|m| m.get(1))
+                .filter(|m| m.start() < c.get(0).map(|x| x.start()).unwrap_or(0))
+                .last()
+                .map(|m| m.as_str().to_string());
+            push_symbol(&mut out, symbol, library, line);
+        }
+        for c in p
+            .entry_point
+            .captures_iter(line)
+            .chain(p.entry_point_alt.captures_iter(line))
+        {
+            let library = crate::engine::knowledge::libraries::file_name(&c[2]).to_string();
+            push_symbol(&mut out, c[1].to_string(), Some(library), line);
+        }
+        for c in p.versioned.captures_iter(line) {
+            let library = crate::engine::knowledge::libraries::file_name(&c[3]).to_string();
+            push_symbol(&mut out, c[1].to_string(), Some(library), line);
+        }
+        for c in p.cannot_load_symbol.captures_iter(line) {
+            push_symbol(&mut out, c[1].to_string(), None, line);
+        }
+    }
+    out
+}
+
+fn push_symbol(out: &mut Vec<MissingSymbol>, symbol: String, library: Option<String>, line: &str) {
+    if !out
+        .iter()
+        .any(|s| s.symbol == symbol && s.library == library)
+    {
+        out.push(MissingSymbol {
+            symbol,
+            library,
+            line: clip(line),
+        });
+    }
+}
+
+/// Shortens a log line for evidence.
+pub fn clip(line: &str) -> String {
+    let line = line.trim();
+    if line.chars().count() <= 300 {
+        return line.to_string();
+    }
+    let mut s: String = line.chars().take(297).collect();
+    s.push_str("...");
+    s
+}
+
+/// Error codes, status names and the standard phrases of known codes.
+pub fn codes(text: &str, catalog: &Catalog) -> Vec<ErrorCode> {
+    let p = patterns();
+    let mut out: Vec<ErrorCode> = Vec::new();
+    let mut add = |kind: &str, number: Option<i64>, name: Option<String>, line: &str| {
+        let dup = out.iter().any(|c| {
+            c.kind == kind
+                && ((number.is_some() && c.number == number)
+                    || (name.is_some()
+                        && c.name.as_deref().map(str::to_ascii_lowercase)
+                            == name.as_deref().map(str::to_ascii_lowercase)))
+        });
+        if !dup {
+            out.push(ErrorCode {
+                kind: kind.to_string(),
+                number,
+                name,
+                line: clip(line),
+            });
+        }
+    };
+    for line in text.lines() {
+        let cuda_numbered = p.cuda_number.is_match(line);
+        for c in p.cuda_number.captures_iter(line) {
+            add("cuda", c[1].parse().ok(), None, line);
+        }
+        for c in p.cuda_name.captures_iter(line) {
+            let name = c[1].to_string();
+            let number = catalog.code_named(&name).and_then(|r| r.number);
+            add("cuda", number, Some(name), line);
+        }
+        for c in p.cudnn_status.captures_iter(line) {
+            add("cudnn", None, Some(c[1].to_string()), line);
+        }
+        if !cuda_numbered {
+            for re in &p.win_numbers {
+                for c in re.captures_iter(line) {
+                    if let Ok(n) = c[1].parse::<i64>() {
+                        add("win32", Some(n), None, line);
+                    }
+                }
+            }
+            for re in [&p.win_hex, &p.hresult] {
+                for c in re.captures_iter(line) {
+                    if let Ok(n) = i64::from_str_radix(&c[1], 16)
+                        && catalog.code("win32", n).is_some()
+                    {
+                        add("win32", Some(n), None, line);
+                    }
+                }
+            }
+        }
+        let lower = line.to_ascii_lowercase();
+        for row in &catalog.codes {
+            for phrase in row.names.iter().filter(|n| n.contains(' ')) {
+                if lower.contains(&phrase.to_ascii_lowercase()) {
+                    let name = if row.kind == "win32" {
+                        None
+                    } else {
+                        row.names.first().cloned()
+                    };
+                    add(&row.kind, row.number, name, line);
+                }
+            }
+        }
+    }
+    out
+}

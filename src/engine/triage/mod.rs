@@ -1,0 +1,113 @@
+//! Error-text triage: `why "<pasted error or log>"`. Extraction pulls out every library name,
+//! missing symbol and error code; classification matches lines against the error catalog and
+//! explains codes and names with the knowledge tables. The result is plain data: the
+//! `identified` list of the JSON contract plus findings.
+//!
+//! This works from the text alone. Where each named library actually is on a machine, and how
+//! each loading context would resolve it, comes through [`machine_findings`] — the seam the
+//! scan/resolve work fills in.
+
+pub mod classify;
+pub mod extract;
+
+#[cfg(test)]
+mod tests;
+
+use crate::engine::context::SystemContext;
+use crate::engine::findings::{Finding, sort_by_severity};
+use crate::engine::knowledge::{self, LibraryIdentity};
+use serde::Serialize;
+
+/// Text beyond this many bytes is not looked at (a pasted log, not a core dump).
+pub const MAX_TEXT: usize = 4 * 1024 * 1024;
+
+/// One library named in the text, as the JSON contract's `"identified"` entries.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Identified {
+    pub file: String,
+    pub component: String,
+    /// The family the name implies: "11.x", "8", "10.0", ...
+    pub version: String,
+}
+
+/// Everything triage found in a text.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Triage {
+    pub identified: Vec<Identified>,
+    /// Full identities (toolkits, notes, sources) of `identified`, same order.
+    pub identities: Vec<LibraryIdentity>,
+    /// Library-like names the tables do not know (e.g. `fbgemm.dll`).
+    pub unrecognized: Vec<String>,
+    pub symbols: Vec<extract::MissingSymbol>,
+    pub codes: Vec<extract::ErrorCode>,
+    pub messages: Vec<classify::MessageMatch>,
+    pub findings: Vec<Finding>,
+}
+
+/// Cuts `text` to at most `max` bytes on a character boundary.
+fn bounded(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// Triage of a library name or a pasted error text, from the text and the knowledge tables.
+pub fn triage(text: &str) -> Triage {
+    let text = bounded(text, MAX_TEXT);
+    let k = knowledge::knowledge();
+    let mut t = Triage::default();
+    for name in extract::libraries(text) {
+        match k.libraries.identify(&name) {
+            Some(id) => {
+                t.identified.push(Identified {
+                    file: id.file.clone(),
+                    component: id.component.clone(),
+                    version: id.version_family.clone(),
+                });
+                t.identities.push(id);
+            }
+            None => t.unrecognized.push(name),
+        }
+    }
+    if t.identified.is_empty()
+        && t.unrecognized.is_empty()
+        && let Some(id) = single_word(text).and_then(|w| k.libraries.identify(w))
+    {
+        t.identified.push(Identified {
+            file: id.file.clone(),
+            component: id.component.clone(),
+            version: id.version_family.clone(),
+        });
+        t.identities.push(id);
+    }
+    t.symbols = extract::symbols(text);
+    t.codes = extract::codes(text, &k.catalog);
+    t.messages = classify::match_messages(text, k);
+
+    let mut findings = classify::message_findings(&t.messages, k);
+    findings.extend(classify::symbol_findings(&t.symbols));
+    findings.extend(classify::code_findings(&t.codes, k));
+    findings.extend(classify::library_findings(&t.identities));
+    sort_by_severity(&mut findings);
+    t.findings = findings;
+    t
+}
+
+/// A bare name such as `cublas64_11` (no extension) typed on its own.
+fn single_word(text: &str) -> Option<&str> {
+    let w = text.trim();
+    (!w.is_empty() && !w.contains(char::is_whitespace)).then_some(w)
+}
+
+/// The seam for machine-aware triage: where each identified library is on `ctx` and how each
+/// loading context resolves it. The scan/resolve work fills this in; today the text alone is
+/// all `why` uses, so it adds nothing.
+pub fn machine_findings(ctx: &SystemContext, identified: &[Identified]) -> Vec<Finding> {
+    let _ = (ctx, identified);
+    Vec::new()
+}

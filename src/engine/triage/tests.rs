@@ -1,0 +1,408 @@
+//! Triage on real error lines: from the reference's §10/§2/§8 and from GitHub issues that are not
+//! in it. Extraction is generic, so these lines only exercise it; the junk test checks that no
+//! input panics.
+
+use super::*;
+
+fn files(t: &Triage) -> Vec<(&str, &str, &str)> {
+    t.identified
+        .iter()
+        .map(|i| (i.file.as_str(), i.component.as_str(), i.version.as_str()))
+        .collect()
+}
+
+fn codes(t: &Triage) -> Vec<&str> {
+    t.findings.iter().map(|f| f.code.as_str()).collect()
+}
+
+#[test]
+fn tensorflow_windows_log_lists_every_dll_and_the_mixed_families() {
+    let log = "2024-07-01 W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'cublas64_11.dll'; dlerror: cublas64_11.dll not found\n\
+               W dso_loader.cc:64] Could not load dynamic library 'cublasLt64_11.dll'; dlerror: cublasLt64_11.dll not found\n\
+               W dso_loader.cc:64] Could not load dynamic library 'cufft64_10.dll'; dlerror: cufft64_10.dll not found\n\
+               W dso_loader.cc:64] Could not load dynamic library 'cusparse64_11.dll'; dlerror: cusparse64_11.dll not found\n\
+               W dso_loader.cc:64] Could not load dynamic library 'cudnn64_8.dll'; dlerror: cudnn64_8.dll not found\n\
+               I found C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.5\\bin\\cublas64_12.dll";
+    let t = triage(log);
+    assert_eq!(
+        files(&t),
+        vec![
+            ("cublas64_11.dll", "cuBLAS", "11.x"),
+            ("cublasLt64_11.dll", "cuBLASLt", "11.x"),
+            ("cufft64_10.dll", "cuFFT", "10.1-11.8"),
+            ("cusparse64_11.dll", "cuSPARSE", "11.x"),
+            ("cudnn64_8.dll", "cuDNN", "8"),
+            ("cublas64_12.dll", "cuBLAS", "12.x"),
+        ]
+    );
+    let f = t
+        .findings
+        .iter()
+        .find(|f| f.code == "log-tf-dso-load-failed")
+        .unwrap();
+    assert_eq!(f.severity, crate::engine::findings::Severity::Error);
+    assert!(
+        f.summary.contains("cublas64_11.dll") && f.summary.contains("4 more"),
+        "{}",
+        f.summary
+    );
+    assert_eq!(f.evidence.iter().filter(|e| e.kind == "log").count(), 5);
+    assert!(f.evidence.iter().any(|e| e.text.contains("issues/72097")));
+    assert!(codes(&t).contains(&"mixed-cuda-families"));
+}
+
+#[test]
+fn cudnn_zlibwapi_lines() {
+    let t = triage("Could not locate zlibwapi.dll. Please make sure it is in your library path!");
+    assert_eq!(files(&t), vec![("zlibwapi.dll", "zlib", "cuDNN 8")]);
+    assert!(codes(&t).contains(&"log-zlibwapi-missing"));
+    assert!(
+        !codes(&t).contains(&"log-cudnn-could-not-locate"),
+        "specific message overrides the generic one"
+    );
+
+    let t = triage(
+        "Could not load library zlibwapi.dll. Error code 193\nPlease verify that the library is built correctly for your processor architecture (32-bit, 64-bit)",
+    );
+    let c = codes(&t);
+    assert!(
+        c.contains(&"log-zlibwapi-wrong-architecture") && c.contains(&"win32-error-193"),
+        "{c:?}"
+    );
+    assert!(!c.contains(&"log-cudnn-could-not-load-library"));
+    let win = t
+        .findings
+        .iter()
+        .find(|f| f.code == "win32-error-193")
+        .unwrap();
+    assert!(win.detail.contains("architecture"));
+
+    let t = triage(
+        "Could not load library cudnn_cnn_infer64_8.dll. Error code 126\nPlease make sure cudnn_cnn_infer64_8.dll is in your library path!",
+    );
+    assert_eq!(files(&t), vec![("cudnn_cnn_infer64_8.dll", "cuDNN", "8")]);
+    let c = codes(&t);
+    assert!(
+        c.contains(&"log-cudnn-sublibrary-126") && c.contains(&"win32-error-126"),
+        "{c:?}"
+    );
+    let f = t
+        .findings
+        .iter()
+        .find(|f| f.code == "log-cudnn-sublibrary-126")
+        .unwrap();
+    assert!(f.detail.contains("zlibwapi"));
+}
+
+#[test]
+fn win32_code_phrasings() {
+    for text in [
+        "OSError: [WinError 126] The specified module could not be found",
+        "Error code 126",
+        "LoadLibrary failed with error 126 \"\" when trying to load \"C:\\x\\onnxruntime_providers_cuda.dll\"",
+        "LoadLibraryExW failed: error 0x7E",
+        "failed with HRESULT 0x8007007E",
+        "The specified module could not be found.",
+        "load failed, win32 error 126",
+    ] {
+        let t = triage(text);
+        assert!(
+            t.codes
+                .iter()
+                .any(|c| c.kind == "win32" && c.number == Some(126)),
+            "{text}: {:?}",
+            t.codes
+        );
+    }
+    let t = triage("[WinError 193] %1 is not a valid Win32 application");
+    assert_eq!(t.codes.len(), 1, "{:?}", t.codes);
+    assert_eq!(t.codes[0].number, Some(193));
+    let t = triage("Could not load library cudnn_cnn_infer64_8.dll. Error code 127");
+    assert!(codes(&t).contains(&"log-cudnn-sublibrary-127"));
+    assert!(t.codes.iter().any(|c| c.number == Some(127)));
+    assert!(triage("dlerror: libfoo.so: cannot open").codes.is_empty());
+}
+
+#[test]
+fn pytorch_and_onnxruntime_paths_in_quotes() {
+    let t = triage(
+        r#"OSError: [WinError 126] The specified module could not be found. Error loading "C:\Users\me\venv\lib\site-packages\torch\lib\cudnn_cnn_infer64_8.dll" or one of its dependencies."#,
+    );
+    assert_eq!(files(&t), vec![("cudnn_cnn_infer64_8.dll", "cuDNN", "8")]);
+    let f = t
+        .findings
+        .iter()
+        .find(|f| f.code == "log-torch-winerror-loading-dll")
+        .unwrap();
+    assert!(f.summary.contains("WinError 126"));
+    let t = triage(
+        r#"[ONNXRuntimeError] : 1 : FAIL : LoadLibrary failed with error 126 "" when trying to load "C:\app\onnxruntime_providers_cuda.dll""#,
+    );
+    assert!(codes(&t).contains(&"log-ort-loadlibrary-failed"));
+    assert_eq!(t.identified[0].component, "ONNX Runtime CUDA provider");
+}
+
+#[test]
+fn linux_dlopen_and_dependency_chain() {
+    let t = triage(
+        "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file: No such file or directory; LD_LIBRARY_PATH: /usr/local/nvidia/lib",
+    );
+    assert_eq!(
+        files(&t),
+        vec![("libcudart.so.11.0", "CUDA runtime", "11.x")]
+    );
+    let c = codes(&t);
+    assert!(
+        c.contains(&"log-tf-dso-load-failed") && c.contains(&"log-dlopen-cannot-open"),
+        "{c:?}"
+    );
+    let t = triage(
+        "Could not load dynamic library 'libcusolver.so.11'; dlerror: libnvJitLink.so.12: cannot open shared object file",
+    );
+    assert_eq!(
+        files(&t),
+        vec![
+            ("libcusolver.so.11", "cuSOLVER", "11.1-12.x"),
+            ("libnvJitLink.so.12", "nvJitLink", "12.x")
+        ]
+    );
+    let t = triage(
+        "./reduction: error while loading shared libraries: libcublasLt.so.12: cannot open shared object file: No such file or directory",
+    );
+    assert_eq!(t.identified[0].file, "libcublasLt.so.12");
+}
+
+#[test]
+fn symbols_from_linux_and_windows() {
+    // GitHub issues not in the reference: pytorch/pytorch#91067 (via PR #174320), zai-org/ChatGLM-6B#921,
+    // NVIDIA/ChatRTX#54, terrychenism/caffe-windows-cudnn#4.
+    let t = triage(
+        "OSError: /home/u/.local/lib/python3.8/site-packages/torch/lib/../../nvidia/cublas/lib/libcublas.so.11: undefined symbol: cublasLtHSHMatmulAlgoInit, version libcublasLt.so.11",
+    );
+    assert_eq!(t.symbols[0].symbol, "cublasLtHSHMatmulAlgoInit");
+    assert_eq!(t.symbols[0].library.as_deref(), Some("libcublas.so.11"));
+    assert!(codes(&t).contains(&"missing-symbol"));
+    let t = triage(
+        "OSError nvidia/cublas/lib/libcublas.so.11: symbol cublasLtGetStatusString, version libcublasLt.so.11 not defined in file libcublasLt.so.11 with link time reference",
+    );
+    assert_eq!(t.symbols[0].symbol, "cublasLtGetStatusString");
+    assert_eq!(t.symbols[0].library.as_deref(), Some("libcublasLt.so.11"));
+    let t = triage(
+        r"The procedure entry point cudnnSetPoolingDescriptor could not be located in the dynamic link library C:\tools\cudnn64_8.dll.",
+    );
+    assert_eq!(t.symbols[0].symbol, "cudnnSetPoolingDescriptor");
+    assert_eq!(t.symbols[0].library.as_deref(), Some("cudnn64_8.dll"));
+    let t = triage(
+        r"Failed to locate the entry point for the procedure ?destroyTensorDescriptorExOps@cudaNN@@YA?AW4cudnnStatus_t@@PEAPEAUcudnnTensorStruct@@@Z in the dynamic link library C:\Program Files\Python310\Lib\site-packages\nvidia\cudnn\bin\cudnn_adv_infer64_8.dll.",
+    );
+    assert_eq!(
+        t.symbols[0].library.as_deref(),
+        Some("cudnn_adv_infer64_8.dll")
+    );
+    let t = triage(
+        "Could not locate cudnn_ops64_9.dll. Please make sure it is in your library path!\nInvalid handle. Cannot load symbol cudnnCreateTensorDescriptor",
+    );
+    assert_eq!(files(&t), vec![("cudnn_ops64_9.dll", "cuDNN", "9")]);
+    assert_eq!(t.symbols[0].symbol, "cudnnCreateTensorDescriptor");
+}
+
+#[test]
+fn cuda_errors_and_driver_messages() {
+    let t = triage(
+        "cupy.cuda.runtime.CUDARuntimeError: cudaErrorInsufficientDriver: CUDA driver version is insufficient for CUDA runtime version",
+    );
+    assert_eq!(t.codes.len(), 1, "{:?}", t.codes);
+    assert_eq!(t.codes[0].number, Some(35));
+    assert!(codes(&t).contains(&"log-insufficient-driver"));
+    let t = triage(
+        "E tensorflow/stream_executor/cuda/cuda_driver.cc:328] failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected",
+    );
+    assert!(
+        t.codes
+            .iter()
+            .any(|c| c.name.as_deref() == Some("CUDA_ERROR_NO_DEVICE") && c.number == Some(100))
+    );
+    let t = triage(
+        "cuda runtime error (38) : no CUDA-capable device is detected at /opt/conda/Module.cpp:34",
+    );
+    assert!(
+        t.codes
+            .iter()
+            .any(|c| c.kind == "cuda" && c.number == Some(38))
+    );
+    assert!(
+        t.codes
+            .iter()
+            .any(|c| c.name.as_deref() == Some("cudaErrorNoDevice"))
+    );
+    let t = triage(
+        "RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver",
+    );
+    let f = t
+        .findings
+        .iter()
+        .find(|f| f.code == "log-torch-driver-too-old")
+        .unwrap();
+    assert!(f.detail.contains("up to 11.4"), "{}", f.detail);
+}
+
+#[test]
+fn cudnn_statuses_and_version_checks() {
+    let t = triage("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED");
+    let c = codes(&t);
+    assert!(
+        c.contains(&"log-cudnn-status-not-initialized")
+            && c.contains(&"cudnn-status-not-initialized"),
+        "{c:?}"
+    );
+    let t = triage("Error: CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED; Reason: xDesc.finalize()");
+    assert_eq!(
+        t.codes[0].name.as_deref(),
+        Some("CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED")
+    );
+    let t = triage("CUDNN_STATUS_SOMETHING_NEW");
+    assert!(
+        t.findings
+            .iter()
+            .any(|f| f.summary.starts_with("Unrecognised"))
+    );
+    let t = triage(
+        "E tensorflow/stream_executor/cuda/cuda_dnn.cc:362] Loaded runtime CuDNN library: 8.0.4 but source was compiled with: 8.1.0.  CuDNN library needs to have matching major version and equal or higher minor version.",
+    );
+    let f = t
+        .findings
+        .iter()
+        .find(|f| f.code == "log-cudnn-version-mismatch")
+        .unwrap();
+    assert!(f.summary.contains("8.0.4") && f.summary.contains("8.1.0"));
+    let t = triage(
+        "CUDA backend failed to initialize: Found cuDNN version 8600, but JAX was built against version 8906, which is newer. The copy of cuDNN that is installed must be at least as new",
+    );
+    let f = t
+        .findings
+        .iter()
+        .find(|f| f.code == "log-jax-found-older-version")
+        .unwrap();
+    assert!(
+        f.detail.contains("8.6.0") && f.detail.contains("8.9.6"),
+        "{}",
+        f.detail
+    );
+    let t = triage(
+        "Unable to use CUDA because of the following issues with CUDA components: Outdated cuDNN installation found. Version JAX was built against: 8907 Minimum supported: 9100 Installed version: 8907",
+    );
+    assert!(codes(&t).contains(&"log-jax-outdated-installation"));
+}
+
+#[test]
+fn xla_ptxas_and_libdevice() {
+    for (text, code) in [
+        (
+            "Can't find libdevice directory ${CUDA_DIR}/nvvm/libdevice. This may result in compilation or runtime failures",
+            "log-xla-libdevice-dir",
+        ),
+        (
+            "InternalError: libdevice not found at ./libdevice.10.bc [Op:__inference_train_function_1234]",
+            "log-xla-libdevice-not-found",
+        ),
+        (
+            "*** WARNING *** You are using ptxas 11.0.221, which is older than 11.1. ptxas before 11.1 is known to miscompile XLA code",
+            "log-xla-ptxas-too-old",
+        ),
+        (
+            "OP_REQUIRES failed at xla_ops.cc:489 : Not found: ./bin/ptxas not found",
+            "log-xla-ptxas-not-found-old",
+        ),
+        (
+            "No PTX compilation provider is available. Neither ptxas/nvlink nor nvjtlink is available.",
+            "log-xla-no-ptx-provider",
+        ),
+        (
+            "W external/xla/xla/stream_executor/cuda/ptx_compiler_helpers.cc] Couldn't invoke ptxas --version",
+            "log-xla-couldnt-invoke-ptxas",
+        ),
+        (
+            "ptxas fatal : Unsupported .version 8.3; current version is '7.8'",
+            "log-ptxas-unsupported-ptx-version",
+        ),
+        (
+            "Falling back to the CUDA driver for PTX compilation; ptxas does not support CC 9.0",
+            "log-xla-ptxas-cc-unsupported",
+        ),
+    ] {
+        assert!(codes(&triage(text)).contains(&code), "{text}");
+    }
+}
+
+#[test]
+fn plain_library_names() {
+    let t = triage("cublas64_11.dll");
+    assert_eq!(files(&t), vec![("cublas64_11.dll", "cuBLAS", "11.x")]);
+    assert!(!crate::engine::findings::has_errors(&t.findings));
+    let t = triage("libcudnn.so.9");
+    assert_eq!(files(&t), vec![("libcudnn.so.9", "cuDNN", "9")]);
+    let t = triage("cublas64_11");
+    assert_eq!(files(&t), vec![("cublas64_11", "cuBLAS", "11.x")]);
+    let t = triage("fbgemm.dll");
+    assert!(t.identified.is_empty());
+    assert_eq!(t.unrecognized, vec!["fbgemm.dll"]);
+    let t = triage("cupti64_2025.1.1.dll libcupti.so.11.8");
+    assert_eq!(
+        files(&t),
+        vec![
+            ("cupti64_2025.1.1.dll", "CUPTI", "12.8"),
+            ("libcupti.so.11.8", "CUPTI", "11.8")
+        ]
+    );
+}
+
+#[test]
+fn junk_never_panics() {
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    let pieces = [
+        ".dll",
+        ".so.",
+        "lib",
+        "Error code ",
+        "[WinError ",
+        "0x",
+        "CUDNN_STATUS_",
+        "cudaError",
+        "'",
+        "\"",
+        "\\",
+        "undefined symbol: ",
+        "entry point ",
+        "Could not load dynamic library '",
+        "\u{0}",
+        "é",
+        "💥",
+        "\n",
+        "12",
+        "found version ",
+        "Found cuDNN version ",
+        ", but JAX was built against version ",
+    ];
+    for _ in 0..400 {
+        let mut text = String::new();
+        for _ in 0..(seed % 40) {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            match seed % 3 {
+                0 => text.push_str(pieces[(seed >> 8) as usize % pieces.len()]),
+                1 => text.push(char::from_u32((seed >> 16) as u32 % 0x11_0000).unwrap_or('?')),
+                _ => text.push_str(&((seed >> 20) % 100_000).to_string()),
+            }
+        }
+        let _ = triage(&text);
+    }
+    let bytes: Vec<u8> = (0..5000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    let _ = triage(&String::from_utf8_lossy(&bytes));
+    let _ = triage(&"a.dll ".repeat(200_000));
+    let _ = triage(
+        "Found cuDNN version 99999999999999999999999, but JAX was built against version 1, which is newer",
+    );
+}
