@@ -3,4 +3,6 @@
 
 mod cli;
 mod gui;
+mod scan_inventory;
+mod scan_resilience;
 mod support;
