@@ -71,7 +71,8 @@ pub fn scan(w: &mut Walker, toolkits: &[Toolkit]) -> Vec<CudnnInstall> {
             if let Some(c) = install(w, "/usr", CudnnSource::Standalone, &dirs, &headers) {
                 out.push(c);
             }
-            for root in roots.into_iter().filter(|r| w.is_dir(r)) {
+            roots.retain(|r| w.is_dir(r));
+            for root in roots {
                 let dirs = [p.join(&root, "lib"), p.join(&root, "lib64")];
                 let headers = [
                     p.join(&root, "include/cudnn_version.h"),

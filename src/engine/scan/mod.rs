@@ -15,6 +15,8 @@ pub mod cudnn;
 pub mod driver;
 pub mod frameworks;
 pub mod inventory;
+pub mod pyfind;
+pub mod pyparse;
 pub mod python;
 pub mod toolkits;
 pub mod tools;
@@ -138,7 +140,7 @@ fn scan_files(ctx: &SystemContext, progress: &Progress, opts: &ScanOptions, inv:
                 "finding Python environments",
                 Instant::now() + budget,
             );
-            let cands = python::discover(&mut w);
+            let cands = pyfind::discover(&mut w);
             progress.tick();
             let c = (cands, w.skipped);
             let join_failed = |what: &str| Skipped {
@@ -221,7 +223,7 @@ fn scan_files(ctx: &SystemContext, progress: &Progress, opts: &ScanOptions, inv:
 /// Reads one environment: interpreter, packages, conda toolkit/cuDNN, optional import probes.
 fn read_one_env(
     w: &mut Walker,
-    c: &python::Candidate,
+    c: &pyfind::Candidate,
     opts: &ScanOptions,
 ) -> (PythonEnv, Vec<CudnnInstall>, Vec<Toolkit>) {
     let mut env = python::read_env(w, c);
