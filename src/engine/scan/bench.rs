@@ -91,7 +91,7 @@ pub fn generate(dir: &Path) -> io::Result<(PathBuf, usize)> {
         let lib = tk.join("targets/x86_64-linux/lib");
         fs::create_dir_all(&lib)?;
         for c in COMPONENTS {
-            for n in 0..27 {
+            for n in 0..28 {
                 touch(&lib.join(format!("lib{c}.so.{major}.{i}.{n}")), "")?;
                 libs += 1;
             }

@@ -205,7 +205,8 @@ pub fn discover(w: &mut Walker) -> Vec<Candidate> {
     dedupe(w, out)
 }
 
-/// Folders with a pyvenv.cfg directly below `home` or one level further.
+/// Folders with a pyvenv.cfg directly below `home` or one level further, plus the
+/// `.venv`/`venv`/`env` folder of each of those second-level folders.
 fn venvs_below(w: &mut Walker, home: &str) -> Vec<String> {
     let p = w.platform();
     let mut out = Vec::new();
@@ -221,9 +222,17 @@ fn venvs_below(w: &mut Walker, home: &str) -> Vec<String> {
         if hidden || SKIP_IN_HOME.contains(&child.name.as_str()) {
             continue;
         }
-        for g in w.list(&child.path) {
-            if g.is_dir && w.is_file(&p.join(&g.path, "pyvenv.cfg")) {
+        for g in w.list(&child.path).into_iter().filter(|g| g.is_dir) {
+            if w.is_file(&p.join(&g.path, "pyvenv.cfg")) {
                 out.push(g.path);
+                continue;
+            }
+            // ~/projects/<name>/.venv: the usual project layout, checked without listing.
+            for name in [".venv", "venv", "env"] {
+                let v = p.join(&g.path, name);
+                if w.is_file(&p.join(&v, "pyvenv.cfg")) {
+                    out.push(v);
+                }
             }
         }
     }
