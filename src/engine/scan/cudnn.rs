@@ -126,13 +126,12 @@ pub fn install(
         if names.is_empty() {
             continue;
         }
-        if zlib.is_none() {
-            if let Some(z) = entries
+        if zlib.is_none()
+            && let Some(z) = entries
                 .iter()
                 .find(|e| e.name.eq_ignore_ascii_case("zlibwapi.dll"))
-            {
-                zlib = Some(zlibwapi(w, &z.path));
-            }
+        {
+            zlib = Some(zlibwapi(w, &z.path));
         }
         library_dirs.push(dir);
         libraries.extend(names);

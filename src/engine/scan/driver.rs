@@ -75,11 +75,11 @@ pub fn scan(w: &mut Walker) -> DriverInventory {
                     if n == "libcuda.so.1" || n == "libnvidia-ml.so.1" {
                         d.libraries.push(e.path.clone());
                     }
-                    if d.version.is_none() {
-                        if let Some(v) = version::from_libcuda_name(n) {
-                            d.version = Some(v);
-                            d.version_source = Some(format!("libcuda file name ({})", e.path));
-                        }
+                    if d.version.is_none()
+                        && let Some(v) = version::from_libcuda_name(n)
+                    {
+                        d.version = Some(v);
+                        d.version_source = Some(format!("libcuda file name ({})", e.path));
                     }
                 }
             }

@@ -295,18 +295,19 @@ fn read_one_env(
         }
     }
     let live = matches!(w.ctx.source, crate::engine::context::ContextSource::Live);
-    if opts.probe_imports && live {
-        if let Some(exe) = env.python_exe.as_deref().and_then(|e| w.host(e)) {
-            for f in env.frameworks.clone() {
-                if w.should_stop(&env.root) {
-                    break;
-                }
-                env.import_probes.push(tools::probe_import(
-                    &exe,
-                    f.kind.module(),
-                    opts.probe_timeout,
-                ));
+    if opts.probe_imports
+        && live
+        && let Some(exe) = env.python_exe.as_deref().and_then(|e| w.host(e))
+    {
+        for f in env.frameworks.clone() {
+            if w.should_stop(&env.root) {
+                break;
             }
+            env.import_probes.push(tools::probe_import(
+                &exe,
+                f.kind.module(),
+                opts.probe_timeout,
+            ));
         }
     }
     (env, cudnn_found, conda_toolkits)

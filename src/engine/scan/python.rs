@@ -59,6 +59,17 @@ pub fn read_env(w: &mut Walker, c: &Candidate) -> PythonEnv {
         set_version(&mut env, py, "conda-meta");
         env.conda_packages = packages;
     }
+    if c.kind == PythonKind::Pyenv {
+        // ~/.pyenv/versions/3.10.13: pyenv names the folder after the exact version.
+        let name = p.file_name(root);
+        let exact = name.chars().next().is_some_and(|ch| ch.is_ascii_digit())
+            && name.chars().all(|ch| ch.is_ascii_digit() || ch == '.');
+        set_version(
+            &mut env,
+            exact.then(|| name.to_string()),
+            "pyenv folder name",
+        );
+    }
     match p {
         Platform::Windows if c.kind == PythonKind::MicrosoftStore => {
             env.notes.push("Microsoft Store Python: a sandboxed install; TensorFlow and ONNX Runtime often cannot find CUDA DLLs under it. The python.org installer avoids this.".into());
@@ -98,10 +109,10 @@ pub fn read_env(w: &mut Walker, c: &Candidate) -> PythonEnv {
                 if let Some(d) = lower
                     .strip_prefix("python3")
                     .and_then(|r| r.strip_suffix(".dll"))
+                    && !d.is_empty()
+                    && d.chars().all(|c| c.is_ascii_digit())
                 {
-                    if !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()) {
-                        set_version(&mut env, Some(format!("3.{d}")), "DLL name");
-                    }
+                    set_version(&mut env, Some(format!("3.{d}")), "DLL name");
                 }
             }
             for exe in [

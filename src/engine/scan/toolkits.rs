@@ -158,10 +158,8 @@ fn candidates(w: &mut Walker) -> (Vec<(String, FoundBy)>, Vec<ToolkitReference>)
                 exists: w.is_dir(&dir),
             });
         }
-        if has_tool {
-            if let Some(root) = root_of_bin(p, &dir) {
-                out.push((root, FoundBy::PathEntry { entry: dir }));
-            }
+        if has_tool && let Some(root) = root_of_bin(p, &dir) {
+            out.push((root, FoundBy::PathEntry { entry: dir }));
         }
     }
     (out, refs)
@@ -213,14 +211,14 @@ pub fn examine(
             version: v,
         });
     }
-    if kind == ToolkitKind::Standalone {
-        if let Some(v) = version::from_toolkit_folder(p.file_name(root)) {
-            evidence.push(VersionEvidence {
-                source: "folder name".into(),
-                path: root.to_string(),
-                version: v,
-            });
-        }
+    if kind == ToolkitKind::Standalone
+        && let Some(v) = version::from_toolkit_folder(p.file_name(root))
+    {
+        evidence.push(VersionEvidence {
+            source: "folder name".into(),
+            path: root.to_string(),
+            version: v,
+        });
     }
     let (bin_candidates, lib_candidates): (Vec<String>, Vec<String>) = match (p, kind) {
         (Platform::Windows, ToolkitKind::Standalone) => {

@@ -163,10 +163,10 @@ fn drain(mut src: Box<dyn Read + Send>, into: Arc<Mutex<Vec<u8>>>) -> std::threa
             if n == 0 {
                 break;
             }
-            if let Ok(mut v) = into.lock() {
-                if v.len() < (1 << 20) {
-                    v.extend_from_slice(&chunk[..n]);
-                }
+            if let Ok(mut v) = into.lock()
+                && v.len() < (1 << 20)
+            {
+                v.extend_from_slice(&chunk[..n]);
             }
         }
     })
