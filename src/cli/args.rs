@@ -28,7 +28,7 @@ pub struct Common {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Scan installs, driver and GPUs and report findings.
-    Scan,
+    Scan(ScanArgs),
     /// Explain a library name or a pasted error message ("-" reads it from standard input).
     Why {
         /// A library name such as cublas64_11.dll, or error text.
@@ -60,6 +60,19 @@ pub enum Command {
         #[arg(value_name = "REPORT.json")]
         report: PathBuf,
     },
+}
+
+/// Options of `scan`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ScanArgs {
+    /// Also run `python -c "import X"` for each framework found and `ptxas --version`
+    /// (this computer only; each with a timeout).
+    #[arg(long)]
+    pub probe: bool,
+    /// Benchmark helper: write a generated machine (3 toolkits, 20 Python environments,
+    /// ~5,000 libraries) into DIR, print its machine-file path and exit.
+    #[arg(long, value_name = "DIR", hide = true)]
+    pub bench_generate: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

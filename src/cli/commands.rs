@@ -1,7 +1,7 @@
 //! Subcommand handlers: each loads the context, asks the engine, and hands the document to
 //! `output`. A capability that has not landed yet says so plainly and exits 2.
 
-use super::args::{Cli, Command, Common, FixAction, ReportFormat};
+use super::args::{Cli, Command, Common, FixAction, ReportFormat, ScanArgs};
 use super::output::{EXIT_FAILED, emit, exit_code, fail, render_text};
 use crate::engine::context::{SystemContext, live, machine_file};
 use crate::engine::progress::Progress;
@@ -16,20 +16,25 @@ pub fn load_context(common: &Common) -> Result<SystemContext, String> {
     }
 }
 
-/// Runs a scan and wraps it in a document.
+/// Runs a scan and wraps it in a document (findings plus the `"inventory"` key).
 pub fn scan_document(ctx: &SystemContext) -> Document {
-    let result = scan::run(ctx, &Progress::new());
-    Document::new(ctx, result.findings)
+    scan_document_with(ctx, &scan::ScanOptions::default())
+}
+
+/// Runs a scan with options and wraps it in a document.
+pub fn scan_document_with(ctx: &SystemContext, opts: &scan::ScanOptions) -> Document {
+    let result = scan::run_with(ctx, &Progress::new(), opts);
+    Document::new(ctx, result.findings).with("inventory", &result.inventory)
 }
 
 /// Runs one parsed command line; returns the process exit code.
 pub fn run(cli: Cli) -> i32 {
     let common = cli.common;
     let Some(command) = cli.command else {
-        return scan_command(&common);
+        return scan_command(&common, &ScanArgs::default());
     };
     match command {
-        Command::Scan => scan_command(&common),
+        Command::Scan(args) => scan_command(&common, &args),
         Command::Report { output, format } => report_command(&common, output, format),
         Command::Open { report } => open_command(&common, &report),
         Command::Why { query } => super::why_command::why_command(&common, &query),
@@ -66,9 +71,29 @@ fn not_yet(command: &str, why: &str, json: bool) -> i32 {
     )
 }
 
-fn scan_command(common: &Common) -> i32 {
+fn scan_command(common: &Common, args: &ScanArgs) -> i32 {
+    if let Some(dir) = &args.bench_generate {
+        return match scan::bench::generate(dir) {
+            Ok((machine, libs)) => {
+                println!("{}", machine.display());
+                eprintln!(
+                    "Generated a machine with 3 toolkits, 20 Python environments and {libs} library files."
+                );
+                0
+            }
+            Err(e) => fail(
+                &format!("{}: cannot generate: {e}", dir.display()),
+                common.json,
+            ),
+        };
+    }
+    let opts = scan::ScanOptions {
+        probe_imports: args.probe,
+        run_tools: args.probe,
+        ..Default::default()
+    };
     match load_context(common) {
-        Ok(ctx) => emit(&scan_document(&ctx), common.json),
+        Ok(ctx) => emit(&scan_document_with(&ctx, &opts), common.json),
         Err(e) => fail(&e, common.json),
     }
 }

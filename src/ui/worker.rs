@@ -91,5 +91,7 @@ fn run(target: &Target, progress: &Progress) -> ScanOutcome {
     if result.cancelled {
         return ScanOutcome::Cancelled;
     }
-    ScanOutcome::Done(Box::new(Document::new(&ctx, result.findings)))
+    ScanOutcome::Done(Box::new(
+        Document::new(&ctx, result.findings).with("inventory", &result.inventory),
+    ))
 }

@@ -3,5 +3,7 @@
 
 mod cli;
 mod gui;
+mod scan_inventory;
+mod scan_resilience;
 mod support;
 mod why;

@@ -1,7 +1,9 @@
 //! Scan step: starts the scan on a worker thread, shows its stage and progress, can cancel,
-//! and summarises the machine facts once done.
+//! and once done shows summary cards (toolkits, cuDNN, driver, GPUs, Python environments,
+//! frameworks), each marked OK / ! (warning) / × (missing), read from the document's inventory.
 
 use super::{Step, UiCommand};
+use crate::engine::scan::{Inventory, PythonKind};
 use crate::ui::app::{ScanState, TriageApp};
 use crate::ui::theme;
 
@@ -66,50 +68,268 @@ pub fn scan_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>
     }
 }
 
+/// How a summary card rates what it shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mark {
+    Ok,
+    Warning,
+    Missing,
+}
+
+fn mark_label(ui: &mut egui::Ui, mark: Mark, title: &str, dark: bool) {
+    use crate::engine::findings::Severity;
+    let (symbol, colour) = match mark {
+        Mark::Ok => ("OK", theme::ok_colour(dark)),
+        Mark::Warning => ("!", theme::severity_colour(Severity::Warning, dark)),
+        Mark::Missing => ("×", theme::severity_colour(Severity::Error, dark)),
+    };
+    ui.colored_label(
+        colour,
+        egui::RichText::new(format!("{symbol}  {title}")).strong(),
+    );
+}
+
+/// Up to `max` lines, then "… and N more".
+fn lines_ui(ui: &mut egui::Ui, lines: &[String], max: usize, empty: &str) {
+    if lines.is_empty() {
+        ui.label(empty);
+    }
+    for l in lines.iter().take(max) {
+        ui.label(l);
+    }
+    if lines.len() > max {
+        ui.label(format!("… and {} more", lines.len() - max));
+    }
+}
+
 /// Summary cards of what the scan knows about the machine.
 fn machine_cards_ui(ui: &mut egui::Ui, doc: &crate::engine::report::Document, dark: bool) {
     let m = &doc.machine;
     theme::card(ui, |ui| {
         ui.label(egui::RichText::new("Machine").strong());
         ui.label(format!(
-            "Platform: {}{}",
+            "Platform: {}{}  ·  Source: {}",
             m.platform.as_str(),
-            if m.wsl { " (WSL)" } else { "" }
+            if m.wsl { " (WSL)" } else { "" },
+            m.source.describe()
         ));
-        ui.label(format!("Source: {}", m.source.describe()));
     });
-    theme::card(ui, |ui| match &m.driver {
+    let inv: Inventory = doc
+        .extra
+        .get("inventory")
+        .and_then(|v| serde_json::from_value(v.clone()).ok())
+        .unwrap_or_default();
+    ui.columns(2, |cols| {
+        toolkits_card(&mut cols[0], &inv, dark);
+        cudnn_card(&mut cols[0], &inv, dark);
+        environments_card(&mut cols[0], &inv, dark);
+        driver_card(&mut cols[1], doc, &inv, dark);
+        gpus_card(&mut cols[1], doc, dark);
+        frameworks_card(&mut cols[1], &inv, dark);
+    });
+    if !inv.skipped.is_empty() {
+        ui.collapsing(
+            format!("Skipped during the scan ({})", inv.skipped.len()),
+            |ui| {
+                let lines: Vec<String> = inv
+                    .skipped
+                    .iter()
+                    .map(|s| format!("{}: {}", s.path, s.reason))
+                    .collect();
+                lines_ui(ui, &lines, 20, "");
+            },
+        );
+    }
+}
+
+fn toolkits_card(ui: &mut egui::Ui, inv: &Inventory, dark: bool) {
+    theme::card(ui, |ui| {
+        let mark = match inv.toolkits.len() {
+            0 => Mark::Missing,
+            _ if inv.toolkits.iter().any(|t| t.version.is_none()) => Mark::Warning,
+            _ => Mark::Ok,
+        };
+        mark_label(
+            ui,
+            mark,
+            &format!("CUDA toolkits ({})", inv.toolkits.len()),
+            dark,
+        );
+        let lines: Vec<String> = inv
+            .toolkits
+            .iter()
+            .map(|t| {
+                let ptxas = t.ptxas.as_ref().map_or(String::new(), |p| {
+                    format!(", ptxas {}", p.version.as_deref().unwrap_or("?"))
+                });
+                format!(
+                    "{} — {}{ptxas}",
+                    t.version.as_deref().unwrap_or("version unknown"),
+                    t.root
+                )
+            })
+            .collect();
+        lines_ui(ui, &lines, 4, "No CUDA toolkit found.");
+    });
+}
+
+fn cudnn_card(ui: &mut egui::Ui, inv: &Inventory, dark: bool) {
+    theme::card(ui, |ui| {
+        let bad_zlib = inv.zlibwapi.iter().any(|z| z.bits == Some(32));
+        let mark = match inv.cudnn.len() {
+            0 => Mark::Missing,
+            _ if bad_zlib => Mark::Warning,
+            _ => Mark::Ok,
+        };
+        mark_label(ui, mark, &format!("cuDNN ({})", inv.cudnn.len()), dark);
+        let mut lines: Vec<String> = inv
+            .cudnn
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} — {}",
+                    c.version.as_deref().unwrap_or("version unknown"),
+                    c.library_dirs.first().unwrap_or(&c.root)
+                )
+            })
+            .collect();
+        for z in &inv.zlibwapi {
+            lines.push(format!(
+                "zlibwapi.dll ({}) — {}",
+                z.bits.map_or("?".to_string(), |b| format!("{b}-bit")),
+                z.path
+            ));
+        }
+        lines_ui(ui, &lines, 5, "No cuDNN found.");
+    });
+}
+
+fn driver_card(
+    ui: &mut egui::Ui,
+    doc: &crate::engine::report::Document,
+    inv: &Inventory,
+    dark: bool,
+) {
+    theme::card(ui, |ui| match &doc.machine.driver {
         Some(d) => {
-            ui.colored_label(
-                theme::ok_colour(dark),
-                format!("OK  NVIDIA driver {}", d.version),
-            );
+            mark_label(ui, Mark::Ok, &format!("NVIDIA driver {}", d.version), dark);
             if let Some(cuda) = &d.cuda {
                 ui.label(format!("Supports CUDA up to {cuda}"));
             }
         }
-        None => {
-            ui.colored_label(
-                theme::severity_colour(crate::engine::findings::Severity::Error, dark),
-                "×  No NVIDIA driver found",
+        None if inv.driver.present() => {
+            let v = inv.driver.version.as_deref().unwrap_or("version unknown");
+            mark_label(
+                ui,
+                Mark::Warning,
+                &format!("NVIDIA driver {v} (files only; NVML gave no facts)"),
+                dark,
             );
-            if let Some(note) = &m.driver_note {
+            lines_ui(ui, &inv.driver.libraries, 3, "");
+        }
+        None => {
+            mark_label(ui, Mark::Missing, "No NVIDIA driver found", dark);
+            if let Some(note) = &doc.machine.driver_note {
                 ui.label(note);
             }
         }
     });
+}
+
+fn gpus_card(ui: &mut egui::Ui, doc: &crate::engine::report::Document, dark: bool) {
+    let gpus = &doc.machine.gpus;
     theme::card(ui, |ui| {
-        ui.label(egui::RichText::new(format!("GPUs ({})", m.gpus.len())).strong());
-        if m.gpus.is_empty() {
-            ui.label("None reported.");
-        }
-        for gpu in &m.gpus {
-            let cc = gpu.compute_capability.as_deref().unwrap_or("?");
-            let mem = gpu
-                .memory_mib
-                .map(|v| format!(", {v} MiB"))
-                .unwrap_or_default();
-            ui.label(format!("{} — compute capability {cc}{mem}", gpu.name));
-        }
+        let mark = if gpus.is_empty() {
+            Mark::Missing
+        } else {
+            Mark::Ok
+        };
+        mark_label(ui, mark, &format!("GPUs ({})", gpus.len()), dark);
+        let lines: Vec<String> = gpus
+            .iter()
+            .map(|gpu| {
+                let cc = gpu.compute_capability.as_deref().unwrap_or("?");
+                let mem = gpu
+                    .memory_mib
+                    .map(|v| format!(", {v} MiB"))
+                    .unwrap_or_default();
+                format!("{} — compute capability {cc}{mem}", gpu.name)
+            })
+            .collect();
+        lines_ui(ui, &lines, 4, "None reported.");
+    });
+}
+
+fn environments_card(ui: &mut egui::Ui, inv: &Inventory, dark: bool) {
+    theme::card(ui, |ui| {
+        let store = inv
+            .python_envs
+            .iter()
+            .any(|e| e.kind == PythonKind::MicrosoftStore);
+        let mark = match inv.python_envs.len() {
+            0 => Mark::Missing,
+            _ if store => Mark::Warning,
+            _ => Mark::Ok,
+        };
+        mark_label(
+            ui,
+            mark,
+            &format!("Python environments ({})", inv.python_envs.len()),
+            dark,
+        );
+        let lines: Vec<String> = inv
+            .python_envs
+            .iter()
+            .map(|e| {
+                let kind = serde_json::to_value(e.kind)
+                    .ok()
+                    .and_then(|v| v.as_str().map(String::from))
+                    .unwrap_or_default();
+                let flag = if e.kind == PythonKind::MicrosoftStore {
+                    "  (!) Microsoft Store"
+                } else {
+                    ""
+                };
+                format!(
+                    "Python {} ({kind}) — {}{flag}",
+                    e.python_version.as_deref().unwrap_or("?"),
+                    e.root
+                )
+            })
+            .collect();
+        lines_ui(ui, &lines, 5, "No Python environment found.");
+    });
+}
+
+fn frameworks_card(ui: &mut egui::Ui, inv: &Inventory, dark: bool) {
+    theme::card(ui, |ui| {
+        let all: Vec<_> = inv.frameworks().collect();
+        let gpu = all
+            .iter()
+            .filter(|(_, f)| f.cuda_build != Some(false))
+            .count();
+        let mark = match (all.len(), gpu) {
+            (0, _) => Mark::Missing,
+            (_, 0) => Mark::Warning,
+            _ if gpu < all.len() => Mark::Warning,
+            _ => Mark::Ok,
+        };
+        mark_label(ui, mark, &format!("GPU frameworks ({})", all.len()), dark);
+        let lines: Vec<String> = all
+            .iter()
+            .map(|(_, f)| {
+                let cuda = match (f.cuda_build, &f.expects.cuda) {
+                    (Some(false), _) => "CPU-only build".to_string(),
+                    (_, Some(c)) => format!("CUDA {c}"),
+                    _ => "CUDA ?".to_string(),
+                };
+                format!(
+                    "{} {} — {cuda}",
+                    f.kind.display_name(),
+                    f.version.as_deref().unwrap_or("?")
+                )
+            })
+            .collect();
+        lines_ui(ui, &lines, 5, "No GPU framework found.");
     });
 }

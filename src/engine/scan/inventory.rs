@@ -1,0 +1,357 @@
+//! The inventory: what the scan found on a machine, as plain serde data. Rules query it
+//! (`inventory.toolkits`, `toolkit.bin_dirs`, `env.frameworks`, `framework.expects`) and it is
+//! written into the JSON document under the top-level `"inventory"` key.
+//!
+//! Every path is a *machine* path (`C:\Program Files\...`, `/usr/local/cuda-12.4/...`), never a
+//! host path, so a report reads the same wherever it was produced. Versions are kept as text
+//! exactly as found (`"12.4.131"`, `"11.x"`, `"8.9.7"`), and each carries where it came from.
+
+use crate::engine::context::GpuFacts;
+use serde::{Deserialize, Serialize};
+
+/// Everything the scan found.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Inventory {
+    pub toolkits: Vec<Toolkit>,
+    pub cudnn: Vec<CudnnInstall>,
+    pub driver: DriverInventory,
+    pub python_envs: Vec<PythonEnv>,
+    /// Every `zlibwapi.dll` seen (cuDNN 8 on Windows loads it at run time), with its bitness.
+    #[serde(default)]
+    pub zlibwapi: Vec<ZlibWapi>,
+    /// Environment variables, registry values and PATH entries that name a toolkit folder,
+    /// whether or not that folder exists (rules use these for "points at nothing" findings).
+    #[serde(default)]
+    pub toolkit_references: Vec<ToolkitReference>,
+    /// What the scan did not look at, and why (unreadable, too big, out of time, cancelled...).
+    #[serde(default)]
+    pub skipped: Vec<Skipped>,
+}
+
+impl Inventory {
+    /// The toolkit whose root is `root` (platform-insensitive comparison is the caller's job).
+    pub fn toolkit_at(&self, root: &str) -> Option<&Toolkit> {
+        self.toolkits.iter().find(|t| t.root == root)
+    }
+
+    /// Every framework of every environment, with the environment it lives in.
+    pub fn frameworks(&self) -> impl Iterator<Item = (&PythonEnv, &Framework)> {
+        self.python_envs
+            .iter()
+            .flat_map(|e| e.frameworks.iter().map(move |f| (e, f)))
+    }
+}
+
+/// A path the scan did not read, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Skipped {
+    pub path: String,
+    pub reason: String,
+}
+
+/// Where a version string came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VersionEvidence {
+    /// `version.json`, `version.txt`, `folder name`, `library name`, `cudnn_version.h`, ...
+    pub source: String,
+    /// The file (or folder) it was read from.
+    pub path: String,
+    pub version: String,
+}
+
+/// How a toolkit was found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum FoundBy {
+    /// `CUDA_PATH`, `CUDA_PATH_V12_1`, `CUDA_HOME`, ...
+    EnvVar { name: String },
+    /// A registry value (key and value name).
+    Registry { key: String, value: String },
+    /// A well-known install folder (`...\CUDA\v*`, `/usr/local/cuda*`, `/opt/cuda*`).
+    DefaultLocation,
+    /// A PATH entry holding `nvcc` or `ptxas`.
+    PathEntry { entry: String },
+    /// Conda packages of one environment (`cudatoolkit`, `cuda-*`).
+    CondaPackages { env: String },
+}
+
+/// What sort of toolkit install this is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ToolkitKind {
+    /// NVIDIA's installer or a distribution package: a folder with bin/, lib64/, include/...
+    Standalone,
+    /// conda `cudatoolkit` or `cuda-*` packages inside an environment prefix.
+    Conda,
+}
+
+/// One CUDA toolkit install.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Toolkit {
+    /// The toolkit folder (`C:\...\CUDA\v12.1`, `/usr/local/cuda-12.4`, a conda prefix).
+    pub root: String,
+    pub kind: ToolkitKind,
+    /// Best version known (`12.4.131` from version.json beats `12.4` from the folder name).
+    pub version: Option<String>,
+    /// Every version clue found, in order of trust.
+    pub version_evidence: Vec<VersionEvidence>,
+    pub found_by: Vec<FoundBy>,
+    /// Other machine paths that lead to the same folder (`/usr/local/cuda` → `cuda-12.4`).
+    #[serde(default)]
+    pub also_at: Vec<String>,
+    /// Folders with executables (`bin`); on Windows also the DLL folders (`bin`, CUDA 13's `bin\x64`).
+    pub bin_dirs: Vec<String>,
+    /// Folders holding the runtime libraries (Windows: the DLL folders; Linux: `lib64`,
+    /// `targets/x86_64-linux/lib`; conda: `Library\bin` or `lib`).
+    pub library_dirs: Vec<String>,
+    /// CUDA runtime library file names found in `library_dirs` (cudart, cublas, cufft, nvrtc...).
+    pub libraries: Vec<String>,
+    pub cupti: Option<Cupti>,
+    pub ptxas: Option<ToolInfo>,
+    pub nvcc: Option<ToolInfo>,
+    /// `nvvm/libdevice/libdevice.10.bc` (XLA needs it), when present.
+    pub libdevice: Option<String>,
+}
+
+/// CUPTI inside a toolkit (`extras/CUPTI/lib64`, or `libx64` up to CUDA 10.0 on Windows).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cupti {
+    pub dir: String,
+    /// The pre-10.1 Windows `libx64` folder rather than `lib64`.
+    pub legacy_libx64: bool,
+    pub libraries: Vec<String>,
+}
+
+/// An executable such as ptxas or nvcc.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolInfo {
+    pub path: String,
+    /// Full version, e.g. `12.4.131`.
+    pub version: Option<String>,
+    /// `binary` (read from the embedded version string), `--version` (run live), or absent.
+    pub version_source: Option<String>,
+}
+
+/// How a cuDNN copy got where it is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum CudnnSource {
+    /// NVIDIA's installer/zip or a distribution package (`C:\Program Files\NVIDIA\CUDNN\v8.9`, `/usr/lib/x86_64-linux-gnu`).
+    Standalone,
+    /// Copied into a CUDA toolkit folder.
+    InsideToolkit { toolkit: String },
+    /// pip `nvidia-cudnn-cu*` in an environment's `site-packages/nvidia/cudnn`.
+    Pip { env: String },
+    /// conda `cudnn` in an environment.
+    Conda { env: String },
+    /// Bundled inside a framework (`torch\lib\cudnn64_8.dll`).
+    Bundled { env: String, framework: String },
+}
+
+/// One cuDNN copy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CudnnInstall {
+    pub root: String,
+    pub source: CudnnSource,
+    /// `8.9.7` from the header, `9.1.0.70` from a wheel, or just `8` from a library name.
+    pub version: Option<String>,
+    pub version_evidence: Vec<VersionEvidence>,
+    /// Folders holding the cuDNN libraries.
+    pub library_dirs: Vec<String>,
+    /// cuDNN library file names (`cudnn64_8.dll`, `cudnn_cnn_infer64_8.dll`, `libcudnn.so.9`...).
+    pub libraries: Vec<String>,
+    /// `zlibwapi.dll` found next to the libraries (Windows cuDNN 8 needs one somewhere).
+    pub zlibwapi: Option<ZlibWapi>,
+}
+
+/// A `zlibwapi.dll` and the machine type in its PE header.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ZlibWapi {
+    pub path: String,
+    /// `x64`, `x86`, `arm64`, or `None` when the header could not be read.
+    pub machine: Option<String>,
+    /// 64 or 32; `None` when unknown.
+    pub bits: Option<u8>,
+}
+
+/// Driver and GPUs: NVML facts from the context, plus the driver libraries seen on disk.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DriverInventory {
+    /// Driver version: NVML, else the version in a `libcuda.so.<version>` file name.
+    pub version: Option<String>,
+    /// Newest CUDA the driver supports (NVML only).
+    pub cuda: Option<String>,
+    /// `nvml`, `machine file`, `report` or `libcuda file name`.
+    pub version_source: Option<String>,
+    pub gpus: Vec<GpuFacts>,
+    /// Driver libraries present (`C:\Windows\System32\nvcuda.dll`, `/usr/lib/x86_64-linux-gnu/libcuda.so.1`).
+    pub libraries: Vec<String>,
+    /// `/usr/lib/wsl/lib` when this is WSL and the folder exists.
+    pub wsl_lib_dir: Option<String>,
+    /// Why the driver facts are missing, when known.
+    pub note: Option<String>,
+}
+
+impl DriverInventory {
+    /// Whether anything says a driver is installed (NVML, or its libraries on disk).
+    pub fn present(&self) -> bool {
+        self.version.is_some() || !self.libraries.is_empty()
+    }
+}
+
+/// A variable, registry value or PATH entry that names a toolkit folder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolkitReference {
+    /// `CUDA_PATH`, `CUDA_HOME`, `PATH`, `XLA_FLAGS`, `registry HKLM\...`.
+    pub source: String,
+    /// The folder as written (normalised).
+    pub path: String,
+    pub exists: bool,
+}
+
+/// What sort of Python install an environment is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PythonKind {
+    CondaBase,
+    CondaEnv,
+    Venv,
+    Pyenv,
+    /// python.org installer (`...\Programs\Python\Python311`, `C:\Python311`).
+    PythonOrg,
+    /// Microsoft Store Python: sandboxed, known to break CUDA DLL loading (cuda-facts §7.1).
+    MicrosoftStore,
+    /// The distribution's Python (`/usr/lib/python3*`).
+    System,
+    Other,
+}
+
+/// One Python environment and the GPU software installed in it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PythonEnv {
+    pub root: String,
+    pub kind: PythonKind,
+    /// `3.10.12`, or `3.10` when only the folder name tells.
+    pub python_version: Option<String>,
+    pub version_source: Option<String>,
+    /// The interpreter, when found.
+    pub python_exe: Option<String>,
+    /// venv: the `home` of pyvenv.cfg (the base interpreter's folder).
+    pub base_home: Option<String>,
+    pub site_packages: Vec<String>,
+    pub frameworks: Vec<Framework>,
+    /// pip `nvidia-*` wheels with versions.
+    pub nvidia_wheels: Vec<Package>,
+    /// `site-packages/nvidia/<component>/{lib,bin}` folders and their libraries.
+    pub nvidia_lib_dirs: Vec<NvidiaLibDir>,
+    /// conda packages that matter (python, cuda*, cudnn, pytorch, tensorflow, jax, cupy, ...).
+    pub conda_packages: Vec<Package>,
+    /// ptxas from the pip `nvidia-cuda-nvcc-cu*` wheel (`nvidia/cuda_nvcc/bin/ptxas`), which XLA searches.
+    pub pip_ptxas: Option<ToolInfo>,
+    /// Notes the scan attaches (e.g. "Microsoft Store Python").
+    pub notes: Vec<String>,
+    /// Result of the optional import probe, one per framework module tried.
+    #[serde(default)]
+    pub import_probes: Vec<ImportProbe>,
+}
+
+/// A package name and version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Package {
+    pub name: String,
+    pub version: Option<String>,
+}
+
+/// A folder of CUDA libraries installed by pip wheels.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NvidiaLibDir {
+    /// `cublas`, `cuda_runtime`, `cudnn`, `cu13`, ...
+    pub component: String,
+    pub dir: String,
+    pub libraries: Vec<String>,
+}
+
+/// Which framework.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FrameworkKind {
+    TensorFlow,
+    PyTorch,
+    Jax,
+    CuPy,
+    OnnxRuntime,
+}
+
+impl FrameworkKind {
+    pub fn display_name(self) -> &'static str {
+        match self {
+            FrameworkKind::TensorFlow => "TensorFlow",
+            FrameworkKind::PyTorch => "PyTorch",
+            FrameworkKind::Jax => "JAX",
+            FrameworkKind::CuPy => "CuPy",
+            FrameworkKind::OnnxRuntime => "ONNX Runtime",
+        }
+    }
+
+    /// The module `import` would name (for the import probe).
+    pub fn module(self) -> &'static str {
+        match self {
+            FrameworkKind::TensorFlow => "tensorflow",
+            FrameworkKind::PyTorch => "torch",
+            FrameworkKind::Jax => "jax",
+            FrameworkKind::CuPy => "cupy",
+            FrameworkKind::OnnxRuntime => "onnxruntime",
+        }
+    }
+}
+
+/// A GPU framework installed in an environment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Framework {
+    pub kind: FrameworkKind,
+    /// The distribution name (`tensorflow`, `tensorflow-gpu`, `torch`, `jaxlib`, `onnxruntime-gpu`, `cupy-cuda12x`).
+    pub package: String,
+    pub version: Option<String>,
+    /// The package folder (`site-packages/torch`).
+    pub location: String,
+    /// Built with CUDA: `Some(false)` for a CPU-only build, `None` when the files do not say.
+    pub cuda_build: Option<bool>,
+    pub expects: Expects,
+    /// CUDA-related libraries shipped inside the package (`torch\lib\cudnn64_8.dll`, ...).
+    pub bundled_libraries: Vec<String>,
+    /// The folder those bundled libraries are in.
+    pub bundled_dir: Option<String>,
+    /// Extra pieces (JAX CUDA plugins, ONNX Runtime's CUDA provider).
+    pub plugins: Vec<Package>,
+    /// Files the facts were read from.
+    pub evidence: Vec<String>,
+}
+
+/// What a framework build expects to find at run time.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Expects {
+    /// CUDA version or family it was built against (`11.2`, `12.1`, `12`, `12.x`).
+    pub cuda: Option<String>,
+    /// cuDNN version or major (`8`, `8.9`, `9.1.0.70`).
+    pub cudnn: Option<String>,
+    /// Library names the package *declares* (TensorFlow build_info's `cudart_dll_name`,
+    /// `cudnn_dll_name`, `nvcuda_dll_name`, `msvcp_dll_names`), verbatim. Beware: TF 2.10's
+    /// build_info says `cudart64_112.dll`, a file that never existed; its loader asks for
+    /// `cudart64_110.dll` (cuda-facts §3.5). Derive load names from the CUDA family instead.
+    pub dll_names: Vec<String>,
+    /// GPU architectures in the build (`sm_80`, `compute_86`), when recorded.
+    pub compute_capabilities: Vec<String>,
+    /// `nvidia-*` wheels the package's metadata requires (name and version spec).
+    pub wheels: Vec<Package>,
+}
+
+/// The outcome of `python -c "import X"` (live machine only, opt-in).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportProbe {
+    pub module: String,
+    /// `ok`, `failed`, `timed-out` or `not-run`.
+    pub outcome: String,
+    pub exit_code: Option<i32>,
+    /// The tail of the error output (the real error text).
+    pub stderr_tail: String,
+}

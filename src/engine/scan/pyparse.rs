@@ -1,0 +1,146 @@
+//! Parsers for the Python files the scan reads instead of importing anything: TensorFlow's
+//! generated `build_info.py` (every form it has taken) and simple assignments such as
+//! `torch/version.py`'s `cuda: Optional[str] = '12.1'`. cuda-facts §3.5, §4.1.
+
+use super::inventory::Framework;
+use super::version;
+
+/// TensorFlow's build_info.py in any of its generated forms:
+/// `build_info['cuda_version'] = '64_112'`, `'cuda_version': '11.8',` or `cuda_version = '11.8'`.
+pub fn apply_build_info(f: &mut Framework, text: &str) {
+    let get = |key: &str| -> Option<String> {
+        text.lines().find_map(|line| {
+            let l = line.trim();
+            let rest = l
+                .strip_prefix(&format!("build_info['{key}']"))
+                .or_else(|| l.strip_prefix(&format!("build_info[\"{key}\"]")))
+                .or_else(|| l.strip_prefix(&format!("'{key}'")))
+                .or_else(|| l.strip_prefix(&format!("\"{key}\"")))
+                .or_else(|| {
+                    l.strip_prefix(key)
+                        .filter(|r| r.trim_start().starts_with('='))
+                })?;
+            let value = rest
+                .trim_start()
+                .trim_start_matches(['=', ':'])
+                .trim()
+                .trim_end_matches(',');
+            Some(value.trim().to_string())
+        })
+    };
+    let unquote = |v: String| v.trim_matches(|c| c == '\'' || c == '"').to_string();
+    if let Some(v) = get("is_cuda_build") {
+        f.cuda_build = Some(v == "True" || v == "'True'");
+    }
+    if let Some(v) = get("cuda_version").map(unquote) {
+        f.expects.cuda = version::from_tf_build_value(&v);
+    }
+    if let Some(v) = get("cudnn_version").map(unquote) {
+        f.expects.cudnn = version::from_tf_build_value(&v);
+    }
+    for key in [
+        "cudart_dll_name",
+        "cudnn_dll_name",
+        "nvcuda_dll_name",
+        "msvcp_dll_names",
+    ] {
+        if let Some(v) = get(key).map(unquote) {
+            f.expects.dll_names.extend(
+                v.split(',')
+                    .map(|s| s.trim().to_string())
+                    .filter(|s| !s.is_empty()),
+            );
+        }
+    }
+    if let Some(v) = get("cuda_compute_capabilities") {
+        f.expects.compute_capabilities = v
+            .trim_matches(['[', ']'])
+            .split(',')
+            .map(|s| s.trim().trim_matches(['\'', '"']).to_string())
+            .filter(|s| !s.is_empty())
+            .collect();
+    }
+}
+
+/// `name = 'x'` / `name: Optional[str] = 'x'` → `Some(Some(x))`; `= None` → `Some(None)`.
+pub fn py_assignment(text: &str, name: &str) -> Option<Option<String>> {
+    text.lines().find_map(|line| {
+        let rest = line.trim().strip_prefix(name)?;
+        let rest = rest.trim_start();
+        let rest = if let Some(r) = rest.strip_prefix(':') {
+            r.split_once('=')?.1
+        } else {
+            rest.strip_prefix('=')?
+        };
+        let v = rest.trim();
+        if v == "None" {
+            return Some(None);
+        }
+        let q = v.chars().next().filter(|c| *c == '\'' || *c == '"')?;
+        let inner = &v[1..];
+        Some(inner.find(q).map(|end| inner[..end].to_string()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::scan::inventory::{Expects, FrameworkKind};
+
+    fn framework(
+        kind: FrameworkKind,
+        package: &str,
+        version: Option<String>,
+        location: &str,
+    ) -> Framework {
+        Framework {
+            kind,
+            package: package.to_string(),
+            version,
+            location: location.to_string(),
+            cuda_build: None,
+            expects: Expects::default(),
+            bundled_libraries: Vec::new(),
+            bundled_dir: None,
+            plugins: Vec::new(),
+            evidence: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn parses_tf_build_info_forms() {
+        let mut f = framework(FrameworkKind::TensorFlow, "tensorflow", None, "/x");
+        let win = "build_info = collections.OrderedDict()\nbuild_info['cuda_version'] = '64_112'\nbuild_info['cudart_dll_name'] = 'cudart64_112.dll'\nbuild_info['cudnn_dll_name'] = 'cudnn64_8.dll'\nbuild_info['cudnn_version'] = '64_8'\nbuild_info['is_cuda_build'] = True\nbuild_info['msvcp_dll_names'] = 'msvcp140.dll,msvcp140_1.dll'\nbuild_info['nvcuda_dll_name'] = 'nvcuda.dll'\n";
+        apply_build_info(&mut f, win);
+        assert_eq!(f.expects.cuda.as_deref(), Some("11.2"));
+        assert_eq!(f.expects.cudnn.as_deref(), Some("8"));
+        assert_eq!(f.cuda_build, Some(true));
+        assert!(
+            f.expects
+                .dll_names
+                .contains(&"cudart64_112.dll".to_string())
+        );
+        assert!(f.expects.dll_names.contains(&"msvcp140_1.dll".to_string()));
+        let mut g = framework(FrameworkKind::TensorFlow, "tensorflow", None, "/x");
+        apply_build_info(
+            &mut g,
+            "build_info = {\n  'cuda_version': '11.8',\n  'is_cuda_build': False,\n  'cuda_compute_capabilities': ['sm_35', 'compute_80'],\n}\n",
+        );
+        assert_eq!(g.expects.cuda.as_deref(), Some("11.8"));
+        assert_eq!(g.cuda_build, Some(false));
+        assert_eq!(g.expects.compute_capabilities, vec!["sm_35", "compute_80"]);
+    }
+
+    #[test]
+    fn parses_torch_version_py() {
+        let t = "__version__ = '2.1.0+cu121'\ndebug = False\ncuda: Optional[str] = '12.1'\nhip: Optional[str] = None\n";
+        assert_eq!(
+            py_assignment(t, "__version__"),
+            Some(Some("2.1.0+cu121".into()))
+        );
+        assert_eq!(py_assignment(t, "cuda"), Some(Some("12.1".into())));
+        assert_eq!(py_assignment(t, "hip"), Some(None));
+        assert_eq!(py_assignment("cuda = None\n", "cuda"), Some(None));
+        assert_eq!(py_assignment("x = 1", "cuda"), None);
+    }
+}

@@ -1,0 +1,228 @@
+//! Executables the scan may look into or (on the live machine only, opt-in) run: the
+//! version string embedded in ptxas/nvcc, `ptxas --version`, and the import probe
+//! `python -c "import X"`. Every child process runs with a timeout; a hung one is killed
+//! (with its whole process group on Unix, so a `sleep` it started cannot hold the pipes open).
+
+use super::inventory::{ImportProbe, ToolInfo};
+use super::version;
+use super::walk::Walker;
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How much of a binary is searched for its version string (ptxas is ~30-50 MiB).
+const MAX_BINARY_SCAN: u64 = 256 << 20;
+/// Timeout for `ptxas --version`.
+pub const TOOL_TIMEOUT: Duration = Duration::from_secs(5);
+/// Bytes of error output kept from a probe.
+const TAIL: usize = 4000;
+
+/// Facts about a ptxas/nvcc: its version from the binary, or (live, opt-in) from `--version`.
+pub fn tool_info(w: &mut Walker, path: &str, run_live: bool) -> ToolInfo {
+    let mut info = ToolInfo {
+        path: path.to_string(),
+        version: None,
+        version_source: None,
+    };
+    if let Some(host) = w.host(path) {
+        match scan_binary(&host) {
+            Ok(Some(v)) => {
+                info.version = Some(v);
+                info.version_source = Some("binary".into());
+            }
+            Ok(None) => {}
+            Err(e) => w.skip(path, format!("cannot read the binary for its version: {e}")),
+        }
+        let live = matches!(w.ctx.source, crate::engine::context::ContextSource::Live);
+        if info.version.is_none() && run_live && live {
+            let out = run_with_timeout(Command::new(&host).arg("--version"), TOOL_TIMEOUT);
+            if let Some(v) = version::from_tool_output(out.stdout.as_bytes()) {
+                info.version = Some(v);
+                info.version_source = Some("--version".into());
+            } else if out.timed_out {
+                w.skip(
+                    path,
+                    format!(
+                        "`--version` did not answer within {}s; killed",
+                        TOOL_TIMEOUT.as_secs()
+                    ),
+                );
+            }
+        }
+    }
+    info
+}
+
+/// Searches a binary in chunks for "Cuda compilation tools, release X.Y, VX.Y.Z".
+fn scan_binary(host: &Path) -> std::io::Result<Option<String>> {
+    let meta = std::fs::metadata(host)?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let mut file = std::fs::File::open(host)?.take(MAX_BINARY_SCAN);
+    const CHUNK: usize = 4 << 20;
+    const OVERLAP: usize = 128;
+    let mut buf = vec![0u8; CHUNK + OVERLAP];
+    let mut kept = 0usize;
+    loop {
+        let n = file.read(&mut buf[kept..])?;
+        if n == 0 {
+            return Ok(None);
+        }
+        let filled = kept + n;
+        if let Some(v) = version::from_tool_output(&buf[..filled]) {
+            return Ok(Some(v));
+        }
+        kept = OVERLAP.min(filled);
+        buf.copy_within(filled - kept..filled, 0);
+    }
+}
+
+/// What a child process did.
+#[derive(Debug, Clone, Default)]
+pub struct ChildOutcome {
+    pub exit_code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+    pub timed_out: bool,
+    /// The process could not be started (the error text).
+    pub spawn_error: Option<String>,
+}
+
+/// Runs a command, killing it (and its process group on Unix) at `timeout`. Output readers
+/// are detached threads, so a grandchild holding the pipes cannot block the caller.
+pub fn run_with_timeout(cmd: &mut Command, timeout: Duration) -> ChildOutcome {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            return ChildOutcome {
+                spawn_error: Some(e.to_string()),
+                ..Default::default()
+            };
+        }
+    };
+    let out = Arc::new(Mutex::new(Vec::new()));
+    let err = Arc::new(Mutex::new(Vec::new()));
+    let readers = [
+        child.stdout.take().map(|s| drain(Box::new(s), out.clone())),
+        child.stderr.take().map(|s| drain(Box::new(s), err.clone())),
+    ];
+    let deadline = Instant::now() + timeout;
+    let mut outcome = ChildOutcome::default();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => {
+                outcome.exit_code = status.code();
+                break;
+            }
+            Ok(None) if Instant::now() >= deadline => {
+                outcome.timed_out = true;
+                kill_group(&mut child);
+                let _ = child.wait();
+                break;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+            Err(_) => {
+                kill_group(&mut child);
+                let _ = child.wait();
+                break;
+            }
+        }
+    }
+    // Give the readers a moment to collect what was written; never wait on them unboundedly.
+    let grace = Instant::now() + Duration::from_millis(200);
+    for r in readers.into_iter().flatten() {
+        while !r.is_finished() && Instant::now() < grace {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+    let text = |b: &Arc<Mutex<Vec<u8>>>| {
+        b.lock()
+            .map(|v| String::from_utf8_lossy(&v).into_owned())
+            .unwrap_or_default()
+    };
+    outcome.stdout = text(&out);
+    outcome.stderr = text(&err);
+    outcome
+}
+
+fn drain(mut src: Box<dyn Read + Send>, into: Arc<Mutex<Vec<u8>>>) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let mut chunk = [0u8; 8192];
+        while let Ok(n) = src.read(&mut chunk) {
+            if n == 0 {
+                break;
+            }
+            if let Ok(mut v) = into.lock()
+                && v.len() < (1 << 20)
+            {
+                v.extend_from_slice(&chunk[..n]);
+            }
+        }
+    })
+}
+
+fn kill_group(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    {
+        if let Ok(pid) = i32::try_from(child.id()) {
+            // SAFETY: kill(2) with a negative pid signals the process group we created with
+            // process_group(0); it has no memory-safety preconditions.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
+    }
+    let _ = child.kill();
+}
+
+/// The optional import probe: runs `python -c "import <module>"` with a timeout and keeps the
+/// real error text. Only meaningful on the live machine; the caller checks that.
+pub fn probe_import(python_exe: &Path, module: &str, timeout: Duration) -> ImportProbe {
+    let code = format!("import {module}");
+    let out = run_with_timeout(Command::new(python_exe).arg("-c").arg(code), timeout);
+    let outcome = if let Some(e) = &out.spawn_error {
+        return ImportProbe {
+            module: module.to_string(),
+            outcome: "not-run".into(),
+            exit_code: None,
+            stderr_tail: e.clone(),
+        };
+    } else if out.timed_out {
+        "timed-out"
+    } else if out.exit_code == Some(0) {
+        "ok"
+    } else {
+        "failed"
+    };
+    let mut tail = out.stderr.clone();
+    if tail.len() > TAIL {
+        let mut cut = tail.len() - TAIL;
+        while !tail.is_char_boundary(cut) {
+            cut += 1;
+        }
+        tail = tail[cut..].to_string();
+    }
+    if out.timed_out {
+        tail.push_str(&format!(
+            "\n(killed after {} s without finishing)",
+            timeout.as_secs_f32()
+        ));
+    }
+    ImportProbe {
+        module: module.to_string(),
+        outcome: outcome.into(),
+        exit_code: out.exit_code,
+        stderr_tail: tail.trim().to_string(),
+    }
+}
