@@ -1,9 +1,13 @@
-//! Integration tests, one binary (ripgrep's habit): the built CLI, machine files, and the GUI
-//! driven through egui_kittest.
+//! Integration tests, one binary (ripgrep's habit): the built CLI, machine files, the GUI
+//! driven through egui_kittest, and the binary-format parsers on built fixtures and real
+//! NVIDIA libraries (`fixtures_build` and `wheels` are shared helpers for such tests).
 
+mod binfmt;
 mod cli;
+mod fixtures_build;
 mod gui;
 mod scan_inventory;
 mod scan_resilience;
 mod support;
+mod wheels;
 mod why;
