@@ -3,5 +3,6 @@
 pub mod args;
 pub mod commands;
 pub mod output;
+pub mod tree_output;
 
 pub use args::Cli;

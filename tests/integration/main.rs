@@ -4,3 +4,8 @@
 mod cli;
 mod gui;
 mod support;
+mod oracle_linux;
+mod oracle_support;
+mod oracle_windows;
+mod tree;
+mod oracle_wheels;

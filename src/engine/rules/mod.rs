@@ -2,6 +2,7 @@
 //! (and, as they land, the inventory and dependency graph). Rules never touch the host.
 
 pub mod driver;
+pub mod tree;
 
 use super::context::SystemContext;
 use super::findings::Finding;
