@@ -225,8 +225,12 @@ fn tree_command(common: &Common, args: &TreeArgs) -> i32 {
         Ok(ctx) => ctx,
         Err(e) => return fail(&e, common.json),
     };
-    let (root, opts) = match tree_root(&ctx, common, &args.binary).and_then(|r| Ok((r, tree_options(args)?))) {
-        Ok(x) => x,
+    let root = match tree_root(&ctx, common, &args.binary) {
+        Ok(r) => r,
+        Err(e) => return fail(&e, common.json),
+    };
+    let opts = match tree_options(args) {
+        Ok(o) => o,
         Err(e) => return fail(&e, common.json),
     };
     if let Some(n) = args.bench {

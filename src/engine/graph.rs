@@ -12,6 +12,7 @@
 //! The tree is a list of [`Node`]s in discovery order; `parent_node` indexes the list (root =
 //! `None`), so front ends can nest it without re-resolving anything.
 
+mod interim_reader;
 mod probe;
 mod walk;
 
@@ -165,11 +166,9 @@ pub fn build(
     build_with(ctx, root, opts, default_reader)
 }
 
-// TEMPORARY until branch binfmt lands: replaced by crate::engine::binfmt::read_binary.
+// INTERIM until branch binfmt lands: replaced by crate::engine::binfmt::read_binary.
 fn default_reader(p: &Path) -> Result<BinaryInfo, BinaryError> {
-    Err(BinaryError::NotBinary {
-        path: p.display().to_string(),
-    })
+    interim_reader::read(p)
 }
 
 /// Builds the tree with a given reader (tests pass one that fabricates binaries).

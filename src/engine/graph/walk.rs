@@ -174,7 +174,7 @@ impl Walk<'_> {
         for (arch, bits, soname, path) in RTLDS {
             if self.want.arch == *arch && self.want.bits == *bits {
                 let resolved = self.ctx.fs.read_link(path).ok();
-                let real = resolved.as_deref().unwrap_or(path);
+                let real = resolved.as_deref().unwrap_or(*path);
                 if let Some(info) = self.probe.info(path).or_else(|| self.probe.info(real)) {
                     let i = self.add_obj(soname, path, info, None, None);
                     self.names.entry(real.to_string()).or_insert(i);

@@ -169,7 +169,7 @@ impl LinuxSearch {
             return try_dir(probe, want, &path, &dir, How::Direct, &mut attempts)
                 .unwrap_or_else(|| Resolution::missing(How::Direct, attempts));
         }
-        let mut search = |dirs: Vec<String>, how: How, attempts: &mut Vec<Attempt>| {
+        let search = |dirs: Vec<String>, how: How, attempts: &mut Vec<Attempt>| {
             dirs.into_iter().find_map(|dir| {
                 let candidate = Platform::Linux.join(&dir, name);
                 try_dir(probe, want, &candidate, &dir, how, attempts)

@@ -60,7 +60,7 @@ fn substitute(ctx: &SystemContext, root: &str) -> Option<String> {
     let (var, rest) = if let Some(r) = root.strip_prefix('%') {
         r.split_once('%')?
     } else if let Some(r) = root.strip_prefix('$') {
-        r.split_once('/').map(|(v, rest)| (v, rest))?
+        r.split_once('/')?
     } else {
         return Some(root.to_string());
     };
@@ -77,8 +77,9 @@ fn substitute(ctx: &SystemContext, root: &str) -> Option<String> {
 fn expand(ctx: &SystemContext, pattern: &str, budget: usize) -> Vec<String> {
     let p = ctx.platform;
     let normalized = p.normalize(pattern);
-    let (prefix, rest) = match p {
-        Platform::Windows if normalized.len() >= 3 => (normalized[..3].to_string(), &normalized[3..]),
+    let (prefix, rest) = match (p, normalized.get(..3), normalized.get(3..)) {
+        (Platform::Windows, Some(drive), Some(rest)) => (drive.to_string(), rest),
+        (Platform::Windows, _, _) => return Vec::new(),
         _ => ("/".to_string(), normalized.trim_start_matches('/')),
     };
     let mut current = vec![prefix];

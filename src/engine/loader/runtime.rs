@@ -65,7 +65,7 @@ pub fn runtime_loads(platform: Platform, file_name: &str, info: &BinaryInfo) -> 
     let ci = platform.case_insensitive();
     let same = |a: &str, b: &str| platform.same_name(a, b);
     let mut out: Vec<RuntimeLoad> = Vec::new();
-    let mut add = |out: &mut Vec<RuntimeLoad>, name: &str, required: bool, reason: String| {
+    let add = |out: &mut Vec<RuntimeLoad>, name: &str, required: bool, reason: String| {
         let taken = out.iter().any(|l| same(&l.name, name))
             || info.imports.iter().any(|i| same(&i.name, name))
             || same(name, file_name)

@@ -86,8 +86,10 @@ fn missing_exports_versions_and_duplicates() {
     put(&c, "App/helper.dll", &binary(Format::Pe, "x86_64", 64, &[r"C:\Other\cudart64_12.dll"]));
     put(&c, "Other/cudart64_12.dll", &binary(Format::Pe, "x86_64", 64, &[]));
     let ctx = windows_machine(dir.path(), "");
-    let mut opts = GraphOptions::default();
-    opts.runtime = false;
+    let opts = GraphOptions {
+        runtime: false,
+        ..GraphOptions::default()
+    };
     let graph = build_with(&ctx, r"C:\App\app.exe", &opts, json_reader).unwrap();
     let findings = check(&ctx, &graph);
     let exp = findings.iter().find(|f| f.code == "missing-export").expect("127");
