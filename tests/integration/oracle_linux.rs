@@ -22,7 +22,30 @@ fn emulate(ctx: &SystemContext, bin: &Path) -> DependencyGraph {
 pub fn assert_like_loader(bin: &Path, env: &[(&str, &str)]) -> DependencyGraph {
     let real = ld_list(bin, env);
     let g = emulate(&live_ctx(env), bin);
-    // Found libraries, in load order (the objects the emulation loaded, first request each).
+    assert_same_lists(&real, &g, canon, &bin.display().to_string());
+    let hows = ld_debug_how(bin, env);
+    let mut compared = 0;
+    for (name, how) in hows {
+        if real.iter().any(|(n, p)| *n == name && p.is_some())
+            && let Some(node) = g.nodes.iter().find(|n| n.name == name && n.how != How::Loaded)
+        {
+            assert_eq!(node.how, how, "{name}: emulation says {:?}, LD_DEBUG says {how:?}", node.how);
+            compared += 1;
+        }
+    }
+    let searched = g.nodes.iter().filter(|n| n.path.is_some() && n.how != How::Loaded).count();
+    assert!(compared > 0 || searched == 0, "LD_DEBUG gave nothing to compare for {}", bin.display());
+    g
+}
+
+/// The real loader's list against the emulation: found libraries in load order, and the set of
+/// missing names.
+fn assert_same_lists(
+    real: &[(String, Option<String>)],
+    g: &DependencyGraph,
+    canon: impl Fn(&str) -> String,
+    what: &str,
+) {
     let emu_found: Vec<(String, String)> = g
         .nodes
         .iter()
@@ -33,7 +56,7 @@ pub fn assert_like_loader(bin: &Path, env: &[(&str, &str)]) -> DependencyGraph {
         .iter()
         .filter_map(|(n, p)| p.as_ref().map(|p| (n.clone(), canon(p))))
         .collect();
-    assert_eq!(emu_found, real_found, "found libraries differ for {}", bin.display());
+    assert_eq!(emu_found, real_found, "found libraries differ for {what}");
     let mut emu_missing: Vec<&str> =
         g.nodes.iter().filter(|n| n.path.is_none()).map(|n| n.name.as_str()).collect();
     let mut real_missing: Vec<&str> =
@@ -42,15 +65,7 @@ pub fn assert_like_loader(bin: &Path, env: &[(&str, &str)]) -> DependencyGraph {
     emu_missing.dedup();
     real_missing.sort();
     real_missing.dedup();
-    assert_eq!(emu_missing, real_missing, "missing libraries differ for {}", bin.display());
-    for (name, how) in ld_debug_how(bin, env) {
-        if real.iter().any(|(n, p)| *n == name && p.is_some())
-            && let Some(node) = g.nodes.iter().find(|n| n.name == name && n.how != How::Loaded)
-        {
-            assert_eq!(node.how, how, "{name}: emulation says {:?}, LD_DEBUG says {how:?}", node.how);
-        }
-    }
-    g
+    assert_eq!(emu_missing, real_missing, "missing libraries differ for {what}");
 }
 
 fn how_of(g: &DependencyGraph, name: &str) -> How {
@@ -172,6 +187,83 @@ fn system_libraries_resolve_like_the_real_loader() {
         let is_elf = std::fs::read(p).is_ok_and(|b| b.starts_with(b"\x7fELF"));
         if is_elf {
             assert_like_loader(p, &[]);
+        }
+    }
+}
+
+/// Copies a host file into the fake root at the same path.
+fn copy_into(root: &Path, host: &str) {
+    let to = root.join(host.trim_start_matches('/'));
+    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    std::fs::copy(host, to).unwrap();
+}
+
+#[test]
+fn custom_ld_so_cache_and_nodeflib_match_the_real_loader_in_a_chroot() {
+    let rtld_ok = Path::new(crate::oracle_support::RTLD).exists();
+    let libc = "/lib/x86_64-linux-gnu/libc.so.6";
+    if !have("gcc") || !have("ldconfig") || !rtld_ok || !Path::new(libc).exists() {
+        eprintln!("gcc, ldconfig, ld.so or libc missing: skipped");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let build = dir.path().join("build");
+    let root = dir.path().join("fs");
+    gcc(&build, So { out: "libcached.so.1", soname: Some("libcached.so.1"), ..Default::default() });
+    gcc(&build, So { out: "libdef.so", soname: Some("libdef.so"), ..Default::default() });
+    let needs = &["libcached.so.1", "libdef.so"];
+    gcc(&build, So { out: "app", needs, exe: true, ..Default::default() });
+    gcc(&build, So { out: "app_nodeflib", needs, exe: true, extra: &["-Wl,-z,nodeflib"], ..Default::default() });
+    for (from, to) in [
+        ("libcached.so.1", "opt/vendor/lib/libcached.so.1"),
+        ("libdef.so", "usr/lib/x86_64-linux-gnu/libdef.so"),
+        ("app", "app"),
+        ("app_nodeflib", "app_nodeflib"),
+    ] {
+        let to = root.join(to);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(build.join(from), to).unwrap();
+    }
+    copy_into(&root, crate::oracle_support::RTLD);
+    copy_into(&root, libc);
+    std::fs::create_dir_all(root.join("etc")).unwrap();
+    std::fs::write(root.join("etc/ld.so.conf"), "/opt/vendor/lib\n").unwrap();
+    let made = std::process::Command::new("ldconfig").arg("-r").arg(&root).status();
+    if !made.is_ok_and(|s| s.success()) || !root.join("etc/ld.so.cache").exists() {
+        eprintln!("ldconfig -r failed: skipped");
+        return;
+    }
+    let toml = dir.path().join("machine.toml");
+    std::fs::write(&toml, "platform = \"linux\"\nroot = \"fs\"\n").unwrap();
+    let ctx = cuda_triage::engine::context::machine_file::load(&toml).unwrap();
+    for app in ["/app", "/app_nodeflib"] {
+        let out = std::process::Command::new("chroot")
+            .arg(&root)
+            .arg(crate::oracle_support::RTLD)
+            .arg(app)
+            .env_clear()
+            .env("LD_TRACE_LOADED_OBJECTS", "1")
+            .output();
+        let Some(out) = out.ok().filter(|o| !o.stdout.is_empty()) else {
+            eprintln!("chroot not permitted here: skipped");
+            return;
+        };
+        let real: Vec<(String, Option<String>)> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| {
+                let (name, rest) = l.trim().split_once(" => ")?;
+                let path = (!rest.starts_with("not found"))
+                    .then(|| rest.split(" (0x").next().unwrap_or(rest).trim().to_string());
+                Some((name.to_string(), path))
+            })
+            .collect();
+        let g = emulate(&ctx, Path::new(app));
+        assert_same_lists(&real, &g, |p| p.to_string(), app);
+        if app == "/app" {
+            assert_eq!(how_of(&g, "libcached.so.1"), How::LdSoCache);
+            assert_eq!(how_of(&g, "libc.so.6"), How::LdSoCache);
+        } else {
+            assert!(g.nodes.iter().any(|n| n.name == "libdef.so" && n.path.is_none()));
         }
     }
 }

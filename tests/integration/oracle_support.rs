@@ -96,12 +96,14 @@ pub fn gcc32(dir: &Path, out: &str, soname: &str) -> Option<PathBuf> {
 /// What the real loader lists: (name, path or None when not found), in load order, without the
 /// vDSO and the dynamic linker's own line.
 pub fn ld_list(bin: &Path, env: &[(&str, &str)]) -> Vec<(String, Option<String>)> {
+    // What ldd does: trace mode lists every object, missing ones included (`--list` stops at
+    // the first miss).
     let o = Command::new(RTLD)
-        .arg("--list")
         .arg(bin)
         .env_remove("LD_LIBRARY_PATH")
         .env_remove("LD_PRELOAD")
         .envs(env.iter().copied())
+        .env("LD_TRACE_LOADED_OBJECTS", "1")
         .output()
         .expect("ld.so runs");
     String::from_utf8_lossy(&o.stdout)
@@ -131,7 +133,7 @@ pub fn ld_debug_how(bin: &Path, env: &[(&str, &str)]) -> Vec<(String, How)> {
     let text = String::from_utf8_lossy(&o.stderr).into_owned();
     let mut out: Vec<(String, How)> = Vec::new();
     let mut current: Option<(String, Option<How>, bool)> = None;
-    let mut finish = |c: Option<(String, Option<How>, bool)>, out: &mut Vec<(String, How)>| {
+    let finish = |c: Option<(String, Option<How>, bool)>, out: &mut Vec<(String, How)>| {
         if let Some((name, Some(how), true)) = c {
             out.push((name, how));
         }

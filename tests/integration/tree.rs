@@ -69,7 +69,7 @@ fn json_contract_on_a_fake_linux_machine() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|f| f["code"] == "library-not-found")
+        .find(|f| f["code"] == "library-not-found" && f["libraries"][0] == "libcublasLt.so.12")
         .expect("missing cublasLt");
     assert!(finding["detail"].as_str().unwrap().contains("app → libcublas.so.12 → libcublasLt.so.12"));
     assert!(finding["evidence"]
