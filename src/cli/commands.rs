@@ -190,7 +190,8 @@ fn tree_root(ctx: &SystemContext, common: &Common, binary: &str) -> Result<Strin
             }
         ));
     }
-    let cwd = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    let cwd =
+        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
     Ok(p.normalize(&cwd.join(binary).to_string_lossy()))
 }
 

@@ -1,7 +1,9 @@
 //! INTERIM binary reader (goblin) used until branch `binfmt` lands `binfmt::read_binary`;
 //! it fills only what the loaders need. Removed at the merge.
 
-use crate::engine::binfmt::{BinaryError, BinaryInfo, Export, Format, Import, ImportKind, Machine, VersionInfo};
+use crate::engine::binfmt::{
+    BinaryError, BinaryInfo, Export, Format, Import, ImportKind, Machine, VersionInfo,
+};
 use std::path::Path;
 
 pub fn read(path: &Path) -> Result<BinaryInfo, BinaryError> {
@@ -15,10 +17,17 @@ pub fn read(path: &Path) -> Result<BinaryInfo, BinaryError> {
         path: shown.clone(),
         message: e.to_string(),
     })?;
-    let bad = |m: String| BinaryError::Malformed { path: shown.clone(), format: "binary", message: m };
+    let bad = |m: String| BinaryError::Malformed {
+        path: shown.clone(),
+        format: "binary",
+        message: m,
+    };
     let mut info = BinaryInfo {
         format: Format::Elf,
-        machine: Machine { arch: "unknown".into(), bits: 64 },
+        machine: Machine {
+            arch: "unknown".into(),
+            bits: 64,
+        },
         imports: vec![],
         exports: vec![],
         dynamic_symbols: vec![],
@@ -45,11 +54,25 @@ pub fn read(path: &Path) -> Result<BinaryInfo, BinaryError> {
         info.imports = elf
             .libraries
             .iter()
-            .map(|l| Import { name: l.to_string(), kind: ImportKind::Load, symbols: vec![] })
+            .map(|l| Import {
+                name: l.to_string(),
+                kind: ImportKind::Load,
+                symbols: vec![],
+            })
             .collect();
         info.soname = elf.soname.map(String::from);
-        info.rpath = elf.rpaths.iter().flat_map(|r| r.split(':')).map(String::from).collect();
-        info.runpath = elf.runpaths.iter().flat_map(|r| r.split(':')).map(String::from).collect();
+        info.rpath = elf
+            .rpaths
+            .iter()
+            .flat_map(|r| r.split(':'))
+            .map(String::from)
+            .collect();
+        info.runpath = elf
+            .runpaths
+            .iter()
+            .flat_map(|r| r.split(':'))
+            .map(String::from)
+            .collect();
         if let Some(d) = &elf.dynamic {
             info.nodeflib = d.info.flags_1 & 0x800 != 0;
         }
@@ -64,10 +87,22 @@ pub fn read(path: &Path) -> Result<BinaryInfo, BinaryError> {
         let pe = goblin::pe::PE::parse(&map).map_err(|e| bad(e.to_string()))?;
         info.format = Format::Pe;
         info.machine = match pe.header.coff_header.machine {
-            0x14c => Machine { arch: "i386".into(), bits: 32 },
-            0x8664 => Machine { arch: "x86_64".into(), bits: 64 },
-            0xaa64 => Machine { arch: "aarch64".into(), bits: 64 },
-            m => Machine { arch: format!("unknown(0x{m:04x})"), bits: 32 },
+            0x14c => Machine {
+                arch: "i386".into(),
+                bits: 32,
+            },
+            0x8664 => Machine {
+                arch: "x86_64".into(),
+                bits: 64,
+            },
+            0xaa64 => Machine {
+                arch: "aarch64".into(),
+                bits: 64,
+            },
+            m => Machine {
+                arch: format!("unknown(0x{m:04x})"),
+                bits: 32,
+            },
         };
         for lib in &pe.libraries {
             let symbols = pe
@@ -76,13 +111,21 @@ pub fn read(path: &Path) -> Result<BinaryInfo, BinaryError> {
                 .filter(|i| i.dll.eq_ignore_ascii_case(lib))
                 .map(|i| i.name.to_string())
                 .collect();
-            info.imports.push(Import { name: lib.to_string(), kind: ImportKind::Load, symbols });
+            info.imports.push(Import {
+                name: lib.to_string(),
+                kind: ImportKind::Load,
+                symbols,
+            });
         }
         info.exports = pe
             .exports
             .iter()
             .enumerate()
-            .map(|(i, e)| Export { name: e.name.map(String::from), ordinal: i as u32 + 1, forwarder: None })
+            .map(|(i, e)| Export {
+                name: e.name.map(String::from),
+                ordinal: i as u32 + 1,
+                forwarder: None,
+            })
             .collect();
         Ok(info)
     } else {

@@ -223,9 +223,14 @@ impl LinuxSearch {
         match self.cache.lookup(name, want, &exists) {
             CacheHit::Path(path) => {
                 let dir = Platform::Linux.parent(&path).unwrap_or_default();
-                let in_default = self.default_dirs.iter().any(|d| *d == dir);
+                // glibc compares the cached path's prefix with each default directory.
+                let in_default = self
+                    .default_dirs
+                    .iter()
+                    .any(|d| path.starts_with(&format!("{}/", d.trim_end_matches('/'))));
                 if !(nodeflib && in_default)
-                    && let Some(r) = try_dir(probe, want, &path, &dir, How::LdSoCache, &mut attempts)
+                    && let Some(r) =
+                        try_dir(probe, want, &path, &dir, How::LdSoCache, &mut attempts)
                 {
                     return r;
                 }
@@ -236,8 +241,7 @@ impl LinuxSearch {
                 outcome: Outcome::NotFound,
             }),
         }
-        if !nodeflib
-            && let Some(r) = search(self.default_dirs.clone(), How::Default, &mut attempts)
+        if !nodeflib && let Some(r) = search(self.default_dirs.clone(), How::Default, &mut attempts)
         {
             return r;
         }
