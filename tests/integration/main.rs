@@ -3,6 +3,7 @@
 
 mod cli;
 mod gui;
+mod oracle_chroot;
 mod oracle_linux;
 mod oracle_support;
 mod oracle_wheels;

@@ -1,7 +1,7 @@
 //! Linux oracle: a matrix of gcc-built fixtures where the emulation on the live context must
 //! resolve every library exactly as the real glibc loader does (`ld.so --list` for paths and
 //! order, `LD_DEBUG=libs` for which search step found each one), plus a fake root with its own
-//! `ld.so.cache` checked against the real loader under `chroot`.
+//! `ld.so.cache` checked against the real loader under `chroot` (oracle_chroot.rs).
 
 use crate::oracle_support::{So, Tag, gcc, gcc32, have, ld_debug_how, ld_list, live_ctx};
 use cuda_triage::engine::context::SystemContext;
@@ -13,7 +13,7 @@ fn canon(p: &str) -> String {
     std::fs::canonicalize(p).map_or_else(|_| p.to_string(), |c| c.display().to_string())
 }
 
-fn emulate(ctx: &SystemContext, bin: &Path) -> DependencyGraph {
+pub fn emulate(ctx: &SystemContext, bin: &Path) -> DependencyGraph {
     let opts = GraphOptions {
         runtime: false,
         ..GraphOptions::default()
@@ -58,7 +58,7 @@ pub fn assert_like_loader(bin: &Path, env: &[(&str, &str)]) -> DependencyGraph {
 
 /// The real loader's list against the emulation: found libraries in load order, and the set of
 /// missing names.
-fn assert_same_lists(
+pub fn assert_same_lists(
     real: &[(String, Option<String>)],
     g: &DependencyGraph,
     canon: impl Fn(&str) -> String,
@@ -96,7 +96,7 @@ fn assert_same_lists(
     );
 }
 
-fn how_of(g: &DependencyGraph, name: &str) -> How {
+pub fn how_of(g: &DependencyGraph, name: &str) -> How {
     g.nodes
         .iter()
         .find(|n| n.name == name)
@@ -420,140 +420,6 @@ fn system_libraries_resolve_like_the_real_loader() {
         let is_elf = std::fs::read(p).is_ok_and(|b| b.starts_with(b"\x7fELF"));
         if is_elf {
             assert_like_loader(p, &[]);
-        }
-    }
-}
-
-/// Copies a host file into the fake root at the same path.
-fn copy_into(root: &Path, host: &str) {
-    let to = root.join(host.trim_start_matches('/'));
-    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-    std::fs::copy(host, to).unwrap();
-}
-
-#[test]
-fn custom_ld_so_cache_and_nodeflib_match_the_real_loader_in_a_chroot() {
-    let rtld_ok = Path::new(crate::oracle_support::RTLD).exists();
-    let libc = "/lib/x86_64-linux-gnu/libc.so.6";
-    if !have("gcc") || !have("ldconfig") || !rtld_ok || !Path::new(libc).exists() {
-        eprintln!("gcc, ldconfig, ld.so or libc missing: skipped");
-        return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let build = dir.path().join("build");
-    let root = dir.path().join("fs");
-    gcc(
-        &build,
-        So {
-            out: "libcached.so.1",
-            soname: Some("libcached.so.1"),
-            ..Default::default()
-        },
-    );
-    gcc(
-        &build,
-        So {
-            out: "libdef.so",
-            soname: Some("libdef.so"),
-            ..Default::default()
-        },
-    );
-    let needs = &["libcached.so.1", "libdef.so"];
-    gcc(
-        &build,
-        So {
-            out: "app",
-            needs,
-            exe: true,
-            ..Default::default()
-        },
-    );
-    // ld spells DF_1_NODEFLIB `-z nodefaultlib` (`-z nodeflib` is ignored with a warning).
-    gcc(
-        &build,
-        So {
-            out: "libnd.so",
-            soname: Some("libnd.so"),
-            needs,
-            extra: &["-Wl,-z,nodefaultlib"],
-            ..Default::default()
-        },
-    );
-    gcc(
-        &build,
-        So {
-            out: "app_nodeflib",
-            needs: &["libnd.so"],
-            exe: true,
-            ..Default::default()
-        },
-    );
-    for (from, to) in [
-        ("libcached.so.1", "opt/vendor/lib/libcached.so.1"),
-        ("libnd.so", "opt/vendor/lib/libnd.so"),
-        ("libdef.so", "usr/lib/x86_64-linux-gnu/libdef.so"),
-        ("app", "app"),
-        ("app_nodeflib", "app_nodeflib"),
-    ] {
-        let to = root.join(to);
-        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-        std::fs::copy(build.join(from), to).unwrap();
-    }
-    copy_into(&root, crate::oracle_support::RTLD);
-    copy_into(&root, libc);
-    std::fs::create_dir_all(root.join("etc")).unwrap();
-    std::fs::write(root.join("etc/ld.so.conf"), "/opt/vendor/lib\n").unwrap();
-    let made = std::process::Command::new("ldconfig")
-        .arg("-r")
-        .arg(&root)
-        .status();
-    if !made.is_ok_and(|s| s.success()) || !root.join("etc/ld.so.cache").exists() {
-        eprintln!("ldconfig -r failed: skipped");
-        return;
-    }
-    let toml = dir.path().join("machine.toml");
-    std::fs::write(&toml, "platform = \"linux\"\nroot = \"fs\"\n").unwrap();
-    let ctx = cuda_triage::engine::context::machine_file::load(&toml).unwrap();
-    for app in ["/app", "/app_nodeflib"] {
-        // chroot(2) in the child, so only ld.so (not a chroot binary) sees the trace variable.
-        let mut cmd = std::process::Command::new(crate::oracle_support::RTLD);
-        cmd.arg(app).env_clear().env("LD_TRACE_LOADED_OBJECTS", "1");
-        let jail = root.clone();
-        // SAFETY: only async-signal-safe calls (chroot, chdir) between fork and exec.
-        unsafe {
-            use std::os::unix::process::CommandExt;
-            cmd.pre_exec(move || {
-                std::os::unix::fs::chroot(&jail)?;
-                std::env::set_current_dir("/")
-            });
-        }
-        let out = cmd.output();
-        let Some(out) = out.ok().filter(|o| !o.stdout.is_empty()) else {
-            eprintln!("chroot not permitted here: skipped");
-            return;
-        };
-        let real: Vec<(String, Option<String>)> = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| {
-                let (name, rest) = l.trim().split_once(" => ")?;
-                let path = (!rest.starts_with("not found"))
-                    .then(|| rest.split(" (0x").next().unwrap_or(rest).trim().to_string());
-                Some((name.to_string(), path))
-            })
-            .collect();
-        let g = emulate(&ctx, Path::new(app));
-        assert_same_lists(&real, &g, |p| p.to_string(), app);
-        if app == "/app" {
-            assert_eq!(how_of(&g, "libcached.so.1"), How::LdSoCache);
-            assert_eq!(how_of(&g, "libc.so.6"), How::LdSoCache);
-        } else {
-            // libnd.so's needs: the cache entry under a default directory is refused.
-            assert!(
-                g.nodes
-                    .iter()
-                    .any(|n| n.name == "libdef.so" && n.path.is_none())
-            );
-            assert_eq!(how_of(&g, "libcached.so.1"), How::LdSoCache);
         }
     }
 }
