@@ -12,7 +12,6 @@
 //! The tree is a list of [`Node`]s in discovery order; `parent_node` indexes the list (root =
 //! `None`), so front ends can nest it without re-resolving anything.
 
-mod interim_reader;
 mod probe;
 mod walk;
 
@@ -163,12 +162,7 @@ pub fn build(
     root: &str,
     opts: &GraphOptions,
 ) -> Result<DependencyGraph, GraphError> {
-    build_with(ctx, root, opts, default_reader)
-}
-
-// INTERIM until branch binfmt lands: replaced by crate::engine::binfmt::read_binary.
-fn default_reader(p: &Path) -> Result<BinaryInfo, BinaryError> {
-    interim_reader::read(p)
+    build_with(ctx, root, opts, crate::engine::binfmt::read_binary)
 }
 
 /// Builds the tree with a given reader (tests pass one that fabricates binaries).
