@@ -4,7 +4,9 @@
 pub mod binfmt;
 pub mod context;
 pub mod findings;
+pub mod graph;
 pub mod knowledge;
+pub mod loader;
 pub mod progress;
 pub mod report;
 pub mod rules;

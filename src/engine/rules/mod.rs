@@ -4,6 +4,7 @@
 pub mod driver;
 pub mod env_paths;
 pub mod suggest;
+pub mod tree;
 
 use super::context::SystemContext;
 use super::findings::Finding;
