@@ -6,6 +6,22 @@ use super::theme;
 use super::worker::{ScanJob, ScanOutcome, Target};
 use crate::engine::report::Document;
 
+/// Shown when a file dialog returns nothing: cancelled, or no dialog could be shown at all.
+const NO_FILE_CHOSEN: &str = "No file chosen. If no dialog appeared, this desktop has no file-dialog service (xdg-desktop-portal): \
+     use `cuda-triage report -o FILE` / `cuda-triage open FILE`, or drop a report onto this window.";
+
+/// A report file dropped onto the window opens it.
+fn dropped_file_commands(ctx: &egui::Context, commands: &mut Vec<UiCommand>) {
+    let dropped = ctx.input(|i| {
+        i.raw
+            .dropped_files
+            .iter()
+            .map(|f| f.path().to_path_buf())
+            .collect::<Vec<_>>()
+    });
+    commands.extend(dropped.into_iter().map(UiCommand::OpenDropped));
+}
+
 /// Where the scan stands.
 pub enum ScanState {
     NotStarted,
@@ -72,6 +88,7 @@ impl TriageApp {
         }
         self.poll_scan(ui.ctx());
         let mut commands = Vec::new();
+        dropped_file_commands(ui.ctx(), &mut commands);
         self.keyboard_commands(ui.ctx(), &mut commands);
         egui::Panel::bottom("status_bar").show(ui, |ui| self.status_bar_ui(ui, &mut commands));
         egui::Panel::left("step_list")
@@ -225,7 +242,16 @@ impl TriageApp {
             }
             UiCommand::SetDarkMode(dark) => self.dark_mode = dark,
             UiCommand::SaveReport => self.save_report(),
-            UiCommand::OpenReport => self.open_report(),
+            UiCommand::OpenReport => {
+                match rfd::FileDialog::new()
+                    .add_filter("JSON report", &["json"])
+                    .pick_file()
+                {
+                    Some(path) => self.open_report_file(&path),
+                    None => self.status = NO_FILE_CHOSEN.into(),
+                }
+            }
+            UiCommand::OpenDropped(path) => self.open_report_file(&path),
         }
     }
 
@@ -236,6 +262,7 @@ impl TriageApp {
             .set_file_name("cuda-triage-report.json")
             .save_file()
         else {
+            self.status = NO_FILE_CHOSEN.into();
             return;
         };
         match std::fs::write(&path, doc.to_json_pretty()) {
@@ -247,14 +274,8 @@ impl TriageApp {
         }
     }
 
-    fn open_report(&mut self) {
-        let Some(path) = rfd::FileDialog::new()
-            .add_filter("JSON report", &["json"])
-            .pick_file()
-        else {
-            return;
-        };
-        match Document::load(&path) {
+    fn open_report_file(&mut self, path: &std::path::Path) {
+        match Document::load(path) {
             Ok(doc) => {
                 *self =
                     TriageApp::with_report(self.target.clone(), doc, &path.display().to_string());

@@ -31,7 +31,11 @@ pub struct ScanJob {
 
 impl ScanJob {
     pub fn start(target: Target) -> ScanJob {
-        let progress = Progress::new();
+        ScanJob::start_with_progress(target, Progress::new())
+    }
+
+    /// Starts a scan that reports on (and can be cancelled through) the given progress handle.
+    pub fn start_with_progress(target: Target, progress: Progress) -> ScanJob {
         let (tx, rx) = channel();
         let worker_progress = progress.clone();
         let spawned = std::thread::Builder::new()

@@ -141,18 +141,24 @@ fn findings_step_shows_error_cards_and_scan_can_be_cancelled() {
         h.query_by_label_contains("No NVIDIA driver found")
             .is_some()
     );
-    assert!(h.query_by_label_contains("Why? (").is_some());
+    assert!(h.query_all_by_label_contains("Why? (").count() >= 1);
 
-    // Cancel takes effect: the worker stops and the state says so.
+    // Cancel takes effect: a scan whose progress is cancelled stops and the step says so.
+    let progress = cuda_triage::engine::progress::Progress::new();
+    progress.cancel();
     let mut app = TriageApp::new(relative_machine("linux-basic"));
-    app.apply(cuda_triage::ui::steps::UiCommand::StartScan);
-    app.apply(cuda_triage::ui::steps::UiCommand::CancelScan);
+    app.step = Step::Scan;
+    app.scan = cuda_triage::ui::app::ScanState::Running(
+        cuda_triage::ui::worker::ScanJob::start_with_progress(
+            relative_machine("linux-basic"),
+            progress,
+        ),
+    );
     let mut h = harness(app);
     wait_for_scan(&mut h);
-    assert!(
-        h.query_by_label_contains("cancelled").is_some() || h.state().document.is_some(),
-        "scan either cancelled or finished before the cancel was seen"
-    );
+    assert!(h.query_by_label("The scan was cancelled.").is_some());
+    assert!(h.state().document.is_none());
+    assert!(h.query_by_label("Scan again").is_some());
 }
 
 #[test]
@@ -188,5 +194,64 @@ fn a_saved_report_opens_on_its_findings() {
     assert!(
         h.query_by_label_contains("No NVIDIA driver found")
             .is_some()
+    );
+}
+
+/// A file dropped onto the window, as the windowing integration would hand it over.
+#[derive(Debug)]
+struct DroppedPath(std::path::PathBuf);
+
+impl egui::DroppedFile for DroppedPath {
+    fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        std::fs::read(&self.0).map_err(|e| e.to_string())
+    }
+}
+
+fn drop_file(h: &mut Harness<'_, TriageApp>, path: std::path::PathBuf) {
+    h.input_mut()
+        .dropped_files
+        .push(std::sync::Arc::new(DroppedPath(path)));
+}
+
+#[test]
+fn a_report_dropped_onto_the_window_opens() {
+    let ctx = cuda_triage::engine::context::machine_file::load(&fixture(
+        "machines/linux-basic/machine.toml",
+    ))
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dropped.json");
+    std::fs::write(
+        &path,
+        cuda_triage::cli::commands::scan_document(&ctx).to_json_pretty(),
+    )
+    .unwrap();
+    let mut h = harness(TriageApp::new(relative_machine("win-basic")));
+    h.run_steps(1);
+    drop_file(&mut h, path.clone());
+    h.run_steps(2);
+    assert_eq!(h.state().step, Step::Findings);
+    assert!(
+        h.query_by_label_contains("No NVIDIA driver found")
+            .is_some()
+    );
+    assert!(h.state().status.contains("dropped.json"));
+
+    // A file that is not a report leaves the wizard as it was and says why.
+    let junk = dir.path().join("junk.json");
+    std::fs::write(&junk, "not json").unwrap();
+    let mut h = harness(TriageApp::new(relative_machine("win-basic")));
+    h.run_steps(1);
+    drop_file(&mut h, junk);
+    h.run_steps(2);
+    assert_eq!(h.state().step, Step::Welcome);
+    assert!(
+        h.state().status.contains("not a CUDA Triage report"),
+        "{}",
+        h.state().status
     );
 }

@@ -8,6 +8,7 @@
 //! re-diagnosed elsewhere, and every rule tested against a fixture.
 
 pub mod env;
+pub mod fake;
 pub mod fs;
 pub mod live;
 pub mod machine_file;

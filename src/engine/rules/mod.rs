@@ -2,6 +2,8 @@
 //! (and, as they land, the inventory and dependency graph). Rules never touch the host.
 
 pub mod driver;
+pub mod env_paths;
+pub mod suggest;
 pub mod tree;
 
 use super::context::SystemContext;
@@ -11,5 +13,6 @@ use super::findings::Finding;
 pub fn run_all(ctx: &SystemContext) -> Vec<Finding> {
     let mut findings = Vec::new();
     findings.extend(driver::check(ctx));
+    findings.extend(env_paths::check(ctx));
     findings
 }

@@ -66,6 +66,8 @@ pub enum UiCommand {
     SetDarkMode(bool),
     SaveReport,
     OpenReport,
+    /// A file dropped onto the window (a saved report).
+    OpenDropped(std::path::PathBuf),
 }
 
 /// A short paragraph saying what a step will hold once its capability lands.

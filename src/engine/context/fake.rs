@@ -1,0 +1,129 @@
+//! Builds fake machines on disk — a folder tree plus the `SystemContext` over it — for tests,
+//! benchmarks and demos. Paths are given in the fake platform's syntax (`C:\...` or `/...`).
+
+use super::{ContextSource, DriverFacts, EnvVars, FsView, Platform, RegistryView, SystemContext};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// A fake machine under construction; the folder lives as long as the builder.
+pub struct FakeMachine {
+    pub platform: Platform,
+    dir: tempfile::TempDir,
+    env: BTreeMap<String, String>,
+    registry: BTreeMap<String, BTreeMap<String, String>>,
+    driver: Option<DriverFacts>,
+}
+
+impl FakeMachine {
+    pub fn new(platform: Platform) -> std::io::Result<FakeMachine> {
+        let dir = tempfile::tempdir()?;
+        match platform {
+            Platform::Windows => std::fs::create_dir_all(dir.path().join("C"))?,
+            Platform::Linux => std::fs::create_dir_all(dir.path().join("root"))?,
+        }
+        Ok(FakeMachine {
+            platform,
+            dir,
+            env: BTreeMap::new(),
+            registry: BTreeMap::new(),
+            driver: None,
+        })
+    }
+
+    /// The host path standing for a machine path.
+    pub fn host(&self, machine_path: &str) -> PathBuf {
+        match self.platform {
+            Platform::Windows => {
+                let drive = machine_path
+                    .chars()
+                    .next()
+                    .unwrap_or('C')
+                    .to_ascii_uppercase();
+                let rest = machine_path.get(3..).unwrap_or("").replace('\\', "/");
+                self.dir.path().join(drive.to_string()).join(rest)
+            }
+            Platform::Linux => self
+                .dir
+                .path()
+                .join("root")
+                .join(machine_path.trim_start_matches('/')),
+        }
+    }
+
+    /// Creates a folder (and its parents).
+    pub fn dir(&mut self, machine_path: &str) -> &mut Self {
+        std::fs::create_dir_all(self.host(machine_path)).expect("create fake folder");
+        self
+    }
+
+    /// Creates a file with the given content (and its folder).
+    pub fn file(&mut self, machine_path: &str, content: impl AsRef<[u8]>) -> &mut Self {
+        let host = self.host(machine_path);
+        if let Some(parent) = host.parent() {
+            std::fs::create_dir_all(parent).expect("create fake folder");
+        }
+        std::fs::write(host, content).expect("write fake file");
+        self
+    }
+
+    /// Copies a real file (e.g. a binary built at test time) into the machine.
+    pub fn copy(&mut self, machine_path: &str, from: &Path) -> &mut Self {
+        let bytes = std::fs::read(from).expect("read file to copy");
+        self.file(machine_path, bytes)
+    }
+
+    pub fn env(&mut self, name: &str, value: &str) -> &mut Self {
+        self.env.insert(name.to_string(), value.to_string());
+        self
+    }
+
+    pub fn registry(&mut self, key: &str, name: &str, value: &str) -> &mut Self {
+        self.registry
+            .entry(key.to_string())
+            .or_default()
+            .insert(name.to_string(), value.to_string());
+        self
+    }
+
+    pub fn driver(&mut self, version: &str, cuda: &str) -> &mut Self {
+        self.driver = Some(DriverFacts {
+            version: version.to_string(),
+            cuda: Some(cuda.to_string()),
+        });
+        self
+    }
+
+    /// The context over the machine as it is now.
+    pub fn context(&self) -> SystemContext {
+        let fs = match self.platform {
+            Platform::Windows => {
+                let drives = std::fs::read_dir(self.dir.path())
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .filter_map(|e| {
+                        let name = e.file_name().to_string_lossy().into_owned();
+                        let mut chars = name.chars();
+                        match (chars.next(), chars.next()) {
+                            (Some(c), None) => Some((c, e.path())),
+                            _ => None,
+                        }
+                    })
+                    .collect();
+                FsView::drives(drives)
+            }
+            Platform::Linux => FsView::rooted(self.dir.path().join("root")),
+        };
+        SystemContext {
+            platform: self.platform,
+            wsl: false,
+            fs,
+            env: EnvVars::new(self.platform, self.env.clone()),
+            registry: RegistryView::new(self.registry.clone()),
+            driver: self.driver.clone(),
+            gpus: Vec::new(),
+            driver_note: None,
+            source: ContextSource::MachineFile(self.dir.path().display().to_string()),
+        }
+    }
+}
