@@ -190,7 +190,8 @@ fn tree_root(ctx: &SystemContext, common: &Common, binary: &str) -> Result<Strin
             }
         ));
     }
-    let cwd = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    let cwd =
+        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
     Ok(p.normalize(&cwd.join(binary).to_string_lossy()))
 }
 
@@ -225,10 +226,11 @@ fn tree_command(common: &Common, args: &TreeArgs) -> i32 {
         Ok(ctx) => ctx,
         Err(e) => return fail(&e, common.json),
     };
-    let (root, opts) = match tree_root(&ctx, common, &args.binary).and_then(|r| Ok((r, tree_options(args)?))) {
-        Ok(x) => x,
-        Err(e) => return fail(&e, common.json),
-    };
+    let (root, opts) =
+        match tree_root(&ctx, common, &args.binary).and_then(|r| Ok((r, tree_options(args)?))) {
+            Ok(x) => x,
+            Err(e) => return fail(&e, common.json),
+        };
     if let Some(n) = args.bench {
         bench_tree(&ctx, &root, &opts, n);
     }

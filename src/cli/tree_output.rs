@@ -154,7 +154,10 @@ mod tests {
     fn renders_guides_reasons_and_misses() {
         let info = BinaryInfo {
             format: Format::Elf,
-            machine: Machine { arch: "x86_64".into(), bits: 64 },
+            machine: Machine {
+                arch: "x86_64".into(),
+                bits: 64,
+            },
             imports: vec![],
             exports: vec![],
             dynamic_symbols: vec![],

@@ -149,7 +149,7 @@ fn findings_step_shows_error_cards_and_scan_can_be_cancelled() {
     let mut app = TriageApp::new(relative_machine("linux-basic"));
     app.step = Step::Scan;
     app.scan = cuda_triage::ui::app::ScanState::Running(
-        cuda_triage::ui::worker::ScanJob::start_with_progress(
+        cuda_triage::ui::worker::start_scan_with_progress(
             relative_machine("linux-basic"),
             progress,
         ),

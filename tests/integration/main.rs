@@ -3,9 +3,9 @@
 
 mod cli;
 mod gui;
-mod support;
 mod oracle_linux;
 mod oracle_support;
-mod oracle_windows;
-mod tree;
 mod oracle_wheels;
+mod oracle_windows;
+mod support;
+mod tree;

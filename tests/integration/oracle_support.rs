@@ -2,7 +2,9 @@
 //! test time, ask the real glibc loader what it resolves (`ld.so --list`, `LD_DEBUG=libs`), and
 //! build contexts for the emulation. Tests skip (with a note) where a tool is missing.
 
-use cuda_triage::engine::context::{ContextSource, EnvVars, FsView, Platform, RegistryView, SystemContext};
+use cuda_triage::engine::context::{
+    ContextSource, EnvVars, FsView, Platform, RegistryView, SystemContext,
+};
 use cuda_triage::engine::loader::How;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -40,7 +42,15 @@ pub struct So<'a> {
 
 impl Default for So<'_> {
     fn default() -> Self {
-        So { out: "", soname: None, needs: &[], tag: Tag::None, path: "", exe: false, extra: &[] }
+        So {
+            out: "",
+            soname: None,
+            needs: &[],
+            tag: Tag::None,
+            path: "",
+            exe: false,
+            extra: &[],
+        }
     }
 }
 
@@ -49,7 +59,11 @@ pub fn gcc(dir: &Path, so: So) -> PathBuf {
     let out = dir.join(so.out);
     std::fs::create_dir_all(out.parent().unwrap()).unwrap();
     let src = dir.join(format!("{}.c", so.out.replace('/', "_")));
-    let body = if so.exe { "int main(void){return 0;}\n" } else { "int fixture_fn(void){return 1;}\n" };
+    let body = if so.exe {
+        "int main(void){return 0;}\n"
+    } else {
+        "int fixture_fn(void){return 1;}\n"
+    };
     std::fs::write(&src, body).unwrap();
     let mut cmd = Command::new("gcc");
     if !so.exe {
@@ -73,7 +87,11 @@ pub fn gcc(dir: &Path, so: So) -> PathBuf {
     }
     cmd.args(so.extra);
     let o = cmd.output().expect("gcc runs");
-    assert!(o.status.success(), "gcc failed: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "gcc failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     out
 }
 

@@ -24,7 +24,14 @@ pub fn wheel_site() -> Option<PathBuf> {
     }
     std::fs::create_dir_all(&base).ok()?;
     let ok = Command::new("python3")
-        .args(["-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--platform"])
+        .args([
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--platform",
+        ])
         .arg("manylinux2014_x86_64")
         .args(WHEELS)
         .arg("-d")
@@ -53,8 +60,16 @@ pub fn wheel_site() -> Option<PathBuf> {
 
 fn shared_objects(site: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    for component in std::fs::read_dir(site.join("nvidia")).into_iter().flatten().flatten() {
-        for file in std::fs::read_dir(component.path().join("lib")).into_iter().flatten().flatten() {
+    for component in std::fs::read_dir(site.join("nvidia"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        for file in std::fs::read_dir(component.path().join("lib"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
             let name = file.file_name().to_string_lossy().into_owned();
             if name.contains(".so") {
                 out.push(file.path());

@@ -16,8 +16,22 @@ pub const LIVE_REGISTRY_KEYS: &[&str] = &[
     r"HKLM\SOFTWARE\NVIDIA Corporation\Installer2",
 ];
 
-/// Builds the context of the machine this program runs on.
+/// Builds the context of the machine this program runs on, with NVML's driver facts.
 pub fn load() -> SystemContext {
+    let mut ctx = load_without_driver();
+    match crate::gpu::nvml::probe_with_timeout(NVML_TIMEOUT) {
+        Ok(probe) => {
+            ctx.driver = Some(probe.driver);
+            ctx.gpus = probe.gpus;
+            ctx.driver_note = None;
+        }
+        Err(note) => ctx.driver_note = Some(note),
+    }
+    ctx
+}
+
+/// This machine without asking the driver (for work such as `tree` that needs only files).
+pub fn load_without_driver() -> SystemContext {
     let platform = Platform::host();
     let env = EnvVars::new(
         platform,
@@ -28,19 +42,15 @@ pub fn load() -> SystemContext {
             )
         }),
     );
-    let (driver, gpus, driver_note) = match crate::gpu::nvml::probe_with_timeout(NVML_TIMEOUT) {
-        Ok(probe) => (Some(probe.driver), probe.gpus, None),
-        Err(note) => (None, Vec::new(), Some(note)),
-    };
     SystemContext {
         platform,
         wsl: platform == Platform::Linux && is_wsl(),
         fs: FsView::live(platform),
         env,
         registry: read_registry(),
-        driver,
-        gpus,
-        driver_note,
+        driver: None,
+        gpus: Vec::new(),
+        driver_note: Some("not queried (run a scan for driver facts)".into()),
         source: ContextSource::Live,
     }
 }

@@ -15,9 +15,19 @@ use std::sync::Arc;
 
 /// glibc's dynamic linkers: soname → path, per machine. They are in every process already.
 const RTLDS: &[(&str, u8, &str, &str)] = &[
-    ("x86_64", 64, "ld-linux-x86-64.so.2", "/lib64/ld-linux-x86-64.so.2"),
+    (
+        "x86_64",
+        64,
+        "ld-linux-x86-64.so.2",
+        "/lib64/ld-linux-x86-64.so.2",
+    ),
     ("i386", 32, "ld-linux.so.2", "/lib/ld-linux.so.2"),
-    ("aarch64", 64, "ld-linux-aarch64.so.1", "/lib/ld-linux-aarch64.so.1"),
+    (
+        "aarch64",
+        64,
+        "ld-linux-aarch64.so.1",
+        "/lib/ld-linux-aarch64.so.1",
+    ),
 ];
 
 /// One object loaded in the emulated process.
@@ -68,7 +78,11 @@ pub(super) fn walk(
         (Format::Pe, Platform::Linux) | (Format::Elf, Platform::Windows) => {
             return Err(GraphError::WrongPlatform {
                 path: root,
-                format: if info.format == Format::Pe { "PE (Windows)" } else { "ELF (Linux)" },
+                format: if info.format == Format::Pe {
+                    "PE (Windows)"
+                } else {
+                    "ELF (Linux)"
+                },
                 platform: platform.as_str(),
             });
         }

@@ -298,7 +298,16 @@ mod tests {
             b[20] = 1;
             b
         });
-        for cut in [0, 5, 20, 30, 48, 60, bytes.len() / 2, bytes.len().saturating_sub(1)] {
+        for cut in [
+            0,
+            5,
+            20,
+            30,
+            48,
+            60,
+            bytes.len() / 2,
+            bytes.len().saturating_sub(1),
+        ] {
             let _ = LdCache::parse(&bytes[..cut.min(bytes.len())]);
         }
         let mut corrupt = bytes.clone();

@@ -4,8 +4,8 @@
 //! text. On WSL the driver's `/usr/lib/wsl/lib` comes from `ld.so.conf.d/ld.wsl.conf`; a WSL
 //! machine without that file still gets the directory, as every WSL distribution ships it.
 
-use super::ldcache::LdCache;
 use super::glob_match;
+use super::ldcache::LdCache;
 use crate::engine::binfmt::Machine;
 use crate::engine::context::SystemContext;
 use std::sync::Arc;
@@ -166,11 +166,7 @@ mod tests {
         )
         .unwrap();
         std::fs::write(root.join("etc/ld.so.conf.d/b.conf"), "/opt/b\n").unwrap();
-        std::fs::write(
-            root.join("etc/ld.so.conf.d/a.conf"),
-            "/opt/cuda/lib64/\n",
-        )
-        .unwrap();
+        std::fs::write(root.join("etc/ld.so.conf.d/a.conf"), "/opt/cuda/lib64/\n").unwrap();
         let toml = dir.path().join("machine.toml");
         std::fs::write(&toml, "platform = \"linux\"\nroot = \"fs\"\nwsl = true\n").unwrap();
         let ctx = machine_file::load(&toml).unwrap();
@@ -180,7 +176,12 @@ mod tests {
         };
         assert_eq!(
             dirs,
-            &["/usr/lib/wsl/lib", "/opt/cuda/lib64", "/opt/b", "/usr/local/lib"]
+            &[
+                "/usr/lib/wsl/lib",
+                "/opt/cuda/lib64",
+                "/opt/b",
+                "/usr/local/lib"
+            ]
         );
         let exists = |p: &str| ctx.fs.is_file(p);
         assert_eq!(

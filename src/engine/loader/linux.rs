@@ -225,7 +225,8 @@ impl LinuxSearch {
                 let dir = Platform::Linux.parent(&path).unwrap_or_default();
                 let in_default = self.default_dirs.iter().any(|d| *d == dir);
                 if !(nodeflib && in_default)
-                    && let Some(r) = try_dir(probe, want, &path, &dir, How::LdSoCache, &mut attempts)
+                    && let Some(r) =
+                        try_dir(probe, want, &path, &dir, How::LdSoCache, &mut attempts)
                 {
                     return r;
                 }
@@ -236,8 +237,7 @@ impl LinuxSearch {
                 outcome: Outcome::NotFound,
             }),
         }
-        if !nodeflib
-            && let Some(r) = search(self.default_dirs.clone(), How::Default, &mut attempts)
+        if !nodeflib && let Some(r) = search(self.default_dirs.clone(), How::Default, &mut attempts)
         {
             return r;
         }

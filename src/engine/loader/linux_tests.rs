@@ -2,9 +2,9 @@
 //! real loader live in tests/integration/oracle_linux.rs).
 
 use super::*;
+use crate::engine::binfmt::Format;
 use crate::engine::loader::ldcache::LdCache;
 use crate::engine::loader::testing::{FakeProbe, binary, elf64, machine};
-use crate::engine::binfmt::Format;
 
 fn search() -> LinuxSearch {
     LinuxSearch {
@@ -84,10 +84,7 @@ fn rpath_is_inherited_runpath_is_not() {
 #[test]
 fn order_rpath_llp_runpath_cache_default_and_wrong_class_skip() {
     let mut probe = FakeProbe::default();
-    probe.add(
-        "/llp/libx.so",
-        binary(Format::Elf, "i386", 32, &[]),
-    );
+    probe.add("/llp/libx.so", binary(Format::Elf, "i386", 32, &[]));
     probe.add("/usr/lib/libx.so", elf64(&[]));
     let mut s = search();
     s.ld_library_path = vec!["/llp".into()];
@@ -120,10 +117,7 @@ fn cache_and_nodeflib() {
     let Some(cache) = cache_bytes.and_then(|b| LdCache::parse(&b).ok()) else {
         return;
     };
-    let Some(entry) = cache
-        .lookup("libc.so.6", &machine("x86_64", 64))
-        .cloned()
-    else {
+    let Some(entry) = cache.lookup("libc.so.6", &machine("x86_64", 64)).cloned() else {
         return;
     };
     let mut probe = FakeProbe::default();
@@ -153,7 +147,13 @@ fn slash_names_and_unreadable_files() {
     assert_eq!(r.path, None, "relative to the current directory, /work");
     assert_eq!(r.attempts[0].directory, "/work/sub");
     assert_eq!(r.how, How::Direct);
-    let r = s.resolve("$ORIGIN/sub/libz.so", &[], obj("/a/app", &main), &want, &probe);
+    let r = s.resolve(
+        "$ORIGIN/sub/libz.so",
+        &[],
+        obj("/a/app", &main),
+        &want,
+        &probe,
+    );
     assert_eq!(r.path.as_deref(), Some("/a/sub/libz.so"));
     let r = s.resolve("/a/sub/libz.so", &[], obj("/a/app", &main), &want, &probe);
     assert_eq!(r.path.as_deref(), Some("/a/sub/libz.so"));

@@ -78,7 +78,9 @@ fn expand(ctx: &SystemContext, pattern: &str, budget: usize) -> Vec<String> {
     let p = ctx.platform;
     let normalized = p.normalize(pattern);
     let (prefix, rest) = match p {
-        Platform::Windows if normalized.len() >= 3 => (normalized[..3].to_string(), &normalized[3..]),
+        Platform::Windows if normalized.len() >= 3 => {
+            (normalized[..3].to_string(), &normalized[3..])
+        }
         _ => ("/".to_string(), normalized.trim_start_matches('/')),
     };
     let mut current = vec![prefix];

@@ -257,7 +257,12 @@ mod tests {
 
     #[test]
     fn how_spells_like_the_json_contract() {
-        for how in [How::LdLibraryPath, How::LdSoCache, How::KnownDll, How::DllLoadDir] {
+        for how in [
+            How::LdLibraryPath,
+            How::LdSoCache,
+            How::KnownDll,
+            How::DllLoadDir,
+        ] {
             let json = serde_json::to_string(&how).unwrap();
             assert_eq!(json, format!("\"{}\"", how.as_str()));
         }

@@ -134,7 +134,10 @@ mod tests {
         let names: Vec<&str> = loads.iter().map(|l| l.name.as_str()).collect();
         assert!(names.contains(&"zlibwapi.dll"));
         assert!(names.contains(&"cudnn_cnn_infer64_8.dll"));
-        assert!(!names.contains(&"cudnn_ops_infer64_8.dll"), "already imported");
+        assert!(
+            !names.contains(&"cudnn_ops_infer64_8.dll"),
+            "already imported"
+        );
         assert!(names.contains(&"nvcuda.dll"));
     }
 
@@ -148,8 +151,18 @@ mod tests {
             "libz.so.1".into(),
             "not a lib".into(),
         ];
-        let loads = runtime_loads(Platform::Linux, "libcudnn_engines_precompiled.so.9.1.0", &info);
-        let names: Vec<(&str, bool)> = loads.iter().map(|l| (l.name.as_str(), l.required)).collect();
-        assert_eq!(names, vec![("libcublasLt.so.12", true), ("libnvrtc.so.12", true)]);
+        let loads = runtime_loads(
+            Platform::Linux,
+            "libcudnn_engines_precompiled.so.9.1.0",
+            &info,
+        );
+        let names: Vec<(&str, bool)> = loads
+            .iter()
+            .map(|l| (l.name.as_str(), l.required))
+            .collect();
+        assert_eq!(
+            names,
+            vec![("libcublasLt.so.12", true), ("libnvrtc.so.12", true)]
+        );
     }
 }

@@ -89,10 +89,16 @@ pub struct WindowsSearch {
 /// The five directories conda's patched Python adds for a prefix (cuda-facts §7.2).
 pub fn conda_dirs(prefix: &str) -> Vec<String> {
     let w = Platform::Windows;
-    ["bin", "Scripts", r"Library\bin", r"Library\usr\bin", r"Library\mingw-w64\bin"]
-        .iter()
-        .map(|d| w.join(prefix, d))
-        .collect()
+    [
+        "bin",
+        "Scripts",
+        r"Library\bin",
+        r"Library\usr\bin",
+        r"Library\mingw-w64\bin",
+    ]
+    .iter()
+    .map(|d| w.join(prefix, d))
+    .collect()
 }
 
 impl WindowsSearch {
@@ -277,8 +283,14 @@ impl WindowsSearch {
         }
         if self.known_dlls.contains(&lower) {
             let path = w.join(&self.system32, &name);
-            if let Some(r) = try_dir(probe, want, &path, &self.system32, How::KnownDll, &mut attempts)
-            {
+            if let Some(r) = try_dir(
+                probe,
+                want,
+                &path,
+                &self.system32,
+                How::KnownDll,
+                &mut attempts,
+            ) {
                 return r;
             }
         }

@@ -53,7 +53,10 @@ fn standard_order_with_safe_dll_search() {
     set_dir.set_dll_dir = Some(r"C:\Set".into());
     let d = dirs(&set_dir);
     assert_eq!(d[1], (How::DllDirectory, r"C:\Set"));
-    assert!(d.iter().all(|(h, _)| *h != How::Cwd), "SetDllDirectory drops the cwd");
+    assert!(
+        d.iter().all(|(h, _)| *h != How::Cwd),
+        "SetDllDirectory drops the cwd"
+    );
     let mut altered = base();
     altered.flags = LOAD_WITH_ALTERED_SEARCH_PATH;
     assert_eq!(dirs(&altered)[0], (How::DllLoadDir, r"C:\Lib"));

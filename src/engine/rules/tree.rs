@@ -19,8 +19,19 @@ use std::collections::BTreeMap;
 
 /// CUDA components whose copies must not be mixed in one process (file-name stems).
 const CUDA_STEMS: &[&str] = &[
-    "cudart", "cublas", "cublaslt", "cufft", "curand", "cusolver", "cusparse", "cudnn", "nvrtc",
-    "nvjitlink", "cupti", "cuda", "nvcuda",
+    "cudart",
+    "cublas",
+    "cublaslt",
+    "cufft",
+    "curand",
+    "cusolver",
+    "cusparse",
+    "cudnn",
+    "nvrtc",
+    "nvjitlink",
+    "cupti",
+    "cuda",
+    "nvcuda",
 ];
 
 /// All findings of one tree.
@@ -86,7 +97,15 @@ fn missing(ctx: &SystemContext, graph: &DependencyGraph) -> Vec<Finding> {
             .filter(|n| !n.is_resolved() && p.same_name(&n.name, &node.name))
             .map(|n| p.file_name(&n.parent).to_string())
             .collect();
-        out.push(missing_finding(ctx, graph, i, node, &root_name, &parents, &known_dirs));
+        out.push(missing_finding(
+            ctx,
+            graph,
+            i,
+            node,
+            &root_name,
+            &parents,
+            &known_dirs,
+        ));
     }
     out
 }
@@ -143,8 +162,12 @@ fn missing_finding(
         )
     } else {
         let os_text = match p {
-            Platform::Windows => "Windows reports error 126 (ERROR_MOD_NOT_FOUND), often naming the DLL you loaded rather than this one",
-            Platform::Linux => "ld.so reports \"cannot open shared object file: No such file or directory\"",
+            Platform::Windows => {
+                "Windows reports error 126 (ERROR_MOD_NOT_FOUND), often naming the DLL you loaded rather than this one"
+            }
+            Platform::Linux => {
+                "ld.so reports \"cannot open shared object file: No such file or directory\""
+            }
         };
         (
             if node.runtime.is_some() {
@@ -175,7 +198,9 @@ fn missing_finding(
         );
     }
     if node.delay {
-        detail = format!("{detail} It is a delay-load import: the failure comes at the first call into it.");
+        detail = format!(
+            "{detail} It is a delay-load import: the failure comes at the first call into it."
+        );
     }
     let others: Vec<&String> = parents.iter().filter(|x| **x != parent).collect();
     if !others.is_empty() {
@@ -186,16 +211,20 @@ fn missing_finding(
         .with_libraries([node.name.clone()])
         .with_evidence(Evidence::new("chain", chain));
     for a in &node.attempts {
-        f = f.with_evidence(Evidence::at("attempt", attempt_text(a), a.directory.clone()));
+        f = f.with_evidence(Evidence::at(
+            "attempt",
+            attempt_text(a),
+            a.directory.clone(),
+        ));
     }
     if node.attempts.is_empty() && node.how != How::Loaded {
         f = f.with_evidence(Evidence::new("attempt", "no directory was searched"));
     }
     for copy in locate(ctx, &node.name, known_dirs) {
-        let tried = node
-            .attempts
-            .iter()
-            .any(|a| p.parent(&copy).is_some_and(|d| p.same_path(&d, &a.directory)));
+        let tried = node.attempts.iter().any(|a| {
+            p.parent(&copy)
+                .is_some_and(|d| p.same_path(&d, &a.directory))
+        });
         let text = if tried {
             "a copy is here, but the loader could not use it"
         } else {
@@ -251,7 +280,10 @@ fn duplicates(graph: &DependencyGraph) -> Vec<Finding> {
         let mut f = Finding::new(
             "duplicate-library",
             Severity::Warning,
-            format!("{} copies of {key} are loaded into one process", nodes.len()),
+            format!(
+                "{} copies of {key} are loaded into one process",
+                nodes.len()
+            ),
             "Two different files of one library end up in the same process (for example cudart from a pip \
              wheel and from the toolkit). Symbols bind to whichever loaded first, so versions mix: expect \
              error 127 / undefined symbols or wrong results. Keep one install on the search path.",
@@ -261,11 +293,16 @@ fn duplicates(graph: &DependencyGraph) -> Vec<Finding> {
             let text = format!(
                 "{} {}needed by {} ({})",
                 n.name,
-                n.version.as_ref().map(|v| format!("{v} ")).unwrap_or_default(),
+                n.version
+                    .as_ref()
+                    .map(|v| format!("{v} "))
+                    .unwrap_or_default(),
                 p.file_name(&n.parent),
                 n.how.as_str()
             );
-            f = f.with_libraries([n.name.clone()]).with_evidence(Evidence::at("file", text, path));
+            f = f
+                .with_libraries([n.name.clone()])
+                .with_evidence(Evidence::at("file", text, path));
         }
         out.push(f);
     }

@@ -44,9 +44,17 @@ pub(super) fn check(graph: &DependencyGraph) -> Vec<Finding> {
         if missing.is_empty() {
             continue;
         }
-        let listed: Vec<&str> = missing.iter().take(MAX_LISTED).map(|s| s.as_str()).collect();
+        let listed: Vec<&str> = missing
+            .iter()
+            .take(MAX_LISTED)
+            .map(|s| s.as_str())
+            .collect();
         let more = missing.len().saturating_sub(MAX_LISTED);
-        let severity = if node.delay { Severity::Warning } else { Severity::Error };
+        let severity = if node.delay {
+            Severity::Warning
+        } else {
+            Severity::Error
+        };
         let f = Finding::new(
             code,
             severity,
@@ -78,7 +86,11 @@ pub(super) fn check(graph: &DependencyGraph) -> Vec<Finding> {
 }
 
 /// Symbols `parent` imports from `dll_name` that `child` does not export (by name or `#ordinal`).
-pub(super) fn missing_exports(parent: &BinaryInfo, child: &BinaryInfo, dll_name: &str) -> Vec<String> {
+pub(super) fn missing_exports(
+    parent: &BinaryInfo,
+    child: &BinaryInfo,
+    dll_name: &str,
+) -> Vec<String> {
     let Some(import) = parent
         .imports
         .iter()
@@ -89,32 +101,46 @@ pub(super) fn missing_exports(parent: &BinaryInfo, child: &BinaryInfo, dll_name:
     if child.exports.is_empty() && import.symbols.is_empty() {
         return Vec::new();
     }
-    let names: std::collections::HashSet<&str> =
-        child.exports.iter().filter_map(|e| e.name.as_deref()).collect();
+    let names: std::collections::HashSet<&str> = child
+        .exports
+        .iter()
+        .filter_map(|e| e.name.as_deref())
+        .collect();
     import
         .symbols
         .iter()
-        .filter(|s| match s.strip_prefix('#').and_then(|n| n.parse::<u32>().ok()) {
-            Some(ordinal) => !child.exports.iter().any(|e| e.ordinal == ordinal),
-            None => !names.contains(s.as_str()),
-        })
+        .filter(
+            |s| match s.strip_prefix('#').and_then(|n| n.parse::<u32>().ok()) {
+                Some(ordinal) => !child.exports.iter().any(|e| e.ordinal == ordinal),
+                None => !names.contains(s.as_str()),
+            },
+        )
         .cloned()
         .collect()
 }
 
 /// Version names `parent` needs from `lib_name` that `child` does not define. A library that
 /// defines no version of that family is unversioned: ld.so only warns, so nothing is reported.
-pub(super) fn missing_versions(parent: &BinaryInfo, child: &BinaryInfo, lib_name: &str) -> Vec<String> {
+pub(super) fn missing_versions(
+    parent: &BinaryInfo,
+    child: &BinaryInfo,
+    lib_name: &str,
+) -> Vec<String> {
     let defined: std::collections::HashSet<&str> =
         child.dynamic_symbols.iter().map(|s| s.as_str()).collect();
     let mut out = Vec::new();
-    for need in parent.version_needs.iter().filter(|n| n.library == lib_name) {
+    for need in parent
+        .version_needs
+        .iter()
+        .filter(|n| n.library == lib_name)
+    {
         for version in &need.versions {
             if defined.contains(version.as_str()) {
                 continue;
             }
             let family = version.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-            let versioned = !family.is_empty() && child.dynamic_symbols.iter().any(|s| s.starts_with(family));
+            let versioned =
+                !family.is_empty() && child.dynamic_symbols.iter().any(|s| s.starts_with(family));
             if versioned {
                 out.push(version.clone());
             }
