@@ -1,9 +1,10 @@
 //! The wizard's state and frame loop. State is plain data; step functions emit commands that
 //! `apply` carries out after drawing; the scan runs on a worker thread polled each frame.
 
+use super::steps::dependencies::DependenciesState;
 use super::steps::{self, Step, UiCommand};
 use super::theme;
-use super::worker::{ScanJob, ScanOutcome, Target};
+use super::worker::{ScanJob, ScanOutcome, Target, start_scan};
 use crate::engine::report::Document;
 
 /// Shown when a file dialog returns nothing: cancelled, or no dialog could be shown at all.
@@ -41,6 +42,10 @@ pub struct TriageApp {
     pub dark_mode: bool,
     pub status: String,
     pub last_saved_report: Option<String>,
+    /// The Dependencies step's own state.
+    pub deps: DependenciesState,
+    /// Text to put on the clipboard at the end of the frame.
+    clipboard: Vec<String>,
     theme_applied: Option<bool>,
 }
 
@@ -54,6 +59,8 @@ impl TriageApp {
             dark_mode: true,
             status: "Ready.".into(),
             last_saved_report: None,
+            deps: DependenciesState::default(),
+            clipboard: Vec::new(),
             theme_applied: None,
         }
     }
@@ -87,6 +94,21 @@ impl TriageApp {
             self.theme_applied = Some(self.dark_mode);
         }
         self.poll_scan(ui.ctx());
+        let tree_was_running = self.deps.job.is_some();
+        if self.deps.poll() {
+            ui.ctx()
+                .request_repaint_after(std::time::Duration::from_millis(100));
+        } else if tree_was_running {
+            self.status = match (&self.deps.result, &self.deps.error) {
+                (_, Some(e)) => format!("Could not build the dependency tree: {e}"),
+                (Some(r), None) => format!(
+                    "Dependency tree of {}: {} libraries.",
+                    r.graph.root,
+                    r.graph.nodes.len()
+                ),
+                (None, None) => String::new(),
+            };
+        }
         let mut commands = Vec::new();
         dropped_file_commands(ui.ctx(), &mut commands);
         self.keyboard_commands(ui.ctx(), &mut commands);
@@ -95,15 +117,25 @@ impl TriageApp {
             .exact_size(theme::STEP_LIST_WIDTH)
             .show(ui, |ui| self.step_list_ui(ui, &mut commands));
         egui::CentralPanel::default_margins().show(ui, |ui| {
+            if self.step == Step::Dependencies {
+                // Its tree scrolls by itself (virtualised rows), so no outer scroll area.
+                let suggestions = self.binary_suggestions();
+                steps::dependencies::dependencies_ui(
+                    ui,
+                    &mut self.deps,
+                    self.dark_mode,
+                    &suggestions,
+                    &mut commands,
+                );
+                return;
+            }
             egui::ScrollArea::vertical()
                 .auto_shrink([false, false])
                 .show(ui, |ui| match self.step {
                     Step::Welcome => steps::welcome::welcome_ui(ui, self, &mut commands),
                     Step::Scan => steps::scan::scan_ui(ui, self, &mut commands),
                     Step::Findings => steps::findings::findings_ui(ui, self, &mut commands),
-                    Step::Dependencies => {
-                        steps::dependencies::dependencies_ui(ui, self, &mut commands)
-                    }
+                    Step::Dependencies => {}
                     Step::GpuTest => steps::gpu_test::gpu_test_ui(ui, self, &mut commands),
                     Step::Fix => steps::fix::fix_ui(ui, self, &mut commands),
                     Step::Report => steps::report::report_ui(ui, self, &mut commands),
@@ -111,6 +143,9 @@ impl TriageApp {
         });
         for command in commands {
             self.apply(command);
+        }
+        for text in self.clipboard.drain(..) {
+            ui.ctx().copy_text(text);
         }
     }
 
@@ -196,7 +231,7 @@ impl TriageApp {
         };
         match job.poll() {
             None => ctx.request_repaint_after(std::time::Duration::from_millis(100)),
-            Some(ScanOutcome::Done(doc)) => {
+            Some(Ok(ScanOutcome::Done(doc))) => {
                 let errors = doc
                     .findings
                     .iter()
@@ -209,11 +244,11 @@ impl TriageApp {
                 self.document = Some(*doc);
                 self.scan = ScanState::Done;
             }
-            Some(ScanOutcome::Cancelled) => {
+            Some(Ok(ScanOutcome::Cancelled)) => {
                 self.status = "Scan cancelled.".into();
                 self.scan = ScanState::Cancelled;
             }
-            Some(ScanOutcome::Failed(message)) => {
+            Some(Err(message)) => {
                 self.status = "Scan failed.".into();
                 self.scan = ScanState::Failed(message);
             }
@@ -231,7 +266,7 @@ impl TriageApp {
             UiCommand::StartScan => {
                 if !self.scan_running() {
                     self.status = "Scanning…".into();
-                    self.scan = ScanState::Running(ScanJob::start(self.target.clone()));
+                    self.scan = ScanState::Running(start_scan(self.target.clone()));
                 }
             }
             UiCommand::CancelScan => {
@@ -251,7 +286,28 @@ impl TriageApp {
                     None => self.status = NO_FILE_CHOSEN.into(),
                 }
             }
-            UiCommand::OpenDropped(path) => self.open_report_file(&path),
+            UiCommand::OpenDropped(path) => self.open_dropped(path),
+            UiCommand::BrowseBinary => match rfd::FileDialog::new().pick_file() {
+                Some(path) => self.analyze_host_file(path),
+                None => self.status = NO_FILE_CHOSEN.into(),
+            },
+            UiCommand::AnalyzeBinary(path) => {
+                self.step = Step::Dependencies;
+                self.status = format!("Resolving the dependencies of {path}…");
+                self.deps.start(&self.target, path);
+            }
+            UiCommand::SelectDependency(index) => self.deps.selected = Some(index),
+            UiCommand::ToggleDependency(index) => {
+                if !self.deps.filter.collapsed.remove(&index) {
+                    self.deps.filter.collapsed.insert(index);
+                }
+            }
+            UiCommand::CopyText(text) => self.clipboard.push(text),
+            UiCommand::OpenFolder(path) => {
+                if let Err(e) = open::that_detached(&path) {
+                    self.status = format!("Could not open {}: {e}", path.display());
+                }
+            }
         }
     }
 
@@ -272,6 +328,37 @@ impl TriageApp {
             }
             Err(e) => self.status = format!("Could not save the report: {e}"),
         }
+    }
+
+    /// A dropped JSON file is a report; anything else is a binary to analyse.
+    fn open_dropped(&mut self, path: std::path::PathBuf) {
+        if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+        {
+            self.open_report_file(&path);
+        } else {
+            self.analyze_host_file(path);
+        }
+    }
+
+    /// Analyses a file picked or dropped on this computer (only meaningful for the live target).
+    fn analyze_host_file(&mut self, path: std::path::PathBuf) {
+        match self.target {
+            Target::Live => self.apply(UiCommand::AnalyzeBinary(path.display().to_string())),
+            Target::MachineFile(_) => {
+                self.status = "This wizard diagnoses a machine file: type the binary's path on that machine instead.".into()
+            }
+        }
+    }
+
+    /// Binaries worth analysing that the scan found (frameworks' CUDA DLLs, cuDNN, ...).
+    fn binary_suggestions(&self) -> Vec<String> {
+        self.document
+            .as_ref()
+            .and_then(|d| d.extra.get("suggested_binaries"))
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+            .unwrap_or_default()
     }
 
     fn open_report_file(&mut self, path: &std::path::Path) {

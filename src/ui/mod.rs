@@ -5,6 +5,7 @@
 pub mod app;
 pub mod steps;
 pub mod theme;
+pub mod tree_rows;
 pub mod worker;
 
 pub use app::TriageApp;

@@ -1,5 +1,6 @@
-//! Background scan: the context is loaded and scanned on a worker thread; the UI polls the
-//! result each frame and shows the shared `Progress`. The UI thread never blocks.
+//! Background work for the wizard: a `Job<T>` runs a closure on a worker thread with a shared
+//! `Progress` (stage, counts, cancel); the UI polls it each frame and never blocks. Scans and
+//! dependency trees both run this way.
 
 use crate::engine::context::{SystemContext, live, machine_file};
 use crate::engine::progress::Progress;
@@ -15,83 +16,93 @@ pub enum Target {
     MachineFile(PathBuf),
 }
 
-/// How a finished scan ended.
-#[derive(Debug, Clone)]
-pub enum ScanOutcome {
-    Done(Box<Document>),
-    Cancelled,
-    Failed(String),
-}
-
-/// A scan running on a worker thread.
-pub struct ScanJob {
-    pub progress: Progress,
-    receiver: Receiver<ScanOutcome>,
-}
-
-impl ScanJob {
-    pub fn start(target: Target) -> ScanJob {
-        ScanJob::start_with_progress(target, Progress::new())
+impl Target {
+    /// Loads the context of the target. `with_driver` queries NVML on a live machine.
+    pub fn load(&self, with_driver: bool) -> Result<SystemContext, String> {
+        match self {
+            Target::Live if with_driver => Ok(live::load()),
+            Target::Live => Ok(live::load_without_driver()),
+            Target::MachineFile(path) => machine_file::load(path).map_err(|e| e.to_string()),
+        }
     }
+}
 
-    /// Starts a scan that reports on (and can be cancelled through) the given progress handle.
-    pub fn start_with_progress(target: Target, progress: Progress) -> ScanJob {
+/// A closure running on a worker thread; its result arrives through `poll`.
+pub struct Job<T> {
+    pub progress: Progress,
+    receiver: Receiver<Result<T, String>>,
+}
+
+impl<T: Send + 'static> Job<T> {
+    /// Runs `work` on a new thread. A panic inside becomes an error, never a crash of the UI.
+    pub fn start(
+        progress: Progress,
+        work: impl FnOnce(&Progress) -> Result<T, String> + Send + 'static,
+    ) -> Job<T> {
         let (tx, rx) = channel();
         let worker_progress = progress.clone();
         let spawned = std::thread::Builder::new()
-            .name("scan".into())
+            .name("wizard-worker".into())
             .spawn(move || {
-                let outcome = std::panic::catch_unwind(|| run(&target, &worker_progress))
-                    .unwrap_or_else(|_| {
-                        ScanOutcome::Failed("the scan stopped unexpectedly (internal error)".into())
-                    });
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    work(&worker_progress)
+                }))
+                .unwrap_or_else(|_| Err("the work stopped unexpectedly (internal error)".into()));
                 let _ = tx.send(outcome);
             });
         if let Err(e) = spawned {
             let (tx, rx) = channel();
-            let _ = tx.send(ScanOutcome::Failed(format!(
-                "could not start the scan: {e}"
-            )));
-            return ScanJob {
+            let _ = tx.send(Err(format!("could not start a worker thread: {e}")));
+            return Job {
                 progress,
                 receiver: rx,
             };
         }
-        ScanJob {
+        Job {
             progress,
             receiver: rx,
         }
     }
 
     /// The outcome once the worker has finished; `None` while it still runs.
-    pub fn poll(&self) -> Option<ScanOutcome> {
+    pub fn poll(&self) -> Option<Result<T, String>> {
         match self.receiver.try_recv() {
             Ok(outcome) => Some(outcome),
             Err(TryRecvError::Empty) => None,
-            Err(TryRecvError::Disconnected) => {
-                Some(ScanOutcome::Failed("the scan worker went away".into()))
-            }
+            Err(TryRecvError::Disconnected) => Some(Err("the worker went away".into())),
         }
     }
 }
 
-fn run(target: &Target, progress: &Progress) -> ScanOutcome {
-    progress.stage("Reading the machine", 1);
-    let ctx: SystemContext = match target {
-        Target::Live => live::load(),
-        Target::MachineFile(path) => match machine_file::load(path) {
-            Ok(ctx) => ctx,
-            Err(e) => return ScanOutcome::Failed(e.to_string()),
-        },
-    };
-    if progress.is_cancelled() {
-        return ScanOutcome::Cancelled;
-    }
-    let result = scan::run(&ctx, progress);
-    if result.cancelled {
-        return ScanOutcome::Cancelled;
-    }
-    ScanOutcome::Done(Box::new(
-        Document::new(&ctx, result.findings).with("inventory", &result.inventory),
-    ))
+/// How a finished scan ended.
+#[derive(Debug, Clone)]
+pub enum ScanOutcome {
+    Done(Box<Document>),
+    Cancelled,
+}
+
+/// A scan running on a worker thread.
+pub type ScanJob = Job<ScanOutcome>;
+
+/// Starts a scan of `target`.
+pub fn start_scan(target: Target) -> ScanJob {
+    start_scan_with_progress(target, Progress::new())
+}
+
+/// Starts a scan that reports on (and can be cancelled through) the given progress handle.
+pub fn start_scan_with_progress(target: Target, progress: Progress) -> ScanJob {
+    Job::start(progress, move |progress| {
+        progress.stage("Reading the machine", 1);
+        let ctx = target.load(true)?;
+        if progress.is_cancelled() {
+            return Ok(ScanOutcome::Cancelled);
+        }
+        let result = scan::run(&ctx, progress);
+        if result.cancelled {
+            return Ok(ScanOutcome::Cancelled);
+        }
+        Ok(ScanOutcome::Done(Box::new(
+            Document::new(&ctx, result.findings).with("inventory", &result.inventory),
+        )))
+    })
 }

@@ -80,6 +80,9 @@ fn wizard_walks_every_step_and_snapshots_it() {
         h.get_by_label("Next").click();
         h.run_steps(2);
         assert_eq!(h.state().step, *expected);
+        if *expected == Step::Dependencies {
+            continue; // gui_dependencies snapshots this step with a real tree in it
+        }
         h.remove_cursor();
         h.run_steps(1);
         results.add(h.try_snapshot_options(name, &snapshot_options()));
@@ -149,7 +152,7 @@ fn findings_step_shows_error_cards_and_scan_can_be_cancelled() {
     let mut app = TriageApp::new(relative_machine("linux-basic"));
     app.step = Step::Scan;
     app.scan = cuda_triage::ui::app::ScanState::Running(
-        cuda_triage::ui::worker::ScanJob::start_with_progress(
+        cuda_triage::ui::worker::start_scan_with_progress(
             relative_machine("linux-basic"),
             progress,
         ),

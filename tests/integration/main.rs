@@ -6,6 +6,7 @@ mod binfmt;
 mod cli;
 mod fixtures_build;
 mod gui;
+mod gui_dependencies;
 mod oracle_chroot;
 mod oracle_linux;
 mod oracle_support;

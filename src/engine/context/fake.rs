@@ -14,6 +14,11 @@ pub struct FakeMachine {
     driver: Option<DriverFacts>,
 }
 
+/// A TOML string for any text (basic string with escapes; no literal-string pitfalls).
+fn literal(value: &str) -> String {
+    toml::Value::String(value.to_string()).to_string()
+}
+
 impl FakeMachine {
     pub fn new(platform: Platform) -> std::io::Result<FakeMachine> {
         let dir = tempfile::tempdir()?;
@@ -93,6 +98,52 @@ impl FakeMachine {
         self
     }
 
+    /// The folder holding the machine (drive folders `C`, ... or `root`).
+    pub fn folder(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Writes `machine.toml` describing this machine into its folder and returns its path,
+    /// so the CLI and the wizard can load it with `--machine`.
+    pub fn write_machine_file(&self) -> std::io::Result<PathBuf> {
+        use std::fmt::Write as _;
+        let quote = |s: &str| format!("'{}'", s.replace('\'', "''"));
+        let mut text = format!("platform = \"{}\"\n", self.platform.as_str());
+        match self.platform {
+            Platform::Linux => text.push_str("root = \"root\"\n"),
+            Platform::Windows => {
+                text.push_str("[drives]\n");
+                for entry in std::fs::read_dir(self.dir.path())?.flatten() {
+                    let name = entry.file_name().to_string_lossy().into_owned();
+                    if name.len() == 1 && entry.path().is_dir() {
+                        let _ = writeln!(text, "{name} = \"{name}\"");
+                    }
+                }
+            }
+        }
+        text.push_str("[env]\n");
+        for (k, v) in &self.env {
+            let _ = writeln!(text, "{} = {}", quote(k), literal(v));
+        }
+        text.push_str("[registry]\n");
+        for (key, values) in &self.registry {
+            let pairs: Vec<String> = values
+                .iter()
+                .map(|(n, v)| format!("{} = {}", quote(n), literal(v)))
+                .collect();
+            let _ = writeln!(text, "{} = {{ {} }}", quote(key), pairs.join(", "));
+        }
+        if let Some(d) = &self.driver {
+            let _ = write!(text, "[driver]\nversion = {}\n", literal(&d.version));
+            if let Some(cuda) = &d.cuda {
+                let _ = writeln!(text, "cuda = {}", literal(cuda));
+            }
+        }
+        let path = self.dir.path().join("machine.toml");
+        std::fs::write(&path, text)?;
+        Ok(path)
+    }
+
     /// The context over the machine as it is now.
     pub fn context(&self) -> SystemContext {
         let fs = match self.platform {
@@ -125,5 +176,36 @@ impl FakeMachine {
             driver_note: None,
             source: ContextSource::MachineFile(self.dir.path().display().to_string()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn machine_file_round_trips() {
+        let mut m = FakeMachine::new(Platform::Windows).unwrap();
+        m.dir(r"C:\Windows\System32")
+            .env("PATH", r"C:\Windows\system32;C:\it's here")
+            .registry(r"HKCU\Environment", "Path", r"C:\x")
+            .driver("531.14", "12.1");
+        let path = m.write_machine_file().unwrap();
+        let ctx = crate::engine::context::machine_file::load(&path).unwrap();
+        assert_eq!(
+            ctx.env.get("PATH"),
+            Some(r"C:\Windows\system32;C:\it's here")
+        );
+        assert_eq!(
+            ctx.registry.value(r"HKCU\Environment", "path"),
+            Some(r"C:\x")
+        );
+        assert!(ctx.fs.is_dir(r"C:\windows\system32"));
+        assert_eq!(ctx.driver.unwrap().version, "531.14");
+        let mut l = FakeMachine::new(Platform::Linux).unwrap();
+        l.dir("/usr/lib").env("LD_LIBRARY_PATH", "/usr/lib");
+        let ctx =
+            crate::engine::context::machine_file::load(&l.write_machine_file().unwrap()).unwrap();
+        assert!(ctx.fs.is_dir("/usr/lib"));
     }
 }

@@ -1,14 +1,279 @@
-//! Dependencies step: the dependency tree of a chosen binary (lands with the dependency-tree issue).
+//! Dependencies step: choose a binary (path field, file dialog, drag-and-drop, or a suggestion),
+//! build its dependency tree on a worker thread, and browse it — a virtualised tree that stays
+//! smooth with thousands of nodes, a search box, an "only problems" switch and a details panel.
 
 use super::UiCommand;
-use crate::ui::app::TriageApp;
+use super::dependency_details::details_ui;
+use crate::engine::context::{Platform, SystemContext};
+use crate::engine::findings::Finding;
+use crate::engine::graph::{self, DependencyGraph, GraphOptions};
+use crate::engine::loader::windows::Preset;
+use crate::ui::theme;
+use crate::ui::tree_rows::{Row, RowFilter, is_problem, visible_rows};
+use crate::ui::worker::{Job, Target};
 
-pub fn dependencies_ui(ui: &mut egui::Ui, _app: &TriageApp, _commands: &mut Vec<UiCommand>) {
+const ROW_HEIGHT: f32 = 20.0;
+const INDENT: f32 = 16.0;
+
+/// A finished tree and what the rules made of it.
+pub struct TreeResult {
+    pub ctx: SystemContext,
+    pub graph: DependencyGraph,
+    pub findings: Vec<Finding>,
+}
+
+/// The step's own state (its text fields are edited in place; actions go through commands).
+#[derive(Default)]
+pub struct DependenciesState {
+    pub binary_input: String,
+    pub preset: Option<Preset>,
+    pub job: Option<Job<TreeResult>>,
+    pub result: Option<TreeResult>,
+    pub error: Option<String>,
+    pub filter: RowFilter,
+    pub selected: Option<usize>,
+    rows: Vec<Row>,
+    rows_for: Option<RowFilter>,
+}
+
+impl DependenciesState {
+    /// Starts building the tree of `binary` (a machine path) on a worker thread.
+    pub fn start(&mut self, target: &Target, binary: String) {
+        self.binary_input = binary.clone();
+        self.error = None;
+        self.selected = None;
+        self.rows_for = None;
+        let target = target.clone();
+        let mut opts = GraphOptions::default();
+        opts.windows.preset = self.preset;
+        self.job = Some(Job::start(Default::default(), move |progress| {
+            progress.stage("Resolving dependencies", 0);
+            let ctx = target.load(false)?;
+            let root = if ctx.platform.is_absolute(&binary) {
+                ctx.platform.normalize(&binary)
+            } else {
+                return Err(format!("{binary}: give the binary as an absolute path"));
+            };
+            let graph = graph::build(&ctx, &root, &opts).map_err(|e| e.to_string())?;
+            let findings = crate::engine::rules::tree::check(&ctx, &graph);
+            Ok(TreeResult {
+                ctx,
+                graph,
+                findings,
+            })
+        }));
+    }
+
+    /// Takes a finished job's result; true while work is still running.
+    pub fn poll(&mut self) -> bool {
+        let Some(job) = &self.job else { return false };
+        match job.poll() {
+            None => true,
+            Some(Ok(result)) => {
+                self.result = Some(result);
+                self.job = None;
+                false
+            }
+            Some(Err(e)) => {
+                self.error = Some(e);
+                self.job = None;
+                false
+            }
+        }
+    }
+
+    fn rows(&mut self) -> &[Row] {
+        if self.rows_for.as_ref() != Some(&self.filter) {
+            self.rows = self
+                .result
+                .as_ref()
+                .map(|r| visible_rows(&r.graph, &self.filter))
+                .unwrap_or_default();
+            self.rows_for = Some(self.filter.clone());
+        }
+        &self.rows
+    }
+}
+
+pub fn dependencies_ui(
+    ui: &mut egui::Ui,
+    state: &mut DependenciesState,
+    dark: bool,
+    suggestions: &[String],
+    commands: &mut Vec<UiCommand>,
+) {
     ui.heading("Dependencies");
-    super::coming_ui(
-        ui,
-        "Here you will choose a DLL, .so or executable and see every library it loads: where each one \
-         resolved, its version, and why the loader picked that copy — or every directory it tried when it \
-         found none.",
-    );
+    ui.label("Every library a DLL, .so or executable loads, where each one resolved, and why.");
+    ui.horizontal(|ui| {
+        ui.label("Binary:");
+        let edit = ui.add(
+            egui::TextEdit::singleline(&mut state.binary_input)
+                .hint_text("absolute path")
+                .desired_width(420.0),
+        );
+        let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+        if ui.button("Browse…").clicked() {
+            commands.push(UiCommand::BrowseBinary);
+        }
+        let busy = state.job.is_some();
+        if (ui
+            .add_enabled(!busy, egui::Button::new("Analyze"))
+            .clicked()
+            || enter)
+            && !state.binary_input.trim().is_empty()
+        {
+            commands.push(UiCommand::AnalyzeBinary(
+                state.binary_input.trim().to_string(),
+            ));
+        }
+    });
+    preset_ui(ui, state);
+    if !suggestions.is_empty() {
+        ui.horizontal_wrapped(|ui| {
+            ui.label("Suggested:");
+            for path in suggestions {
+                if ui.small_button(path).clicked() {
+                    commands.push(UiCommand::AnalyzeBinary(path.clone()));
+                }
+            }
+        });
+    }
+    if state.job.is_some() {
+        ui.horizontal(|ui| {
+            ui.spinner();
+            ui.label("Resolving dependencies…");
+        });
+        return;
+    }
+    if let Some(e) = &state.error {
+        ui.colored_label(
+            theme::severity_colour(crate::engine::findings::Severity::Error, dark),
+            e,
+        );
+    }
+    if state.result.is_none() {
+        return;
+    }
+    summary_ui(ui, state, dark);
+    ui.horizontal(|ui| {
+        ui.label("Search:");
+        ui.add(egui::TextEdit::singleline(&mut state.filter.search).desired_width(220.0));
+        ui.checkbox(&mut state.filter.only_problems, "Only problems");
+    });
+    ui.separator();
+    egui::Panel::right("dependency_details")
+        .default_size(340.0)
+        .resizable(true)
+        .show(ui, |ui| match (state.selected, &state.result) {
+            (Some(index), Some(result)) => details_ui(ui, result, index, dark, commands),
+            _ => {
+                ui.label("Select a library to see where it was found and what was tried.");
+            }
+        });
+    tree_ui(ui, state, dark, commands);
+}
+
+fn preset_ui(ui: &mut egui::Ui, state: &mut DependenciesState) {
+    let label = |p: Option<Preset>| match p {
+        None | Some(Preset::App) => "Application (standard search order)",
+        Some(Preset::Python) => "Python 3.8+ (PATH ignored)",
+        Some(Preset::CondaPython) => "conda Python",
+        Some(Preset::Torch) => "PyTorch (LoadLibraryExW 0x1100)",
+    };
+    ui.horizontal(|ui| {
+        ui.label("Windows loading context:");
+        egui::ComboBox::from_id_salt("loading_context")
+            .selected_text(label(state.preset))
+            .show_ui(ui, |ui| {
+                for p in [
+                    None,
+                    Some(Preset::Python),
+                    Some(Preset::CondaPython),
+                    Some(Preset::Torch),
+                ] {
+                    ui.selectable_value(&mut state.preset, p, label(p));
+                }
+            });
+    });
+}
+
+fn summary_ui(ui: &mut egui::Ui, state: &DependenciesState, dark: bool) {
+    let Some(result) = &state.result else { return };
+    let problems = result.graph.nodes.iter().filter(|n| is_problem(n)).count();
+    ui.label(format!(
+        "{}: {} libraries, {problems} with problems",
+        result.graph.root,
+        result.graph.nodes.len()
+    ));
+    for finding in &result.findings {
+        let colour = theme::severity_colour(finding.severity, dark);
+        ui.colored_label(
+            colour,
+            format!(
+                "{} {}",
+                theme::severity_symbol(finding.severity),
+                finding.summary
+            ),
+        );
+    }
+}
+
+fn tree_ui(
+    ui: &mut egui::Ui,
+    state: &mut DependenciesState,
+    dark: bool,
+    commands: &mut Vec<UiCommand>,
+) {
+    let rows = state.rows().to_vec();
+    let selected = state.selected;
+    let Some(result) = &state.result else { return };
+    let platform = result.ctx.platform;
+    egui::ScrollArea::both()
+        .auto_shrink([false, false])
+        .show_rows(ui, ROW_HEIGHT, rows.len(), |ui, range| {
+            for row in &rows[range] {
+                let node = &result.graph.nodes[row.node];
+                ui.horizontal(|ui| {
+                    ui.add_space(row.level as f32 * INDENT);
+                    if row.has_children {
+                        let collapsed = state.filter.collapsed.contains(&row.node);
+                        if ui
+                            .small_button(if collapsed { "+" } else { "-" })
+                            .on_hover_text("Expand or collapse")
+                            .clicked()
+                        {
+                            commands.push(UiCommand::ToggleDependency(row.node));
+                        }
+                    } else {
+                        ui.add_space(18.0);
+                    }
+                    let colour = if is_problem(node) {
+                        theme::severity_colour(crate::engine::findings::Severity::Error, dark)
+                    } else {
+                        ui.visuals().text_color()
+                    };
+                    let text = egui::RichText::new(&node.name).color(colour);
+                    if ui
+                        .selectable_label(selected == Some(row.node), text)
+                        .clicked()
+                    {
+                        commands.push(UiCommand::SelectDependency(row.node));
+                    }
+                    ui.label(egui::RichText::new(row_note(node, platform)).weak());
+                });
+            }
+        });
+}
+
+/// The short note after a name: how it resolved, or that it is missing.
+fn row_note(node: &graph::Node, platform: Platform) -> String {
+    match &node.path {
+        Some(path) => format!(
+            "[{}] {}",
+            node.how.as_str(),
+            platform.parent(path).unwrap_or_default()
+        ),
+        None if node.is_resolved() => format!("[{}]", node.how.as_str()),
+        None => format!("not found ({} places tried)", node.attempts.len()),
+    }
 }

@@ -2,6 +2,7 @@
 //! state and pushes `UiCommand`s; none of them mutates the app directly.
 
 pub mod dependencies;
+pub mod dependency_details;
 pub mod findings;
 pub mod fix;
 pub mod gpu_test;
@@ -68,6 +69,15 @@ pub enum UiCommand {
     OpenReport,
     /// A file dropped onto the window (a saved report).
     OpenDropped(std::path::PathBuf),
+    /// Pick a binary with the file dialog.
+    BrowseBinary,
+    /// Build the dependency tree of a binary (a machine path).
+    AnalyzeBinary(String),
+    SelectDependency(usize),
+    ToggleDependency(usize),
+    CopyText(String),
+    /// Open a host folder in the file manager.
+    OpenFolder(std::path::PathBuf),
 }
 
 /// A short paragraph saying what a step will hold once its capability lands.

@@ -1,0 +1,112 @@
+//! The Dependencies step driven through egui_kittest on a fake Windows machine whose DLLs are
+//! built with mingw at test time: analyse, filter, select, read the attempts; snapshot it.
+
+use crate::fixtures_build::{DllSpec, tool_available};
+use cuda_triage::engine::context::Platform;
+use cuda_triage::engine::context::fake::FakeMachine;
+use cuda_triage::ui::TriageApp;
+use cuda_triage::ui::steps::Step;
+use cuda_triage::ui::worker::Target;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use std::time::{Duration, Instant};
+
+fn built(spec: DllSpec, dir: &std::path::Path) -> std::path::PathBuf {
+    spec.build(dir)
+        .unwrap_or_else(|e| panic!("mingw build failed: {e}"))
+}
+
+#[test]
+fn dependencies_step_resolves_filters_and_explains() {
+    assert!(
+        tool_available("x86_64-w64-mingw32-gcc"),
+        "x86_64-w64-mingw32-gcc is needed (.ci/run installs it)"
+    );
+    let work = tempfile::tempdir().unwrap();
+    let cudart = built(
+        DllSpec::new("cudart64_12.dll").export("cudaMalloc", None),
+        work.path(),
+    );
+    // cudart opens the driver (nvcuda.dll) at run time: give the machine one.
+    let nvcuda = built(
+        DllSpec::new("nvcuda.dll").export("cuInit", None),
+        work.path(),
+    );
+    let app_dll = built(
+        DllSpec::new("torch_cuda.dll")
+            .import("cudart64_12.dll", &["cudaMalloc"])
+            .import("cublas64_11.dll", &["cublasCreate_v2"])
+            .export("torch_entry", None),
+        work.path(),
+    );
+    let mut m = FakeMachine::new(Platform::Windows).unwrap();
+    m.dir(r"C:\Tools\bin")
+        .copy(r"C:\Windows\System32\nvcuda.dll", &nvcuda);
+    m.copy(r"C:\app\lib\torch_cuda.dll", &app_dll)
+        .copy(r"C:\app\lib\cudart64_12.dll", &cudart);
+    m.env("PATH", r"C:\Windows\system32;C:\Tools\bin")
+        .env("SystemRoot", r"C:\Windows");
+    let machine = m.write_machine_file().unwrap();
+
+    let mut h = Harness::builder()
+        .with_size([1000.0, 640.0])
+        .wgpu()
+        .build_ui_state(
+            |ui, app: &mut TriageApp| app.frame_ui(ui),
+            TriageApp::new(Target::MachineFile(machine)),
+        );
+    h.run_steps(1);
+    h.get_by_label("4. Dependencies").click();
+    h.run_steps(2);
+    assert_eq!(h.state().step, Step::Dependencies);
+    h.state_mut().deps.binary_input = r"C:\app\lib\torch_cuda.dll".into();
+    h.get_by_label("Analyze").click();
+    h.run_steps(1);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while h.state().deps.job.is_some() {
+        assert!(Instant::now() < deadline, "tree did not finish");
+        std::thread::sleep(Duration::from_millis(20));
+        h.step();
+    }
+    h.run_steps(3);
+    assert!(h.state().deps.error.is_none(), "{:?}", h.state().deps.error);
+    assert!(h.query_by_label("cudart64_12.dll").is_some());
+    assert!(h.query_by_label("cublas64_11.dll").is_some());
+    assert!(h.query_by_label_contains("with problems").is_some());
+
+    // "Only problems" hides what resolved.
+    h.get_by_label("Only problems").click();
+    h.run_steps(2);
+    assert!(h.query_by_label("cudart64_12.dll").is_none());
+    assert!(h.query_by_label("cublas64_11.dll").is_some());
+
+    // Selecting the miss shows every place the loader tried, the app folder first.
+    h.get_by_label("cublas64_11.dll").click();
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("Places tried (").is_some());
+    assert!(h.query_by_label_contains(r"C:\app\lib [app_dir]").is_some());
+    assert!(h.query_by_label_contains(r"C:\Tools\bin [path]").is_some());
+
+    // Search narrows to matching names.
+    h.get_by_label("Only problems").click();
+    h.state_mut().deps.selected = None; // the details panel would show the name too
+    h.state_mut().deps.filter.search = "cudart".into();
+    h.run_steps(2);
+    assert!(h.query_by_label("cudart64_12.dll").is_some());
+    assert!(h.query_by_label("cublas64_11.dll").is_none());
+    h.state_mut().deps.filter.search.clear();
+    h.state_mut().deps.selected = h.state().deps.result.as_ref().and_then(|r| {
+        r.graph
+            .nodes
+            .iter()
+            .position(|n| n.name == "cublas64_11.dll")
+    });
+    h.run_steps(2);
+    h.remove_cursor();
+    h.run_steps(1);
+    let options = egui_kittest::SnapshotOptions::new()
+        .output_path(concat!(env!("CARGO_MANIFEST_DIR"), "/screenshots"))
+        .threshold(2.0)
+        .max_failed_pixels(200);
+    h.snapshot_options("4-dependencies", &options);
+}
