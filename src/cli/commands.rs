@@ -42,11 +42,7 @@ pub fn run(cli: Cli) -> i32 {
             "the dependency tree comes with the dependency-tree work",
             common.json,
         ),
-        Command::GpuTest => not_yet(
-            "gpu-test",
-            "the live GPU test comes with the GPU-test work",
-            common.json,
-        ),
+        Command::GpuTest(args) => super::gpu_command::gpu_test_command(&common, &args),
         Command::Fix { action } => {
             let what = match action {
                 FixAction::List => "fix list",

@@ -25,6 +25,8 @@ pub struct TriageApp {
     pub dark_mode: bool,
     pub status: String,
     pub last_saved_report: Option<String>,
+    /// The live GPU test: selection, running job, last result.
+    pub gpu: steps::gpu_test::GpuTestState,
     theme_applied: Option<bool>,
 }
 
@@ -38,6 +40,7 @@ impl TriageApp {
             dark_mode: true,
             status: "Ready.".into(),
             last_saved_report: None,
+            gpu: Default::default(),
             theme_applied: None,
         }
     }
@@ -71,6 +74,7 @@ impl TriageApp {
             self.theme_applied = Some(self.dark_mode);
         }
         self.poll_scan(ui.ctx());
+        self.poll_gpu(ui.ctx());
         let mut commands = Vec::new();
         self.keyboard_commands(ui.ctx(), &mut commands);
         egui::Panel::bottom("status_bar").show(ui, |ui| self.status_bar_ui(ui, &mut commands));
@@ -203,6 +207,19 @@ impl TriageApp {
         }
     }
 
+    /// Takes a finished GPU test into the document (this computer's, if none was open).
+    fn poll_gpu(&mut self, ctx: &egui::Context) {
+        if !self.gpu.running() {
+            return;
+        }
+        ctx.request_repaint_after(std::time::Duration::from_millis(100));
+        if let Some((outcome, base)) = self.gpu.poll() {
+            self.status = format!("GPU test finished: {}", outcome.report.summary);
+            let doc = self.document.take().unwrap_or(base);
+            self.document = Some(steps::gpu_test::merge(doc, &outcome));
+        }
+    }
+
     /// Whether a scan is still running (tests wait on this).
     pub fn scan_running(&self) -> bool {
         matches!(self.scan, ScanState::Running(_))
@@ -226,6 +243,7 @@ impl TriageApp {
             UiCommand::SetDarkMode(dark) => self.dark_mode = dark,
             UiCommand::SaveReport => self.save_report(),
             UiCommand::OpenReport => self.open_report(),
+            UiCommand::Gpu(command) => steps::gpu_test::apply(self, command),
         }
     }
 

@@ -105,7 +105,6 @@ fn bad_machine_file_exits_2_with_file_line_and_key() {
 fn capabilities_not_landed_say_so_and_exit_2() {
     for args in [
         vec!["tree", "x.dll"],
-        vec!["gpu-test"],
         vec!["fix", "list"],
         vec!["why", "cublas64_11.dll"],
     ] {

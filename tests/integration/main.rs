@@ -2,5 +2,6 @@
 //! driven through egui_kittest.
 
 mod cli;
+mod gpu_test;
 mod gui;
 mod support;

@@ -4,6 +4,7 @@
 pub mod dependencies;
 pub mod findings;
 pub mod fix;
+pub mod gpu_results;
 pub mod gpu_test;
 pub mod report;
 pub mod scan;
@@ -66,6 +67,8 @@ pub enum UiCommand {
     SetDarkMode(bool),
     SaveReport,
     OpenReport,
+    /// Run, cancel or configure the live GPU test.
+    Gpu(gpu_test::GpuCommand),
 }
 
 /// A short paragraph saying what a step will hold once its capability lands.
