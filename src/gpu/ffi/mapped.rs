@@ -119,7 +119,7 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn this_process_code_is_mapped_from_a_file() {
-        let addr = this_process_code_is_mapped_from_a_file as usize;
+        let addr = this_process_code_is_mapped_from_a_file as fn() as usize;
         let file = file_of_address(addr).expect("test binary is mapped");
         assert!(file.starts_with('/'));
     }

@@ -34,7 +34,7 @@ macro_rules! api_table {
                         *lib.get::<unsafe extern "system" fn($($a),*) -> $r>(
                             concat!(stringify!($f), "\0").as_bytes(),
                         )
-                        .map_err(|e| format!("{}: {e}", stringify!($f)))?
+                        .map_err(|e| format!("{}: {}", stringify!($f), $crate::gpu::ffi::error_chain(&e)))?
                     }, )*
                 })
             }
@@ -56,7 +56,7 @@ impl OpenLibrary {
     /// Windows an absolute path is loaded with `LOAD_WITH_ALTERED_SEARCH_PATH`, so the DLLs it
     /// depends on are looked for next to it first, as the frameworks arrange.
     pub fn open(requested: &str) -> Result<OpenLibrary, String> {
-        let lib = open_raw(requested).map_err(|e| e.to_string())?;
+        let lib = open_raw(requested).map_err(|e| error_chain(&e))?;
         Ok(OpenLibrary {
             lib,
             requested: requested.to_string(),
@@ -75,6 +75,18 @@ impl OpenLibrary {
     pub fn mapped_path(&self, symbol: &str) -> Option<String> {
         mapped::file_of_address(self.symbol_address(symbol)? as usize)
     }
+}
+
+/// An error and its sources in one line (libloading's own text is just "dlopen failed").
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
 }
 
 #[cfg(unix)]

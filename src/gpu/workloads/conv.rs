@@ -77,7 +77,7 @@ pub fn run_all(run: &mut Run<'_>, cuda: &Cuda<'_>, api: &CudnnApi, peak: Option<
     }
 }
 
-fn describe(api: &CudnnApi, s: &ConvShape, layout: Layout) -> Result<Dnn<'_>, CallError> {
+fn describe<'a>(api: &'a CudnnApi, s: &ConvShape, layout: Layout) -> Result<Dnn<'a>, CallError> {
     let mut d = Dnn {
         api,
         handle: std::ptr::null_mut(),

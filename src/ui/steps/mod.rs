@@ -5,6 +5,7 @@ pub mod dependencies;
 pub mod findings;
 pub mod fix;
 pub mod gpu_results;
+pub mod gpu_state;
 pub mod gpu_test;
 pub mod report;
 pub mod scan;
