@@ -175,7 +175,8 @@ fn a_library_without_the_driver_api_is_a_missing_symbol_finding() {
         lib.to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(1), "stderr: {}", stderr(&out));
-    let f = finding(&json(&out), "gpu-test-missing-symbol");
+    let doc = json(&out);
+    let f = finding(&doc, "gpu-test-missing-symbol");
     assert!(f["evidence"].to_string().contains("cuInit"), "{f:#}");
 }
 

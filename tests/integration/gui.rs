@@ -224,7 +224,8 @@ fn gpu_step_runs_the_test_in_a_child_process_and_keeps_the_result() {
     wait_for_gpu_test(&mut h);
     assert!(h.query_by_label_contains("Verdict: failed").is_some());
     assert!(
-        h.query_by_label_contains("CUDA_ERROR_NO_DEVICE (100)")
+        h.query_all_by_label_contains("CUDA_ERROR_NO_DEVICE (100)")
+            .next()
             .is_some()
     );
     // The loaded-library table shows the version the fake reports and the mapped file.
