@@ -176,7 +176,6 @@ pub fn run(opts: &Options, cancel: &AtomicBool, mut on_update: impl FnMut(Update
     let stdout = stdout_reader
         .and_then(|r| r.join().ok())
         .unwrap_or_default();
-    drop(handle);
 
     let (child_exit, parsed) = match exit {
         Err(e) => (e, None),
