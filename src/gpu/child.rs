@@ -200,6 +200,7 @@ fn workloads_and_libraries(
     protocol::progress("Loading cuDNN", run.done, plan.steps());
     if let Some((lib, report)) = optional(Role::Cudnn, args, windows, result) {
         result.libraries.push(report);
+        preload_cudnn_parts(lib, windows);
         // SAFETY: documented cuDNN entry points with these signatures.
         match unsafe { CudnnApi::load(&lib.lib) } {
             Err(e) => {
@@ -241,6 +242,48 @@ fn workloads_and_libraries(
         result.findings.push(findings::skipped(&run.skipped));
     }
     result.workloads = std::mem::take(&mut run.results);
+}
+
+/// cuDNN 9 (and 8) load their parts (`libcudnn_cnn.so.9`, `cudnn_engines_precompiled64_9.dll`,
+/// ...) later, by bare name, which the OS looks for on its search path rather than next to the
+/// chosen file. Loading the parts found beside it first makes those later loads reuse them, as
+/// PyTorch does. Failures are left for cuDNN itself to report.
+fn preload_cudnn_parts(cudnn: &OpenLibrary, windows: bool) {
+    let path = std::path::Path::new(&cudnn.requested);
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) else {
+        return;
+    };
+    if !path.is_absolute() {
+        return;
+    }
+    let Some(major) = super::select::role_version(name, Role::Cudnn, windows) else {
+        return;
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut parts: Vec<_> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            let n = p
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("")
+                .to_ascii_lowercase();
+            if windows {
+                n.starts_with("cudnn_") && n.ends_with(&format!("64_{major}.dll"))
+            } else {
+                n.starts_with("libcudnn_") && n.ends_with(&format!(".so.{major}"))
+            }
+        })
+        .collect();
+    parts.sort();
+    for part in parts {
+        if let Ok(lib) = OpenLibrary::open(&part.display().to_string()) {
+            Box::leak(Box::new(lib));
+        }
+    }
 }
 
 /// Loads a library that is optional for the test: explicit choices that fail are errors, a
