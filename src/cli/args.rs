@@ -38,7 +38,7 @@ pub enum Command {
     /// Show the dependency tree of a DLL, .so or executable, and why each piece resolved where it did.
     Tree(TreeArgs),
     /// Run a live GPU test (cuBLAS matmul, cuDNN convolution, bandwidth) in a child process.
-    GpuTest,
+    GpuTest(GpuTestArgs),
     /// List, preview, apply or undo fixes.
     Fix {
         #[command(subcommand)]
@@ -145,4 +145,37 @@ pub enum ReportFormat {
     Json,
     Md,
     Html,
+}
+
+/// Which libraries the GPU test loads, and how long it may take.
+#[derive(Debug, Clone, Default, Args)]
+pub struct GpuTestArgs {
+    /// The CUDA driver library to test (default: libcuda.so.1 / nvcuda.dll as the OS finds it).
+    #[arg(long, value_name = "PATH")]
+    pub driver: Option<PathBuf>,
+    /// The CUDA runtime library (libcudart.so.N / cudart64_N.dll).
+    #[arg(long, value_name = "PATH")]
+    pub cudart: Option<PathBuf>,
+    /// The cuBLAS library (libcublas.so.N / cublas64_N.dll).
+    #[arg(long, value_name = "PATH")]
+    pub cublas: Option<PathBuf>,
+    /// The cuDNN library (libcudnn.so.N / cudnn64_N.dll).
+    #[arg(long, value_name = "PATH")]
+    pub cudnn: Option<PathBuf>,
+    /// Pick the libraries not given above from this folder (toolkit bin or lib64, pip
+    /// site-packages/nvidia, torch/lib, a conda env's lib or Library/bin).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Small sizes only: a check in seconds rather than a benchmark.
+    #[arg(long)]
+    pub quick: bool,
+    /// The CUDA device index to test.
+    #[arg(long, value_name = "INDEX", default_value_t = 0)]
+    pub device: u32,
+    /// Stop the test after this many seconds (default 600, or 120 with --quick).
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout_secs: Option<u64>,
+    /// Internal: run as the test's child process (prints one JSON result).
+    #[arg(long, hide = true)]
+    pub child: bool,
 }

@@ -39,11 +39,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Open { report } => open_command(&common, &report),
         Command::Why { query } => super::why_command::why_command(&common, &query),
         Command::Tree(args) => tree_command(&common, &args),
-        Command::GpuTest => not_yet(
-            "gpu-test",
-            "the live GPU test comes with the GPU-test work",
-            common.json,
-        ),
+        Command::GpuTest(args) => super::gpu_command::gpu_test_command(&common, &args),
         Command::Fix { action } => {
             let what = match action {
                 FixAction::List => "fix list",

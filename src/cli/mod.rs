@@ -2,6 +2,7 @@
 
 pub mod args;
 pub mod commands;
+pub mod gpu_command;
 pub mod output;
 pub mod tree_output;
 pub mod why_command;

@@ -1,4 +1,23 @@
-//! GPU access: device facts from NVML. The live GPU test (child-process runner and cudarc
-//! workloads) lands here with its own issue.
+//! The live GPU test and device facts.
+//!
+//! * [`nvml`] — device facts and live temperature/power from NVML (nvml-wrapper).
+//! * [`runner`] — the parent side: spawns `cuda-triage gpu-test --child` under a timeout and turns
+//!   a crash, a hang or a bad answer into findings; never runs GPU code in its own process.
+//! * [`child`] — the child side: loads the chosen libraries by absolute path, reports what the OS
+//!   mapped and the versions they report, runs the workloads, prints one JSON result.
+//! * [`ffi`] — the C APIs of the driver, cudart, cuBLAS and cuDNN as libloading function tables
+//!   (cudarc's loader is a process-wide search by name, so it cannot test a user-chosen file).
+//! * [`workloads`] — cuBLAS GEMM, cuDNN convolution and copy bandwidth on the device.
+//! * [`maths`], [`peaks`], [`select`], [`protocol`], [`report`] — the pure parts, unit-tested.
 
+pub mod child;
+pub mod ffi;
+pub mod findings;
+pub mod maths;
 pub mod nvml;
+pub mod peaks;
+pub mod protocol;
+pub mod report;
+pub mod runner;
+pub mod select;
+pub mod workloads;

@@ -1,8 +1,14 @@
 //! Driver and GPU facts from NVML (nvml-wrapper), queried on a helper thread with a time limit
 //! so a faulting or hung driver cannot stall the scan. No driver is an ordinary answer, not a panic.
+//! For the live GPU test (run in the child process): the device card ([`fill_device`]) and
+//! temperature/power sampling while the workloads run ([`sample`], [`poll`]).
 
 use crate::engine::context::{DriverFacts, GpuFacts};
-use std::time::Duration;
+use crate::gpu::report::{DeviceInfo, SensorSample};
+use nvml_wrapper::Nvml;
+use nvml_wrapper::enum_wrappers::device::{Clock, TemperatureSensor};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 /// What NVML says about the installed driver and its GPUs.
 #[derive(Debug, Clone)]
@@ -58,4 +64,84 @@ fn probe() -> Result<NvmlProbe, String> {
         driver: DriverFacts { version, cuda },
         gpus,
     })
+}
+
+/// Opens NVML; the error names the library that is missing or broken.
+pub fn open() -> Result<Nvml, String> {
+    std::panic::catch_unwind(Nvml::init)
+        .map_err(|_| "NVML initialisation panicked".to_string())?
+        .map_err(|e| format!("NVML unavailable: {e}"))
+}
+
+/// Adds what NVML knows about device `index` to the device card (fields already set by the
+/// CUDA driver are kept).
+pub fn fill_device(nvml: &Nvml, index: u32, info: &mut DeviceInfo) {
+    info.driver_version = info
+        .driver_version
+        .take()
+        .or_else(|| nvml.sys_driver_version().ok());
+    let Ok(d) = nvml.device_by_index(index) else {
+        return;
+    };
+    if info.name.is_empty() {
+        info.name = d.name().unwrap_or_default();
+    }
+    if info.compute_capability.is_none() {
+        info.compute_capability = d
+            .cuda_compute_capability()
+            .ok()
+            .map(|c| format!("{}.{}", c.major, c.minor));
+    }
+    if info.memory_total_mib.is_none() {
+        info.memory_total_mib = d.memory_info().ok().map(|m| m.total / (1024 * 1024));
+    }
+    info.sm_clock_max_mhz = d.max_clock_info(Clock::SM).ok().or(info.sm_clock_max_mhz);
+    info.memory_clock_max_mhz = d
+        .max_clock_info(Clock::Memory)
+        .ok()
+        .or(info.memory_clock_max_mhz);
+    info.pcie.generation = d.current_pcie_link_gen().ok();
+    info.pcie.max_generation = d.max_pcie_link_gen().ok();
+    info.pcie.width = d.current_pcie_link_width().ok();
+    info.pcie.max_width = d.max_pcie_link_width().ok();
+    info.temperature_c = d.temperature(TemperatureSensor::Gpu).ok();
+    info.power_w = d.power_usage().ok().map(|mw| mw as f64 / 1000.0);
+    info.power_limit_w = d.enforced_power_limit().ok().map(|mw| mw as f64 / 1000.0);
+}
+
+/// Temperature, power and SM clock of device `index` now.
+pub fn sample(nvml: &Nvml, index: u32, since: Instant) -> SensorSample {
+    let t_s = since.elapsed().as_secs_f64();
+    match nvml.device_by_index(index) {
+        Ok(d) => SensorSample {
+            t_s,
+            temperature_c: d.temperature(TemperatureSensor::Gpu).ok(),
+            power_w: d.power_usage().ok().map(|mw| mw as f64 / 1000.0),
+            sm_clock_mhz: d.clock_info(Clock::SM).ok(),
+        },
+        Err(_) => SensorSample {
+            t_s,
+            ..Default::default()
+        },
+    }
+}
+
+/// Samples every `interval` until `stop` is set, handing each sample to `on_sample`.
+pub fn poll(
+    nvml: &Nvml,
+    index: u32,
+    interval: Duration,
+    stop: &AtomicBool,
+    since: Instant,
+    mut on_sample: impl FnMut(SensorSample),
+) {
+    let tick = Duration::from_millis(20).min(interval);
+    let mut next = Instant::now();
+    while !stop.load(Ordering::Relaxed) {
+        if Instant::now() >= next {
+            on_sample(sample(nvml, index, since));
+            next = Instant::now() + interval;
+        }
+        std::thread::sleep(tick);
+    }
 }

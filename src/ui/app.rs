@@ -46,6 +46,8 @@ pub struct TriageApp {
     pub deps: DependenciesState,
     /// Text to put on the clipboard at the end of the frame.
     clipboard: Vec<String>,
+    /// The live GPU test: selection, running job, last result.
+    pub gpu: steps::gpu_test::GpuTestState,
     theme_applied: Option<bool>,
 }
 
@@ -61,6 +63,7 @@ impl TriageApp {
             last_saved_report: None,
             deps: DependenciesState::default(),
             clipboard: Vec::new(),
+            gpu: Default::default(),
             theme_applied: None,
         }
     }
@@ -109,6 +112,7 @@ impl TriageApp {
                 (None, None) => String::new(),
             };
         }
+        self.poll_gpu(ui.ctx());
         let mut commands = Vec::new();
         dropped_file_commands(ui.ctx(), &mut commands);
         self.keyboard_commands(ui.ctx(), &mut commands);
@@ -255,6 +259,19 @@ impl TriageApp {
         }
     }
 
+    /// Takes a finished GPU test into the document (this computer's, if none was open).
+    fn poll_gpu(&mut self, ctx: &egui::Context) {
+        if !self.gpu.running() {
+            return;
+        }
+        ctx.request_repaint_after(std::time::Duration::from_millis(100));
+        if let Some((outcome, base)) = self.gpu.poll() {
+            self.status = format!("GPU test finished: {}", outcome.report.summary);
+            let doc = self.document.take().unwrap_or(base);
+            self.document = Some(steps::gpu_test::merge(doc, &outcome));
+        }
+    }
+
     /// Whether a scan is still running (tests wait on this).
     pub fn scan_running(&self) -> bool {
         matches!(self.scan, ScanState::Running(_))
@@ -308,6 +325,7 @@ impl TriageApp {
                     self.status = format!("Could not open {}: {e}", path.display());
                 }
             }
+            UiCommand::Gpu(command) => steps::gpu_test::apply(self, command),
         }
     }
 

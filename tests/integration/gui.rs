@@ -258,3 +258,106 @@ fn a_report_dropped_onto_the_window_opens() {
         h.state().status
     );
 }
+
+/// Steps the UI until the GPU test's child process has finished (bounded, not a timing check).
+fn wait_for_gpu_test(h: &mut Harness<'_, TriageApp>) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while h.state().gpu.running() {
+        assert!(Instant::now() < deadline, "GPU test did not finish");
+        std::thread::sleep(Duration::from_millis(20));
+        h.step();
+    }
+    h.run_steps(3);
+}
+
+#[test]
+fn gpu_step_runs_the_test_in_a_child_process_and_keeps_the_result() {
+    // A fake driver that loads but sees no GPU: the same answer on every machine.
+    let dir = tempfile::tempdir().unwrap();
+    let lib = crate::support::build_shared_library(
+        dir.path(),
+        "libcuda.so.1",
+        "int cuDriverGetVersion(int *v) { *v = 12040; return 0; }\nint cuInit(unsigned f) { return 100; }",
+    );
+    let mut app = TriageApp::new(Target::Live);
+    app.gpu.exe = Some(env!("CARGO_BIN_EXE_cuda-triage").into());
+    app.gpu.quick = true;
+    app.gpu.paths[0] = lib.display().to_string();
+    app.step = Step::GpuTest;
+    let mut h = harness(app);
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("Libraries to test").is_some());
+    h.get_by_label("Run GPU test").click();
+    h.run_steps(1);
+    wait_for_gpu_test(&mut h);
+    assert!(h.query_by_label_contains("Verdict: failed").is_some());
+    assert!(
+        h.query_all_by_label_contains("CUDA_ERROR_NO_DEVICE (100)")
+            .next()
+            .is_some()
+    );
+    // The loaded-library table shows the version the fake reports and the mapped file.
+    assert!(h.query_by_label("12.4").is_some());
+    let doc = h
+        .state()
+        .document
+        .clone()
+        .expect("the result is carried into a document");
+    assert!(doc.extra.contains_key("gpu"));
+    assert!(doc.findings.iter().any(|f| f.code == "gpu-test-cuda-error"));
+}
+
+#[test]
+fn gpu_step_shows_a_results_table_and_bar_charts() {
+    use cuda_triage::gpu::maths::{Correctness, Dtype};
+    use cuda_triage::gpu::report::*;
+    let correct = Correctness {
+        samples: 64,
+        max_relative_error: 1e-4,
+        bound: 4.0e-3,
+        non_finite: 0,
+        passed: true,
+    };
+    let workload = |name: &str, kind, tflops, gbps| WorkloadResult {
+        name: name.into(),
+        kind,
+        dtype: (kind != WorkloadKind::Copy).then_some(Dtype::Fp16),
+        size: "test".into(),
+        median_ms: 1.0,
+        repeats: 5,
+        tflops,
+        gbps,
+        fraction_of_peak: Some(0.5),
+        algorithm: None,
+        correctness: correct.clone(),
+    };
+    // Made-up numbers: this checks the drawing code, it is not a measurement.
+    let report = GpuReport {
+        verdict: Verdict::Passed,
+        summary: "All 2 workloads ran and gave correct results.".into(),
+        quick: true,
+        wall_s: 1.0,
+        child: ChildExit::Finished { code: 0 },
+        device: None,
+        libraries: Vec::new(),
+        workloads: vec![
+            workload("GEMM fp16 1024^3", WorkloadKind::Gemm, Some(1.0), None),
+            workload("D2D", WorkloadKind::Copy, None, Some(2.0)),
+        ],
+        sensors: Vec::new(),
+        log_tail: Vec::new(),
+    };
+    let mut app = TriageApp::new(relative_machine("win-basic"));
+    app.gpu.result = Some(report);
+    app.step = Step::GpuTest;
+    let mut h = harness(app);
+    h.run_steps(3);
+    assert!(h.query_by_label("GEMM fp16 1024^3").is_some());
+    assert!(h.query_by_label("1.00 TFLOPS").is_some());
+    assert!(h.query_by_label("2.0 GB/s").is_some());
+    assert!(h.query_by_label_contains("Verdict: passed").is_some());
+    assert!(
+        h.query_by_label("GB/s").is_some(),
+        "the bandwidth chart's title"
+    );
+}

@@ -52,3 +52,19 @@ pub fn json(o: &Output) -> serde_json::Value {
         )
     })
 }
+
+/// Builds a shared library from C source with gcc at test time (fake driver libraries for the
+/// GPU test); returns its path inside `dir`.
+pub fn build_shared_library(dir: &std::path::Path, name: &str, c_source: &str) -> PathBuf {
+    let src = dir.join(format!("{name}.c"));
+    let out = dir.join(name);
+    std::fs::write(&src, c_source).expect("write C source");
+    let status = std::process::Command::new("gcc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&out)
+        .arg(&src)
+        .status()
+        .expect("gcc runs (install gcc to run these tests)");
+    assert!(status.success(), "gcc failed to build {name}");
+    out
+}

@@ -1,13 +1,279 @@
-//! GPU test step: a live cuBLAS/cuDNN/bandwidth test in a child process (lands with the GPU-test issue).
+//! GPU test step: the device card, the libraries to test (chosen files or a folder, then the
+//! paths the OS mapped and the versions they report), Run/Cancel with live progress and
+//! temperature/power, a results table and bar charts. The test runs in a child process started
+//! from a worker thread (see `gpu_state`); results and findings are carried into the document.
 
 use super::UiCommand;
+use super::gpu_results::{chart_ui, results_table_ui};
+use super::gpu_state::role_index;
+pub use super::gpu_state::{GpuCommand, GpuJob, GpuTestState, merge, report_in};
+use crate::engine::findings::Finding;
+use crate::gpu::report::{GpuReport, Role};
+use crate::gpu::select;
 use crate::ui::app::TriageApp;
+use crate::ui::theme;
+use crate::ui::worker::Target;
 
-pub fn gpu_test_ui(ui: &mut egui::Ui, _app: &TriageApp, _commands: &mut Vec<UiCommand>) {
+/// The live test measures this computer: not while the wizard shows a machine file or a report.
+pub fn can_run(app: &TriageApp) -> bool {
+    let report_open = app.document.as_ref().is_some_and(|d| {
+        matches!(
+            d.machine.source,
+            crate::engine::context::ContextSource::Report(_)
+        )
+    });
+    app.target == Target::Live && !report_open
+}
+
+pub fn gpu_test_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>) {
+    let state = &app.gpu;
     ui.heading("GPU test");
-    super::coming_ui(
-        ui,
-        "Here you will run a live test on your own libraries: a cuBLAS matrix multiply, a cuDNN \
-         convolution and memory bandwidth, checked for correctness and measured against the GPU's peak.",
+    ui.label(
+        "Proves that the libraries work, not just that they exist: a cuBLAS matrix multiply, a cuDNN \
+         convolution and copy bandwidth, each checked against a CPU reference and measured against the \
+         GPU's peak. The test runs in a separate process, so a crash cannot close this window.",
     );
+    ui.add_space(theme::CARD_SPACING);
+    let from_report = app.document.as_ref().and_then(report_in);
+    let report = state.result.as_ref().or(from_report.as_ref());
+    let live = can_run(app);
+    device_card_ui(ui, app, report);
+    libraries_ui(ui, state, report, live, commands);
+    run_ui(ui, state, live, commands);
+    if let Some(r) = report {
+        results_ui(ui, app, r);
+    }
+}
+
+fn device_card_ui(ui: &mut egui::Ui, app: &TriageApp, report: Option<&GpuReport>) {
+    theme::card(ui, |ui| {
+        ui.label(egui::RichText::new("Device").strong());
+        if let Some(d) = report.and_then(|r| r.device.as_ref()) {
+            ui.label(format!(
+                "{}: compute capability {}, {} SMs, {} MiB",
+                d.name,
+                d.compute_capability.as_deref().unwrap_or("?"),
+                d.sm_count.map_or("?".into(), |v| v.to_string()),
+                d.memory_total_mib.map_or("?".into(), |v| v.to_string())
+            ));
+            ui.label(format!(
+                "Driver {} (CUDA {}); max clocks SM {} MHz, memory {} MHz",
+                d.driver_version.as_deref().unwrap_or("?"),
+                d.cuda_driver_version.as_deref().unwrap_or("?"),
+                d.sm_clock_max_mhz.map_or("?".into(), |v| v.to_string()),
+                d.memory_clock_max_mhz.map_or("?".into(), |v| v.to_string()),
+            ));
+            let p = &d.pcie;
+            ui.label(format!(
+                "PCIe gen {} x{} (max gen {} x{}); {} C, {} W of {} W",
+                opt(p.generation),
+                opt(p.width),
+                opt(p.max_generation),
+                opt(p.max_width),
+                opt(d.temperature_c),
+                d.power_w.map_or("?".into(), |w| format!("{w:.0}")),
+                d.power_limit_w.map_or("?".into(), |w| format!("{w:.0}")),
+            ));
+            return;
+        }
+        let Some(doc) = &app.document else {
+            ui.label("No device known yet: run the scan, or run the test.");
+            return;
+        };
+        if doc.machine.gpus.is_empty() {
+            ui.label("The scan found no NVIDIA GPU.");
+        }
+        for gpu in &doc.machine.gpus {
+            ui.label(format!(
+                "{} (compute capability {}, {} MiB), from the scan",
+                gpu.name,
+                gpu.compute_capability.as_deref().unwrap_or("?"),
+                gpu.memory_mib.map_or("?".into(), |v| v.to_string())
+            ));
+        }
+        if let Some(d) = &doc.machine.driver {
+            ui.label(format!("Driver {}", d.version));
+        }
+    });
+}
+
+fn opt(v: Option<u32>) -> String {
+    v.map_or("?".into(), |v| v.to_string())
+}
+
+fn libraries_ui(
+    ui: &mut egui::Ui,
+    state: &GpuTestState,
+    report: Option<&GpuReport>,
+    live: bool,
+    commands: &mut Vec<UiCommand>,
+) {
+    let windows = cfg!(windows);
+    theme::card(ui, |ui| {
+        ui.label(egui::RichText::new("Libraries to test").strong());
+        ui.label("Leave a field empty to let the system loader choose by the usual names.");
+        egui::Grid::new("gpu_libs").num_columns(2).show(ui, |ui| {
+            for role in Role::ALL {
+                ui.label(role.title());
+                let mut text = state.paths[role_index(role)].clone();
+                let hint = select::default_names(role, windows).join(", ");
+                let edit = egui::TextEdit::singleline(&mut text)
+                    .hint_text(hint)
+                    .desired_width(420.0);
+                let response = ui.add_enabled(live && !state.running(), edit);
+                if response.changed() {
+                    commands.push(UiCommand::Gpu(GpuCommand::SetPath(role, text)));
+                }
+                ui.end_row();
+            }
+            ui.label("Or from folder");
+            ui.horizontal(|ui| {
+                let mut dir = state.dir.clone();
+                let edit = egui::TextEdit::singleline(&mut dir)
+                    .hint_text("toolkit bin, site-packages/nvidia, torch/lib")
+                    .desired_width(320.0);
+                if ui.add_enabled(live && !state.running(), edit).changed() {
+                    commands.push(UiCommand::Gpu(GpuCommand::SetDir(dir)));
+                }
+                if ui
+                    .add_enabled(
+                        live && !state.running(),
+                        egui::Button::new("Choose folder..."),
+                    )
+                    .clicked()
+                {
+                    commands.push(UiCommand::Gpu(GpuCommand::PickDir));
+                }
+            });
+            ui.end_row();
+        });
+        if let Some(r) = report.filter(|r| !r.libraries.is_empty()) {
+            ui.add_space(4.0);
+            ui.label(egui::RichText::new("Loaded by the last test").strong());
+            egui::Grid::new("gpu_loaded")
+                .num_columns(3)
+                .striped(true)
+                .show(ui, |ui| {
+                    for lib in &r.libraries {
+                        ui.label(lib.role.title());
+                        ui.label(lib.version.as_deref().unwrap_or("version unknown"));
+                        ui.label(lib.mapped.as_deref().unwrap_or(&lib.requested));
+                        ui.end_row();
+                    }
+                });
+        }
+    });
+}
+
+fn run_ui(ui: &mut egui::Ui, state: &GpuTestState, live: bool, commands: &mut Vec<UiCommand>) {
+    theme::card(ui, |ui| {
+        if !live {
+            ui.label(
+                "The live test runs on this computer's GPU, so it is not available while the wizard \
+                 shows a machine file or a saved report.",
+            );
+        }
+        ui.horizontal(|ui| {
+            let mut quick = state.quick;
+            if ui
+                .add_enabled(
+                    !state.running(),
+                    egui::Checkbox::new(&mut quick, "Quick (small sizes)"),
+                )
+                .changed()
+            {
+                commands.push(UiCommand::Gpu(GpuCommand::SetQuick(quick)));
+            }
+            if state.running() {
+                if ui.button("Cancel test").clicked() {
+                    commands.push(UiCommand::Gpu(GpuCommand::Cancel));
+                }
+            } else if ui
+                .add_enabled(live, egui::Button::new("Run GPU test"))
+                .clicked()
+            {
+                commands.push(UiCommand::Gpu(GpuCommand::Start));
+            }
+        });
+        if state.running() {
+            let fraction = if state.total > 0 {
+                state.done as f32 / state.total as f32
+            } else {
+                0.0
+            };
+            ui.add(egui::ProgressBar::new(fraction).text(state.stage.clone()));
+            if let Some(s) = &state.latest_sensors {
+                ui.label(format!(
+                    "Now: {} C, {} W, SM clock {} MHz",
+                    opt(s.temperature_c),
+                    s.power_w.map_or("?".into(), |w| format!("{w:.0}")),
+                    opt(s.sm_clock_mhz)
+                ));
+            }
+            ui.ctx()
+                .request_repaint_after(std::time::Duration::from_millis(100));
+        }
+    });
+}
+
+fn results_ui(ui: &mut egui::Ui, app: &TriageApp, report: &GpuReport) {
+    theme::card(ui, |ui| {
+        let verdict = format!("Verdict: {} - {}", report.verdict.as_str(), report.summary);
+        ui.label(egui::RichText::new(verdict).strong());
+        ui.label(format!("Total wall time {:.1} s", report.wall_s));
+        let findings: Vec<&Finding> = app
+            .document
+            .as_ref()
+            .map(|d| {
+                d.findings
+                    .iter()
+                    .filter(|f| f.code.starts_with("gpu-test-"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        for f in findings {
+            let colour = theme::severity_colour(f.severity, app.dark_mode);
+            ui.colored_label(
+                colour,
+                format!("{} {}", theme::severity_symbol(f.severity), f.summary),
+            );
+        }
+        if !report.workloads.is_empty() {
+            results_table_ui(ui, report);
+            chart_ui(ui, report);
+        }
+    });
+}
+
+/// Applies a GPU command to the app's state (called from `TriageApp::apply`).
+pub fn apply(app: &mut TriageApp, command: GpuCommand) {
+    let runnable = can_run(app);
+    let state = &mut app.gpu;
+    match command {
+        GpuCommand::Start => {
+            if !state.running() && runnable {
+                state.stage = "Starting the test process".into();
+                state.done = 0;
+                state.total = 0;
+                state.log.clear();
+                state.latest_sensors = None;
+                state.job = Some(GpuJob::start(state.options()));
+                app.status = "GPU test running...".into();
+            }
+        }
+        GpuCommand::Cancel => {
+            if let Some(job) = &state.job {
+                job.cancel();
+                app.status = "Cancelling the GPU test...".into();
+            }
+        }
+        GpuCommand::SetQuick(q) => state.quick = q,
+        GpuCommand::SetPath(role, text) => state.paths[role_index(role)] = text,
+        GpuCommand::SetDir(dir) => state.dir = dir,
+        GpuCommand::PickDir => {
+            if let Some(dir) = rfd::FileDialog::new().pick_folder() {
+                state.dir = dir.display().to_string();
+            }
+        }
+    }
 }

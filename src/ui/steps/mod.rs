@@ -5,6 +5,8 @@ pub mod dependencies;
 pub mod dependency_details;
 pub mod findings;
 pub mod fix;
+pub mod gpu_results;
+pub mod gpu_state;
 pub mod gpu_test;
 pub mod report;
 pub mod scan;
@@ -78,6 +80,8 @@ pub enum UiCommand {
     CopyText(String),
     /// Open a host folder in the file manager.
     OpenFolder(std::path::PathBuf),
+    /// Run, cancel or configure the live GPU test.
+    Gpu(gpu_test::GpuCommand),
 }
 
 /// A short paragraph saying what a step will hold once its capability lands.

@@ -1,0 +1,170 @@
+//! `cuda-triage gpu-test`: builds the library selection from the flags, runs the test in a child
+//! process (or, with the hidden `--child`, *is* that child), shows progress on standard error and
+//! prints the document with its `"gpu"` key.
+
+use super::args::{Common, GpuTestArgs};
+use super::output::{emit, fail, use_colour};
+use crate::engine::context::live;
+use crate::engine::report::Document;
+use crate::gpu::child;
+use crate::gpu::report::GpuReport;
+use crate::gpu::runner::{self, Options, Update};
+use crate::gpu::select::{self, Selection};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+pub fn gpu_test_command(common: &Common, args: &GpuTestArgs) -> i32 {
+    let selection = match selection(args) {
+        Ok(s) => s,
+        Err(e) => return fail(&e, common.json),
+    };
+    if args.child {
+        return child::main(&child::ChildArgs {
+            selection,
+            quick: args.quick,
+            device: args.device,
+        });
+    }
+    if common.machine.is_some() {
+        return fail(
+            "gpu-test runs the GPU of this computer; --machine does not apply to it",
+            common.json,
+        );
+    }
+    let default_timeout = if args.quick {
+        runner::QUICK_TIMEOUT
+    } else {
+        runner::FULL_TIMEOUT
+    };
+    let opts = Options {
+        selection,
+        quick: args.quick,
+        device: args.device,
+        timeout: args
+            .timeout_secs
+            .map(Duration::from_secs)
+            .unwrap_or(default_timeout),
+        exe: None,
+    };
+    let show = std::io::stderr().is_terminal() || !common.json;
+    let outcome = runner::run(&opts, &AtomicBool::new(false), |u| {
+        if show && let Update::Progress { stage, done, total } = u {
+            if total > 0 {
+                eprintln!("[{done}/{total}] {stage}");
+            } else {
+                eprintln!("{stage}");
+            }
+        }
+    });
+    let ctx = live::load();
+    let doc = Document::new(&ctx, outcome.findings).with("gpu", &outcome.report);
+    if !common.json {
+        print!("{}", render_gpu_text(&outcome.report));
+        println!();
+    }
+    emit(&doc, common.json)
+}
+
+/// Absolute paths from the flags, then `--dir` for the rest.
+fn selection(args: &GpuTestArgs) -> Result<Selection, String> {
+    let abs = |p: &Option<PathBuf>| -> Result<Option<PathBuf>, String> {
+        p.as_ref()
+            .map(|p| std::path::absolute(p).map_err(|e| format!("{}: {e}", p.display())))
+            .transpose()
+    };
+    let mut sel = Selection {
+        driver: abs(&args.driver)?,
+        cudart: abs(&args.cudart)?,
+        cublas: abs(&args.cublas)?,
+        cudnn: abs(&args.cudnn)?,
+    };
+    if let Some(dir) = &args.dir {
+        let dir = std::path::absolute(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        if !dir.is_dir() {
+            return Err(format!("{}: not a folder", dir.display()));
+        }
+        sel.fill_from(&select::list_files(&dir), cfg!(windows));
+    }
+    Ok(sel)
+}
+
+/// The GPU part of the text output: device, libraries, a results table and the verdict.
+pub fn render_gpu_text(r: &GpuReport) -> String {
+    let mut out = String::new();
+    let bold = |t: &str| {
+        if use_colour() {
+            format!("\x1b[1m{t}\x1b[0m")
+        } else {
+            t.to_string()
+        }
+    };
+    out.push_str(&format!("{}\n", bold("GPU test")));
+    if let Some(d) = &r.device {
+        out.push_str(&format!(
+            "Device:    {} (compute capability {}, {} SMs, {} MiB)\n",
+            d.name,
+            d.compute_capability.as_deref().unwrap_or("?"),
+            d.sm_count.map_or("?".into(), |v| v.to_string()),
+            d.memory_total_mib.map_or("?".into(), |v| v.to_string()),
+        ));
+    }
+    for lib in &r.libraries {
+        out.push_str(&format!(
+            "{:<10} {} {}\n",
+            format!("{}:", lib.role.as_str()),
+            lib.version.as_deref().unwrap_or("?"),
+            lib.mapped.as_deref().unwrap_or(&lib.requested)
+        ));
+    }
+    if !r.workloads.is_empty() {
+        out.push_str(&format!(
+            "\n{:<24} {:>10} {:>12} {:>9} {:>8}\n",
+            "workload", "median ms", "rate", "of peak", "correct"
+        ));
+    }
+    for w in &r.workloads {
+        let rate = match (w.tflops, w.gbps) {
+            (Some(t), _) => format!("{t:.2} TFLOPS"),
+            (None, Some(g)) => format!("{g:.1} GB/s"),
+            _ => "-".into(),
+        };
+        out.push_str(&format!(
+            "{:<24} {:>10.3} {:>12} {:>9} {:>8}\n",
+            w.name,
+            w.median_ms,
+            rate,
+            w.fraction_of_peak
+                .map_or("-".into(), |f| format!("{:.0}%", f * 100.0)),
+            if w.correctness.passed { "yes" } else { "NO" },
+        ));
+    }
+    out.push_str(&format!(
+        "\nVerdict:   {} - {} ({:.1} s)\n",
+        r.verdict.as_str(),
+        r.summary,
+        r.wall_s
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths_become_absolute_and_a_missing_dir_is_an_error() {
+        let args = GpuTestArgs {
+            cublas: Some("lib/libcublas.so.12".into()),
+            ..Default::default()
+        };
+        let sel = selection(&args).unwrap();
+        assert!(sel.cublas.unwrap().is_absolute());
+        let args = GpuTestArgs {
+            dir: Some("/no/such/folder".into()),
+            ..Default::default()
+        };
+        assert!(selection(&args).unwrap_err().contains("not a folder"));
+    }
+}

@@ -1,0 +1,322 @@
+//! cuDNN forward convolution, float32 data with the default math type (tensor cores and TF32
+//! allowed, as PyTorch does by default), in NCHW and NHWC. The fastest algorithm is chosen with
+//! `cudnnFindConvolutionForwardAlgorithm`, like `torch.backends.cudnn.benchmark = True`.
+
+use super::{Run, fits, measure};
+use crate::gpu::ffi::dnn::{self, AlgoPerf, CudnnApi, CudnnHandle, Descriptor};
+use crate::gpu::ffi::driver::{Cuda, DeviceBuffer, Poison};
+use crate::gpu::ffi::errors::CallError;
+use crate::gpu::maths::{self, ConvShape, Dtype, Layout};
+use crate::gpu::peaks::{self, GpuPeak};
+use crate::gpu::report::{WorkloadKind, WorkloadResult};
+use std::ffi::c_void;
+
+/// A cuDNN handle and the descriptors of one problem, destroyed on drop.
+struct Dnn<'a> {
+    api: &'a CudnnApi,
+    handle: CudnnHandle,
+    x: Descriptor,
+    w: Descriptor,
+    y: Descriptor,
+    conv: Descriptor,
+}
+
+impl Drop for Dnn<'_> {
+    fn drop(&mut self) {
+        let api = self.api;
+        unsafe {
+            if !self.conv.is_null() {
+                (api.cudnnDestroyConvolutionDescriptor)(self.conv);
+            }
+            for t in [self.x, self.y] {
+                if !t.is_null() {
+                    (api.cudnnDestroyTensorDescriptor)(t);
+                }
+            }
+            if !self.w.is_null() {
+                (api.cudnnDestroyFilterDescriptor)(self.w);
+            }
+            if !self.handle.is_null() {
+                (api.cudnnDestroy)(self.handle);
+            }
+        }
+    }
+}
+
+fn status(api: &CudnnApi, call: &str, s: i32) -> Result<(), CallError> {
+    if s == 0 {
+        return Ok(());
+    }
+    // SAFETY: cudnnGetErrorString returns a static string for any code.
+    let text = unsafe { crate::gpu::ffi::c_string((api.cudnnGetErrorString)(s)) };
+    Err(CallError {
+        call: call.to_string(),
+        code: s,
+        name: if text.is_empty() {
+            "CUDNN_STATUS_(unrecognised)".into()
+        } else {
+            text
+        },
+    })
+}
+
+/// Runs NCHW and NHWC.
+pub fn run_all(run: &mut Run<'_>, cuda: &Cuda<'_>, api: &CudnnApi, peak: Option<&GpuPeak>) {
+    let shape = run.plan.conv;
+    for layout in [Layout::Nchw, Layout::Nhwc] {
+        let label = format!("Conv fp32 {} 3x3", layout.as_str());
+        run.stage(&label);
+        let bytes = 4 * (shape.input_len() + shape.filter_len() + shape.output_len());
+        if !fits(bytes, cuda.free_memory()) {
+            run.skipped
+                .push(format!("{label}: not enough free GPU memory"));
+            continue;
+        }
+        let outcome = one(run, cuda, api, layout, peak, &label);
+        run.record(&label, outcome);
+    }
+}
+
+fn describe<'a>(api: &'a CudnnApi, s: &ConvShape, layout: Layout) -> Result<Dnn<'a>, CallError> {
+    let mut d = Dnn {
+        api,
+        handle: std::ptr::null_mut(),
+        x: std::ptr::null_mut(),
+        w: std::ptr::null_mut(),
+        y: std::ptr::null_mut(),
+        conv: std::ptr::null_mut(),
+    };
+    let format = match layout {
+        Layout::Nchw => dnn::TENSOR_NCHW,
+        Layout::Nhwc => dnn::TENSOR_NHWC,
+    };
+    let dims = |v: usize| v as i32;
+    let (p, q) = s.output_hw();
+    unsafe {
+        status(api, "cudnnCreate", (api.cudnnCreate)(&mut d.handle))?;
+        status(
+            api,
+            "cudnnCreateTensorDescriptor",
+            (api.cudnnCreateTensorDescriptor)(&mut d.x),
+        )?;
+        status(
+            api,
+            "cudnnCreateTensorDescriptor",
+            (api.cudnnCreateTensorDescriptor)(&mut d.y),
+        )?;
+        status(
+            api,
+            "cudnnCreateFilterDescriptor",
+            (api.cudnnCreateFilterDescriptor)(&mut d.w),
+        )?;
+        status(
+            api,
+            "cudnnCreateConvolutionDescriptor",
+            (api.cudnnCreateConvolutionDescriptor)(&mut d.conv),
+        )?;
+        status(
+            api,
+            "cudnnSetTensor4dDescriptor",
+            (api.cudnnSetTensor4dDescriptor)(
+                d.x,
+                format,
+                dnn::DATA_FLOAT,
+                dims(s.n),
+                dims(s.c),
+                dims(s.h),
+                dims(s.w),
+            ),
+        )?;
+        status(
+            api,
+            "cudnnSetFilter4dDescriptor",
+            (api.cudnnSetFilter4dDescriptor)(
+                d.w,
+                dnn::DATA_FLOAT,
+                format,
+                dims(s.k),
+                dims(s.c),
+                dims(s.r),
+                dims(s.s),
+            ),
+        )?;
+        let pad = dims(s.pad);
+        status(
+            api,
+            "cudnnSetConvolution2dDescriptor",
+            (api.cudnnSetConvolution2dDescriptor)(
+                d.conv,
+                pad,
+                pad,
+                1,
+                1,
+                1,
+                1,
+                dnn::CROSS_CORRELATION,
+                dnn::DATA_FLOAT,
+            ),
+        )?;
+        status(
+            api,
+            "cudnnSetConvolutionMathType",
+            (api.cudnnSetConvolutionMathType)(d.conv, dnn::DEFAULT_MATH),
+        )?;
+        let (mut on, mut oc, mut oh, mut ow) = (0, 0, 0, 0);
+        status(
+            api,
+            "cudnnGetConvolution2dForwardOutputDim",
+            (api.cudnnGetConvolution2dForwardOutputDim)(
+                d.conv, d.x, d.w, &mut on, &mut oc, &mut oh, &mut ow,
+            ),
+        )?;
+        if (on, oc, oh, ow) != (dims(s.n), dims(s.k), dims(p), dims(q)) {
+            return Err(CallError::other(
+                "cudnnGetConvolution2dForwardOutputDim",
+                format!("unexpected output {on}x{oc}x{oh}x{ow}"),
+            ));
+        }
+        status(
+            api,
+            "cudnnSetTensor4dDescriptor",
+            (api.cudnnSetTensor4dDescriptor)(d.y, format, dnn::DATA_FLOAT, on, oc, oh, ow),
+        )?;
+    }
+    Ok(d)
+}
+
+/// The fastest successful algorithm and its workspace size.
+fn find_algorithm(d: &Dnn<'_>) -> Result<(i32, usize), CallError> {
+    let api = d.api;
+    let mut perf = [AlgoPerf::default(); 8];
+    let mut returned = 0;
+    unsafe {
+        status(
+            api,
+            "cudnnFindConvolutionForwardAlgorithm",
+            (api.cudnnFindConvolutionForwardAlgorithm)(
+                d.handle,
+                d.x,
+                d.w,
+                d.conv,
+                d.y,
+                perf.len() as i32,
+                &mut returned,
+                perf.as_mut_ptr(),
+            ),
+        )?;
+    }
+    let found = perf
+        .iter()
+        .take(returned.clamp(0, perf.len() as i32) as usize)
+        .find(|p| p.status == 0)
+        .ok_or_else(|| {
+            CallError::other("cudnnFindConvolutionForwardAlgorithm", "no algorithm works")
+        })?;
+    let mut workspace = 0usize;
+    unsafe {
+        status(
+            api,
+            "cudnnGetConvolutionForwardWorkspaceSize",
+            (api.cudnnGetConvolutionForwardWorkspaceSize)(
+                d.handle,
+                d.x,
+                d.w,
+                d.conv,
+                d.y,
+                found.algo,
+                &mut workspace,
+            ),
+        )?;
+    }
+    Ok((found.algo, workspace))
+}
+
+fn one(
+    run: &mut Run<'_>,
+    cuda: &Cuda<'_>,
+    api: &CudnnApi,
+    layout: Layout,
+    peak: Option<&GpuPeak>,
+    label: &str,
+) -> Result<WorkloadResult, CallError> {
+    let plan = run.plan;
+    let s = plan.conv;
+    // Inputs rounded to TF32's precision are not needed: the bound is TF32's.
+    let x = run.rng.fill(s.input_len(), Dtype::Fp32);
+    let w = run.rng.fill(s.filter_len(), Dtype::Fp32);
+    let d = describe(api, &s, layout)?;
+    let dx = cuda.alloc(4 * x.len())?;
+    let dw = cuda.alloc(4 * w.len())?;
+    let dy = cuda.alloc(4 * s.output_len())?;
+    cuda.upload(&dx, &x)?;
+    cuda.upload(&dw, &w)?;
+    let (algo, ws_bytes) = find_algorithm(&d)?;
+    let workspace: Option<DeviceBuffer<'_>> = if ws_bytes > 0 {
+        Some(cuda.alloc(ws_bytes)?)
+    } else {
+        None
+    };
+    let ws_ptr = workspace
+        .as_ref()
+        .map_or(std::ptr::null_mut(), |b| b.ptr as usize as *mut c_void);
+    let (alpha, beta) = (1.0f32, 0.0f32);
+    let forward = || unsafe {
+        status(
+            api,
+            "cudnnConvolutionForward",
+            (api.cudnnConvolutionForward)(
+                d.handle,
+                (&alpha as *const f32).cast(),
+                d.x,
+                dx.ptr as usize as *const c_void,
+                d.w,
+                dw.ptr as usize as *const c_void,
+                d.conv,
+                algo,
+                ws_ptr,
+                ws_bytes,
+                (&beta as *const f32).cast(),
+                d.y,
+                dy.ptr as usize as *mut c_void,
+            ),
+        )
+    };
+    cuda.poison(&dy, Poison::F32)?;
+    forward()?;
+    cuda.synchronize()?;
+    let (p, q) = s.output_hw();
+    let mut got = Vec::with_capacity(plan.samples);
+    let mut refs = Vec::with_capacity(plan.samples);
+    for i in 0..plan.samples {
+        let (n, k, op, oq) = if i == 0 {
+            (0, 0, 0, 0)
+        } else {
+            let r = &mut run.rng;
+            (r.below(s.n), r.below(s.k), r.below(p), r.below(q))
+        };
+        let mut v = [0f32; 1];
+        cuda.download_at(&dy, s.output_index(layout, n, k, op, oq), &mut v)?;
+        got.push(v[0] as f64);
+        refs.push(maths::conv_reference_at(&x, &w, &s, layout, (n, k, op, oq)));
+    }
+    let correctness = maths::check(&got, &refs, Dtype::Tf32.error_bound());
+    let (median_ms, repeats) = measure(cuda, plan.warmup, plan.repeats, forward)?;
+    let tflops = maths::tflops(s.flops(), median_ms);
+    Ok(WorkloadResult {
+        name: label.to_string(),
+        kind: WorkloadKind::Conv,
+        dtype: Some(Dtype::Fp32),
+        size: format!(
+            "N={} C={} H=W={} K={} {}x{} pad {}",
+            s.n, s.c, s.h, s.k, s.r, s.s, s.pad
+        ),
+        median_ms,
+        repeats,
+        tflops: Some(tflops),
+        gbps: None,
+        // TF32 tensor cores are allowed, so TF32's peak is the ceiling.
+        fraction_of_peak: peaks::fraction(tflops, peak.map(|pk| pk.peak_tflops(Dtype::Tf32))),
+        algorithm: Some(dnn::algo_name(algo).to_string()),
+        correctness,
+    })
+}

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Side-by-side comparison of `cuda-triage gpu-test` with PyTorch on the same GPU.
+
+Not run by CI (it needs an NVIDIA GPU, PyTorch with CUDA and a built cuda-triage). It runs the
+same workloads with the same sizes and dtypes as the test's full (or --quick) plan:
+
+* GEMM m=n=k in {1024, 2048, 4096, 8192} ({1024, 2048} with --quick) for fp32 (TF32 off),
+  tf32, fp16 and bf16 (fp32 accumulation), via torch.matmul;
+* convolution N=32 (8 with --quick), C=256, H=W=56, K=256, 3x3, padding 1, fp32 with TF32
+  allowed, NCHW and channels_last, torch.backends.cudnn.benchmark = True;
+* copies of 256 MiB (32 MiB with --quick): H2D/D2H from pageable and pinned memory, and D2D
+  (D2D counts read + write, 2x bytes, like cuda-triage and NVIDIA's bandwidthTest);
+
+timed with CUDA events after warm-up, median of repeats; then runs
+`cuda-triage gpu-test --json` and prints one table: torch, cuda-triage and their ratio, against
+the issue's goals (GEMM >= 0.95x, conv >= 0.90x, copies >= 0.95x torch).
+
+Usage: python3 tests/gpu_compare/compare.py [--quick] [--exe target/release/cuda-triage]
+       [--dir DIR (passed to gpu-test to pick the same libraries torch loads, e.g. torch/lib)]
+"""
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+
+GOALS = {"gemm": 0.95, "conv": 0.90, "copy": 0.95}
+
+
+def timed(torch, fn, warmup, repeats):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(repeats):
+        start = torch.cuda.Event(enable_timing=True)
+        stop = torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    return statistics.median(times)
+
+
+def torch_results(quick):
+    import torch
+
+    warmup, repeats = (1, 5) if quick else (3, 10)
+    sizes = [1024, 2048] if quick else [1024, 2048, 4096, 8192]
+    results = {}
+    dtypes = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+    for name, dtype in dtypes.items():
+        torch.backends.cuda.matmul.allow_tf32 = name == "tf32"
+        for n in sizes:
+            a = torch.rand(n, n, device="cuda", dtype=dtype) * 2 - 1
+            b = torch.rand(n, n, device="cuda", dtype=dtype) * 2 - 1
+            ms = timed(torch, lambda: torch.matmul(a, b), warmup, repeats)
+            results[f"GEMM {name} {n}^3"] = ("gemm", 2 * n**3 / (ms * 1e-3) / 1e12)
+            del a, b
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.benchmark = True
+    torch.backends.cudnn.allow_tf32 = True
+    batch = 8 if quick else 32
+    flops = 2 * batch * 256 * 56 * 56 * 256 * 9
+    for layout, fmt in (("NCHW", torch.contiguous_format), ("NHWC", torch.channels_last)):
+        x = torch.randn(batch, 256, 56, 56, device="cuda").to(memory_format=fmt)
+        w = torch.randn(256, 256, 3, 3, device="cuda").to(memory_format=fmt)
+        conv = lambda: torch.nn.functional.conv2d(x, w, padding=1)
+        ms = timed(torch, conv, warmup + 2, repeats)  # the first call runs cudnn's search
+        results[f"Conv fp32 {layout} 3x3"] = ("conv", flops / (ms * 1e-3) / 1e12)
+    nbytes = (32 if quick else 256) << 20
+    dev = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
+    dev2 = torch.empty_like(dev)
+    pageable = torch.empty(nbytes, dtype=torch.uint8)
+    pinned = torch.empty(nbytes, dtype=torch.uint8).pin_memory()
+    copies = {
+        "H2D pageable": (lambda: dev.copy_(pageable), 1),
+        "D2H pageable": (lambda: pageable.copy_(dev), 1),
+        "H2D pinned": (lambda: dev.copy_(pinned), 1),
+        "D2H pinned": (lambda: pinned.copy_(dev), 1),
+        "D2D": (lambda: dev2.copy_(dev), 2),
+    }
+    for name, (fn, factor) in copies.items():
+        ms = timed(torch, fn, warmup, repeats)
+        results[name] = ("copy", factor * nbytes / (ms * 1e-3) / 1e9)
+    return results
+
+
+def triage_results(exe, quick, extra):
+    cmd = [exe, "gpu-test", "--json"] + (["--quick"] if quick else []) + extra
+    start = time.monotonic()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.monotonic() - start
+    doc = json.loads(proc.stdout)
+    gpu = doc.get("gpu", {})
+    out = {}
+    for w in gpu.get("workloads", []):
+        rate = w.get("tflops") if w.get("tflops") is not None else w.get("gbps")
+        out[w["name"]] = (w["kind"], rate, w["correctness"]["passed"])
+    return out, gpu, doc.get("findings", []), wall
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--exe", default="target/release/cuda-triage")
+    ap.add_argument("--dir", help="folder of libraries for gpu-test --dir")
+    args = ap.parse_args()
+    extra = ["--dir", args.dir] if args.dir else []
+
+    triage, gpu, findings, wall = triage_results(args.exe, args.quick, extra)
+    torch_r = torch_results(args.quick)
+    print(f"device: {(gpu.get('device') or {}).get('name', '?')}; cuda-triage verdict: "
+          f"{gpu.get('verdict')} ({gpu.get('summary')}); wall {wall:.2f} s (process), "
+          f"{gpu.get('wall_s', 0):.2f} s (reported)")
+    for lib in gpu.get("libraries", []):
+        print(f"  {lib['role']:<7} {lib.get('version', '?'):<10} {lib.get('mapped') or lib['requested']}")
+    for f in findings:
+        print(f"  finding {f['severity']}: {f['summary']}")
+    print(f"\n{'workload':<24} {'torch':>12} {'cuda-triage':>12} {'ratio':>7} {'goal':>6}  ok")
+    failures = 0
+    for name, (kind, t_rate) in torch_r.items():
+        unit = "GB/s" if kind == "copy" else "TFLOPS"
+        mine = triage.get(name)
+        if mine is None:
+            print(f"{name:<24} {t_rate:>8.2f} {unit:<4} {'missing':>12}")
+            failures += 1
+            continue
+        ratio = mine[1] / t_rate if t_rate else float("nan")
+        ok = ratio >= GOALS[kind] and mine[2]
+        failures += not ok
+        print(f"{name:<24} {t_rate:>8.2f} {unit:<4}{mine[1]:>8.2f} {unit:<4}{ratio:>6.2f}x "
+              f"{GOALS[kind]:>5.2f}x  {'yes' if ok else 'NO'}")
+    if args.quick:
+        print(f"\n--quick wall time {wall:.2f} s (goal < 5 s): {'yes' if wall < 5 else 'NO'}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
