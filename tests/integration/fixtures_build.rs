@@ -353,7 +353,66 @@ impl DllSpec {
             cmd.args(["-lmingwex", "-lkernel32"]);
         }
         run(&mut cmd)?;
+        if self.imports.iter().any(|(_, _, delay)| *delay) {
+            self.fill_delay_directory(&out)?;
+        }
         Ok(out)
+    }
+
+    /// GNU ld links dlltool's delay-import descriptors but leaves data directory 13 empty
+    /// (MSVC link and LLD fill it; tools such as Dependencies read it). Point it at the
+    /// descriptors, as those linkers would, so the fixture looks like a real delay-loading DLL.
+    fn fill_delay_directory(&self, dll: &Path) -> Result<(), String> {
+        let out = Command::new(self.arch.tool("objdump"))
+            .args(["-h", "-t"])
+            .arg(dll)
+            .output()
+            .map_err(|e| e.to_string())?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut bytes = std::fs::read(dll).map_err(|e| e.to_string())?;
+        let rd32 =
+            |b: &[u8], at: usize| u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
+        let lfanew = rd32(&bytes, 0x3c) as usize;
+        let pe64 = bytes[lfanew + 24] == 0x0b && bytes[lfanew + 25] == 0x02;
+        let image_base = if pe64 {
+            u64::from(rd32(&bytes, lfanew + 48)) | (u64::from(rd32(&bytes, lfanew + 52)) << 32)
+        } else {
+            u64::from(rd32(&bytes, lfanew + 52))
+        };
+        // Section VMAs from `-h` ("  0 .text  size  vma ..."), by 1-based index for `-t`.
+        let mut vmas = Vec::new();
+        for line in text.lines() {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            if f.len() >= 4 && f[0].parse::<usize>().is_ok() && f[1].starts_with('.') {
+                vmas.push(u64::from_str_radix(f[3], 16).map_err(|e| e.to_string())?);
+            }
+        }
+        let mut rvas = Vec::new();
+        for line in text
+            .lines()
+            .filter(|l| l.contains("__DELAY_IMPORT_DESCRIPTOR_"))
+        {
+            let sec = line
+                .split("(sec")
+                .nth(1)
+                .and_then(|r| r.split(')').next())
+                .and_then(|n| n.trim().parse::<usize>().ok())
+                .ok_or_else(|| format!("unreadable symbol line: {line}"))?;
+            let value = line
+                .split_whitespace()
+                .find_map(|w| u64::from_str_radix(w.strip_prefix("0x")?, 16).ok())
+                .ok_or_else(|| format!("unreadable symbol line: {line}"))?;
+            let vma = vmas.get(sec - 1).ok_or("section index out of range")?;
+            rvas.push((vma - image_base + value) as u32);
+        }
+        rvas.sort_unstable();
+        let first = *rvas.first().ok_or("no __DELAY_IMPORT_DESCRIPTOR_ symbol")?;
+        let dirs = lfanew + 24 + if pe64 { 112 } else { 96 };
+        let entry = dirs + 13 * 8;
+        bytes[entry..entry + 4].copy_from_slice(&first.to_le_bytes());
+        let size = 32 * rvas.len() as u32;
+        bytes[entry + 4..entry + 8].copy_from_slice(&size.to_le_bytes());
+        std::fs::write(dll, bytes).map_err(|e| e.to_string())
     }
 
     fn rc_text(&self) -> String {

@@ -48,7 +48,7 @@ pub(super) fn parse(bytes: &[u8], path: &str) -> Result<BinaryInfo, BinaryError>
                 }
             }
         }
-        info.nodeflib = (dynamic.info.flags_1 as u64) & DF_1_NODEFLIB != 0;
+        info.nodeflib = dynamic.info.flags_1 & DF_1_NODEFLIB != 0;
     }
     info.version_needs = version_needs(&elf);
     info.dynamic_symbols = defined_symbols(&elf);

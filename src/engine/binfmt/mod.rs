@@ -219,10 +219,8 @@ pub fn read_binary(path: &Path) -> Result<BinaryInfo, BinaryError> {
     // (readelf, objdump, pelite's own FileMap), and the only way to avoid reading 700 MB files whole.
     let map = unsafe { memmap2::Mmap::map(&file) }.map_err(open_err)?;
     let mut info = parse_bytes(&map, &shown)?;
-    if info.version.version.is_none() {
-        if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
-            version::from_file_name(name, &mut info.version);
-        }
+    if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
+        version::from_file_name(name, &mut info.version);
     }
     Ok(info)
 }

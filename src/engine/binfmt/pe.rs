@@ -21,17 +21,17 @@ const FORMAT: &str = "PE";
 pub(super) fn parse(bytes: &[u8], path: &str) -> Result<BinaryInfo, BinaryError> {
     let bad = |e: &dyn std::fmt::Display| BinaryError::malformed(path, FORMAT, e);
     check_header_alignment(bytes).map_err(|m| bad(&m))?;
-    // pelite needs 4-byte-aligned bytes (a memory map always is); copy the rare slice that is not.
-    let aligned: Vec<u32>;
-    let bytes = if bytes.as_ptr().align_offset(4) == 0 {
+    // pelite needs aligned bytes (a memory map always is); copy the rare slice that is not.
+    let aligned: Vec<u64>;
+    let bytes = if bytes.as_ptr().align_offset(8) == 0 {
         bytes
     } else {
         aligned = bytes
-            .chunks(4)
+            .chunks(8)
             .map(|c| {
-                let mut w = [0u8; 4];
+                let mut w = [0u8; 8];
                 w[..c.len()].copy_from_slice(c);
-                u32::from_ne_bytes(w)
+                u64::from_ne_bytes(w)
             })
             .collect();
         let all: &[u8] = bytemuck_cast(&aligned);
@@ -53,18 +53,26 @@ pub(super) fn parse(bytes: &[u8], path: &str) -> Result<BinaryInfo, BinaryError>
 /// Rejects what pelite would turn into undefined behaviour (found by fuzzing): it builds the
 /// section-header slice at `e_lfanew + 24 + SizeOfOptionalHeader` without checking alignment,
 /// and it checks the alignment of `image + rva` rather than of the file offset the RVA maps to.
-/// Loadable images never trip this: section headers are 4-aligned and every section's file
-/// offset and RVA are multiples of the (≥ 512-byte, or equal) file and section alignments.
+/// It also casts the NT headers to an 8-aligned type after checking 4-alignment. Images from
+/// real linkers never trip these checks: NT headers are 8-aligned, section headers 4-aligned,
+/// and every section's file offset and RVA are multiples of the file and section alignments.
 fn check_header_alignment(bytes: &[u8]) -> Result<(), String> {
     let read = |at: usize, n: usize| bytes.get(at..at.checked_add(n)?);
     let u16_at = |at: usize| read(at, 2).map(|b| u16::from_le_bytes([b[0], b[1]]));
     let u32_at = |at: usize| read(at, 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
     let lfanew = u32_at(0x3c).ok_or("too short for a DOS header")? as usize;
+    if !lfanew.is_multiple_of(8) {
+        // pelite casts to the 8-aligned IMAGE_NT_HEADERS64 after checking only 4-alignment.
+        // Linkers place the NT headers 8-aligned (MSVC, GNU ld, LLD alike).
+        return Err(format!(
+            "NT headers at {lfanew:#x} are not 8-aligned (unsupported)"
+        ));
+    }
     let (Some(sections), Some(opt)) = (u16_at(lfanew + 6), u16_at(lfanew + 20)) else {
         return Err("too short for the NT headers".into());
     };
     let table = lfanew + 24 + usize::from(opt);
-    if table % 4 != 0 {
+    if !table.is_multiple_of(4) {
         return Err(format!(
             "misaligned section headers (SizeOfOptionalHeader {opt})"
         ));
@@ -83,8 +91,8 @@ fn check_header_alignment(bytes: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// Views `u32`s as bytes (what bytemuck::cast_slice does, without the dependency).
-fn bytemuck_cast(words: &[u32]) -> &[u8] {
+/// Views `u64`s as bytes (what bytemuck::cast_slice does, without the dependency).
+fn bytemuck_cast(words: &[u64]) -> &[u8] {
     // SAFETY: u8 has no alignment or validity requirements; the length is in bytes of the same
     // allocation.
     unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), std::mem::size_of_val(words)) }
@@ -207,6 +215,15 @@ fn exports(file: PeFile<'_>) -> pelite::Result<(Vec<Export>, Option<String>)> {
 
 fn version_info(file: PeFile<'_>) -> VersionInfo {
     let mut info = VersionInfo::default();
+    // pelite checks resource-table alignment relative to the directory, not in memory (UB found
+    // by the damaged-copy test); real images start .rsrc on a section boundary.
+    let aligned_dir = file
+        .data_directory()
+        .get(pelite::image::IMAGE_DIRECTORY_ENTRY_RESOURCE)
+        .is_some_and(|d| d.VirtualAddress % 8 == 0);
+    if !aligned_dir {
+        return info;
+    }
     let Ok(resources) = file.resources() else {
         return info;
     };
@@ -293,6 +310,9 @@ mod tests {
             Err(BinaryError::Malformed { .. })
         ));
         assert!(parse(b"MZ", "short.dll").is_err());
+        let mut shifted_nt = skeleton(0xf0, 0x1000, 0x200);
+        shifted_nt[0x3c..0x40].copy_from_slice(&0x44u32.to_le_bytes());
+        assert!(check_header_alignment(&shifted_nt).is_err());
     }
 
     #[test]

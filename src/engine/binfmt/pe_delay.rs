@@ -40,8 +40,11 @@ pub(super) fn delay_imports(file: PeFile<'_>) -> pelite::Result<Vec<Import>> {
         Wrap::T32(h) => (false, u64::from(h.ImageBase)),
         Wrap::T64(h) => (true, h.ImageBase),
     };
+    // The directory size bounds the table (it counts the null terminator, which some linkers
+    // leave out: the null entry also ends it).
+    let count = (dir.Size / DESCRIPTOR_SIZE).clamp(1, MAX_IMPORTS as u32);
     let mut out = Vec::new();
-    for index in 0..MAX_IMPORTS as u32 {
+    for index in 0..count {
         let at = index
             .checked_mul(DESCRIPTOR_SIZE)
             .and_then(|o| dir.VirtualAddress.checked_add(o))
@@ -77,7 +80,7 @@ pub(super) fn delay_imports(file: PeFile<'_>) -> pelite::Result<Vec<Import>> {
                 if thunk == 0 {
                     break;
                 }
-                symbols.push(thunk_symbol(file, thunk, is64, &to_rva)?);
+                symbols.push(thunk_symbol(file, thunk, is64, to_rva)?);
             }
         }
         out.push(Import {

@@ -91,11 +91,11 @@ pub fn scan(sections: &[&[u8]], shape: Shape) -> Found {
     };
     for section in sections {
         let data = &section[..section.len().min(MAX_SCAN_BYTES)];
-        if found.nvcc_version.is_none() {
-            if let Some(m) = NVCC.as_ref().and_then(|re| re.find(data)) {
-                let text = String::from_utf8_lossy(m.as_bytes());
-                found.nvcc_version = super::version::from_nvcc_banner(&text);
-            }
+        if found.nvcc_version.is_none()
+            && let Some(m) = NVCC.as_ref().and_then(|re| re.find(data))
+        {
+            let text = String::from_utf8_lossy(m.as_bytes());
+            found.nvcc_version = super::version::from_nvcc_banner(&text);
         }
         let ascii = match shape {
             Shape::Dll => DLL_ASCII.as_ref(),

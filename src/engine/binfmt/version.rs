@@ -126,11 +126,10 @@ pub fn pick_pe_version(info: &mut VersionInfo, fixed: Option<[u16; 4]>) {
             }
         }
     }
-    if found.is_none() {
-        if let Some([a, b, c, d]) = fixed {
-            found =
-                from_numeric_field(&format!("{a}.{b}.{c}.{d}")).map(|v| (v, "VS_FIXEDFILEINFO"));
-        }
+    if found.is_none()
+        && let Some([a, b, c, d]) = fixed
+    {
+        found = from_numeric_field(&format!("{a}.{b}.{c}.{d}")).map(|v| (v, "VS_FIXEDFILEINFO"));
     }
     if let Some((version, source)) = found {
         info.version = Some(version);
@@ -174,11 +173,11 @@ pub fn from_file_name(name: &str, info: &mut VersionInfo) {
                 .and_then(|c| c.get(1))
                 .map(|m| m.as_str().to_owned())
         });
-    if let Some(v) = candidate {
-        if info.version.as_ref().is_none_or(|old| v.len() > old.len()) {
-            info.version = Some(v);
-            info.source = Some("file name".into());
-        }
+    if let Some(v) = candidate
+        && info.version.as_ref().is_none_or(|old| v.len() > old.len())
+    {
+        info.version = Some(v);
+        info.source = Some("file name".into());
     }
 }
 
