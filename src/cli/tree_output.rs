@@ -123,7 +123,7 @@ fn node_line(node: &Node, colour: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::binfmt::{BinaryInfo, Format, Machine, VersionInfo};
+    use crate::engine::binfmt::{BinaryInfo, Format, Machine};
     use crate::engine::context::Platform;
     use crate::engine::graph::DependencyGraph;
     use crate::engine::loader::{Attempt, How};
@@ -152,23 +152,13 @@ mod tests {
 
     #[test]
     fn renders_guides_reasons_and_misses() {
-        let info = BinaryInfo {
-            format: Format::Elf,
-            machine: Machine {
+        let info = BinaryInfo::empty(
+            Format::Elf,
+            Machine {
                 arch: "x86_64".into(),
                 bits: 64,
             },
-            imports: vec![],
-            exports: vec![],
-            dynamic_symbols: vec![],
-            soname: None,
-            rpath: vec![],
-            runpath: vec![],
-            nodeflib: false,
-            version_needs: vec![],
-            embedded_library_names: vec![],
-            version: VersionInfo::default(),
-        };
+        );
         let graph = DependencyGraph {
             platform: Platform::Linux,
             root: "/r/app".into(),

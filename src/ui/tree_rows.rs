@@ -85,7 +85,7 @@ pub fn visible_rows(graph: &DependencyGraph, filter: &RowFilter) -> Vec<Row> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::binfmt::{BinaryInfo, Format, Machine, VersionInfo};
+    use crate::engine::binfmt::{BinaryInfo, Format, Machine};
     use crate::engine::context::Platform;
     use crate::engine::loader::How;
     use std::sync::Arc;
@@ -108,23 +108,13 @@ mod tests {
     }
 
     fn graph(nodes: Vec<Node>) -> DependencyGraph {
-        let info = BinaryInfo {
-            format: Format::Elf,
-            machine: Machine {
+        let info = BinaryInfo::empty(
+            Format::Elf,
+            Machine {
                 arch: "x86_64".into(),
                 bits: 64,
             },
-            imports: vec![],
-            exports: vec![],
-            dynamic_symbols: vec![],
-            soname: None,
-            rpath: vec![],
-            runpath: vec![],
-            nodeflib: false,
-            version_needs: vec![],
-            embedded_library_names: vec![],
-            version: VersionInfo::default(),
-        };
+        );
         DependencyGraph {
             platform: Platform::Linux,
             root: "/app".into(),

@@ -147,7 +147,8 @@ impl BinaryError {
 
 impl BinaryInfo {
     /// An empty record of the given format and machine; parsers fill in the rest.
-    pub(crate) fn empty(format: Format, machine: Machine) -> Self {
+    /// A binary with no imports, exports or paths (a starting point for parsers and tests).
+    pub fn empty(format: Format, machine: Machine) -> Self {
         BinaryInfo {
             format,
             machine,

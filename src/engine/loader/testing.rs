@@ -2,7 +2,7 @@
 //! so search orders can be checked without building binaries.
 
 use super::{FileProbe, Probe};
-use crate::engine::binfmt::{BinaryInfo, Format, Import, ImportKind, Machine, VersionInfo};
+use crate::engine::binfmt::{BinaryInfo, Format, Import, ImportKind, Machine};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -14,27 +14,16 @@ pub fn machine(arch: &str, bits: u8) -> Machine {
 }
 
 pub fn binary(format: Format, arch: &str, bits: u8, imports: &[&str]) -> BinaryInfo {
-    BinaryInfo {
-        format,
-        machine: machine(arch, bits),
-        imports: imports
-            .iter()
-            .map(|n| Import {
-                name: n.to_string(),
-                kind: ImportKind::Load,
-                symbols: Vec::new(),
-            })
-            .collect(),
-        exports: Vec::new(),
-        dynamic_symbols: Vec::new(),
-        soname: None,
-        rpath: Vec::new(),
-        runpath: Vec::new(),
-        nodeflib: false,
-        version_needs: Vec::new(),
-        embedded_library_names: Vec::new(),
-        version: VersionInfo::default(),
-    }
+    let mut info = BinaryInfo::empty(format, machine(arch, bits));
+    info.imports = imports
+        .iter()
+        .map(|n| Import {
+            name: n.to_string(),
+            kind: ImportKind::Load,
+            symbols: Vec::new(),
+        })
+        .collect();
+    info
 }
 
 pub fn elf64(imports: &[&str]) -> BinaryInfo {
