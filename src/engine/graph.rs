@@ -162,7 +162,13 @@ pub fn build(
     root: &str,
     opts: &GraphOptions,
 ) -> Result<DependencyGraph, GraphError> {
-    build_with(ctx, root, opts, crate::engine::binfmt::read_binary)
+    // Embedded names only matter for run-time edges; without them, read headers and tables only.
+    let reader: Reader = if opts.runtime {
+        crate::engine::binfmt::read_binary
+    } else {
+        crate::engine::binfmt::read_binary_headers
+    };
+    build_with(ctx, root, opts, reader)
 }
 
 /// Builds the tree with a given reader (tests pass one that fabricates binaries).

@@ -18,7 +18,11 @@ use goblin::elf::sym::{STB_GLOBAL, STB_GNU_UNIQUE, STB_WEAK, STT_FILE, STT_SECTI
 
 const FORMAT: &str = "ELF";
 
-pub(super) fn parse(bytes: &[u8], path: &str) -> Result<BinaryInfo, BinaryError> {
+pub(super) fn parse(
+    bytes: &[u8],
+    path: &str,
+    scan_strings: bool,
+) -> Result<BinaryInfo, BinaryError> {
     let elf = Elf::parse(bytes).map_err(|e| BinaryError::malformed(path, FORMAT, e))?;
     let mut info = BinaryInfo::empty(Format::Elf, machine(&elf));
     info.soname = elf.soname.map(str::to_owned);
@@ -52,7 +56,11 @@ pub(super) fn parse(bytes: &[u8], path: &str) -> Result<BinaryInfo, BinaryError>
     }
     info.version_needs = version_needs(&elf);
     info.dynamic_symbols = defined_symbols(&elf);
-    let found = strings::scan(&rodata(&elf, bytes), Shape::So);
+    let found = if scan_strings {
+        strings::scan(&rodata(&elf, bytes), Shape::So)
+    } else {
+        Default::default()
+    };
     let known =
         |n: &str| info.soname.as_deref() == Some(n) || info.imports.iter().any(|i| i.name == n);
     info.embedded_library_names = found.names.into_iter().filter(|n| !known(n)).collect();

@@ -18,7 +18,11 @@ use pelite::{PeFile, Wrap};
 const FORMAT: &str = "PE";
 
 /// Parses a PE image laid out as a file (not as mapped by the loader).
-pub(super) fn parse(bytes: &[u8], path: &str) -> Result<BinaryInfo, BinaryError> {
+pub(super) fn parse(
+    bytes: &[u8],
+    path: &str,
+    scan_strings: bool,
+) -> Result<BinaryInfo, BinaryError> {
     let bad = |e: &dyn std::fmt::Display| BinaryError::malformed(path, FORMAT, e);
     check_header_alignment(bytes).map_err(|m| bad(&m))?;
     // pelite needs aligned bytes (a memory map always is); copy the rare slice that is not.
@@ -46,7 +50,9 @@ pub(super) fn parse(bytes: &[u8], path: &str) -> Result<BinaryInfo, BinaryError>
     let own_name;
     (info.exports, own_name) = exports(file).map_err(|e| bad(&format!("export table: {e}")))?;
     info.version = version_info(file);
-    info.embedded_library_names = embedded_names(file, &info, own_name.as_deref());
+    if scan_strings {
+        info.embedded_library_names = embedded_names(file, &info, own_name.as_deref());
+    }
     Ok(info)
 }
 
@@ -303,13 +309,13 @@ mod tests {
         assert!(check_header_alignment(&skeleton(0xf0, 0x1000, 0x200)).is_ok());
         let odd = skeleton(0xf1, 0x1000, 0x200);
         assert!(check_header_alignment(&odd).is_err());
-        assert!(parse(&odd, "odd.dll").is_err());
+        assert!(parse(&odd, "odd.dll", true).is_err());
         let skewed = skeleton(0xf0, 0x1000, 0x203);
         assert!(matches!(
-            parse(&skewed, "skewed.dll"),
+            parse(&skewed, "skewed.dll", true),
             Err(BinaryError::Malformed { .. })
         ));
-        assert!(parse(b"MZ", "short.dll").is_err());
+        assert!(parse(b"MZ", "short.dll", true).is_err());
         let mut shifted_nt = skeleton(0xf0, 0x1000, 0x200);
         shifted_nt[0x3c..0x40].copy_from_slice(&0x44u32.to_le_bytes());
         assert!(check_header_alignment(&shifted_nt).is_err());
@@ -320,7 +326,7 @@ mod tests {
         let mut shifted = vec![0u8; 1];
         shifted.extend(skeleton(0xf0, 0x1000, 0x200));
         // Whatever pelite thinks of the skeleton, it must not be "misaligned".
-        let err = parse(&shifted[1..], "shifted.dll")
+        let err = parse(&shifted[1..], "shifted.dll", true)
             .err()
             .map(|e| e.to_string());
         assert!(!err.unwrap_or_default().contains("misaligned"));

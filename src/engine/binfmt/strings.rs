@@ -8,7 +8,8 @@
 //! the `nvcc` banner (`Cuda compilation tools, release 12.9, V12.9.86`) that ELF libraries
 //! carry, the only version they hold.
 
-use regex::bytes::Regex;
+use aho_corasick::{AhoCorasick, MatchKind};
+use memchr::memmem;
 use std::sync::LazyLock;
 
 /// At most this many bytes of one section are scanned.
@@ -17,6 +18,8 @@ pub const MAX_SCAN_BYTES: usize = 256 << 20;
 pub const MAX_NAMES: usize = 512;
 /// Longest name accepted; a longer run of name characters is not a library name.
 const MAX_NAME_LEN: usize = 200;
+/// The banner `nvcc` leaves in every library it built.
+const NVCC_BANNER: &[u8] = b"Cuda compilation tools, release ";
 
 /// Which names to look for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,16 +38,16 @@ pub struct Found {
     pub nvcc_version: Option<String>,
 }
 
-static DLL_ASCII: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"(?i-u)[a-z0-9_.+\-]{1,200}\.dll\x00").ok());
-static DLL_UTF16: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"(?i-u)(?:[a-z0-9_.+\-]\x00){1,200}\.\x00d\x00l\x00l\x00\x00\x00").ok()
+/// The fixed tails a name ends in; the scan jumps between them (SIMD substring search)
+/// and only then looks back for the name, so it runs at memory speed on 500 MB sections.
+static DLL_TAILS: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
+    AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .match_kind(MatchKind::LeftmostFirst)
+        .build([&b".dll\x00"[..], &b".\x00d\x00l\x00l\x00\x00\x00"[..]])
+        .ok()
 });
-static SO_ASCII: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"(?-u)[A-Za-z0-9_.+\-]{0,200}\.so(?:\.[0-9]{1,9}){0,4}\x00").ok());
-static NVCC: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"(?-u)Cuda compilation tools, release [0-9.]{1,12}, V[0-9.]{1,20}").ok()
-});
+static SO_TAIL: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new(b".so"));
 
 fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'+' | b'-')
@@ -91,46 +94,114 @@ pub fn scan(sections: &[&[u8]], shape: Shape) -> Found {
     };
     for section in sections {
         let data = &section[..section.len().min(MAX_SCAN_BYTES)];
-        if found.nvcc_version.is_none()
-            && let Some(m) = NVCC.as_ref().and_then(|re| re.find(data))
-        {
-            let text = String::from_utf8_lossy(m.as_bytes());
-            found.nvcc_version = super::version::from_nvcc_banner(&text);
+        if found.nvcc_version.is_none() {
+            found.nvcc_version = nvcc_banner(data);
         }
-        let ascii = match shape {
-            Shape::Dll => DLL_ASCII.as_ref(),
-            Shape::So => SO_ASCII.as_ref(),
-        };
-        // A match that does not start a name has no shorter valid match inside its run (every
-        // later start follows a name byte), so the search simply goes on after it.
-        for m in ascii.into_iter().flat_map(|re| re.find_iter(data)) {
-            let name = &m.as_bytes()[..m.len() - 1];
-            let shaped = match shape {
-                Shape::Dll => name.len() > 4,
-                Shape::So => name.starts_with(b"lib") && name.len() > 6,
-            };
-            if shaped && name.len() < MAX_NAME_LEN && ascii_starts_name(data, m.start()) {
-                push(&mut found, String::from_utf8_lossy(name).into_owned());
+        match shape {
+            Shape::So => {
+                for dot in SO_TAIL.find_iter(data) {
+                    if let Some(name) = so_name_at(data, dot) {
+                        push(&mut found, name);
+                    }
+                }
             }
-        }
-        let utf16 = DLL_UTF16.as_ref().filter(|_| shape == Shape::Dll);
-        let mut at = 0;
-        while let Some(m) = utf16.and_then(|re| re.find_at(data, at)) {
-            if !utf16_starts_name(data, m.start()) {
-                // The real name may start inside this match (after an ASCII string's last
-                // letter and NUL, which look like one UTF-16 unit): look again one byte on.
-                at = m.start() + 1;
-                continue;
-            }
-            at = m.end();
-            let units = &m.as_bytes()[..m.len() - 2];
-            let name: String = units.iter().step_by(2).map(|&b| b as char).collect();
-            if name.len() > 4 && name.len() < MAX_NAME_LEN {
-                push(&mut found, name);
+            Shape::Dll => {
+                for m in DLL_TAILS.iter().flat_map(|ac| ac.find_iter(data)) {
+                    let name = if m.pattern().as_usize() == 0 {
+                        ascii_dll_name_at(data, m.start())
+                    } else {
+                        utf16_dll_name_at(data, m.start())
+                    };
+                    if let Some(name) = name {
+                        push(&mut found, name);
+                    }
+                }
             }
         }
     }
     found
+}
+
+/// The version in an `nvcc` banner (`... release 12.9, V12.9.86`), if the section holds one.
+/// Format strings such as `release %d.%d` that share the prefix are passed over.
+fn nvcc_banner(data: &[u8]) -> Option<String> {
+    memmem::find_iter(data, NVCC_BANNER).find_map(|at| {
+        let tail = &data[at..data.len().min(at + NVCC_BANNER.len() + 40)];
+        let end = tail.iter().position(|&b| b == 0 || b == b'\n').unwrap_or(tail.len());
+        super::version::from_nvcc_banner(&String::from_utf8_lossy(&tail[..end]))
+    })
+}
+
+/// Start of the run of name bytes that ends at `end` (at most `MAX_NAME_LEN` back).
+fn name_start(data: &[u8], end: usize) -> usize {
+    let mut start = end;
+    while start > 0 && end - start < MAX_NAME_LEN && is_name_byte(data[start - 1]) {
+        start -= 1;
+    }
+    start
+}
+
+/// `lib*.so` or `lib*.so.N[.N...]` (up to four numeric parts), NUL-terminated, around the `.so` at `dot`.
+fn so_name_at(data: &[u8], dot: usize) -> Option<String> {
+    let mut end = dot + 3;
+    for _ in 0..4 {
+        if data.get(end) != Some(&b'.') {
+            break;
+        }
+        let digits = data[end + 1..]
+            .iter()
+            .take(10)
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        if !(1..=9).contains(&digits) {
+            break;
+        }
+        end += 1 + digits;
+    }
+    if data.get(end) != Some(&0) {
+        return None;
+    }
+    let start = name_start(data, dot);
+    let name = &data[start..end];
+    (name.starts_with(b"lib")
+        && name.len() > 6
+        && name.len() < MAX_NAME_LEN
+        && ascii_starts_name(data, start))
+    .then(|| String::from_utf8_lossy(name).into_owned())
+}
+
+/// An ASCII `*.dll` whose `.dll\0` tail starts at `dot`.
+fn ascii_dll_name_at(data: &[u8], dot: usize) -> Option<String> {
+    let start = name_start(data, dot);
+    let name = &data[start..dot + 4];
+    (name.len() > 4 && name.len() < MAX_NAME_LEN && ascii_starts_name(data, start))
+        .then(|| String::from_utf8_lossy(name).into_owned())
+}
+
+/// A UTF-16LE `*.dll` whose `.dll` tail starts at `dot`.
+fn utf16_dll_name_at(data: &[u8], dot: usize) -> Option<String> {
+    let mut start = dot;
+    while start >= 2
+        && (dot - start) / 2 < MAX_NAME_LEN
+        && is_name_byte(data[start - 2])
+        && data[start - 1] == 0
+    {
+        start -= 2;
+    }
+    // The first "unit" may be an ASCII string's last letter and its NUL: drop units until the
+    // name starts cleanly (as a UTF-16 string would).
+    while start < dot && !utf16_starts_name(data, start) {
+        start += 2;
+    }
+    if start == dot || (dot - start) / 2 >= MAX_NAME_LEN {
+        return None;
+    }
+    let name: String = data[start..dot + 8]
+        .iter()
+        .step_by(2)
+        .map(|&b| b as char)
+        .collect();
+    (name.len() > 4).then_some(name)
 }
 
 #[cfg(test)]
@@ -164,6 +235,7 @@ mod tests {
     #[test]
     fn finds_so_names_and_the_nvcc_banner() {
         let data = b"libcuda.so.1\0xlibfoo.so\0/usr/lib/libz.so\0libnvrtc.so.12\0not.so.a\0\
+            Cuda compilation tools, release %d.%d,\0\
             Cuda compilation tools, release 12.9, V12.9.86\0libcuda.so.1\0";
         let found = scan(&[data], Shape::So);
         assert_eq!(found.names, ["libcuda.so.1", "libz.so", "libnvrtc.so.12"]);
