@@ -36,10 +36,7 @@ pub enum Command {
         query: String,
     },
     /// Show the dependency tree of a DLL, .so or executable, and why each piece resolved where it did.
-    Tree {
-        #[arg(value_name = "BINARY")]
-        binary: String,
-    },
+    Tree(TreeArgs),
     /// Run a live GPU test (cuBLAS matmul, cuDNN convolution, bandwidth) in a child process.
     GpuTest,
     /// List, preview, apply or undo fixes.
@@ -73,6 +70,54 @@ pub struct ScanArgs {
     /// ~5,000 libraries) into DIR, print its machine-file path and exit.
     #[arg(long, value_name = "DIR", hide = true)]
     pub bench_generate: Option<PathBuf>,
+}
+
+/// `tree`: the binary and the loading context (the Windows flags mirror LoadLibraryExW).
+#[derive(Debug, Clone, Default, Args)]
+pub struct TreeArgs {
+    /// The DLL, .so or executable: a machine path with --machine, else a path on this computer.
+    #[arg(value_name = "BINARY")]
+    pub binary: String,
+    /// List dependencies down to this depth (1 = direct dependencies only).
+    #[arg(long, value_name = "N")]
+    pub max_depth: Option<usize>,
+    /// Windows: the directory of the .exe that loads the binary (python.exe for --context python).
+    #[arg(long, value_name = "DIR")]
+    pub app_dir: Option<String>,
+    /// Windows: a directory added with AddDllDirectory / os.add_dll_directory (repeatable).
+    #[arg(long = "dll-dir", value_name = "DIR")]
+    pub dll_dir: Vec<String>,
+    /// Windows: the directory given to SetDllDirectory.
+    #[arg(long, value_name = "DIR")]
+    pub set_dll_dir: Option<String>,
+    /// Windows: LoadLibraryExW flags, e.g. 0x1100 (LOAD_LIBRARY_SEARCH_DEFAULT_DIRS | DLL_LOAD_DIR).
+    #[arg(long, value_name = "HEX")]
+    pub load_flags: Option<String>,
+    /// Windows: the current directory of the process.
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<String>,
+    /// Windows: a loading context preset.
+    #[arg(long, value_enum)]
+    pub context: Option<TreeContext>,
+    /// Do not follow libraries opened at run time (LoadLibrary/dlopen).
+    #[arg(long)]
+    pub no_runtime: bool,
+    /// Time N full tree builds and print the statistics to standard error (benchmarking).
+    #[arg(long, value_name = "N", hide = true)]
+    pub bench: Option<u32>,
+}
+
+/// Windows loading contexts (`--context`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TreeContext {
+    /// An application loading the DLL (standard search order, PATH included).
+    App,
+    /// Python >= 3.8 (os.add_dll_directory; PATH ignored).
+    Python,
+    /// conda's Python (adds the prefix's Library\bin and friends).
+    CondaPython,
+    /// torch/__init__.py (LoadLibraryExW with 0x1100).
+    Torch,
 }
 
 #[derive(Debug, Subcommand)]

@@ -4,5 +4,6 @@ pub mod args;
 pub mod commands;
 pub mod output;
 pub mod why_command;
+pub mod tree_output;
 
 pub use args::Cli;

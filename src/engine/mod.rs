@@ -5,6 +5,8 @@ pub mod binfmt;
 pub mod context;
 pub mod findings;
 pub mod knowledge;
+pub mod graph;
+pub mod loader;
 pub mod progress;
 pub mod report;
 pub mod rules;

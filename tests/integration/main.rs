@@ -1,9 +1,19 @@
-//! Integration tests, one binary (ripgrep's habit): the built CLI, machine files, and the GUI
-//! driven through egui_kittest.
+//! Integration tests, one binary (ripgrep's habit): the built CLI, machine files, the GUI
+//! driven through egui_kittest, and the binary-format parsers on built fixtures and real
+//! NVIDIA libraries (`fixtures_build` and `wheels` are shared helpers for such tests).
 
+mod binfmt;
 mod cli;
+mod fixtures_build;
 mod gui;
+mod oracle_chroot;
+mod oracle_linux;
+mod oracle_support;
+mod oracle_wheels;
+mod oracle_windows;
 mod scan_inventory;
 mod scan_resilience;
 mod support;
+mod tree;
+mod wheels;
 mod why;

@@ -2,9 +2,27 @@
 //! read from headers and tables through a memory map — a 700 MB cuBLAS is never read whole.
 //!
 //! `read_binary` picks the parser from the file's magic bytes. Parsers never panic on bad input:
-//! a truncated or corrupt file is a `BinaryError` naming the path.
+//! a truncated or corrupt file is a `BinaryError` naming the path. Every table read from a file
+//! is capped (see the `MAX_*` constants), so a hostile count cannot make us allocate without bound.
+//! `parse_bytes` is the same entry point for bytes already in memory (tests, fuzzing).
+
+mod elf;
+mod pe;
+mod pe_delay;
+pub mod strings;
+pub mod version;
 
 use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// At most this many imported libraries (PE descriptors or ELF DT_NEEDED) are kept.
+pub const MAX_IMPORTS: usize = 4_096;
+/// At most this many symbols are kept per imported library.
+pub const MAX_SYMBOLS_PER_IMPORT: usize = 65_536;
+/// At most this many exports (PE) or defined dynamic symbols (ELF) are kept.
+pub const MAX_EXPORTS: usize = 262_144;
+/// At most this many RPATH/RUNPATH entries and version needs are kept.
+pub const MAX_PATH_ENTRIES: usize = 1_024;
 
 /// Which executable format a file is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -60,15 +78,18 @@ pub struct VersionNeed {
     pub versions: Vec<String>,
 }
 
-/// Version facts read from a binary (PE VS_VERSIONINFO; for ELF, from the file name or strings).
+/// Version facts read from a binary (PE VS_VERSIONINFO; for ELF, the nvcc banner, file name or
+/// SONAME). How `version` is chosen is documented in `version.rs`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VersionInfo {
     /// The true library version as best known, e.g. `12.9.86` or `2025.1.1`.
     pub version: Option<String>,
-    /// Where `version` came from: `ProductName`, `FileVersion`, `OriginalFilename`, `soname`, ...
+    /// Where `version` came from: `ProductName`, `FileDescription`, `OriginalFilename`,
+    /// `FileVersion`, `ProductVersion`, `VS_FIXEDFILEINFO`, `nvcc banner`, `file name`, `soname`.
     pub source: Option<String>,
     /// Raw string-table fields (FileVersion, ProductVersion, ProductName, FileDescription,
-    /// OriginalFilename, CompanyName) as found.
+    /// OriginalFilename, CompanyName, InternalName) as found, trimmed; plus `FixedFileVersion`
+    /// (`a.b.c.d` from VS_FIXEDFILEINFO) when present.
     pub fields: std::collections::BTreeMap<String, String>,
 }
 
@@ -93,7 +114,8 @@ pub struct BinaryInfo {
     pub nodeflib: bool,
     /// ELF version needs (GLIBC_2.27 ...).
     pub version_needs: Vec<VersionNeed>,
-    /// Library names embedded as strings (candidates for run-time LoadLibrary/dlopen).
+    /// Library names embedded as strings (candidates for run-time LoadLibrary/dlopen), from
+    /// `.rdata`/`.rodata`, in order, minus names the import table or SONAME already gives.
     pub embedded_library_names: Vec<String>,
     pub version: VersionInfo,
 }
@@ -111,4 +133,109 @@ pub enum BinaryError {
         format: &'static str,
         message: String,
     },
+}
+
+impl BinaryError {
+    pub(crate) fn malformed(path: &str, format: &'static str, message: impl ToString) -> Self {
+        BinaryError::Malformed {
+            path: path.to_owned(),
+            format,
+            message: message.to_string(),
+        }
+    }
+}
+
+impl BinaryInfo {
+    /// An empty record of the given format and machine; parsers fill in the rest.
+    pub(crate) fn empty(format: Format, machine: Machine) -> Self {
+        BinaryInfo {
+            format,
+            machine,
+            imports: Vec::new(),
+            exports: Vec::new(),
+            dynamic_symbols: Vec::new(),
+            soname: None,
+            rpath: Vec::new(),
+            runpath: Vec::new(),
+            nodeflib: false,
+            version_needs: Vec::new(),
+            embedded_library_names: Vec::new(),
+            version: VersionInfo::default(),
+        }
+    }
+
+    /// Load-time imports only (PE import table, ELF DT_NEEDED), in table order.
+    pub fn load_imports(&self) -> impl Iterator<Item = &Import> {
+        self.imports.iter().filter(|i| i.kind == ImportKind::Load)
+    }
+
+    /// Delay-load imports (PE only).
+    pub fn delay_imports(&self) -> impl Iterator<Item = &Import> {
+        self.imports.iter().filter(|i| i.kind == ImportKind::Delay)
+    }
+
+    /// Whether the binary exports `symbol` (PE export by name, ELF defined dynamic symbol).
+    pub fn exports_symbol(&self, symbol: &str) -> bool {
+        match self.format {
+            Format::Pe => self
+                .exports
+                .iter()
+                .any(|e| e.name.as_deref() == Some(symbol)),
+            Format::Elf => self.dynamic_symbols.iter().any(|s| s == symbol),
+        }
+    }
+}
+
+impl Machine {
+    pub(crate) fn new(arch: impl Into<String>, bits: u8) -> Self {
+        Machine {
+            arch: arch.into(),
+            bits,
+        }
+    }
+}
+
+/// Reads a PE or ELF file through a memory map. Never reads the whole file into memory and
+/// never panics; every failure names `path`.
+pub fn read_binary(path: &Path) -> Result<BinaryInfo, BinaryError> {
+    let shown = path.display().to_string();
+    let open_err = |e: std::io::Error| BinaryError::Open {
+        path: shown.clone(),
+        message: e.to_string(),
+    };
+    let file = std::fs::File::open(path).map_err(open_err)?;
+    let meta = file.metadata().map_err(open_err)?;
+    if !meta.is_file() {
+        return Err(BinaryError::Open {
+            path: shown,
+            message: "not a regular file".into(),
+        });
+    }
+    if meta.len() < 4 {
+        return Err(BinaryError::NotBinary { path: shown });
+    }
+    // SAFETY: the map is read-only and lives only for this call. Another process truncating the
+    // file while we read could raise SIGBUS; that is the accepted risk of every mmap-based reader
+    // (readelf, objdump, pelite's own FileMap), and the only way to avoid reading 700 MB files whole.
+    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(open_err)?;
+    let mut info = parse_bytes(&map, &shown)?;
+    if info.version.version.is_none() {
+        if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
+            version::from_file_name(name, &mut info.version);
+        }
+    }
+    Ok(info)
+}
+
+/// Parses a binary already in memory; `path_for_messages` only names it in errors.
+pub fn parse_bytes(bytes: &[u8], path_for_messages: &str) -> Result<BinaryInfo, BinaryError> {
+    if bytes.starts_with(b"MZ") {
+        pe::parse(bytes, path_for_messages)
+    } else if bytes.starts_with(b"\x7fELF") {
+        elf::parse(bytes, path_for_messages)
+    } else {
+        Err(BinaryError::NotBinary {
+            path: path_for_messages.to_owned(),
+        })
+    }
 }

@@ -1,0 +1,146 @@
+//! ELF (.so/executable) parsing with goblin: class and machine, SONAME, NEEDED, DT_RPATH and
+//! DT_RUNPATH, DF_1_NODEFLIB, version needs (`.gnu.version_r`), defined dynamic symbols, and
+//! library names embedded in `.rodata`.
+//!
+//! RPATH/RUNPATH strings are split on `:` with empty entries kept (ld.so treats an empty entry
+//! as the current directory) and `$ORIGIN` left unexpanded: expanding it is the loader's job.
+
+use super::strings::{self, Shape};
+use super::{
+    BinaryError, BinaryInfo, Format, Import, ImportKind, MAX_EXPORTS, MAX_IMPORTS,
+    MAX_PATH_ENTRIES, Machine, VersionInfo, VersionNeed, version,
+};
+use goblin::elf::Elf;
+use goblin::elf::dynamic::{DF_1_NODEFLIB, DT_RPATH, DT_RUNPATH};
+use goblin::elf::header;
+use goblin::elf::section_header::SHT_NOBITS;
+use goblin::elf::sym::{STB_GLOBAL, STB_GNU_UNIQUE, STB_WEAK, STT_FILE, STT_SECTION};
+
+const FORMAT: &str = "ELF";
+
+pub(super) fn parse(bytes: &[u8], path: &str) -> Result<BinaryInfo, BinaryError> {
+    let elf = Elf::parse(bytes).map_err(|e| BinaryError::malformed(path, FORMAT, e))?;
+    let mut info = BinaryInfo::empty(Format::Elf, machine(&elf));
+    info.soname = elf.soname.map(str::to_owned);
+    info.imports = elf
+        .libraries
+        .iter()
+        .take(MAX_IMPORTS)
+        .map(|name| Import {
+            name: (*name).to_owned(),
+            kind: ImportKind::Load,
+            symbols: Vec::new(),
+        })
+        .collect();
+    if let Some(dynamic) = &elf.dynamic {
+        for d in &dynamic.dyns {
+            let target = match d.d_tag {
+                DT_RPATH => &mut info.rpath,
+                DT_RUNPATH => &mut info.runpath,
+                _ => continue,
+            };
+            let Some(text) = elf.dynstrtab.get_at(d.d_val as usize) else {
+                continue;
+            };
+            for entry in text.split(':') {
+                if target.len() < MAX_PATH_ENTRIES {
+                    target.push(entry.to_owned());
+                }
+            }
+        }
+        info.nodeflib = (dynamic.info.flags_1 as u64) & DF_1_NODEFLIB != 0;
+    }
+    info.version_needs = version_needs(&elf);
+    info.dynamic_symbols = defined_symbols(&elf);
+    let found = strings::scan(&rodata(&elf, bytes), Shape::So);
+    let known =
+        |n: &str| info.soname.as_deref() == Some(n) || info.imports.iter().any(|i| i.name == n);
+    info.embedded_library_names = found.names.into_iter().filter(|n| !known(n)).collect();
+    info.version = elf_version(found.nvcc_version, info.soname.as_deref());
+    Ok(info)
+}
+
+fn machine(elf: &Elf<'_>) -> Machine {
+    let bits = if elf.is_64 { 64 } else { 32 };
+    let arch = match elf.header.e_machine {
+        header::EM_386 => "i386".to_owned(),
+        header::EM_X86_64 => "x86_64".to_owned(),
+        header::EM_AARCH64 => "aarch64".to_owned(),
+        header::EM_ARM => "arm".to_owned(),
+        header::EM_PPC64 if elf.little_endian => "ppc64le".to_owned(),
+        header::EM_PPC64 => "ppc64".to_owned(),
+        header::EM_RISCV => format!("riscv{bits}"),
+        header::EM_S390 => "s390x".to_owned(),
+        other => format!("unknown(0x{other:04x})"),
+    };
+    Machine::new(arch, bits)
+}
+
+fn version_needs(elf: &Elf<'_>) -> Vec<VersionNeed> {
+    let mut out = Vec::new();
+    let Some(verneed) = &elf.verneed else {
+        return out;
+    };
+    for need in verneed.iter().take(MAX_PATH_ENTRIES) {
+        let Some(library) = elf.dynstrtab.get_at(need.vn_file) else {
+            continue;
+        };
+        let versions = need
+            .iter()
+            .take(MAX_PATH_ENTRIES)
+            .filter_map(|aux| elf.dynstrtab.get_at(aux.vna_name))
+            .map(str::to_owned)
+            .collect();
+        out.push(VersionNeed {
+            library: library.to_owned(),
+            versions,
+        });
+    }
+    out
+}
+
+/// Global, weak or unique dynamic symbols defined in this file (what it can satisfy).
+fn defined_symbols(elf: &Elf<'_>) -> Vec<String> {
+    elf.dynsyms
+        .iter()
+        .filter(|s| {
+            s.st_shndx != 0
+                && matches!(s.st_bind(), STB_GLOBAL | STB_WEAK | STB_GNU_UNIQUE)
+                && !matches!(s.st_type(), STT_SECTION | STT_FILE)
+        })
+        .filter_map(|s| elf.dynstrtab.get_at(s.st_name))
+        .filter(|n| !n.is_empty())
+        .take(MAX_EXPORTS)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The file bytes of `.rodata` (and `.rodata.*`) sections, bounds-checked.
+fn rodata<'a>(elf: &Elf<'_>, bytes: &'a [u8]) -> Vec<&'a [u8]> {
+    elf.section_headers
+        .iter()
+        .filter(|s| s.sh_type != SHT_NOBITS)
+        .filter(|s| {
+            elf.shdr_strtab
+                .get_at(s.sh_name)
+                .is_some_and(|n| n == ".rodata" || n.starts_with(".rodata."))
+        })
+        .filter_map(|s| {
+            let start = usize::try_from(s.sh_offset).ok()?;
+            let end = start.checked_add(usize::try_from(s.sh_size).ok()?)?;
+            bytes.get(start..end)
+        })
+        .collect()
+}
+
+fn elf_version(nvcc: Option<String>, soname: Option<&str>) -> VersionInfo {
+    let mut info = VersionInfo::default();
+    if let Some(v) = nvcc {
+        info.version = Some(v);
+        info.source = Some("nvcc banner".into());
+    } else if let Some(v) = soname.and_then(version::from_so_name) {
+        info.version = Some(v);
+        info.source = Some("soname".into());
+    }
+    info
+}

@@ -1,0 +1,308 @@
+//! PE (DLL/EXE) parsing with pelite: machine, load-time and delay-load imports, exports with
+//! forwarders, the VS_VERSIONINFO string table, and library names embedded in `.rdata`.
+//!
+//! `pelite::PeFile` wraps PE32 and PE32+ alike, so one code path serves i386 `cudart32_110.dll`
+//! and x86_64 `cudart64_12.dll`. A missing table is empty; a damaged import or export table is a
+//! `BinaryError::Malformed` (the Windows loader would refuse it too); a damaged version resource
+//! only means no version facts.
+
+use super::strings::{self, Shape};
+use super::{
+    BinaryError, BinaryInfo, Export, Format, Import, ImportKind, MAX_EXPORTS, MAX_IMPORTS,
+    MAX_SYMBOLS_PER_IMPORT, Machine, VersionInfo, pe_delay, version,
+};
+use pelite::pe64::exports::Export as PeExport;
+use pelite::pe64::imports::Import as PeImport;
+use pelite::{PeFile, Wrap};
+
+const FORMAT: &str = "PE";
+
+/// Parses a PE image laid out as a file (not as mapped by the loader).
+pub(super) fn parse(bytes: &[u8], path: &str) -> Result<BinaryInfo, BinaryError> {
+    let bad = |e: &dyn std::fmt::Display| BinaryError::malformed(path, FORMAT, e);
+    check_header_alignment(bytes).map_err(|m| bad(&m))?;
+    // pelite needs 4-byte-aligned bytes (a memory map always is); copy the rare slice that is not.
+    let aligned: Vec<u32>;
+    let bytes = if bytes.as_ptr().align_offset(4) == 0 {
+        bytes
+    } else {
+        aligned = bytes
+            .chunks(4)
+            .map(|c| {
+                let mut w = [0u8; 4];
+                w[..c.len()].copy_from_slice(c);
+                u32::from_ne_bytes(w)
+            })
+            .collect();
+        let all: &[u8] = bytemuck_cast(&aligned);
+        &all[..bytes.len()]
+    };
+    let file = PeFile::from_bytes(bytes).map_err(|e| bad(&e))?;
+    let mut info = BinaryInfo::empty(Format::Pe, machine(&file));
+    info.imports = imports(file).map_err(|e| bad(&format!("import table: {e}")))?;
+    let delayed =
+        pe_delay::delay_imports(file).map_err(|e| bad(&format!("delay-load table: {e}")))?;
+    info.imports.extend(delayed);
+    let own_name;
+    (info.exports, own_name) = exports(file).map_err(|e| bad(&format!("export table: {e}")))?;
+    info.version = version_info(file);
+    info.embedded_library_names = embedded_names(file, &info, own_name.as_deref());
+    Ok(info)
+}
+
+/// Rejects what pelite would turn into undefined behaviour (found by fuzzing): it builds the
+/// section-header slice at `e_lfanew + 24 + SizeOfOptionalHeader` without checking alignment,
+/// and it checks the alignment of `image + rva` rather than of the file offset the RVA maps to.
+/// Loadable images never trip this: section headers are 4-aligned and every section's file
+/// offset and RVA are multiples of the (≥ 512-byte, or equal) file and section alignments.
+fn check_header_alignment(bytes: &[u8]) -> Result<(), String> {
+    let read = |at: usize, n: usize| bytes.get(at..at.checked_add(n)?);
+    let u16_at = |at: usize| read(at, 2).map(|b| u16::from_le_bytes([b[0], b[1]]));
+    let u32_at = |at: usize| read(at, 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+    let lfanew = u32_at(0x3c).ok_or("too short for a DOS header")? as usize;
+    let (Some(sections), Some(opt)) = (u16_at(lfanew + 6), u16_at(lfanew + 20)) else {
+        return Err("too short for the NT headers".into());
+    };
+    let table = lfanew + 24 + usize::from(opt);
+    if table % 4 != 0 {
+        return Err(format!(
+            "misaligned section headers (SizeOfOptionalHeader {opt})"
+        ));
+    }
+    for i in 0..usize::from(sections.min(96)) {
+        let at = table + i * 40;
+        let (Some(rva), Some(raw)) = (u32_at(at + 12), u32_at(at + 20)) else {
+            break; // pelite reports the truncated table
+        };
+        if rva % 8 != raw % 8 {
+            return Err(format!(
+                "section {i}: file offset {raw:#x} and RVA {rva:#x} disagree in alignment"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Views `u32`s as bytes (what bytemuck::cast_slice does, without the dependency).
+fn bytemuck_cast(words: &[u32]) -> &[u8] {
+    // SAFETY: u8 has no alignment or validity requirements; the length is in bytes of the same
+    // allocation.
+    unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), std::mem::size_of_val(words)) }
+}
+
+fn machine(file: &PeFile<'_>) -> Machine {
+    let bits = match file.optional_header() {
+        Wrap::T32(_) => 32,
+        Wrap::T64(_) => 64,
+    };
+    let arch = match file.file_header().Machine {
+        0x014c => "i386".to_owned(),
+        0x8664 => "x86_64".to_owned(),
+        0xaa64 => "aarch64".to_owned(),
+        0x01c4 => "arm".to_owned(),
+        0xa641 => "arm64ec".to_owned(),
+        other => format!("unknown(0x{other:04x})"),
+    };
+    Machine::new(arch, bits)
+}
+
+fn lossy(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn symbol_name(import: PeImport<'_>) -> String {
+    match import {
+        PeImport::ByName { name, .. } => lossy(name.as_ref()),
+        PeImport::ByOrdinal { ord } => format!("#{ord}"),
+    }
+}
+
+fn imports(file: PeFile<'_>) -> pelite::Result<Vec<Import>> {
+    let table = match file.imports() {
+        Ok(t) => t,
+        Err(e) if e.is_null() => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let mut out = Vec::new();
+    for desc in table.iter().take(MAX_IMPORTS) {
+        let name = lossy(desc.dll_name()?.as_ref());
+        let mut symbols = Vec::new();
+        match desc.int() {
+            Ok(int) => {
+                for import in int.take(MAX_SYMBOLS_PER_IMPORT) {
+                    symbols.push(symbol_name(import?));
+                }
+            }
+            // No import name table (some linkers): the unbound IAT holds the same thunks.
+            Err(e) if e.is_null() => {
+                let is64 = matches!(file, Wrap::T64(_));
+                let thunks: Vec<u64> = match desc.iat()? {
+                    Wrap::T32(iat) => iat
+                        .map(|&t| u64::from(t))
+                        .take(MAX_SYMBOLS_PER_IMPORT)
+                        .collect(),
+                    Wrap::T64(iat) => iat.copied().take(MAX_SYMBOLS_PER_IMPORT).collect(),
+                };
+                for thunk in thunks {
+                    symbols.push(pe_delay::thunk_symbol(file, thunk, is64, |rva| rva)?);
+                }
+            }
+            Err(e) => return Err(e),
+        }
+        out.push(Import {
+            name,
+            kind: ImportKind::Load,
+            symbols,
+        });
+    }
+    Ok(out)
+}
+
+/// Exports in ordinal order, then any extra names that alias the same function; and the
+/// export directory's own DLL name.
+fn exports(file: PeFile<'_>) -> pelite::Result<(Vec<Export>, Option<String>)> {
+    let table = match file.exports() {
+        Ok(t) => t,
+        Err(e) if e.is_null() => return Ok((Vec::new(), None)),
+        Err(e) => return Err(e),
+    };
+    let own_name = table.dll_name().ok().map(|n| lossy(n.as_ref()));
+    let by = table.by()?;
+    let base = u32::from(table.ordinal_base());
+    let count = by.functions().len().min(MAX_EXPORTS);
+    let mut names: Vec<Option<String>> = vec![None; count];
+    let mut aliases = Vec::new();
+    for (name, index) in by.iter_name_indices().take(MAX_EXPORTS) {
+        let name = lossy(name?.as_ref());
+        match names.get_mut(index) {
+            Some(slot @ None) => *slot = Some(name),
+            Some(Some(_)) => aliases.push((index, name)),
+            None => {}
+        }
+    }
+    let forwarder = |index: usize| match by.index(index) {
+        Ok(PeExport::Forward(f)) => Some(lossy(f.as_ref())),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    for (index, name) in names.into_iter().enumerate() {
+        if by.functions().get(index).copied().unwrap_or(0) == 0 {
+            continue; // unused ordinal slot
+        }
+        out.push(Export {
+            name,
+            ordinal: base.saturating_add(index as u32),
+            forwarder: forwarder(index),
+        });
+    }
+    for (index, name) in aliases {
+        out.push(Export {
+            name: Some(name),
+            ordinal: base.saturating_add(index as u32),
+            forwarder: forwarder(index),
+        });
+    }
+    Ok((out, own_name))
+}
+
+fn version_info(file: PeFile<'_>) -> VersionInfo {
+    let mut info = VersionInfo::default();
+    let Ok(resources) = file.resources() else {
+        return info;
+    };
+    let Ok(vi) = resources.version_info() else {
+        return info;
+    };
+    let file_info = vi.file_info();
+    // The language the translation table names first, else the lowest one present.
+    let mut langs: Vec<_> = file_info.strings.keys().copied().collect();
+    langs.sort_by_key(|l| (l.lang_id, l.charset_id));
+    let lang = vi
+        .translation()
+        .iter()
+        .find(|l| file_info.strings.contains_key(l))
+        .or(langs.first());
+    if let Some(table) = lang.and_then(|l| file_info.strings.get(l)) {
+        for key in version::PE_FIELDS {
+            if let Some(value) = table.get(key) {
+                let value = value.trim_matches(|c: char| c == '\0' || c.is_whitespace());
+                info.fields.insert(key.to_owned(), value.to_owned());
+            }
+        }
+    }
+    let fixed = file_info.fixed.map(|f| {
+        let v = f.dwFileVersion;
+        [v.Major, v.Minor, v.Patch, v.Build]
+    });
+    if let Some(v) = fixed {
+        info.fields
+            .entry("FixedFileVersion".to_owned())
+            .or_insert_with(|| format!("{}.{}.{}.{}", v[0], v[1], v[2], v[3]));
+    }
+    version::pick_pe_version(&mut info, fixed);
+    info
+}
+
+/// Names in `.rdata` minus what the import tables already say and the DLL's own name.
+fn embedded_names(file: PeFile<'_>, info: &BinaryInfo, own: Option<&str>) -> Vec<String> {
+    let sections: Vec<&[u8]> = file
+        .section_headers()
+        .iter()
+        .filter(|s| s.name_bytes() == b".rdata")
+        .filter_map(|s| file.get_section_bytes(s).ok())
+        .collect();
+    let known = |n: &str| {
+        own.is_some_and(|o| o.eq_ignore_ascii_case(n))
+            || info.imports.iter().any(|i| i.name.eq_ignore_ascii_case(n))
+    };
+    strings::scan(&sections, Shape::Dll)
+        .names
+        .into_iter()
+        .filter(|n| !known(n))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A PE header skeleton: DOS header, NT headers at 0x40, one section header.
+    fn skeleton(size_of_optional_header: u16, rva: u32, raw: u32) -> Vec<u8> {
+        let mut b = vec![0u8; 0x400];
+        b[..2].copy_from_slice(b"MZ");
+        b[0x3c..0x40].copy_from_slice(&0x40u32.to_le_bytes());
+        b[0x40..0x44].copy_from_slice(b"PE\0\0");
+        b[0x44..0x46].copy_from_slice(&0x8664u16.to_le_bytes());
+        b[0x46..0x48].copy_from_slice(&1u16.to_le_bytes());
+        b[0x54..0x56].copy_from_slice(&size_of_optional_header.to_le_bytes());
+        let table = 0x58 + usize::from(size_of_optional_header);
+        b[table + 12..table + 16].copy_from_slice(&rva.to_le_bytes());
+        b[table + 20..table + 24].copy_from_slice(&raw.to_le_bytes());
+        b
+    }
+
+    #[test]
+    fn fuzz_regressions_misaligned_headers_are_errors() {
+        assert!(check_header_alignment(&skeleton(0xf0, 0x1000, 0x200)).is_ok());
+        let odd = skeleton(0xf1, 0x1000, 0x200);
+        assert!(check_header_alignment(&odd).is_err());
+        assert!(parse(&odd, "odd.dll").is_err());
+        let skewed = skeleton(0xf0, 0x1000, 0x203);
+        assert!(matches!(
+            parse(&skewed, "skewed.dll"),
+            Err(BinaryError::Malformed { .. })
+        ));
+        assert!(parse(b"MZ", "short.dll").is_err());
+    }
+
+    #[test]
+    fn misaligned_input_slices_are_copied_not_refused() {
+        let mut shifted = vec![0u8; 1];
+        shifted.extend(skeleton(0xf0, 0x1000, 0x200));
+        // Whatever pelite thinks of the skeleton, it must not be "misaligned".
+        let err = parse(&shifted[1..], "shifted.dll")
+            .err()
+            .map(|e| e.to_string());
+        assert!(!err.unwrap_or_default().contains("misaligned"));
+    }
+}
