@@ -3,7 +3,7 @@
 pub mod args;
 pub mod commands;
 pub mod output;
-pub mod why_command;
 pub mod tree_output;
+pub mod why_command;
 
 pub use args::Cli;

@@ -4,8 +4,8 @@
 pub mod binfmt;
 pub mod context;
 pub mod findings;
-pub mod knowledge;
 pub mod graph;
+pub mod knowledge;
 pub mod loader;
 pub mod progress;
 pub mod report;

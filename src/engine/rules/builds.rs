@@ -11,10 +11,18 @@ use std::cmp::Ordering;
 pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
     let mut out = Vec::new();
     for (env, f) in inv.frameworks() {
-        let who = format!("{} {} in {}", f.kind.display_name(), f.version.as_deref().unwrap_or(""), env.root);
+        let who = format!(
+            "{} {} in {}",
+            f.kind.display_name(),
+            f.version.as_deref().unwrap_or(""),
+            env.root
+        );
         let tf_no_gpu = ctx.platform == Platform::Windows
             && f.kind == FrameworkKind::TensorFlow
-            && f.version.as_deref().and_then(|v| knowledge::knowledge().tensorflow.native_windows_gpu(v)) == Some(false);
+            && f.version
+                .as_deref()
+                .and_then(|v| knowledge::knowledge().tensorflow.native_windows_gpu(v))
+                == Some(false);
         if tf_no_gpu {
             out.push(
                 Finding::new(
@@ -40,14 +48,21 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
             );
         }
         for gpu in &ctx.gpus {
-            let Some(cc) = gpu.compute_capability.as_deref() else { continue };
+            let Some(cc) = gpu.compute_capability.as_deref() else {
+                continue;
+            };
             let archs = &f.expects.compute_capabilities;
             if archs.is_empty() {
                 continue;
             }
             let want = cc.replace('.', "");
-            let sass = archs.iter().any(|a| a.strip_prefix("sm_") == Some(want.as_str()));
-            let ptx = archs.iter().filter_map(|a| a.strip_prefix("compute_")).any(|p| p.parse::<u32>().ok() <= want.parse::<u32>().ok());
+            let sass = archs
+                .iter()
+                .any(|a| a.strip_prefix("sm_") == Some(want.as_str()));
+            let ptx = archs
+                .iter()
+                .filter_map(|a| a.strip_prefix("compute_"))
+                .any(|p| p.parse::<u32>().ok() <= want.parse::<u32>().ok());
             if !sass && !ptx {
                 out.push(
                     Finding::new(
@@ -67,13 +82,41 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
 }
 
 fn driver_too_old(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
-    let Some(driver) = ctx.driver.as_ref().map(|d| d.version.clone()) else { return Vec::new() };
-    let mut needs: Vec<(String, String)> = inv.toolkits.iter().filter_map(|t| t.version.clone().map(|v| (v, format!("the CUDA toolkit at {}", t.root)))).collect();
-    needs.extend(inv.frameworks().filter_map(|(e, f)| f.expects.cuda.clone().map(|c| (c, format!("{} {} in {}", f.kind.display_name(), f.version.as_deref().unwrap_or(""), e.root)))));
+    let Some(driver) = ctx.driver.as_ref().map(|d| d.version.clone()) else {
+        return Vec::new();
+    };
+    let mut needs: Vec<(String, String)> = inv
+        .toolkits
+        .iter()
+        .filter_map(|t| {
+            t.version
+                .clone()
+                .map(|v| (v, format!("the CUDA toolkit at {}", t.root)))
+        })
+        .collect();
+    needs.extend(inv.frameworks().filter_map(|(e, f)| {
+        f.expects.cuda.clone().map(|c| {
+            (
+                c,
+                format!(
+                    "{} {} in {}",
+                    f.kind.display_name(),
+                    f.version.as_deref().unwrap_or(""),
+                    e.root
+                ),
+            )
+        })
+    }));
     let mut out: Vec<Finding> = Vec::new();
     for (cuda, who) in needs {
-        let Some(req) = knowledge::min_driver_for_cuda(&cuda, ctx.platform) else { continue };
-        if compare(&driver, &req.min_driver) != Some(Ordering::Less) || out.iter().any(|f| f.summary.contains(&format!("CUDA {}", req.cuda))) {
+        let Some(req) = knowledge::min_driver_for_cuda(&cuda, ctx.platform) else {
+            continue;
+        };
+        if compare(&driver, &req.min_driver) != Some(Ordering::Less)
+            || out
+                .iter()
+                .any(|f| f.summary.contains(&format!("CUDA {}", req.cuda)))
+        {
             continue;
         }
         out.push(

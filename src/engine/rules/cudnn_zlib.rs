@@ -31,25 +31,49 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
     let probe = PresenceProbe::new(ctx);
     let mut out = Vec::new();
     for c in &inv.cudnn {
-        let major8 = c.version.as_deref().is_some_and(|v| v.split('.').next() == Some("8"))
-            || c.libraries.iter().any(|l| l.to_ascii_lowercase().ends_with("64_8.dll"));
+        let major8 = c
+            .version
+            .as_deref()
+            .is_some_and(|v| v.split('.').next() == Some("8"))
+            || c.libraries
+                .iter()
+                .any(|l| l.to_ascii_lowercase().ends_with("64_8.dll"));
         if !major8 {
             continue;
         }
-        let lib_dir = c.library_dirs.first().cloned().unwrap_or_else(|| c.root.clone());
-        let cudnn_libs: Vec<String> = c.libraries.iter().filter(|l| l.to_ascii_lowercase().starts_with("cudnn")).cloned().collect();
+        let lib_dir = c
+            .library_dirs
+            .first()
+            .cloned()
+            .unwrap_or_else(|| c.root.clone());
+        let cudnn_libs: Vec<String> = c
+            .libraries
+            .iter()
+            .filter(|l| l.to_ascii_lowercase().starts_with("cudnn"))
+            .cloned()
+            .collect();
         for loader in loaders(ctx, inv) {
             let r = loader.resolve(ctx, ZLIB, &probe);
-            let wrong_first = r.attempts.iter().find(|a| matches!(a.outcome, Outcome::WrongMachine { .. }));
+            let wrong_first = r
+                .attempts
+                .iter()
+                .find(|a| matches!(a.outcome, Outcome::WrongMachine { .. }));
             let found_32 = r.path.as_deref().and_then(|p| {
-                inv.zlibwapi.iter().find(|z| ctx.platform.same_name(&z.path, p) && z.bits == Some(32))
+                inv.zlibwapi
+                    .iter()
+                    .find(|z| ctx.platform.same_name(&z.path, p) && z.bits == Some(32))
             });
             let finding = if let Some(a) = wrong_first {
                 let found = match &a.outcome {
                     Outcome::WrongMachine { found } => found.clone(),
                     _ => String::new(),
                 };
-                Some(bitness(&ctx.platform.join(&a.directory, ZLIB), &found, r.is_resolved(), &lib_dir))
+                Some(bitness(
+                    &ctx.platform.join(&a.directory, ZLIB),
+                    &found,
+                    r.is_resolved(),
+                    &lib_dir,
+                ))
             } else if let Some(z) = found_32 {
                 Some(bitness(&z.path, "x86 (32-bit)", false, &lib_dir))
             } else if !r.is_resolved() {
@@ -59,7 +83,14 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
             };
             if let Some(mut f) = finding {
                 f.libraries.extend(cudnn_libs.iter().cloned());
-                f.evidence.insert(0, Evidence::at("file", format!("cuDNN {} install", c.version.as_deref().unwrap_or("8")), c.root.clone()));
+                f.evidence.insert(
+                    0,
+                    Evidence::at(
+                        "file",
+                        format!("cuDNN {} install", c.version.as_deref().unwrap_or("8")),
+                        c.root.clone(),
+                    ),
+                );
                 f.evidence.extend(attempts_evidence(&loader, &r));
                 out.push(f);
                 break;
@@ -97,7 +128,15 @@ fn missing(ctx: &SystemContext, inv: &Inventory, lib_dir: &str) -> Finding {
     )
     .with_libraries([ZLIB]);
     for c in &copies {
-        f = f.with_evidence(Evidence::at("file", "a zlibwapi.dll outside the searched folders", c.clone()));
+        f = f.with_evidence(Evidence::at(
+            "file",
+            "a zlibwapi.dll outside the searched folders",
+            c.clone(),
+        ));
     }
-    f.with_fix(FixRef { id: format!("copy-zlibwapi-x64:{lib_dir}"), kind: "copy-file".into(), summary: format!("Put a 64-bit zlibwapi.dll (zlib 1.2.x, x64) in {lib_dir}") })
+    f.with_fix(FixRef {
+        id: format!("copy-zlibwapi-x64:{lib_dir}"),
+        kind: "copy-file".into(),
+        summary: format!("Put a 64-bit zlibwapi.dll (zlib 1.2.x, x64) in {lib_dir}"),
+    })
 }

@@ -15,7 +15,11 @@ fn matches(t: &Toolkit, cuda: &str) -> bool {
     let mm = |s: &str| s.split('.').take(2).collect::<Vec<_>>().join(".");
     let major = |s: &str| s.split('.').next().unwrap_or("").to_string();
     let m: u32 = major(v).parse().unwrap_or(0);
-    if m >= 11 { major(v) == major(cuda) } else { mm(v) == mm(cuda) }
+    if m >= 11 {
+        major(v) == major(cuda)
+    } else {
+        mm(v) == mm(cuda)
+    }
 }
 
 pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
@@ -26,21 +30,44 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
     let mut out = Vec::new();
     for t in &inv.toolkits {
         let Some(cupti) = &t.cupti else { continue };
-        let Some(lib) = cupti.libraries.first() else { continue };
+        let Some(lib) = cupti.libraries.first() else {
+            continue;
+        };
         let users: Vec<_> = inv
             .frameworks()
-            .filter(|(_, f)| f.kind == FrameworkKind::TensorFlow && f.expects.cuda.as_deref().is_some_and(|c| matches(t, c)))
+            .filter(|(_, f)| {
+                f.kind == FrameworkKind::TensorFlow
+                    && f.expects.cuda.as_deref().is_some_and(|c| matches(t, c))
+            })
             .collect();
         let (loader, who) = match users.first() {
-            Some((env, f)) => (process::framework_loader(ctx, inv, env), format!("TensorFlow {} in {}", f.version.as_deref().unwrap_or(""), env.root)),
-            None => (process::host_app(ctx, inv, None), "an application using CUPTI".to_string()),
+            Some((env, f)) => (
+                process::framework_loader(ctx, inv, env),
+                format!(
+                    "TensorFlow {} in {}",
+                    f.version.as_deref().unwrap_or(""),
+                    env.root
+                ),
+            ),
+            None => (
+                process::host_app(ctx, inv, None),
+                "an application using CUPTI".to_string(),
+            ),
         };
         let r = loader.resolve(ctx, lib, &probe);
         if r.is_resolved() {
             continue;
         }
-        let severity = if users.is_empty() { Severity::Info } else { Severity::Warning };
-        let legacy = if cupti.legacy_libx64 { " (CUDA 10.0 and older put it in libx64)" } else { "" };
+        let severity = if users.is_empty() {
+            Severity::Info
+        } else {
+            Severity::Warning
+        };
+        let legacy = if cupti.legacy_libx64 {
+            " (CUDA 10.0 and older put it in libx64)"
+        } else {
+            ""
+        };
         let mut f = Finding::new(
             "cupti-not-searched",
             severity,

@@ -5,7 +5,7 @@
 //! Names come from the CUDA family the build expects (knowledge `shipped_by`), never from
 //! TensorFlow's build_info DLL names (2.10 names a `cudart64_112.dll` that never existed).
 
-use super::process::{self, Process, PresenceProbe, attempts_evidence};
+use super::process::{self, PresenceProbe, Process, attempts_evidence};
 use super::where_else::{copies_of, other_majors};
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
@@ -13,7 +13,15 @@ use crate::engine::knowledge::{self, LibraryIdentity, identify_library};
 use crate::engine::scan::inventory::{Framework, FrameworkKind, Inventory, PythonEnv};
 
 /// Components a framework's CUDA build loads (besides cuDNN).
-const COMPONENTS: &[&str] = &["CUDA runtime", "cuBLAS", "cuBLASLt", "cuFFT", "cuRAND", "cuSOLVER", "cuSPARSE"];
+const COMPONENTS: &[&str] = &[
+    "CUDA runtime",
+    "cuBLAS",
+    "cuBLASLt",
+    "cuFFT",
+    "cuRAND",
+    "cuSOLVER",
+    "cuSPARSE",
+];
 
 fn plat(p: Platform) -> &'static str {
     match p {
@@ -37,7 +45,12 @@ pub fn needed_names(platform: Platform, cuda: &str, cudnn: Option<&str>) -> Vec<
             k.libraries
                 .rows
                 .iter()
-                .filter(|r| r.platform == plat(platform) && r.toolkits.iter().any(|t| t.split('.').next() == Some(major)))
+                .filter(|r| {
+                    r.platform == plat(platform)
+                        && r.toolkits
+                            .iter()
+                            .any(|t| t.split('.').next() == Some(major))
+                })
                 .collect()
         });
     let mut names: Vec<String> = Vec::new();
@@ -46,7 +59,10 @@ pub fn needed_names(platform: Platform, cuda: &str, cudnn: Option<&str>) -> Vec<
             names.push(row.file.clone());
         }
     }
-    if let Some(m) = cudnn.and_then(|v| v.split('.').next()).filter(|m| !m.is_empty()) {
+    if let Some(m) = cudnn
+        .and_then(|v| v.split('.').next())
+        .filter(|m| !m.is_empty())
+    {
         names.push(match platform {
             Platform::Windows => format!("cudnn64_{m}.dll"),
             Platform::Linux => format!("libcudnn.so.{m}"),
@@ -63,7 +79,10 @@ fn loads_external(platform: Platform, f: &Framework) -> bool {
     match f.kind {
         FrameworkKind::TensorFlow => {
             platform == Platform::Linux
-                || f.version.as_deref().and_then(|v| knowledge::knowledge().tensorflow.native_windows_gpu(v)) != Some(false)
+                || f.version
+                    .as_deref()
+                    .and_then(|v| knowledge::knowledge().tensorflow.native_windows_gpu(v))
+                    != Some(false)
         }
         FrameworkKind::PyTorch => false,
         _ => f.bundled_libraries.is_empty(),
@@ -149,22 +168,47 @@ fn check_names(
 }
 
 fn install_fix(id: &LibraryIdentity) -> FixRef {
-    let cuda = id.toolkits.last().cloned().unwrap_or_else(|| id.version_family.clone());
+    let cuda = id
+        .toolkits
+        .last()
+        .cloned()
+        .unwrap_or_else(|| id.version_family.clone());
     FixRef {
-        id: format!("install-{}-{}", id.component.to_lowercase().replace(' ', "-"), id.version_family),
+        id: format!(
+            "install-{}-{}",
+            id.component.to_lowercase().replace(' ', "-"),
+            id.version_family
+        ),
         kind: "install".into(),
-        summary: format!("Install {} {} (it ships with CUDA {cuda})", id.component, id.version_family),
+        summary: format!(
+            "Install {} {} (it ships with CUDA {cuda})",
+            id.component, id.version_family
+        ),
     }
 }
 
 /// The library is on the machine, but not where this process looks.
-pub fn not_searched(ctx: &SystemContext, subject: &str, loader: &Process, name: &str, first: &str, copies: &[String]) -> Finding {
+pub fn not_searched(
+    ctx: &SystemContext,
+    subject: &str,
+    loader: &Process,
+    name: &str,
+    first: &str,
+    copies: &[String],
+) -> Finding {
     let dir = ctx.platform.parent(first).unwrap_or_default();
-    let on_path = ctx.path_entries().iter().any(|p| ctx.platform.same_name(&ctx.platform.normalize(p), &dir));
+    let on_path = ctx
+        .path_entries()
+        .iter()
+        .any(|p| ctx.platform.same_name(&ctx.platform.normalize(p), &dir));
     let why = if !loader.uses_path && on_path {
-        format!("{dir} is on PATH, but Python 3.8 and newer on Windows ignore PATH when loading an extension's DLLs; only the extension's folder, the application folder, folders added with os.add_dll_directory and System32 are searched.")
+        format!(
+            "{dir} is on PATH, but Python 3.8 and newer on Windows ignore PATH when loading an extension's DLLs; only the extension's folder, the application folder, folders added with os.add_dll_directory and System32 are searched."
+        )
     } else if loader.uses_path {
-        format!("{dir} is not on this process's PATH, and it is not the application folder or a system folder, so the loader never looks there.")
+        format!(
+            "{dir} is not on this process's PATH, and it is not the application folder or a system folder, so the loader never looks there."
+        )
     } else {
         format!("{dir} is not one of the folders this process searches.")
     };
@@ -178,15 +222,31 @@ pub fn not_searched(ctx: &SystemContext, subject: &str, loader: &Process, name: 
         f = f.with_evidence(Evidence::at("file", format!("copy of {name}"), c.clone()));
     }
     let fix = if loader.uses_path {
-        FixRef { id: format!("path-prepend:{dir}"), kind: "path-edit".into(), summary: format!("Add {dir} to PATH") }
+        FixRef {
+            id: format!("path-prepend:{dir}"),
+            kind: "path-edit".into(),
+            summary: format!("Add {dir} to PATH"),
+        }
     } else {
-        FixRef { id: format!("add-dll-directory:{dir}"), kind: "manual".into(), summary: format!("Call os.add_dll_directory(r\"{dir}\") before the import") }
+        FixRef {
+            id: format!("add-dll-directory:{dir}"),
+            kind: "manual".into(),
+            summary: format!("Call os.add_dll_directory(r\"{dir}\") before the import"),
+        }
     };
     f.with_fix(fix)
 }
 
-fn wrong_major(subject: &str, f: &Framework, id: &LibraryIdentity, others: &[(LibraryIdentity, String)]) -> Finding {
-    let list: Vec<String> = others.iter().map(|(o, p)| format!("{} ({} {})", p, o.component, o.version_family)).collect();
+fn wrong_major(
+    subject: &str,
+    f: &Framework,
+    id: &LibraryIdentity,
+    others: &[(LibraryIdentity, String)],
+) -> Finding {
+    let list: Vec<String> = others
+        .iter()
+        .map(|(o, p)| format!("{} ({} {})", p, o.component, o.version_family))
+        .collect();
     let cuda = f.expects.cuda.as_deref().unwrap_or(&id.version_family);
     let mut finding = Finding::new(
         "library-wrong-major",
@@ -208,7 +268,11 @@ fn wrong_major(subject: &str, f: &Framework, id: &LibraryIdentity, others: &[(Li
         summary: format!("Use a {} build made for the CUDA that is installed", f.kind.display_name()),
     });
     for (o, p) in others {
-        finding = finding.with_evidence(Evidence::at("file", format!("{} {} present", o.component, o.version_family), p.clone()));
+        finding = finding.with_evidence(Evidence::at(
+            "file",
+            format!("{} {} present", o.component, o.version_family),
+            p.clone(),
+        ));
     }
     finding
 }
@@ -233,7 +297,11 @@ fn ignores_path(
         if !r.is_resolved() {
             libs.push(name.clone());
             if let Some(p) = &with_path.path {
-                evidence.push(Evidence::at("file", format!("{name} reachable only through PATH"), p.clone()));
+                evidence.push(Evidence::at(
+                    "file",
+                    format!("{name} reachable only through PATH"),
+                    p.clone(),
+                ));
             }
             evidence.extend(attempts_evidence(ext, &r));
         }
@@ -241,7 +309,11 @@ fn ignores_path(
     if libs.is_empty() {
         return Vec::new();
     }
-    let dir = evidence.iter().find_map(|e| e.path.clone()).and_then(|p| ctx.platform.parent(&p)).unwrap_or_default();
+    let dir = evidence
+        .iter()
+        .find_map(|e| e.path.clone())
+        .and_then(|p| ctx.platform.parent(&p))
+        .unwrap_or_default();
     let mut finding = Finding::new(
         "python-ignores-path",
         Severity::Warning,

@@ -163,9 +163,17 @@ pub fn framework_loader(ctx: &SystemContext, inv: &Inventory, env: &PythonEnv) -
             };
             let root = ctx.platform.join(&dir, "python.exe");
             Process {
-                label: format!("the Python process of {} (LoadLibrary: application folder, system folders, PATH)", env.root),
+                label: format!(
+                    "the Python process of {} (LoadLibrary: application folder, system folders, PATH)",
+                    env.root
+                ),
                 uses_path: true,
-                search: Search::Windows(Box::new(WindowsSearch::from_context(ctx, &opts, &root, &x64()))),
+                search: Search::Windows(Box::new(WindowsSearch::from_context(
+                    ctx,
+                    &opts,
+                    &root,
+                    &x64(),
+                ))),
             }
         }
         Platform::Linux => linux_process(ctx, inv, Some(env)),
@@ -192,7 +200,12 @@ pub fn python_extension_loader(ctx: &SystemContext, env: &PythonEnv, ext_dir: &s
             env.python_version.as_deref().unwrap_or("3.8+")
         ),
         uses_path: false,
-        search: Search::Windows(Box::new(WindowsSearch::from_context(ctx, &opts, &root, &x64()))),
+        search: Search::Windows(Box::new(WindowsSearch::from_context(
+            ctx,
+            &opts,
+            &root,
+            &x64(),
+        ))),
     }
 }
 
@@ -210,7 +223,12 @@ pub fn host_app(ctx: &SystemContext, inv: &Inventory, app_dir: Option<&str>) -> 
             Process {
                 label: "an application process (application folder, system folders, PATH)".into(),
                 uses_path: true,
-                search: Search::Windows(Box::new(WindowsSearch::from_context(ctx, &opts, &root, &x64()))),
+                search: Search::Windows(Box::new(WindowsSearch::from_context(
+                    ctx,
+                    &opts,
+                    &root,
+                    &x64(),
+                ))),
             }
         }
         Platform::Linux => linux_process(ctx, inv, None),
@@ -236,7 +254,14 @@ fn linux_process(ctx: &SystemContext, _inv: &Inventory, env: Option<&PythonEnv>)
             }
         }
     }
-    for d in ["/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"] {
+    for d in [
+        "/lib/x86_64-linux-gnu",
+        "/usr/lib/x86_64-linux-gnu",
+        "/lib64",
+        "/usr/lib64",
+        "/lib",
+        "/usr/lib",
+    ] {
         dirs.push((How::Default, d.to_string()));
     }
     Process {

@@ -15,17 +15,27 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
     let probe = PresenceProbe::new(ctx);
     for env in &inv.python_envs {
         let users = env.frameworks.iter().any(|f| {
-            !f.expects.wheels.is_empty() || !f.plugins.is_empty() || (f.kind == FrameworkKind::PyTorch && ctx.platform == crate::engine::context::Platform::Linux)
+            !f.expects.wheels.is_empty()
+                || !f.plugins.is_empty()
+                || (f.kind == FrameworkKind::PyTorch
+                    && ctx.platform == crate::engine::context::Platform::Linux)
         });
         if !env.nvidia_lib_dirs.is_empty() && !users {
             let mut f = Finding::new(
                 "pip-cuda-wheels-not-searched",
                 Severity::Warning,
-                format!("pip nvidia-* libraries in {} are not searched by any loader", env.root),
+                format!(
+                    "pip nvidia-* libraries in {} are not searched by any loader",
+                    env.root
+                ),
                 "The nvidia-* wheels put their libraries in site-packages/nvidia/*/{lib,bin}. No loader searches those folders by default; only frameworks that require the wheels (PyTorch on Linux, tensorflow[and-cuda], JAX's CUDA plugins) add them. Nothing installed here does, so these copies are never used.",
             );
             for d in &env.nvidia_lib_dirs {
-                f = f.with_evidence(Evidence::at("file", format!("{} wheel folder", d.component), d.dir.clone()));
+                f = f.with_evidence(Evidence::at(
+                    "file",
+                    format!("{} wheel folder", d.component),
+                    d.dir.clone(),
+                ));
             }
             out.push(f.with_fix(FixRef { id: format!("manual-wheel-dirs:{}", env.root), kind: "manual".into(), summary: "Install a framework build that uses the wheels, or add their folders to the search path".into() }));
         }
@@ -43,7 +53,10 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
         for f in &env.frameworks {
             if let Some(dir) = &f.bundled_dir {
                 for l in &f.bundled_libraries {
-                    add(ctx.platform.file_name(l), ctx.platform.join(dir, ctx.platform.file_name(l)));
+                    add(
+                        ctx.platform.file_name(l),
+                        ctx.platform.join(dir, ctx.platform.file_name(l)),
+                    );
                 }
             }
         }
@@ -55,8 +68,14 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
             }
         }
         let loader = process::framework_loader(ctx, inv, env);
-        for f in env.frameworks.iter().filter(|f| f.bundled_libraries.is_empty() && f.cuda_build != Some(false)) {
-            let Some(cuda) = f.expects.cuda.as_deref() else { continue };
+        for f in env
+            .frameworks
+            .iter()
+            .filter(|f| f.bundled_libraries.is_empty() && f.cuda_build != Some(false))
+        {
+            let Some(cuda) = f.expects.cuda.as_deref() else {
+                continue;
+            };
             for name in needed_names(ctx.platform, cuda, f.expects.cudnn.as_deref()) {
                 if let Some(p) = loader.resolve(ctx, &name, &probe).path {
                     add(&name, p);
@@ -70,11 +89,21 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
             let mut f = Finding::new(
                 "duplicate-library",
                 Severity::Warning,
-                format!("Two copies of {component} can load into one process in {}", env.root),
-                format!("The frameworks in this environment take {component} from {} different folders. Two builds of one CUDA library in one process can conflict (symbol clashes, version mismatch errors, crashes); keep one copy that every framework uses.", copies.len()),
+                format!(
+                    "Two copies of {component} can load into one process in {}",
+                    env.root
+                ),
+                format!(
+                    "The frameworks in this environment take {component} from {} different folders. Two builds of one CUDA library in one process can conflict (symbol clashes, version mismatch errors, crashes); keep one copy that every framework uses.",
+                    copies.len()
+                ),
             );
             for (path, _) in &copies {
-                f = f.with_evidence(Evidence::at("file", format!("{component} copy"), path.clone()));
+                f = f.with_evidence(Evidence::at(
+                    "file",
+                    format!("{component} copy"),
+                    path.clone(),
+                ));
                 f.libraries.push(ctx.platform.file_name(path).to_string());
             }
             out.push(f.with_fix(FixRef { id: format!("manual-one-copy:{component}"), kind: "manual".into(), summary: format!("Keep one {component}: align the frameworks' CUDA versions or remove the extra folder from PATH") }));

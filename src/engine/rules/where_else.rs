@@ -32,7 +32,11 @@ pub fn copies_of(ctx: &SystemContext, inv: &Inventory, name: &str) -> Vec<String
 
 /// Libraries of the same component with another version family, present on the machine
 /// (`cublas64_12.dll` when `cublas64_11.dll` is asked for), with their paths.
-pub fn other_majors(ctx: &SystemContext, inv: &Inventory, wanted: &LibraryIdentity) -> Vec<(LibraryIdentity, String)> {
+pub fn other_majors(
+    ctx: &SystemContext,
+    inv: &Inventory,
+    wanted: &LibraryIdentity,
+) -> Vec<(LibraryIdentity, String)> {
     let mut out: Vec<(LibraryIdentity, String)> = Vec::new();
     for dir in inventory_dirs(inv) {
         let Ok(entries) = ctx.fs.read_dir(&dir) else {

@@ -13,22 +13,41 @@ use crate::engine::rules::{self, where_else};
 use crate::engine::scan;
 
 /// Rule codes that explain a ptxas / XLA message.
-const PTXAS_CODES: &[&str] = &["ptxas-", "libdevice-", "path-entry-typo", "cuda-env-var-missing-dir", "xla-", "multiple-toolkits-on-path", "cuda-path-mismatch"];
+const PTXAS_CODES: &[&str] = &[
+    "ptxas-",
+    "libdevice-",
+    "path-entry-typo",
+    "cuda-env-var-missing-dir",
+    "xla-",
+    "multiple-toolkits-on-path",
+    "cuda-path-mismatch",
+];
 
 pub fn findings(ctx: &SystemContext, t: &Triage) -> Vec<Finding> {
     let scanned = scan::run(ctx, &Progress::new());
     let inv = &scanned.inventory;
-    let names: Vec<String> = t.identified.iter().map(|i| i.file.to_ascii_lowercase()).collect();
-    let mentions_ptxas = t.messages.iter().any(|m| format!("{m:?}").to_ascii_lowercase().contains("ptxas"));
+    let names: Vec<String> = t
+        .identified
+        .iter()
+        .map(|i| i.file.to_ascii_lowercase())
+        .collect();
+    let mentions_ptxas = t
+        .messages
+        .iter()
+        .any(|m| format!("{m:?}").to_ascii_lowercase().contains("ptxas"));
     let mut out: Vec<Finding> = scanned
         .findings
         .into_iter()
         .filter(|f| {
-            f.libraries.iter().any(|l| names.contains(&l.to_ascii_lowercase()))
+            f.libraries
+                .iter()
+                .any(|l| names.contains(&l.to_ascii_lowercase()))
                 || (mentions_ptxas && PTXAS_CODES.iter().any(|c| f.code.starts_with(c)))
         })
         .collect();
-    let says_193 = t.codes.iter().any(|c| c.number == Some(193) || c.number == Some(0x8007000B) || c.number == Some(-2147024885));
+    let says_193 = t.codes.iter().any(|c| {
+        c.number == Some(193) || c.number == Some(0x8007000B) || c.number == Some(-2147024885)
+    });
     let probe = PresenceProbe::new(ctx);
     let mut contexts: Vec<Process> = vec![process::host_app(ctx, inv, None)];
     for env in inv.python_envs.iter().filter(|e| !e.frameworks.is_empty()) {
@@ -42,8 +61,19 @@ pub fn findings(ctx: &SystemContext, t: &Triage) -> Vec<Finding> {
         let mut f = Finding::new(
             "library-on-machine",
             Severity::Info,
-            format!("{}: {} on this machine", id.file, if copies.is_empty() { "no copy".to_string() } else { format!("{} copies", copies.len()) }),
-            format!("Where {} is on this machine and how each loading context resolves it.", id.file),
+            format!(
+                "{}: {} on this machine",
+                id.file,
+                if copies.is_empty() {
+                    "no copy".to_string()
+                } else {
+                    format!("{} copies", copies.len())
+                }
+            ),
+            format!(
+                "Where {} is on this machine and how each loading context resolves it.",
+                id.file
+            ),
         )
         .with_libraries([id.file.clone()]);
         for c in &copies {
@@ -53,11 +83,19 @@ pub fn findings(ctx: &SystemContext, t: &Triage) -> Vec<Finding> {
             let r = p.resolve(ctx, &id.file, &probe);
             let text = match &r.path {
                 Some(path) => format!("{}: loads {path} ({})", p.label, r.how.as_str()),
-                None => format!("{}: not found ({} folders searched)", p.label, r.attempts.len()),
+                None => format!(
+                    "{}: not found ({} folders searched)",
+                    p.label,
+                    r.attempts.len()
+                ),
             };
             f = f.with_evidence(Evidence::new("context", text));
             for a in &r.attempts {
-                f = f.with_evidence(Evidence::at("searched", format!("{} ({})", a.directory, a.source.as_str()), a.directory.clone()));
+                f = f.with_evidence(Evidence::at(
+                    "searched",
+                    format!("{} ({})", a.directory, a.source.as_str()),
+                    a.directory.clone(),
+                ));
             }
         }
         out.push(f);
@@ -71,11 +109,24 @@ pub fn findings(ctx: &SystemContext, t: &Triage) -> Vec<Finding> {
 /// The dependency tree of one copy, and its bitness against the program next to it.
 fn copy_findings(ctx: &SystemContext, copy: &str, says_193: bool) -> Vec<Finding> {
     let mut out = Vec::new();
-    let Ok(g) = graph::build(ctx, copy, &GraphOptions { max_depth: 3, ..GraphOptions::default() }) else {
+    let Ok(g) = graph::build(
+        ctx,
+        copy,
+        &GraphOptions {
+            max_depth: 3,
+            ..GraphOptions::default()
+        },
+    ) else {
         return out;
     };
-    out.extend(rules::tree::check(ctx, &g).into_iter().filter(|f| f.severity != Severity::Info));
-    let Some(info) = g.info(copy).cloned() else { return out };
+    out.extend(
+        rules::tree::check(ctx, &g)
+            .into_iter()
+            .filter(|f| f.severity != Severity::Info),
+    );
+    let Some(info) = g.info(copy).cloned() else {
+        return out;
+    };
     let dir = ctx.platform.parent(copy).unwrap_or_default();
     let exes: Vec<(String, crate::engine::binfmt::Machine)> = ctx
         .fs
@@ -83,15 +134,37 @@ fn copy_findings(ctx: &SystemContext, copy: &str, says_193: bool) -> Vec<Finding
         .unwrap_or_default()
         .into_iter()
         .filter(|e| e.is_file && e.name.to_ascii_lowercase().ends_with(".exe"))
-        .filter_map(|e| crate::engine::binfmt::read_binary(&e.host).ok().map(|b| (e.path, b.machine)))
+        .filter_map(|e| {
+            crate::engine::binfmt::read_binary(&e.host)
+                .ok()
+                .map(|b| (e.path, b.machine))
+        })
         .collect();
     let mismatch = exes.iter().find(|(_, m)| m.bits != info.machine.bits);
     if mismatch.is_some() || says_193 {
         let (proc_text, mut evidence) = match mismatch {
-            Some((exe, m)) => (format!("{exe} is a {}-bit program", m.bits), vec![Evidence::at("file", format!("{}-bit program", m.bits), exe.clone())]),
-            None => ("the process reported error 193 (0x8007000B, BadImageFormatException)".to_string(), Vec::new()),
+            Some((exe, m)) => (
+                format!("{exe} is a {}-bit program", m.bits),
+                vec![Evidence::at(
+                    "file",
+                    format!("{}-bit program", m.bits),
+                    exe.clone(),
+                )],
+            ),
+            None => (
+                "the process reported error 193 (0x8007000B, BadImageFormatException)".to_string(),
+                Vec::new(),
+            ),
         };
-        evidence.push(Evidence::at("file", format!("{} is {}-bit", ctx.platform.file_name(copy), info.machine.bits), copy.to_string()));
+        evidence.push(Evidence::at(
+            "file",
+            format!(
+                "{} is {}-bit",
+                ctx.platform.file_name(copy),
+                info.machine.bits
+            ),
+            copy.to_string(),
+        ));
         let mut f = Finding::new(
             "process-bitness-mismatch",
             Severity::Error,
