@@ -40,7 +40,7 @@ pub fn why_command(common: &Common, query: &str) -> i32 {
     };
     let result = triage::triage(&text);
     let mut findings = result.findings.clone();
-    findings.extend(triage::machine_findings(&ctx, &result.identified));
+    findings.extend(triage::machine_findings(&ctx, &result));
     crate::engine::findings::sort_by_severity(&mut findings);
     let doc = Document::new(&ctx, findings)
         .with("identified", &result.identified)

@@ -103,7 +103,7 @@ fn bad_machine_file_exits_2_with_file_line_and_key() {
 
 #[test]
 fn capabilities_not_landed_say_so_and_exit_2() {
-    for args in [vec!["fix", "list"]] {
+    for args in [vec!["fix", "list"], vec!["fix", "undo"]] {
         let out = run_cli(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(

@@ -15,6 +15,7 @@ mod oracle_wheels;
 mod oracle_windows;
 mod scan_inventory;
 mod scan_resilience;
+mod situations;
 mod support;
 mod tree;
 mod wheels;

@@ -127,7 +127,10 @@ pub fn scan(sections: &[&[u8]], shape: Shape) -> Found {
 fn nvcc_banner(data: &[u8]) -> Option<String> {
     memmem::find_iter(data, NVCC_BANNER).find_map(|at| {
         let tail = &data[at..data.len().min(at + NVCC_BANNER.len() + 40)];
-        let end = tail.iter().position(|&b| b == 0 || b == b'\n').unwrap_or(tail.len());
+        let end = tail
+            .iter()
+            .position(|&b| b == 0 || b == b'\n')
+            .unwrap_or(tail.len());
         super::version::from_nvcc_banner(&String::from_utf8_lossy(&tail[..end]))
     })
 }

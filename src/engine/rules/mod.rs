@@ -1,18 +1,33 @@
 //! Diagnosis rules: each file holds one family of findings, computed from a `SystemContext`
-//! (and, as they land, the inventory and dependency graph). Rules never touch the host.
+//! and the scan's `Inventory` (and the loader emulation in [`process`]). Rules never touch the host.
 
+pub mod builds;
+pub mod cudnn_zlib;
+pub mod cupti;
 pub mod driver;
 pub mod env_paths;
+pub mod framework_libs;
+pub mod process;
 pub mod suggest;
 pub mod tree;
+pub mod wheels;
+pub mod where_else;
+pub mod xla;
 
 use super::context::SystemContext;
 use super::findings::Finding;
+use super::scan::inventory::Inventory;
 
-/// Runs every rule family over a context.
-pub fn run_all(ctx: &SystemContext) -> Vec<Finding> {
+/// Runs every rule family over a context and what the scan found on it.
+pub fn run_all(ctx: &SystemContext, inventory: &Inventory) -> Vec<Finding> {
     let mut findings = Vec::new();
     findings.extend(driver::check(ctx));
     findings.extend(env_paths::check(ctx));
+    findings.extend(framework_libs::check(ctx, inventory));
+    findings.extend(cudnn_zlib::check(ctx, inventory));
+    findings.extend(cupti::check(ctx, inventory));
+    findings.extend(xla::check(ctx, inventory));
+    findings.extend(builds::check(ctx, inventory));
+    findings.extend(wheels::check(ctx, inventory));
     findings
 }

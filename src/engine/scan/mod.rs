@@ -96,7 +96,7 @@ pub fn run_with(ctx: &SystemContext, progress: &Progress, opts: &ScanOptions) ->
         };
     }
     progress.stage("Checking findings", 1);
-    let mut findings = rules::run_all(ctx);
+    let mut findings = rules::run_all(ctx, &inv);
     progress.tick();
     sort_by_severity(&mut findings);
     ScanResult {

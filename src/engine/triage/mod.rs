@@ -9,6 +9,7 @@
 
 pub mod classify;
 pub mod extract;
+pub mod machine;
 
 #[cfg(test)]
 mod tests;
@@ -104,10 +105,8 @@ fn single_word(text: &str) -> Option<&str> {
     (!w.is_empty() && !w.contains(char::is_whitespace)).then_some(w)
 }
 
-/// The seam for machine-aware triage: where each identified library is on `ctx` and how each
-/// loading context resolves it. The scan/resolve work fills this in; today the text alone is
-/// all `why` uses, so it adds nothing.
-pub fn machine_findings(ctx: &SystemContext, identified: &[Identified]) -> Vec<Finding> {
-    let _ = (ctx, identified);
-    Vec::new()
+/// Machine-aware triage: where each identified library is on `ctx`, how each loading context
+/// resolves it, and the scan's findings that concern what the text names (see [`machine`]).
+pub fn machine_findings(ctx: &SystemContext, t: &Triage) -> Vec<Finding> {
+    machine::findings(ctx, t)
 }

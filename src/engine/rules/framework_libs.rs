@@ -1,0 +1,331 @@
+//! The CUDA libraries a framework build needs, resolved the way *its* process searches:
+//! missing from every searched folder but present elsewhere (where, and why that folder is not
+//! searched), present only in another major (`cublas64_12.dll` when `cublas64_11.dll` is
+//! needed), or absent; and Python ≥ 3.8 on Windows ignoring PATH for extension dependencies.
+//! Names come from the CUDA family the build expects (knowledge `shipped_by`), never from
+//! TensorFlow's build_info DLL names (2.10 names a `cudart64_112.dll` that never existed).
+
+use super::process::{self, PresenceProbe, Process, attempts_evidence};
+use super::where_else::{copies_of, other_majors};
+use crate::engine::context::{Platform, SystemContext};
+use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
+use crate::engine::knowledge::{self, LibraryIdentity, identify_library};
+use crate::engine::scan::inventory::{Framework, FrameworkKind, Inventory, PythonEnv};
+
+/// Components a framework's CUDA build loads (besides cuDNN).
+const COMPONENTS: &[&str] = &[
+    "CUDA runtime",
+    "cuBLAS",
+    "cuBLASLt",
+    "cuFFT",
+    "cuRAND",
+    "cuSOLVER",
+    "cuSPARSE",
+];
+
+fn plat(p: Platform) -> &'static str {
+    match p {
+        Platform::Windows => "windows",
+        Platform::Linux => "linux",
+    }
+}
+
+/// The library names a build for CUDA `cuda` (`11.2`, `12`, `12.x`) loads: one per component.
+pub fn needed_names(platform: Platform, cuda: &str, cudnn: Option<&str>) -> Vec<String> {
+    let k = knowledge::knowledge();
+    let cuda = cuda.trim_end_matches(".x");
+    let mut parts = cuda.split('.');
+    let major = parts.next().unwrap_or("");
+    let mm = parts.next().map(|m| format!("{major}.{m}"));
+    let rows = mm
+        .as_deref()
+        .map(|v| k.libraries.shipped_by(v, plat(platform)))
+        .filter(|r| !r.is_empty())
+        .unwrap_or_else(|| {
+            k.libraries
+                .rows
+                .iter()
+                .filter(|r| {
+                    r.platform == plat(platform)
+                        && r.toolkits
+                            .iter()
+                            .any(|t| t.split('.').next() == Some(major))
+                })
+                .collect()
+        });
+    let mut names: Vec<String> = Vec::new();
+    for c in COMPONENTS {
+        if let Some(row) = rows.iter().rev().find(|r| r.component == *c && !r.pattern) {
+            names.push(row.file.clone());
+        }
+    }
+    if let Some(m) = cudnn
+        .and_then(|v| v.split('.').next())
+        .filter(|m| !m.is_empty())
+    {
+        names.push(match platform {
+            Platform::Windows => format!("cudnn64_{m}.dll"),
+            Platform::Linux => format!("libcudnn.so.{m}"),
+        });
+    }
+    names
+}
+
+/// Whether the framework loads CUDA libraries from outside its own package.
+fn loads_external(platform: Platform, f: &Framework) -> bool {
+    if f.cuda_build == Some(false) || f.expects.cuda.is_none() {
+        return false;
+    }
+    match f.kind {
+        FrameworkKind::TensorFlow => {
+            platform == Platform::Linux
+                || f.version
+                    .as_deref()
+                    .and_then(|v| knowledge::knowledge().tensorflow.native_windows_gpu(v))
+                    != Some(false)
+        }
+        FrameworkKind::PyTorch => false,
+        _ => f.bundled_libraries.is_empty(),
+    }
+}
+
+pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
+    let probe = PresenceProbe::new(ctx);
+    let mut out = Vec::new();
+    for (env, f) in inv.frameworks() {
+        if !loads_external(ctx.platform, f) {
+            continue;
+        }
+        let cuda = f.expects.cuda.clone().unwrap_or_default();
+        let names = needed_names(ctx.platform, &cuda, f.expects.cudnn.as_deref());
+        let loader = process::framework_loader(ctx, inv, env);
+        out.extend(check_names(ctx, inv, env, f, &loader, &names, &probe));
+        if ctx.platform == Platform::Windows
+            && f.kind != FrameworkKind::TensorFlow
+            && process::python_ignores_path(env) == Some(true)
+        {
+            let ext = process::python_extension_loader(ctx, env, &f.location);
+            out.extend(ignores_path(ctx, env, f, &loader, &ext, &names, &probe));
+        }
+    }
+    out
+}
+
+fn who(env: &PythonEnv, f: &Framework) -> String {
+    format!(
+        "{} {} in {}",
+        f.kind.display_name(),
+        f.version.as_deref().unwrap_or("(unknown version)"),
+        env.root
+    )
+}
+
+fn check_names(
+    ctx: &SystemContext,
+    inv: &Inventory,
+    env: &PythonEnv,
+    f: &Framework,
+    loader: &Process,
+    names: &[String],
+    probe: &PresenceProbe,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for name in names {
+        let r = loader.resolve(ctx, name, probe);
+        if r.is_resolved() {
+            continue;
+        }
+        let copies = copies_of(ctx, inv, name);
+        let subject = who(env, f);
+        let finding = if let Some(first) = copies.first() {
+            not_searched(ctx, &subject, loader, name, first, &copies)
+        } else if let Some(id) = identify_library(name) {
+            let others = other_majors(ctx, inv, &id);
+            if others.is_empty() {
+                Finding::new(
+                    "library-missing",
+                    Severity::Error,
+                    format!("{name} is not on this machine ({subject} needs it)"),
+                    format!(
+                        "{subject} was built for CUDA {} and loads {name} ({} {}), but no copy exists anywhere CUDA Triage looked.",
+                        f.expects.cuda.as_deref().unwrap_or("?"),
+                        id.component,
+                        id.version_family
+                    ),
+                )
+                .with_fix(install_fix(&id))
+            } else {
+                wrong_major(&subject, f, &id, &others)
+            }
+        } else {
+            continue;
+        };
+        let mut finding = finding.with_libraries([name.clone()]);
+        finding.evidence.extend(attempts_evidence(loader, &r));
+        out.push(finding);
+    }
+    out
+}
+
+fn install_fix(id: &LibraryIdentity) -> FixRef {
+    let cuda = id
+        .toolkits
+        .last()
+        .cloned()
+        .unwrap_or_else(|| id.version_family.clone());
+    FixRef {
+        id: format!(
+            "install-{}-{}",
+            id.component.to_lowercase().replace(' ', "-"),
+            id.version_family
+        ),
+        kind: "install".into(),
+        summary: format!(
+            "Install {} {} (it ships with CUDA {cuda})",
+            id.component, id.version_family
+        ),
+    }
+}
+
+/// The library is on the machine, but not where this process looks.
+pub fn not_searched(
+    ctx: &SystemContext,
+    subject: &str,
+    loader: &Process,
+    name: &str,
+    first: &str,
+    copies: &[String],
+) -> Finding {
+    let dir = ctx.platform.parent(first).unwrap_or_default();
+    let on_path = ctx
+        .path_entries()
+        .iter()
+        .any(|p| ctx.platform.same_name(&ctx.platform.normalize(p), &dir));
+    let why = if !loader.uses_path && on_path {
+        format!(
+            "{dir} is on PATH, but Python 3.8 and newer on Windows ignore PATH when loading an extension's DLLs; only the extension's folder, the application folder, folders added with os.add_dll_directory and System32 are searched."
+        )
+    } else if loader.uses_path {
+        format!(
+            "{dir} is not on this process's PATH, and it is not the application folder or a system folder, so the loader never looks there."
+        )
+    } else {
+        format!("{dir} is not one of the folders this process searches.")
+    };
+    let mut f = Finding::new(
+        "library-not-searched",
+        Severity::Error,
+        format!("{name} exists in {dir}, but {subject} does not search there"),
+        format!("{subject} loads {name}. A copy exists at {first}. {why}"),
+    );
+    for c in copies {
+        f = f.with_evidence(Evidence::at("file", format!("copy of {name}"), c.clone()));
+    }
+    let fix = if loader.uses_path {
+        FixRef {
+            id: format!("path-prepend:{dir}"),
+            kind: "path-edit".into(),
+            summary: format!("Add {dir} to PATH"),
+        }
+    } else {
+        FixRef {
+            id: format!("add-dll-directory:{dir}"),
+            kind: "manual".into(),
+            summary: format!("Call os.add_dll_directory(r\"{dir}\") before the import"),
+        }
+    };
+    f.with_fix(fix)
+}
+
+fn wrong_major(
+    subject: &str,
+    f: &Framework,
+    id: &LibraryIdentity,
+    others: &[(LibraryIdentity, String)],
+) -> Finding {
+    let list: Vec<String> = others
+        .iter()
+        .map(|(o, p)| format!("{} ({} {})", p, o.component, o.version_family))
+        .collect();
+    let cuda = f.expects.cuda.as_deref().unwrap_or(&id.version_family);
+    let mut finding = Finding::new(
+        "library-wrong-major",
+        Severity::Error,
+        format!("{} needs {} ({} {}); only another major is installed", subject, id.file, id.component, id.version_family),
+        format!(
+            "{subject} was built for CUDA {cuda} and asks for {} by name. The machine has {} only in another major version ({}). Libraries of different majors are not interchangeable and renaming them does not work: install the CUDA {} libraries (toolkit or pip wheels) next to the newer ones, or use a {} build made for the installed CUDA.",
+            id.file,
+            id.component,
+            list.join(", "),
+            id.version_family,
+            f.kind.display_name()
+        ),
+    )
+    .with_fix(install_fix(id))
+    .with_fix(FixRef {
+        id: format!("pin-{}", f.package),
+        kind: "pin-version".into(),
+        summary: format!("Use a {} build made for the CUDA that is installed", f.kind.display_name()),
+    });
+    for (o, p) in others {
+        finding = finding.with_evidence(Evidence::at(
+            "file",
+            format!("{} {} present", o.component, o.version_family),
+            p.clone(),
+        ));
+    }
+    finding
+}
+
+fn ignores_path(
+    ctx: &SystemContext,
+    env: &PythonEnv,
+    f: &Framework,
+    loader: &Process,
+    ext: &Process,
+    names: &[String],
+    probe: &PresenceProbe,
+) -> Vec<Finding> {
+    let mut libs = Vec::new();
+    let mut evidence = Vec::new();
+    for name in names {
+        let with_path = loader.resolve(ctx, name, probe);
+        if with_path.how != crate::engine::loader::How::Path || !with_path.is_resolved() {
+            continue;
+        }
+        let r = ext.resolve(ctx, name, probe);
+        if !r.is_resolved() {
+            libs.push(name.clone());
+            if let Some(p) = &with_path.path {
+                evidence.push(Evidence::at(
+                    "file",
+                    format!("{name} reachable only through PATH"),
+                    p.clone(),
+                ));
+            }
+            evidence.extend(attempts_evidence(ext, &r));
+        }
+    }
+    if libs.is_empty() {
+        return Vec::new();
+    }
+    let dir = evidence
+        .iter()
+        .find_map(|e| e.path.clone())
+        .and_then(|p| ctx.platform.parent(&p))
+        .unwrap_or_default();
+    let mut finding = Finding::new(
+        "python-ignores-path",
+        Severity::Warning,
+        format!("Python {} ignores PATH: {} cannot find {}", env.python_version.as_deref().unwrap_or("3.8+"), f.kind.display_name(), libs.join(", ")),
+        "Since Python 3.8, Windows Python loads an extension module's DLL dependencies with LOAD_LIBRARY_SEARCH_DEFAULT_DIRS: PATH and the current folder are not searched. The CUDA libraries this framework needs are reachable only through PATH.".to_string(),
+    )
+    .with_libraries(libs)
+    .with_fix(FixRef {
+        id: format!("add-dll-directory:{dir}"),
+        kind: "manual".into(),
+        summary: format!("Call os.add_dll_directory(r\"{dir}\") before importing {}", f.kind.module()),
+    });
+    finding.evidence = evidence;
+    vec![finding]
+}

@@ -1,0 +1,113 @@
+//! pip `nvidia-*` wheels and copies: wheel library folders that no framework in the environment
+//! adds to its search (nothing loads them), and one CUDA component reaching one process from two
+//! folders (a wheel or bundled copy and a toolkit copy found through PATH / LD_LIBRARY_PATH).
+
+use super::framework_libs::needed_names;
+use super::process::{self, PresenceProbe};
+use crate::engine::context::SystemContext;
+use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
+use crate::engine::knowledge::identify_library;
+use crate::engine::scan::inventory::{FrameworkKind, Inventory};
+use std::collections::BTreeMap;
+
+pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let probe = PresenceProbe::new(ctx);
+    for env in &inv.python_envs {
+        let users = env.frameworks.iter().any(|f| {
+            !f.expects.wheels.is_empty()
+                || !f.plugins.is_empty()
+                || (f.kind == FrameworkKind::PyTorch
+                    && ctx.platform == crate::engine::context::Platform::Linux)
+        });
+        if !env.nvidia_lib_dirs.is_empty() && !users {
+            let mut f = Finding::new(
+                "pip-cuda-wheels-not-searched",
+                Severity::Warning,
+                format!(
+                    "pip nvidia-* libraries in {} are not searched by any loader",
+                    env.root
+                ),
+                "The nvidia-* wheels put their libraries in site-packages/nvidia/*/{lib,bin}. No loader searches those folders by default; only frameworks that require the wheels (PyTorch on Linux, tensorflow[and-cuda], JAX's CUDA plugins) add them. Nothing installed here does, so these copies are never used.",
+            );
+            for d in &env.nvidia_lib_dirs {
+                f = f.with_evidence(Evidence::at(
+                    "file",
+                    format!("{} wheel folder", d.component),
+                    d.dir.clone(),
+                ));
+            }
+            out.push(f.with_fix(FixRef { id: format!("manual-wheel-dirs:{}", env.root), kind: "manual".into(), summary: "Install a framework build that uses the wheels, or add their folders to the search path".into() }));
+        }
+        // Component -> folders it is loaded from in this environment's process.
+        let mut seen: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+        let mut add = |file: &str, path: String| {
+            if let Some(id) = identify_library(file).filter(|id| id.component != "driver") {
+                let dir = ctx.platform.parent(&path).unwrap_or_default();
+                let v = seen.entry(id.component.clone()).or_default();
+                if !v.iter().any(|(_, d)| ctx.platform.same_name(d, &dir)) {
+                    v.push((path, dir));
+                }
+            }
+        };
+        for f in &env.frameworks {
+            if let Some(dir) = &f.bundled_dir {
+                for l in &f.bundled_libraries {
+                    add(
+                        ctx.platform.file_name(l),
+                        ctx.platform.join(dir, ctx.platform.file_name(l)),
+                    );
+                }
+            }
+        }
+        if users {
+            for d in &env.nvidia_lib_dirs {
+                for l in &d.libraries {
+                    add(l, ctx.platform.join(&d.dir, l));
+                }
+            }
+        }
+        let loader = process::framework_loader(ctx, inv, env);
+        for f in env
+            .frameworks
+            .iter()
+            .filter(|f| f.bundled_libraries.is_empty() && f.cuda_build != Some(false))
+        {
+            let Some(cuda) = f.expects.cuda.as_deref() else {
+                continue;
+            };
+            for name in needed_names(ctx.platform, cuda, f.expects.cudnn.as_deref()) {
+                if let Some(p) = loader.resolve(ctx, &name, &probe).path {
+                    add(&name, p);
+                }
+            }
+        }
+        for (component, copies) in seen {
+            if copies.len() < 2 || component == "MSVC runtime" {
+                continue;
+            }
+            let mut f = Finding::new(
+                "duplicate-library",
+                Severity::Warning,
+                format!(
+                    "Two copies of {component} can load into one process in {}",
+                    env.root
+                ),
+                format!(
+                    "The frameworks in this environment take {component} from {} different folders. Two builds of one CUDA library in one process can conflict (symbol clashes, version mismatch errors, crashes); keep one copy that every framework uses.",
+                    copies.len()
+                ),
+            );
+            for (path, _) in &copies {
+                f = f.with_evidence(Evidence::at(
+                    "file",
+                    format!("{component} copy"),
+                    path.clone(),
+                ));
+                f.libraries.push(ctx.platform.file_name(path).to_string());
+            }
+            out.push(f.with_fix(FixRef { id: format!("manual-one-copy:{component}"), kind: "manual".into(), summary: format!("Keep one {component}: align the frameworks' CUDA versions or remove the extra folder from PATH") }));
+        }
+    }
+    out
+}

@@ -1,0 +1,59 @@
+//! Where else a library is on the machine, and which other majors of it are installed: the
+//! folders the inventory knows (toolkits, CUPTI, cuDNN, wheels, bundled copies) plus
+//! `loader::locate`'s well-known install roots.
+
+use crate::engine::context::SystemContext;
+use crate::engine::knowledge::{LibraryIdentity, identify_library};
+use crate::engine::loader::locate::locate;
+use crate::engine::scan::inventory::Inventory;
+
+/// Every library folder the inventory knows.
+pub fn inventory_dirs(inv: &Inventory) -> Vec<String> {
+    let mut dirs = Vec::new();
+    for t in &inv.toolkits {
+        dirs.extend(t.library_dirs.iter().cloned());
+        dirs.extend(t.bin_dirs.iter().cloned());
+        dirs.extend(t.cupti.as_ref().map(|c| c.dir.clone()));
+    }
+    for c in &inv.cudnn {
+        dirs.extend(c.library_dirs.iter().cloned());
+    }
+    for e in &inv.python_envs {
+        dirs.extend(e.nvidia_lib_dirs.iter().map(|d| d.dir.clone()));
+        dirs.extend(e.frameworks.iter().filter_map(|f| f.bundled_dir.clone()));
+    }
+    dirs
+}
+
+/// Every copy of `name` on the machine (machine paths).
+pub fn copies_of(ctx: &SystemContext, inv: &Inventory, name: &str) -> Vec<String> {
+    locate(ctx, name, &inventory_dirs(inv))
+}
+
+/// Libraries of the same component with another version family, present on the machine
+/// (`cublas64_12.dll` when `cublas64_11.dll` is asked for), with their paths.
+pub fn other_majors(
+    ctx: &SystemContext,
+    inv: &Inventory,
+    wanted: &LibraryIdentity,
+) -> Vec<(LibraryIdentity, String)> {
+    let mut out: Vec<(LibraryIdentity, String)> = Vec::new();
+    for dir in inventory_dirs(inv) {
+        let Ok(entries) = ctx.fs.read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.into_iter().filter(|e| !e.is_dir) {
+            let Some(id) = identify_library(&e.name) else {
+                continue;
+            };
+            let same_kind = id.component == wanted.component && id.platform == wanted.platform;
+            let other = id.version_family != wanted.version_family
+                && !id.file.eq_ignore_ascii_case(&wanted.file)
+                && id.version_family != "unversioned";
+            if same_kind && other && !out.iter().any(|(_, p)| *p == e.path) {
+                out.push((id, e.path));
+            }
+        }
+    }
+    out
+}

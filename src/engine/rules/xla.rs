@@ -1,0 +1,243 @@
+//! XLA (TensorFlow, JAX) compiles PTX with `ptxas` and links `libdevice.10.bc` at run time:
+//! which ptxas wins (pip `nvidia-cuda-nvcc` wheel, `--xla_gpu_cuda_data_dir`, then PATH), none
+//! at all, one older than the build's CUDA (or than 11.1, which miscompiles XLA code) — often
+//! because an older toolkit comes first on PATH — and a toolkit without libdevice.
+
+use crate::engine::context::{Platform, SystemContext};
+use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
+use crate::engine::knowledge::version::compare;
+use crate::engine::scan::inventory::{FrameworkKind, Inventory, PythonEnv, Toolkit};
+use std::cmp::Ordering;
+
+/// A ptxas the process would run, and where its version comes from.
+struct Winner {
+    path: String,
+    version: Option<String>,
+    toolkit: Option<Toolkit>,
+    how: String,
+}
+
+fn ptxas_name(p: Platform) -> &'static str {
+    match p {
+        Platform::Windows => "ptxas.exe",
+        Platform::Linux => "ptxas",
+    }
+}
+
+fn toolkit_of<'a>(ctx: &SystemContext, inv: &'a Inventory, dir: &str) -> Option<&'a Toolkit> {
+    inv.toolkits.iter().find(|t| {
+        t.bin_dirs
+            .iter()
+            .any(|b| ctx.platform.same_name(&ctx.platform.normalize(b), dir))
+    })
+}
+
+fn xla_data_dir(ctx: &SystemContext) -> Option<String> {
+    let flags = ctx.env.get("XLA_FLAGS")?;
+    flags.split_whitespace().find_map(|f| {
+        f.strip_prefix("--xla_gpu_cuda_data_dir=")
+            .map(|d| d.trim_matches('"').to_string())
+    })
+}
+
+fn winner(
+    ctx: &SystemContext,
+    inv: &Inventory,
+    env: &PythonEnv,
+    searched: &mut Vec<String>,
+) -> Option<Winner> {
+    if let Some(p) = &env.pip_ptxas {
+        return Some(Winner {
+            path: p.path.clone(),
+            version: p.version.clone(),
+            toolkit: None,
+            how: "the pip nvidia-cuda-nvcc wheel".into(),
+        });
+    }
+    let name = ptxas_name(ctx.platform);
+    let mut dirs: Vec<(String, String)> = Vec::new();
+    if let Some(d) = xla_data_dir(ctx) {
+        dirs.push((
+            ctx.platform.join(&d, "bin"),
+            "XLA_FLAGS --xla_gpu_cuda_data_dir".into(),
+        ));
+    }
+    for e in ctx.path_entries() {
+        dirs.push((ctx.platform.normalize(&e), "PATH".into()));
+    }
+    if ctx.platform == Platform::Linux {
+        dirs.push((
+            "/usr/local/cuda/bin".into(),
+            "the default /usr/local/cuda".into(),
+        ));
+    }
+    for (dir, how) in dirs {
+        searched.push(dir.clone());
+        let path = ctx.platform.join(&dir, name);
+        if ctx.fs.is_file(&path) {
+            let t = toolkit_of(ctx, inv, &dir).cloned();
+            let version = t.as_ref().and_then(|t| {
+                t.ptxas
+                    .as_ref()
+                    .and_then(|p| p.version.clone())
+                    .or_else(|| t.version.clone())
+            });
+            return Some(Winner {
+                path,
+                version,
+                toolkit: t,
+                how,
+            });
+        }
+    }
+    None
+}
+
+fn mm(v: &str) -> String {
+    v.split('.').take(2).collect::<Vec<_>>().join(".")
+}
+
+pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
+    let mut out: Vec<Finding> = Vec::new();
+    for (env, f) in inv.frameworks() {
+        if !matches!(f.kind, FrameworkKind::TensorFlow | FrameworkKind::Jax)
+            || f.cuda_build == Some(false)
+        {
+            continue;
+        }
+        let Some(cuda) = f.expects.cuda.clone() else {
+            continue;
+        };
+        let who = format!(
+            "{} {} in {}",
+            f.kind.display_name(),
+            f.version.as_deref().unwrap_or(""),
+            env.root
+        );
+        let mut searched = Vec::new();
+        let newest = inv
+            .toolkits
+            .iter()
+            .filter(|t| t.ptxas.is_some())
+            .max_by(|a, b| {
+                compare(
+                    a.version.as_deref().unwrap_or("0"),
+                    b.version.as_deref().unwrap_or("0"),
+                )
+                .unwrap_or(Ordering::Equal)
+            });
+        let finding = match winner(ctx, inv, env, &mut searched) {
+            None => {
+                let mut f = Finding::new(
+                    "ptxas-not-found",
+                    Severity::Error,
+                    format!("{who} cannot find ptxas"),
+                    format!("XLA runs ptxas to compile GPU code. No {} was found in the pip nvidia-cuda-nvcc wheel, the XLA data folder or any PATH folder, so XLA fails with \"Couldn't invoke ptxas --version\" or falls back to slower code. A PATH or CUDA_HOME entry with a typo is a common cause (see the path findings).", ptxas_name(ctx.platform)),
+                )
+                .with_libraries([ptxas_name(ctx.platform)]);
+                for d in &searched {
+                    f = f.with_evidence(Evidence::at(
+                        "searched",
+                        format!("{d}: no {}", ptxas_name(ctx.platform)),
+                        d.clone(),
+                    ));
+                }
+                match newest.and_then(|t| t.bin_dirs.first()) {
+                    Some(bin) => f.with_fix(FixRef {
+                        id: format!("path-prepend:{bin}"),
+                        kind: "path-edit".into(),
+                        summary: format!("Add {bin} (it has ptxas) to PATH"),
+                    }),
+                    None => f.with_fix(FixRef {
+                        id: format!(
+                            "install-nvcc-wheel-cu{}",
+                            cuda.split('.').next().unwrap_or("")
+                        ),
+                        kind: "install".into(),
+                        summary: format!(
+                            "pip install nvidia-cuda-nvcc-cu{}",
+                            cuda.split('.').next().unwrap_or("")
+                        ),
+                    }),
+                }
+            }
+            Some(w) => {
+                let Some(v) = w.version.clone() else { continue };
+                let too_old = compare(&mm(&v), &mm(&cuda)) == Some(Ordering::Less)
+                    || compare(&v, "11.1") == Some(Ordering::Less);
+                if !too_old {
+                    if let Some(t) = &w.toolkit
+                        && t.libdevice.is_none()
+                    {
+                        out.push(libdevice_missing(&who, t));
+                    }
+                    continue;
+                }
+                let better = newest.filter(|t| {
+                    t.version
+                        .as_deref()
+                        .is_some_and(|nv| compare(&mm(nv), &mm(&v)) == Some(Ordering::Greater))
+                });
+                let mut detail = format!(
+                    "{who} was built for CUDA {cuda}; the ptxas it runs, {} (found through {}), is version {v}. An older ptxas cannot compile the PTX a newer build emits and ptxas before 11.1 miscompiles XLA code.",
+                    w.path, w.how
+                );
+                if let Some(b) = better {
+                    detail.push_str(&format!(" A newer toolkit, CUDA {}, is installed at {}, but a folder of the older toolkit comes first on PATH, so its ptxas wins.", b.version.as_deref().unwrap_or("?"), b.root));
+                }
+                let mut f = Finding::new(
+                    "ptxas-too-old",
+                    Severity::Error,
+                    format!("{who} runs ptxas {v}, older than CUDA {cuda}"),
+                    detail,
+                )
+                .with_libraries([ptxas_name(ctx.platform)])
+                .with_evidence(Evidence::at(
+                    "file",
+                    format!("ptxas {v} wins"),
+                    w.path.clone(),
+                ));
+                for d in &searched {
+                    f = f.with_evidence(Evidence::at("searched", d.clone(), d.clone()));
+                }
+                match better.and_then(|b| b.bin_dirs.first().map(|bin| (b, bin))) {
+                    Some((b, bin)) => f
+                        .with_evidence(Evidence::at(
+                            "file",
+                            format!("newer ptxas (CUDA {})", b.version.as_deref().unwrap_or("?")),
+                            b.ptxas.as_ref().map(|p| p.path.clone()).unwrap_or_default(),
+                        ))
+                        .with_fix(FixRef {
+                            id: format!("path-prepend:{bin}"),
+                            kind: "path-edit".into(),
+                            summary: format!("Move {bin} before the older toolkit on PATH"),
+                        }),
+                    None => f.with_fix(FixRef {
+                        id: format!("install-cuda-{}", mm(&cuda)),
+                        kind: "install".into(),
+                        summary: format!(
+                            "Install CUDA {} or newer (or pip install nvidia-cuda-nvcc-cu{})",
+                            mm(&cuda),
+                            cuda.split('.').next().unwrap_or("")
+                        ),
+                    }),
+                }
+            }
+        };
+        out.push(finding);
+    }
+    out.dedup_by(|a, b| a.code == b.code && a.summary == b.summary);
+    out
+}
+
+fn libdevice_missing(who: &str, t: &Toolkit) -> Finding {
+    Finding::new(
+        "libdevice-missing",
+        Severity::Error,
+        format!("CUDA {} at {} has no nvvm/libdevice/libdevice.10.bc", t.version.as_deref().unwrap_or("?"), t.root),
+        format!("{who} uses this toolkit's ptxas; XLA also needs libdevice.10.bc from the same toolkit (\"libdevice not found at ./libdevice.10.bc\")."),
+    )
+    .with_libraries(["libdevice.10.bc"])
+    .with_evidence(Evidence::at("searched", "nvvm/libdevice missing", t.root.clone()))
+    .with_fix(FixRef { id: format!("env-xla-data-dir:{}", t.root), kind: "env-var".into(), summary: "Set XLA_FLAGS=--xla_gpu_cuda_data_dir=<a complete toolkit>".into() })
+}
