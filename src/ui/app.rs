@@ -42,6 +42,8 @@ pub struct TriageApp {
     pub dark_mode: bool,
     pub status: String,
     pub last_saved_report: Option<String>,
+    /// The Welcome step's paste box and its triage.
+    pub paste: super::paste::PasteState,
     /// The Dependencies step's own state.
     pub deps: DependenciesState,
     /// Text to put on the clipboard at the end of the frame.
@@ -61,6 +63,7 @@ impl TriageApp {
             dark_mode: true,
             status: "Ready.".into(),
             last_saved_report: None,
+            paste: Default::default(),
             deps: DependenciesState::default(),
             clipboard: Vec::new(),
             gpu: Default::default(),
@@ -97,6 +100,22 @@ impl TriageApp {
             self.theme_applied = Some(self.dark_mode);
         }
         self.poll_scan(ui.ctx());
+        match self.paste.poll() {
+            None if self.paste.job.is_some() => ui
+                .ctx()
+                .request_repaint_after(std::time::Duration::from_millis(100)),
+            Some(true) => {
+                self.status = "Explained the pasted text: see Findings.".into();
+                self.step = Step::Findings;
+            }
+            Some(false) => {
+                self.status = format!(
+                    "Could not explain the text: {}",
+                    self.paste.error.clone().unwrap_or_default()
+                )
+            }
+            None => {}
+        }
         let tree_was_running = self.deps.job.is_some();
         if self.deps.poll() {
             ui.ctx()
@@ -304,6 +323,11 @@ impl TriageApp {
                 }
             }
             UiCommand::OpenDropped(path) => self.open_dropped(path),
+            UiCommand::SetPasteText(text) => self.paste.text = text,
+            UiCommand::ExplainPaste => {
+                self.status = "Explaining the pasted text…".into();
+                self.paste.start(&self.target);
+            }
             UiCommand::BrowseBinary => match rfd::FileDialog::new().pick_file() {
                 Some(path) => self.analyze_host_file(path),
                 None => self.status = NO_FILE_CHOSEN.into(),

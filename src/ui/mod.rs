@@ -3,6 +3,7 @@
 //! functions draw and emit `UiCommand`s that the app applies after drawing.
 
 pub mod app;
+pub mod paste;
 pub mod steps;
 pub mod theme;
 pub mod tree_rows;

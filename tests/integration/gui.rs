@@ -49,7 +49,7 @@ fn wait_for_scan(h: &mut Harness<'_, TriageApp>) {
 #[test]
 fn wizard_walks_every_step_and_snapshots_it() {
     std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).unwrap();
-    let mut h = harness(TriageApp::new(relative_machine("win-basic")));
+    let mut h = harness(TriageApp::new(relative_machine("win-cuda-tf-torch")));
     h.run_steps(2);
     assert!(h.query_by_label("Start scan").is_some());
     let mut results = egui_kittest::SnapshotResults::new();
@@ -60,9 +60,9 @@ fn wizard_walks_every_step_and_snapshots_it() {
     h.step();
     assert_eq!(h.state().step, Step::Scan);
     wait_for_scan(&mut h);
-    assert!(h.query_by_label_contains("NVIDIA driver 531.14").is_some());
+    assert!(h.query_by_label_contains("NVIDIA driver 546.33").is_some());
     assert!(
-        h.query_by_label_contains("NVIDIA GeForce RTX 3070")
+        h.query_by_label_contains("NVIDIA GeForce RTX 3080")
             .is_some()
     );
     h.remove_cursor();
@@ -80,6 +80,13 @@ fn wizard_walks_every_step_and_snapshots_it() {
         h.get_by_label("Next").click();
         h.run_steps(2);
         assert_eq!(h.state().step, *expected);
+        if *expected == Step::Findings {
+            assert!(
+                h.query_by_label_contains("PATH holds 2 CUDA toolkits")
+                    .is_some()
+            );
+            assert!(h.query_all_by_label_contains("Why? (").count() >= 3);
+        }
         if *expected == Step::Dependencies {
             continue; // gui_dependencies snapshots this step with a real tree in it
         }
@@ -359,5 +366,36 @@ fn gpu_step_shows_a_results_table_and_bar_charts() {
     assert!(
         h.query_by_label("GB/s").is_some(),
         "the bandwidth chart's title"
+    );
+}
+
+#[test]
+fn pasted_error_text_is_explained_on_the_findings_step() {
+    let mut h = harness(TriageApp::new(relative_machine("win-cuda-tf-torch")));
+    h.run_steps(1);
+    assert!(!h.get_by_label("Explain this error").is_focused());
+    h.state_mut().paste.text =
+        "W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'cublas64_11.dll'; dlerror: cublas64_11.dll not found".into();
+    h.run_steps(1);
+    h.get_by_label("Explain this error").click();
+    h.run_steps(1);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while h.state().paste.job.is_some() {
+        assert!(Instant::now() < deadline, "triage did not finish");
+        std::thread::sleep(Duration::from_millis(20));
+        h.step();
+    }
+    h.run_steps(3);
+    assert_eq!(h.state().step, Step::Findings);
+    assert!(h.query_by_label("From the text you pasted").is_some());
+    assert!(
+        h.query_by_label_contains("cublas64_11.dll (cuBLAS 11.x)")
+            .is_some()
+    );
+    let doc = h.state().paste.result.clone().expect("a triage document");
+    assert!(
+        doc.findings
+            .iter()
+            .any(|f| f.severity == cuda_triage::engine::findings::Severity::Error)
     );
 }

@@ -91,11 +91,10 @@ fn list_variable(ctx: &SystemContext, var: &str) -> Vec<Finding> {
         let mut finding = Finding::new(
             "path-entries-missing",
             Severity::Info,
-            format!(
-                "{} {var} entr{} do not exist",
-                missing_plain.len(),
-                if missing_plain.len() == 1 { "y" } else { "ies" }
-            ),
+            match missing_plain.len() {
+                1 => format!("1 {var} entry does not exist"),
+                n => format!("{n} {var} entries do not exist"),
+            },
             format!(
                 "These {var} entries name folders that do not exist. They are harmless to the loader but often left over from an uninstalled toolkit."
             ),

@@ -54,12 +54,11 @@ pub fn details_ui(
             if ui.button("Copy path").clicked() {
                 commands.push(UiCommand::CopyText(path.clone()));
             }
-            if ui.button("Open containing folder").clicked() {
-                if let Some(dir) = result.ctx.platform.parent(path) {
-                    if let Ok(host) = result.ctx.fs.host_path(&dir) {
-                        commands.push(UiCommand::OpenFolder(host));
-                    }
-                }
+            if ui.button("Open containing folder").clicked()
+                && let Some(dir) = result.ctx.platform.parent(path)
+                && let Ok(host) = result.ctx.fs.host_path(&dir)
+            {
+                commands.push(UiCommand::OpenFolder(host));
             }
         });
     }

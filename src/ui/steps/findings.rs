@@ -1,4 +1,6 @@
-//! Findings step: one card per finding, errors first, with its evidence and linked fixes.
+//! Findings step: one card per finding, errors first — plain-language detail, the libraries
+//! involved, a "Why?" expander with the evidence (every place searched, files seen, variables),
+//! and the linked fixes. Findings from a pasted error text come first, then the scan's.
 
 use super::{Step, UiCommand};
 use crate::engine::findings::Finding;
@@ -7,30 +9,59 @@ use crate::ui::theme;
 
 pub fn findings_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>) {
     ui.heading("Findings");
+    if let Some(pasted) = &app.paste.result {
+        ui.label(egui::RichText::new("From the text you pasted").strong());
+        if let Some(identified) = pasted.extra.get("identified").and_then(|v| v.as_array()) {
+            let names: Vec<String> = identified
+                .iter()
+                .filter_map(|i| {
+                    Some(format!(
+                        "{} ({} {})",
+                        i["file"].as_str()?,
+                        i["component"].as_str()?,
+                        i["version"].as_str()?
+                    ))
+                })
+                .collect();
+            if !names.is_empty() {
+                ui.label(format!("Recognised: {}", names.join(", ")));
+            }
+        }
+        cards_ui(ui, "pasted", &pasted.findings, app.dark_mode);
+        ui.add_space(8.0);
+    }
     let Some(doc) = &app.document else {
-        ui.label("No scan yet. Run the scan first.");
+        ui.label("No scan yet. Run the scan to check the whole machine.");
         if ui.button("Go to scan").clicked() {
             commands.push(UiCommand::GoTo(Step::Scan));
         }
         return;
     };
+    if app.paste.result.is_some() {
+        ui.label(egui::RichText::new("From the scan").strong());
+    }
     if doc.findings.is_empty() {
         ui.colored_label(theme::ok_colour(app.dark_mode), "OK  No problems found.");
         return;
     }
-    egui::ScrollArea::vertical()
-        .auto_shrink([false, false])
-        .show(ui, |ui| {
-            for (index, finding) in doc.findings.iter().enumerate() {
-                finding_card_ui(ui, index, finding, app.dark_mode);
-            }
-        });
+    cards_ui(ui, "scan", &doc.findings, app.dark_mode);
 }
 
-fn finding_card_ui(ui: &mut egui::Ui, index: usize, finding: &Finding, dark: bool) {
+fn cards_ui(ui: &mut egui::Ui, group: &str, findings: &[Finding], dark: bool) {
+    let errors = findings
+        .iter()
+        .filter(|f| f.severity == crate::engine::findings::Severity::Error)
+        .count();
+    ui.label(format!("{} finding(s), {errors} error(s)", findings.len()));
+    for (index, finding) in findings.iter().enumerate() {
+        finding_card_ui(ui, (group, index), finding, dark);
+    }
+}
+
+fn finding_card_ui(ui: &mut egui::Ui, id: (&str, usize), finding: &Finding, dark: bool) {
     theme::card(ui, |ui| {
         let colour = theme::severity_colour(finding.severity, dark);
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             ui.colored_label(
                 colour,
                 format!(
@@ -50,7 +81,7 @@ fn finding_card_ui(ui: &mut egui::Ui, index: usize, finding: &Finding, dark: boo
         }
         if !finding.evidence.is_empty() {
             egui::CollapsingHeader::new(format!("Why? ({} facts)", finding.evidence.len()))
-                .id_salt(("evidence", index))
+                .id_salt(("evidence", id))
                 .show(ui, |ui| {
                     for e in &finding.evidence {
                         let path = e
@@ -63,7 +94,7 @@ fn finding_card_ui(ui: &mut egui::Ui, index: usize, finding: &Finding, dark: boo
                 });
         }
         for fix in &finding.fixes {
-            ui.label(format!("Fix {}: {}", fix.id, fix.summary));
+            ui.label(format!("Fix ({}): {}", fix.kind, fix.summary));
         }
         ui.label(egui::RichText::new(&finding.code).weak().small());
     });

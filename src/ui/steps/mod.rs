@@ -71,6 +71,10 @@ pub enum UiCommand {
     OpenReport,
     /// A file dropped onto the window (a saved report).
     OpenDropped(std::path::PathBuf),
+    /// The Welcome step's paste box changed.
+    SetPasteText(String),
+    /// Explain the pasted text (triage + the machine).
+    ExplainPaste,
     /// Pick a binary with the file dialog.
     BrowseBinary,
     /// Build the dependency tree of a binary (a machine path).

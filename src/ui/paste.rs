@@ -1,0 +1,51 @@
+//! The pasted-error triage behind the Welcome step's box: the text is triaged and checked
+//! against the machine on a worker thread; the result is a document whose findings the
+//! Findings step shows above the scan's.
+
+use super::worker::{Job, Target};
+use crate::engine::findings::sort_by_severity;
+use crate::engine::report::Document;
+use crate::engine::triage;
+
+/// The paste box's text, its running triage and the last result.
+#[derive(Default)]
+pub struct PasteState {
+    pub text: String,
+    pub job: Option<Job<Document>>,
+    pub result: Option<Document>,
+    pub error: Option<String>,
+}
+
+impl PasteState {
+    /// Triages the current text for `target` on a worker thread.
+    pub fn start(&mut self, target: &Target) {
+        let text = self.text.clone();
+        let target = target.clone();
+        self.error = None;
+        self.job = Some(Job::start(Default::default(), move |progress| {
+            progress.stage("Explaining the pasted text", 0);
+            let ctx = target.load(false)?;
+            let result = triage::triage(&text);
+            let mut findings = result.findings.clone();
+            findings.extend(triage::machine_findings(&ctx, &result));
+            sort_by_severity(&mut findings);
+            Ok(Document::new(&ctx, findings).with("identified", &result.identified))
+        }));
+    }
+
+    /// Takes a finished job's result: `Some(true)` when one arrived, `None` while running.
+    pub fn poll(&mut self) -> Option<bool> {
+        let outcome = self.job.as_ref()?.poll()?;
+        self.job = None;
+        match outcome {
+            Ok(doc) => {
+                self.result = Some(doc);
+                Some(true)
+            }
+            Err(e) => {
+                self.error = Some(e);
+                Some(false)
+            }
+        }
+    }
+}
