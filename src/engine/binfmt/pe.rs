@@ -180,8 +180,12 @@ fn exports(file: PeFile<'_>) -> pelite::Result<(Vec<Export>, Option<String>)> {
     let count = by.functions().len().min(MAX_EXPORTS);
     let mut names: Vec<Option<String>> = vec![None; count];
     let mut aliases = Vec::new();
-    for (name, index) in by.iter_name_indices().take(MAX_EXPORTS) {
-        let name = lossy(name?.as_ref());
+    // Not `iter_name_indices`: it indexes the ordinal table by the name count unchecked
+    // (panic found by fuzzing when the two tables differ in length).
+    let (name_count, indices) = (by.names().len(), by.name_indices());
+    for (hint, &index) in indices.iter().enumerate().take(name_count.min(MAX_EXPORTS)) {
+        let name = lossy(by.name_of_hint(hint)?.as_ref());
+        let index = usize::from(index);
         match names.get_mut(index) {
             Some(slot @ None) => *slot = Some(name),
             Some(Some(_)) => aliases.push((index, name)),
