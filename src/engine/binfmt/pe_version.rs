@@ -149,7 +149,7 @@ mod tests {
 
     #[test]
     fn garbage_and_truncation_never_panic() {
-        let mut b = vec![0u8; 64];
+        let mut b = [0u8; 64];
         b[0] = 64;
         b[2] = 0xff;
         for cut in 0..b.len() {
