@@ -9,6 +9,7 @@
 mod elf;
 mod pe;
 mod pe_delay;
+mod pe_version;
 pub mod strings;
 pub mod version;
 

@@ -4,15 +4,17 @@
 //! `pelite::PeFile` wraps PE32 and PE32+ alike, so one code path serves i386 `cudart32_110.dll`
 //! and x86_64 `cudart64_12.dll`. A missing table is empty; a damaged import or export table is a
 //! `BinaryError::Malformed` (the Windows loader would refuse it too); a damaged version resource
-//! only means no version facts.
+//! only means no version facts. The version resource itself is read by `pe_version` (pelite's
+//! reader panics on some corrupt ones).
 
 use super::strings::{self, Shape};
 use super::{
     BinaryError, BinaryInfo, Export, Format, Import, ImportKind, MAX_EXPORTS, MAX_IMPORTS,
-    MAX_SYMBOLS_PER_IMPORT, Machine, VersionInfo, pe_delay, version,
+    MAX_SYMBOLS_PER_IMPORT, Machine, VersionInfo, pe_delay, pe_version, version,
 };
 use pelite::pe64::exports::Export as PeExport;
 use pelite::pe64::imports::Import as PeImport;
+use pelite::resources::Name;
 use pelite::{PeFile, Wrap};
 
 const FORMAT: &str = "PE";
@@ -186,8 +188,12 @@ fn exports(file: PeFile<'_>) -> pelite::Result<(Vec<Export>, Option<String>)> {
     let count = by.functions().len().min(MAX_EXPORTS);
     let mut names: Vec<Option<String>> = vec![None; count];
     let mut aliases = Vec::new();
-    for (name, index) in by.iter_name_indices().take(MAX_EXPORTS) {
-        let name = lossy(name?.as_ref());
+    // Not `iter_name_indices`: it indexes the ordinal table by the name count unchecked
+    // (panic found by fuzzing when the two tables differ in length).
+    let (name_count, indices) = (by.names().len(), by.name_indices());
+    for (hint, &index) in indices.iter().enumerate().take(name_count.min(MAX_EXPORTS)) {
+        let name = lossy(by.name_of_hint(hint)?.as_ref());
+        let index = usize::from(index);
         match names.get_mut(index) {
             Some(slot @ None) => *slot = Some(name),
             Some(Some(_)) => aliases.push((index, name)),
@@ -233,36 +239,35 @@ fn version_info(file: PeFile<'_>) -> VersionInfo {
     let Ok(resources) = file.resources() else {
         return info;
     };
-    let Ok(vi) = resources.version_info() else {
+    let Ok(bytes) = resources.find_resource(&[Name::VERSION, Name::Id(1)]) else {
         return info;
     };
-    let file_info = vi.file_info();
-    // The language the translation table names first, else the lowest one present.
-    let mut langs: Vec<_> = file_info.strings.keys().copied().collect();
-    langs.sort_by_key(|l| (l.lang_id, l.charset_id));
-    let lang = vi
-        .translation()
+    let raw = pe_version::parse(bytes);
+    // The table the translation list names first, else the lowest one present.
+    let mut tables: Vec<&str> = raw.strings.iter().map(|(t, _, _)| t.as_str()).collect();
+    tables.sort_unstable();
+    let table = raw
+        .translations
         .iter()
-        .find(|l| file_info.strings.contains_key(l))
-        .or(langs.first());
-    if let Some(table) = lang.and_then(|l| file_info.strings.get(l)) {
-        for key in version::PE_FIELDS {
-            if let Some(value) = table.get(key) {
-                let value = value.trim_matches(|c: char| c == '\0' || c.is_whitespace());
-                info.fields.insert(key.to_owned(), value.to_owned());
-            }
+        .find(|t| tables.iter().any(|k| k.eq_ignore_ascii_case(t)))
+        .map(String::as_str)
+        .or(tables.first().copied());
+    for (t, key, value) in &raw.strings {
+        let wanted = version::PE_FIELDS.contains(&key.as_str());
+        if wanted && table.is_some_and(|want| want.eq_ignore_ascii_case(t)) {
+            let value = value.trim_matches(|c: char| c == '\0' || c.is_whitespace());
+            info.fields
+                .entry(key.clone())
+                .or_insert_with(|| value.to_owned());
         }
     }
-    let fixed = file_info.fixed.map(|f| {
-        let v = f.dwFileVersion;
-        [v.Major, v.Minor, v.Patch, v.Build]
-    });
-    if let Some(v) = fixed {
+    if let Some(v) = raw.fixed {
+        let text = format!("{}.{}.{}.{}", v[0], v[1], v[2], v[3]);
         info.fields
             .entry("FixedFileVersion".to_owned())
-            .or_insert_with(|| format!("{}.{}.{}.{}", v[0], v[1], v[2], v[3]));
+            .or_insert(text);
     }
-    version::pick_pe_version(&mut info, fixed);
+    version::pick_pe_version(&mut info, raw.fixed);
     info
 }
 
