@@ -23,7 +23,7 @@ pub(super) fn parse(
     path: &str,
     scan_strings: bool,
 ) -> Result<BinaryInfo, BinaryError> {
-    let elf = Elf::parse(bytes).map_err(|e| BinaryError::malformed(path, FORMAT, e))?;
+    let elf = parse_tables(bytes).map_err(|e| BinaryError::malformed(path, FORMAT, e))?;
     let mut info = BinaryInfo::empty(Format::Elf, machine(&elf));
     info.soname = elf.soname.map(str::to_owned);
     info.imports = elf
@@ -66,6 +66,60 @@ pub(super) fn parse(
     info.embedded_library_names = found.names.into_iter().filter(|n| !known(n)).collect();
     info.version = elf_version(found.nvcc_version, info.soname.as_deref());
     Ok(info)
+}
+
+/// Parses only what the loaders need: program and section headers, the dynamic section and its
+/// strings, `.dynsym` (its size from the section header) and `.gnu.version_r`. Unlike
+/// `Elf::parse` it never decodes relocations — hundreds of thousands in libcublasLt, which goblin
+/// walks only to size the symbol table — nor the static `.symtab`.
+fn parse_tables(bytes: &[u8]) -> goblin::error::Result<Elf<'_>> {
+    use goblin::container::{Container, Ctx};
+    use goblin::elf::section_header::{SHT_DYNSYM, SectionHeader};
+    use goblin::elf::{Dynamic, ProgramHeader, Symtab};
+    use goblin::strtab::Strtab;
+    let header = Elf::parse_header(bytes)?;
+    let mut elf = Elf::lazy_parse(header)?;
+    let container = if elf.is_64 {
+        Container::Big
+    } else {
+        Container::Little
+    };
+    let endian = if elf.little_endian {
+        scroll::Endian::Little
+    } else {
+        scroll::Endian::Big
+    };
+    let ctx = Ctx::new(container, endian);
+    elf.program_headers =
+        ProgramHeader::parse(bytes, header.e_phoff as usize, header.e_phnum as usize, ctx)?;
+    elf.section_headers =
+        SectionHeader::parse(bytes, header.e_shoff as usize, header.e_shnum as usize, ctx)
+            .unwrap_or_default();
+    let section_strings = |index: usize| {
+        elf.section_headers
+            .get(index)
+            .and_then(|sh| Strtab::parse(bytes, sh.sh_offset as usize, sh.sh_size as usize, 0).ok())
+            .unwrap_or_default()
+    };
+    elf.shdr_strtab = section_strings(header.e_shstrndx as usize);
+    if let Some(dynamic) = Dynamic::parse(bytes, &elf.program_headers, ctx)? {
+        elf.dynstrtab = Strtab::parse(bytes, dynamic.info.strtab, dynamic.info.strsz, 0)?;
+        if dynamic.info.soname != 0 {
+            elf.soname = elf.dynstrtab.get_at(dynamic.info.soname);
+        }
+        elf.libraries = dynamic.get_libraries(&elf.dynstrtab);
+        elf.dynamic = Some(dynamic);
+    }
+    if let Some(sh) = elf
+        .section_headers
+        .iter()
+        .find(|sh| sh.sh_type == SHT_DYNSYM && sh.sh_entsize != 0)
+    {
+        let count = (sh.sh_size / sh.sh_entsize) as usize;
+        elf.dynsyms = Symtab::parse(bytes, sh.sh_offset as usize, count, ctx)?;
+    }
+    elf.verneed = goblin::elf::symver::VerneedSection::parse(bytes, &elf.section_headers, ctx)?;
+    Ok(elf)
 }
 
 fn machine(elf: &Elf<'_>) -> Machine {
