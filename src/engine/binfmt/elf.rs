@@ -95,13 +95,11 @@ fn parse_tables(bytes: &[u8]) -> goblin::error::Result<Elf<'_>> {
     elf.section_headers =
         SectionHeader::parse(bytes, header.e_shoff as usize, header.e_shnum as usize, ctx)
             .unwrap_or_default();
-    let section_strings = |index: usize| {
-        elf.section_headers
-            .get(index)
-            .and_then(|sh| Strtab::parse(bytes, sh.sh_offset as usize, sh.sh_size as usize, 0).ok())
-            .unwrap_or_default()
-    };
-    elf.shdr_strtab = section_strings(header.e_shstrndx as usize);
+    elf.shdr_strtab = elf
+        .section_headers
+        .get(header.e_shstrndx as usize)
+        .and_then(|sh| Strtab::parse(bytes, sh.sh_offset as usize, sh.sh_size as usize, 0).ok())
+        .unwrap_or_default();
     if let Some(dynamic) = Dynamic::parse(bytes, &elf.program_headers, ctx)? {
         elf.dynstrtab = Strtab::parse(bytes, dynamic.info.strtab, dynamic.info.strsz, 0)?;
         if dynamic.info.soname != 0 {
