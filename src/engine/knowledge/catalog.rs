@@ -20,15 +20,11 @@ pub struct MessageRow {
     pub fix: String,
     #[serde(default)]
     pub overrides: Vec<String>,
-    #[serde(default = "yes")]
+    #[serde(default = "super::yes")]
     pub verified: bool,
     #[serde(default)]
     pub note: Option<String>,
     pub source: String,
-}
-
-fn yes() -> bool {
-    true
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -40,7 +36,7 @@ pub struct CodeRow {
     pub number: Option<i64>,
     pub names: Vec<String>,
     pub meaning: String,
-    #[serde(default = "yes")]
+    #[serde(default = "super::yes")]
     pub verified: bool,
     pub source: String,
 }

@@ -25,15 +25,11 @@ pub struct CudnnSupportRow {
     pub driver_windows: Option<String>,
     #[serde(default)]
     pub cc: Option<String>,
-    #[serde(default = "yes")]
+    #[serde(default = "super::yes")]
     pub verified: bool,
     #[serde(default)]
     pub note: Option<String>,
     pub source: String,
-}
-
-fn yes() -> bool {
-    true
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -41,7 +37,7 @@ fn yes() -> bool {
 pub struct TextRule {
     pub id: String,
     pub text: String,
-    #[serde(default = "yes")]
+    #[serde(default = "super::yes")]
     pub verified: bool,
     pub source: String,
 }
@@ -120,7 +116,7 @@ pub struct FrameworkArchRow {
     pub archs: Vec<String>,
     #[serde(default)]
     pub ptx: Option<String>,
-    #[serde(default = "yes")]
+    #[serde(default = "super::yes")]
     pub verified: bool,
     #[serde(default)]
     pub note: Option<String>,

@@ -52,13 +52,9 @@ pub struct MinorCompatRow {
 pub struct RuleRow {
     pub id: String,
     pub text: String,
-    #[serde(default = "yes")]
+    #[serde(default = "super::yes")]
     pub verified: bool,
     pub source: String,
-}
-
-fn yes() -> bool {
-    true
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -23,15 +23,11 @@ pub struct LibraryRow {
     pub platform: String,
     #[serde(default)]
     pub toolkits: Vec<String>,
-    #[serde(default = "yes")]
+    #[serde(default = "super::yes")]
     pub verified: bool,
     #[serde(default)]
     pub note: Option<String>,
     pub source: String,
-}
-
-fn yes() -> bool {
-    true
 }
 
 #[derive(Debug, Deserialize)]

@@ -15,15 +15,11 @@ pub struct LocationRow {
     pub applies: Option<String>,
     #[serde(default)]
     pub on_search_path: Option<bool>,
-    #[serde(default = "yes")]
+    #[serde(default = "super::yes")]
     pub verified: bool,
     #[serde(default)]
     pub note: Option<String>,
     pub source: String,
-}
-
-fn yes() -> bool {
-    true
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -182,3 +182,8 @@ pub fn cudnn_supports_cuda(cudnn: &str, cuda: &str) -> Option<bool> {
 pub fn toolkit_supports_cc(cuda: &str, cc: &str) -> Option<bool> {
     knowledge().compute.toolkit_supports(cuda, cc)
 }
+
+/// Serde default for `verified`: a row is verified unless it says otherwise.
+fn yes() -> bool {
+    true
+}

@@ -8,7 +8,7 @@
 //! the inventory knows). FALLBACK: this is not `loader::linux::LinuxSearch` (which needs the
 //! loading object's RPATH/RUNPATH); findings on Linux say so in their evidence.
 
-use crate::engine::binfmt::{BinaryInfo, Format, Machine, VersionInfo};
+use crate::engine::binfmt::{BinaryInfo, Format, Machine};
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::findings::Evidence;
 use crate::engine::graph::probe::FsProbe;
@@ -38,20 +38,7 @@ impl<'a> PresenceProbe<'a> {
 }
 
 fn placeholder(format: Format) -> Arc<BinaryInfo> {
-    Arc::new(BinaryInfo {
-        format,
-        machine: x64(),
-        imports: Vec::new(),
-        exports: Vec::new(),
-        dynamic_symbols: Vec::new(),
-        soname: None,
-        rpath: Vec::new(),
-        runpath: Vec::new(),
-        nodeflib: false,
-        version_needs: Vec::new(),
-        embedded_library_names: Vec::new(),
-        version: VersionInfo::default(),
-    })
+    Arc::new(BinaryInfo::empty(format, x64()))
 }
 
 impl FileProbe for PresenceProbe<'_> {
