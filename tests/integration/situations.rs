@@ -198,6 +198,38 @@ fn b_cudnn8_without_zlibwapi() {
 }
 
 #[test]
+fn b_cudnn8_with_a_32bit_zlibwapi_found_first() {
+    use crate::fixtures_build::{DllSpec, PeArch, tool_available};
+    assert!(
+        tool_available("i686-w64-mingw32-gcc"),
+        "i686-w64-mingw32-gcc is needed (.ci/run installs it)"
+    );
+    let work = tempfile::tempdir().unwrap();
+    let zlib32 = DllSpec::new("zlibwapi.dll")
+        .arch(PeArch::I686)
+        .export("uncompress", None)
+        .build(work.path())
+        .expect("i686 build");
+    let mut m = FakeMachine::new(Platform::Windows).unwrap();
+    let dir = cudnn8(&mut m);
+    // The 32-bit copy (from winimage's dll32 folder) sits in a folder that comes first on PATH.
+    m.copy(r"C:\tools\zlib\zlibwapi.dll", &zlib32);
+    let mf = machine_file(
+        &m,
+        &[("PATH", &format!(r"C:\tools\zlib;{dir};C:\Windows\System32"))],
+    );
+    let doc = scan(&mf);
+    let f = has(&doc, "zlibwapi-wrong-bitness");
+    assert!(f.to_string().contains(r"C:\\tools\\zlib"), "{f:#}");
+    let w = why(&mf, "Could not load library zlibwapi.dll. Error code 193");
+    assert!(
+        find(&w, "zlibwapi-wrong-bitness").is_some(),
+        "{:#}",
+        w["findings"]
+    );
+}
+
+#[test]
 fn c_cudnn7_deps_absent_and_32bit_process() {
     // Real PE files needed: skip quietly where mingw-w64 is not installed.
     if !crate::fixtures_build::tool_available("x86_64-w64-mingw32-gcc")
@@ -305,6 +337,12 @@ fn e_cupti_in_libx64_not_on_path() {
         &format!(r"{CUDA}\v10.0\extras\CUPTI\libx64\cupti64_100.dll"),
         b"MZ",
     );
+    // A real Anaconda install: the base environment (with conda-meta) and envs\tf1 inside it.
+    m.file(
+        r"C:\Users\u\Anaconda3\conda-meta\python-3.7.6-h60c2a47_2.json",
+        "{}",
+    );
+    m.file(r"C:\Users\u\Anaconda3\python.exe", b"MZ");
     let env = r"C:\Users\u\Anaconda3\envs\tf1";
     m.file(&format!(r"{env}\python.exe"), b"MZ");
     m.file(&format!(r"{env}\conda-meta\python-3.6.13-h0.json"), "{}");
@@ -329,6 +367,12 @@ fn e_cupti_in_libx64_not_on_path() {
     let doc = scan(&mf);
     let f = has(&doc, "cupti-not-searched");
     assert!(f["summary"].as_str().unwrap().contains("libx64"), "{f:#}");
+    // The Anaconda environment's TensorFlow is what needs it: the finding says so.
+    assert!(
+        f["detail"].as_str().unwrap().contains("TensorFlow"),
+        "{f:#}"
+    );
+    assert_eq!(f["severity"], "warning", "{f:#}");
     assert!(fix_kinds(f).contains(&"path-edit".to_string()));
     let w = why(&mf, "Could not load dynamic library 'cupti64_100.dll'");
     assert!(

@@ -6,7 +6,9 @@ use super::inventory::Framework;
 use super::version;
 
 /// TensorFlow's build_info.py in any of its generated forms:
-/// `build_info['cuda_version'] = '64_112'`, `'cuda_version': '11.8',` or `cuda_version = '11.8'`.
+/// `build_info['cuda_version'] = '64_112'`, `'cuda_version': '11.8',`, `cuda_version = '11.8'`,
+/// or TF 1.x's module-level `cuda_version_number = '10.0'` / `cudnn_version_number = '7'`
+/// (the names TF 1.x's self_check.py reads, cuda-facts §3.5), and `msvcp_dll_name`.
 pub fn apply_build_info(f: &mut Framework, text: &str) {
     let get = |key: &str| -> Option<String> {
         text.lines().find_map(|line| {
@@ -32,13 +34,20 @@ pub fn apply_build_info(f: &mut Framework, text: &str) {
     if let Some(v) = get("is_cuda_build") {
         f.cuda_build = Some(v == "True" || v == "'True'");
     }
-    if let Some(v) = get("cuda_version").map(unquote) {
+    if let Some(v) = get("cuda_version")
+        .or_else(|| get("cuda_version_number"))
+        .map(unquote)
+    {
         f.expects.cuda = version::from_tf_build_value(&v);
     }
-    if let Some(v) = get("cudnn_version").map(unquote) {
+    if let Some(v) = get("cudnn_version")
+        .or_else(|| get("cudnn_version_number"))
+        .map(unquote)
+    {
         f.expects.cudnn = version::from_tf_build_value(&v);
     }
     for key in [
+        "msvcp_dll_name",
         "cudart_dll_name",
         "cudnn_dll_name",
         "nvcuda_dll_name",
@@ -110,6 +119,18 @@ mod tests {
     #[test]
     fn parses_tf_build_info_forms() {
         let mut f = framework(FrameworkKind::TensorFlow, "tensorflow", None, "/x");
+        let mut tf1 = framework(FrameworkKind::TensorFlow, "tensorflow-gpu", None, "/x");
+        apply_build_info(
+            &mut tf1,
+            "is_cuda_build = True\ncuda_version_number = '10.0'\ncudnn_version_number = '7'\ncudart_dll_name = 'cudart64_100.dll'\n",
+        );
+        assert_eq!(tf1.expects.cuda.as_deref(), Some("10.0"));
+        assert_eq!(tf1.expects.cudnn.as_deref(), Some("7"));
+        assert!(
+            tf1.expects
+                .dll_names
+                .contains(&"cudart64_100.dll".to_string())
+        );
         let win = "build_info = collections.OrderedDict()\nbuild_info['cuda_version'] = '64_112'\nbuild_info['cudart_dll_name'] = 'cudart64_112.dll'\nbuild_info['cudnn_dll_name'] = 'cudnn64_8.dll'\nbuild_info['cudnn_version'] = '64_8'\nbuild_info['is_cuda_build'] = True\nbuild_info['msvcp_dll_names'] = 'msvcp140.dll,msvcp140_1.dll'\nbuild_info['nvcuda_dll_name'] = 'nvcuda.dll'\n";
         apply_build_info(&mut f, win);
         assert_eq!(f.expects.cuda.as_deref(), Some("11.2"));
