@@ -6,7 +6,7 @@
 //! TensorFlow's build_info DLL names (2.10 names a `cudart64_112.dll` that never existed).
 
 use super::process::{self, PresenceProbe, Process, attempts_evidence};
-use super::where_else::{copies_of, other_majors};
+use super::where_else::{KnownLibraries, copies_of};
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
 use crate::engine::knowledge::{self, LibraryIdentity, identify_library};
@@ -91,6 +91,7 @@ fn loads_external(platform: Platform, f: &Framework) -> bool {
 
 pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
     let probe = PresenceProbe::new(ctx);
+    let known = std::cell::OnceCell::new();
     let mut out = Vec::new();
     for (env, f) in inv.frameworks() {
         if !loads_external(ctx.platform, f) {
@@ -99,7 +100,9 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
         let cuda = f.expects.cuda.clone().unwrap_or_default();
         let names = needed_names(ctx.platform, &cuda, f.expects.cudnn.as_deref());
         let loader = process::framework_loader(ctx, inv, env);
-        out.extend(check_names(ctx, inv, env, f, &loader, &names, &probe));
+        out.extend(check_names(
+            ctx, inv, env, f, &loader, &names, &probe, &known,
+        ));
         if ctx.platform == Platform::Windows
             && f.kind != FrameworkKind::TensorFlow
             && process::python_ignores_path(env) == Some(true)
@@ -128,6 +131,7 @@ fn check_names(
     loader: &Process,
     names: &[String],
     probe: &PresenceProbe,
+    known: &std::cell::OnceCell<KnownLibraries>,
 ) -> Vec<Finding> {
     let mut out = Vec::new();
     for name in names {
@@ -140,7 +144,9 @@ fn check_names(
         let finding = if let Some(first) = copies.first() {
             not_searched(ctx, &subject, loader, name, first, &copies)
         } else if let Some(id) = identify_library(name) {
-            let others = other_majors(ctx, inv, &id);
+            let others = known
+                .get_or_init(|| KnownLibraries::new(ctx, inv))
+                .other_majors(&id);
             if others.is_empty() {
                 Finding::new(
                     "library-missing",

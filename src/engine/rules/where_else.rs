@@ -30,30 +30,47 @@ pub fn copies_of(ctx: &SystemContext, inv: &Inventory, name: &str) -> Vec<String
     locate(ctx, name, &inventory_dirs(inv))
 }
 
-/// Libraries of the same component with another version family, present on the machine
-/// (`cublas64_12.dll` when `cublas64_11.dll` is asked for), with their paths.
-pub fn other_majors(
-    ctx: &SystemContext,
-    inv: &Inventory,
-    wanted: &LibraryIdentity,
-) -> Vec<(LibraryIdentity, String)> {
-    let mut out: Vec<(LibraryIdentity, String)> = Vec::new();
-    for dir in inventory_dirs(inv) {
-        let Ok(entries) = ctx.fs.read_dir(&dir) else {
-            continue;
-        };
-        for e in entries.into_iter().filter(|e| !e.is_dir) {
-            let Some(id) = identify_library(&e.name) else {
+/// Every library file in the inventory's folders with its identity, listed once per rules run
+/// (a machine with 20 environments and thousands of libraries must not be listed per question).
+pub struct KnownLibraries {
+    files: Vec<(LibraryIdentity, String)>,
+}
+
+impl KnownLibraries {
+    pub fn new(ctx: &SystemContext, inv: &Inventory) -> KnownLibraries {
+        let mut files: Vec<(LibraryIdentity, String)> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut dirs = inventory_dirs(inv);
+        dirs.sort();
+        dirs.dedup();
+        for dir in dirs {
+            let Ok(entries) = ctx.fs.read_dir(&dir) else {
                 continue;
             };
-            let same_kind = id.component == wanted.component && id.platform == wanted.platform;
-            let other = id.version_family != wanted.version_family
-                && !id.file.eq_ignore_ascii_case(&wanted.file)
-                && id.version_family != "unversioned";
-            if same_kind && other && !out.iter().any(|(_, p)| *p == e.path) {
-                out.push((id, e.path));
+            for e in entries.into_iter().filter(|e| !e.is_dir) {
+                if let Some(id) = identify_library(&e.name)
+                    && seen.insert(e.path.clone())
+                {
+                    files.push((id, e.path));
+                }
             }
         }
+        KnownLibraries { files }
     }
-    out
+
+    /// Libraries of the same component with another version family, present on the machine
+    /// (`cublas64_12.dll` when `cublas64_11.dll` is asked for), with their paths.
+    pub fn other_majors(&self, wanted: &LibraryIdentity) -> Vec<(LibraryIdentity, String)> {
+        self.files
+            .iter()
+            .filter(|(id, _)| {
+                id.component == wanted.component
+                    && id.platform == wanted.platform
+                    && id.version_family != wanted.version_family
+                    && !id.file.eq_ignore_ascii_case(&wanted.file)
+                    && id.version_family != "unversioned"
+            })
+            .cloned()
+            .collect()
+    }
 }
