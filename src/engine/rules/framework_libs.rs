@@ -101,7 +101,13 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
         let names = needed_names(ctx.platform, &cuda, f.expects.cudnn.as_deref());
         let loader = process::framework_loader(ctx, inv, env);
         out.extend(check_names(
-            ctx, inv, env, f, &loader, &names, &probe, &known,
+            ctx,
+            inv,
+            Subject { env, f },
+            &loader,
+            &names,
+            &probe,
+            &known,
         ));
         if ctx.platform == Platform::Windows
             && f.kind != FrameworkKind::TensorFlow
@@ -123,11 +129,16 @@ fn who(env: &PythonEnv, f: &Framework) -> String {
     )
 }
 
+/// One framework in one environment: what `check_names` examines.
+struct Subject<'a> {
+    env: &'a PythonEnv,
+    f: &'a Framework,
+}
+
 fn check_names(
     ctx: &SystemContext,
     inv: &Inventory,
-    env: &PythonEnv,
-    f: &Framework,
+    Subject { env, f }: Subject<'_>,
     loader: &Process,
     names: &[String],
     probe: &PresenceProbe,
