@@ -6,7 +6,7 @@
 
 use super::cudnn;
 use super::inventory::{
-    CudnnInstall, CudnnSource, Expects, Framework, FrameworkKind, NvidiaLibDir, Package, PythonEnv,
+    CudnnInstall, CudnnSource, Framework, FrameworkKind, NvidiaLibDir, Package, PythonEnv,
     VersionEvidence,
 };
 use super::pyparse::{apply_build_info, py_assignment};
@@ -117,7 +117,7 @@ pub fn read_site_packages(
         // TensorFlow
         let tf_dist = TF_DISTS.iter().find_map(|n| dist(n));
         if let Some(tf_dir) = has_dir("tensorflow") {
-            let mut f = framework(
+            let mut f = Framework::new(
                 FrameworkKind::TensorFlow,
                 tf_dist.map_or("tensorflow", |d| d.0.as_str()),
                 tf_dist.map(|d| d.1.clone()),
@@ -137,7 +137,7 @@ pub fn read_site_packages(
         // PyTorch
         if let Some(torch_dir) = has_dir("torch") {
             let d = dist("torch");
-            let mut f = framework(
+            let mut f = Framework::new(
                 FrameworkKind::PyTorch,
                 "torch",
                 d.map(|d| d.1.clone()),
@@ -196,7 +196,7 @@ pub fn read_site_packages(
         // JAX
         if let Some(jax_dir) = has_dir("jax").or_else(|| has_dir("jaxlib")) {
             let d = dist("jax").or_else(|| dist("jaxlib"));
-            let mut f = framework(
+            let mut f = Framework::new(
                 FrameworkKind::Jax,
                 d.map_or("jax", |d| d.0.as_str()),
                 d.map(|d| d.1.clone()),
@@ -245,7 +245,7 @@ pub fn read_site_packages(
             .find(|(n, _, _)| n == "cupy" || n.starts_with("cupy-cuda"))
         {
             let loc = has_dir("cupy").unwrap_or_else(|| e.path.clone());
-            let mut f = framework(FrameworkKind::CuPy, name, Some(ver.clone()), &loc);
+            let mut f = Framework::new(FrameworkKind::CuPy, name, Some(ver.clone()), &loc);
             if let Some(tag) = name.strip_prefix("cupy-cuda") {
                 f.cuda_build = Some(true);
                 f.expects.cuda = match tag.strip_suffix('x') {
@@ -261,7 +261,7 @@ pub fn read_site_packages(
             let d = dists
                 .iter()
                 .find(|(n, _, _)| n.starts_with("onnxruntime") || n == "ort-nightly-gpu");
-            let mut f = framework(
+            let mut f = Framework::new(
                 FrameworkKind::OnnxRuntime,
                 d.map_or("onnxruntime", |d| d.0.as_str()),
                 d.map(|d| d.1.clone()),
@@ -295,26 +295,6 @@ pub fn read_site_packages(
         }
     }
     cudnn_found
-}
-
-fn framework(
-    kind: FrameworkKind,
-    package: &str,
-    version: Option<String>,
-    location: &str,
-) -> Framework {
-    Framework {
-        kind,
-        package: package.to_string(),
-        version,
-        location: location.to_string(),
-        cuda_build: None,
-        expects: Expects::default(),
-        bundled_libraries: Vec::new(),
-        bundled_dir: None,
-        plugins: Vec::new(),
-        evidence: Vec::new(),
-    }
 }
 
 /// Version and `nvidia-*` requirements from `<dist-info>/METADATA` (head only).

@@ -327,6 +327,29 @@ pub struct Framework {
     pub evidence: Vec<String>,
 }
 
+impl Framework {
+    /// A framework found at `location`, before its build facts are read.
+    pub fn new(
+        kind: FrameworkKind,
+        package: &str,
+        version: Option<String>,
+        location: &str,
+    ) -> Framework {
+        Framework {
+            kind,
+            package: package.to_string(),
+            version,
+            location: location.to_string(),
+            cuda_build: None,
+            expects: Expects::default(),
+            bundled_libraries: Vec::new(),
+            bundled_dir: None,
+            plugins: Vec::new(),
+            evidence: Vec::new(),
+        }
+    }
+}
+
 /// What a framework build expects to find at run time.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Expects {

@@ -94,7 +94,7 @@ pub fn py_assignment(text: &str, name: &str) -> Option<Option<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::scan::inventory::{Expects, FrameworkKind};
+    use crate::engine::scan::inventory::FrameworkKind;
 
     fn framework(
         kind: FrameworkKind,
@@ -102,18 +102,7 @@ mod tests {
         version: Option<String>,
         location: &str,
     ) -> Framework {
-        Framework {
-            kind,
-            package: package.to_string(),
-            version,
-            location: location.to_string(),
-            cuda_build: None,
-            expects: Expects::default(),
-            bundled_libraries: Vec::new(),
-            bundled_dir: None,
-            plugins: Vec::new(),
-            evidence: Vec::new(),
-        }
+        Framework::new(kind, package, version, location)
     }
 
     #[test]
