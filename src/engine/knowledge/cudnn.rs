@@ -32,23 +32,13 @@ pub struct CudnnSupportRow {
     pub source: String,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TextRule {
-    pub id: String,
-    pub text: String,
-    #[serde(default = "super::yes")]
-    pub verified: bool,
-    pub source: String,
-}
-
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CudnnTables {
     #[serde(default, rename = "support")]
     pub support: Vec<CudnnSupportRow>,
     #[serde(default, rename = "rule")]
-    pub rules: Vec<TextRule>,
+    pub rules: Vec<super::TextRule>,
 }
 
 impl CudnnTables {

@@ -47,16 +47,6 @@ pub struct MinorCompatRow {
     pub source: String,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RuleRow {
-    pub id: String,
-    pub text: String,
-    #[serde(default = "super::yes")]
-    pub verified: bool,
-    pub source: String,
-}
-
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DriverTables {
@@ -69,7 +59,7 @@ pub struct DriverTables {
     #[serde(default)]
     pub minor_compat: Vec<MinorCompatRow>,
     #[serde(default, rename = "rule")]
-    pub rules: Vec<RuleRow>,
+    pub rules: Vec<super::TextRule>,
 }
 
 /// The answer to "which driver does CUDA X.Y need?".

@@ -183,6 +183,17 @@ pub fn toolkit_supports_cc(cuda: &str, cc: &str) -> Option<bool> {
     knowledge().compute.toolkit_supports(cuda, cc)
 }
 
+/// A sourced rule stated in words (cuDNN and driver tables' `[[rule]]` rows).
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TextRule {
+    pub id: String,
+    pub text: String,
+    #[serde(default = "yes")]
+    pub verified: bool,
+    pub source: String,
+}
+
 /// Serde default for `verified`: a row is verified unless it says otherwise.
 fn yes() -> bool {
     true
