@@ -23,8 +23,7 @@ pub fn scan_document(ctx: &SystemContext) -> Document {
 
 /// Runs a scan with options and wraps it in a document.
 pub fn scan_document_with(ctx: &SystemContext, opts: &scan::ScanOptions) -> Document {
-    let result = scan::run_with(ctx, &Progress::new(), opts);
-    Document::new(ctx, result.findings).with("inventory", &result.inventory)
+    scan::run_with(ctx, &Progress::new(), opts).into_document(ctx)
 }
 
 /// Runs one parsed command line; returns the process exit code.

@@ -39,10 +39,7 @@ pub fn why_command(common: &Common, query: &str) -> i32 {
         Err(e) => return fail(&e, common.json),
     };
     let result = triage::triage(&text);
-    let mut findings = result.findings.clone();
-    findings.extend(triage::machine_findings(&ctx, &result));
-    crate::engine::findings::sort_by_severity(&mut findings);
-    let doc = Document::new(&ctx, findings)
+    let doc = Document::new(&ctx, triage::all_findings(&ctx, &result))
         .with("identified", &result.identified)
         .with("unrecognized", &result.unrecognized)
         .with("symbols", &result.symbols)

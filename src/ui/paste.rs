@@ -3,7 +3,6 @@
 //! Findings step shows above the scan's.
 
 use super::worker::{Job, Target};
-use crate::engine::findings::sort_by_severity;
 use crate::engine::report::Document;
 use crate::engine::triage;
 
@@ -26,10 +25,8 @@ impl PasteState {
             progress.stage("Explaining the pasted text", 0);
             let ctx = target.load(false)?;
             let result = triage::triage(&text);
-            let mut findings = result.findings.clone();
-            findings.extend(triage::machine_findings(&ctx, &result));
-            sort_by_severity(&mut findings);
-            Ok(Document::new(&ctx, findings).with("identified", &result.identified))
+            Ok(Document::new(&ctx, triage::all_findings(&ctx, &result))
+                .with("identified", &result.identified))
         }));
     }
 

@@ -101,8 +101,6 @@ pub fn start_scan_with_progress(target: Target, progress: Progress) -> ScanJob {
         if result.cancelled {
             return Ok(ScanOutcome::Cancelled);
         }
-        Ok(ScanOutcome::Done(Box::new(
-            Document::new(&ctx, result.findings).with("inventory", &result.inventory),
-        )))
+        Ok(ScanOutcome::Done(Box::new(result.into_document(&ctx))))
     })
 }

@@ -105,6 +105,15 @@ fn single_word(text: &str) -> Option<&str> {
     (!w.is_empty() && !w.contains(char::is_whitespace)).then_some(w)
 }
 
+/// Everything to say about a triaged text on `ctx`: the text's own findings and the
+/// machine-aware ones, errors first.
+pub fn all_findings(ctx: &SystemContext, t: &Triage) -> Vec<Finding> {
+    let mut findings = t.findings.clone();
+    findings.extend(machine_findings(ctx, t));
+    crate::engine::findings::sort_by_severity(&mut findings);
+    findings
+}
+
 /// Machine-aware triage: where each identified library is on `ctx`, how each loading context
 /// resolves it, and the scan's findings that concern what the text names (see [`machine`]).
 pub fn machine_findings(ctx: &SystemContext, t: &Triage) -> Vec<Finding> {
