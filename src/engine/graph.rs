@@ -164,7 +164,7 @@ pub fn build(
 ) -> Result<DependencyGraph, GraphError> {
     // Embedded names only matter for run-time edges; without them, read headers and tables only.
     let reader: Reader = if opts.runtime {
-        crate::engine::binfmt::read_binary
+        crate::engine::binfmt::read_binary_names
     } else {
         crate::engine::binfmt::read_binary_headers
     };

@@ -65,6 +65,12 @@ fn assert_elf_matches_readelf(path: &Path, info: &BinaryInfo) {
         .map(|n| (n.library.clone(), n.versions.clone()))
         .collect();
     assert_eq!(needs, oracle::readelf_version_needs(path));
+    assert_eq!(
+        info.version_definitions,
+        oracle::readelf_version_definitions(path),
+        "{}",
+        path.display()
+    );
     let syms: BTreeSet<String> = info.dynamic_symbols.iter().cloned().collect();
     assert_eq!(syms, oracle::readelf_defined_dynsyms(path));
 }
@@ -153,6 +159,27 @@ fn elf_fixture_32bit() {
     );
     assert_eq!(import_names(&info, ImportKind::Load), ["libdep32.so.3"]);
     assert_elf_matches_readelf(&so, &info);
+}
+
+/// The system C library: hundreds of symbols and dozens of version definitions (GLIBC_2.2.5 ...),
+/// all of which must match readelf; a headers-only read keeps the definitions, drops the symbols.
+#[test]
+fn system_libc_matches_readelf() {
+    let libc = [
+        "/lib/x86_64-linux-gnu/libc.so.6",
+        "/usr/lib64/libc.so.6",
+        "/lib64/libc.so.6",
+    ]
+    .into_iter()
+    .map(Path::new)
+    .find(|p| p.exists())
+    .expect("a libc.so.6 on this x86_64 host");
+    let info = read(libc);
+    assert!(info.version_definitions.iter().any(|v| v == "GLIBC_2.2.5"));
+    assert_elf_matches_readelf(libc, &info);
+    let headers = cuda_triage::engine::binfmt::read_binary_headers(libc).unwrap();
+    assert_eq!(headers.version_definitions, info.version_definitions);
+    assert!(headers.dynamic_symbols.is_empty());
 }
 
 fn full_dll(arch: PeArch, dir: &Path) -> std::path::PathBuf {

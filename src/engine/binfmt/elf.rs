@@ -1,62 +1,51 @@
 //! ELF (.so/executable) parsing with goblin: class and machine, SONAME, NEEDED, DT_RPATH and
-//! DT_RUNPATH, DF_1_NODEFLIB, version needs (`.gnu.version_r`), defined dynamic symbols, and
-//! library names embedded in `.rodata`.
+//! DT_RUNPATH, DF_1_NODEFLIB, version needs (`.gnu.version_r`) and definitions
+//! (`.gnu.version_d`); on request, defined dynamic symbols and library names embedded in `.rodata`.
 //!
 //! RPATH/RUNPATH strings are split on `:` with empty entries kept (ld.so treats an empty entry
 //! as the current directory) and `$ORIGIN` left unexpanded: expanding it is the loader's job.
 
 use super::strings::{self, Shape};
 use super::{
-    BinaryError, BinaryInfo, Format, Import, ImportKind, MAX_EXPORTS, MAX_IMPORTS,
+    BinaryError, BinaryInfo, Detail, Format, Import, ImportKind, MAX_EXPORTS, MAX_IMPORTS,
     MAX_PATH_ENTRIES, Machine, VersionInfo, VersionNeed, version,
 };
 use goblin::elf::Elf;
-use goblin::elf::dynamic::{DF_1_NODEFLIB, DT_RPATH, DT_RUNPATH};
+use goblin::elf::dynamic::{DF_1_NODEFLIB, DT_NEEDED, DT_RPATH, DT_RUNPATH, DT_SONAME};
 use goblin::elf::header;
 use goblin::elf::section_header::SHT_NOBITS;
 use goblin::elf::sym::{STB_GLOBAL, STB_GNU_UNIQUE, STB_WEAK, STT_FILE, STT_SECTION};
 
 const FORMAT: &str = "ELF";
 
-pub(super) fn parse(
-    bytes: &[u8],
-    path: &str,
-    scan_strings: bool,
-) -> Result<BinaryInfo, BinaryError> {
-    let elf = parse_tables(bytes).map_err(|e| BinaryError::malformed(path, FORMAT, e))?;
+pub(super) fn parse(bytes: &[u8], path: &str, detail: Detail) -> Result<BinaryInfo, BinaryError> {
+    let (elf, dynstr) = parse_tables(bytes).map_err(|e| BinaryError::malformed(path, FORMAT, e))?;
     let mut info = BinaryInfo::empty(Format::Elf, machine(&elf));
-    info.soname = elf.soname.map(str::to_owned);
-    info.imports = elf
-        .libraries
-        .iter()
-        .take(MAX_IMPORTS)
-        .map(|name| Import {
-            name: (*name).to_owned(),
-            kind: ImportKind::Load,
-            symbols: Vec::new(),
-        })
-        .collect();
     if let Some(dynamic) = &elf.dynamic {
         for d in &dynamic.dyns {
-            let target = match d.d_tag {
-                DT_RPATH => &mut info.rpath,
-                DT_RUNPATH => &mut info.runpath,
-                _ => continue,
-            };
-            let Some(text) = elf.dynstrtab.get_at(d.d_val as usize) else {
+            let Some(text) = dynstr.get(d.d_val) else {
                 continue;
             };
-            for entry in text.split(':') {
-                if target.len() < MAX_PATH_ENTRIES {
-                    target.push(entry.to_owned());
-                }
+            match d.d_tag {
+                DT_NEEDED if info.imports.len() < MAX_IMPORTS => info.imports.push(Import {
+                    name: text.to_owned(),
+                    kind: ImportKind::Load,
+                    symbols: Vec::new(),
+                }),
+                DT_SONAME => info.soname = Some(text.to_owned()),
+                DT_RPATH => split_path(text, &mut info.rpath),
+                DT_RUNPATH => split_path(text, &mut info.runpath),
+                _ => {}
             }
         }
         info.nodeflib = dynamic.info.flags_1 & DF_1_NODEFLIB != 0;
     }
-    info.version_needs = version_needs(&elf);
-    info.dynamic_symbols = defined_symbols(&elf);
-    let found = if scan_strings {
+    info.version_needs = version_needs(&elf, &dynstr);
+    info.version_definitions = version_definitions(bytes, &elf, &dynstr);
+    if detail.symbols {
+        info.dynamic_symbols = defined_symbols(&elf, &dynstr);
+    }
+    let found = if detail.embedded_names {
         strings::scan(&rodata(&elf, bytes), Shape::So)
     } else {
         Default::default()
@@ -68,11 +57,31 @@ pub(super) fn parse(
     Ok(info)
 }
 
-/// Parses only what the loaders need: program and section headers, the dynamic section and its
-/// strings, `.dynsym` (its size from the section header) and `.gnu.version_r`. Unlike
-/// `Elf::parse` it never decodes relocations — hundreds of thousands in libcublasLt, which goblin
-/// walks only to size the symbol table — nor the static `.symtab`.
-fn parse_tables(bytes: &[u8]) -> goblin::error::Result<Elf<'_>> {
+fn split_path(text: &str, target: &mut Vec<String>) {
+    for entry in text.split(':') {
+        if target.len() < MAX_PATH_ENTRIES {
+            target.push(entry.to_owned());
+        }
+    }
+}
+
+/// `.dynstr`, read on demand: goblin's `Strtab::parse` would first decode every string in it
+/// (tens of thousands in a CUDA library) to answer the handful of lookups the loaders need.
+struct DynStr<'a>(&'a [u8]);
+
+impl<'a> DynStr<'a> {
+    fn get(&self, offset: u64) -> Option<&'a str> {
+        let rest = self.0.get(usize::try_from(offset).ok()?..)?;
+        let end = memchr::memchr(0, rest)?;
+        std::str::from_utf8(&rest[..end]).ok()
+    }
+}
+
+/// Parses only what the loaders need: program and section headers, the dynamic section, and
+/// where `.dynstr`, `.dynsym` (its size from the section header) and `.gnu.version_r` are.
+/// Unlike `Elf::parse` it never decodes relocations — hundreds of thousands in libcublasLt, which
+/// goblin walks only to size the symbol table — nor the static `.symtab`, nor a string table whole.
+fn parse_tables(bytes: &[u8]) -> goblin::error::Result<(Elf<'_>, DynStr<'_>)> {
     use goblin::container::{Container, Ctx};
     use goblin::elf::section_header::{SHT_DYNSYM, SectionHeader};
     use goblin::elf::{Dynamic, ProgramHeader, Symtab};
@@ -100,12 +109,19 @@ fn parse_tables(bytes: &[u8]) -> goblin::error::Result<Elf<'_>> {
         .get(header.e_shstrndx as usize)
         .and_then(|sh| Strtab::parse(bytes, sh.sh_offset as usize, sh.sh_size as usize, 0).ok())
         .unwrap_or_default();
+    let mut dynstr = DynStr(&[]);
     if let Some(dynamic) = Dynamic::parse(bytes, &elf.program_headers, ctx)? {
-        elf.dynstrtab = Strtab::parse(bytes, dynamic.info.strtab, dynamic.info.strsz, 0)?;
-        if dynamic.info.soname != 0 {
-            elf.soname = elf.dynstrtab.get_at(dynamic.info.soname);
-        }
-        elf.libraries = dynamic.get_libraries(&elf.dynstrtab);
+        let (start, size) = (dynamic.info.strtab, dynamic.info.strsz);
+        dynstr = DynStr(
+            start
+                .checked_add(size)
+                .and_then(|end| bytes.get(start..end))
+                .ok_or_else(|| {
+                    goblin::error::Error::Malformed(format!(
+                        "dynamic string table ({size} bytes at {start}) is outside the file"
+                    ))
+                })?,
+        );
         elf.dynamic = Some(dynamic);
     }
     if let Some(sh) = elf
@@ -117,7 +133,7 @@ fn parse_tables(bytes: &[u8]) -> goblin::error::Result<Elf<'_>> {
         elf.dynsyms = Symtab::parse(bytes, sh.sh_offset as usize, count, ctx)?;
     }
     elf.verneed = goblin::elf::symver::VerneedSection::parse(bytes, &elf.section_headers, ctx)?;
-    Ok(elf)
+    Ok((elf, dynstr))
 }
 
 fn machine(elf: &Elf<'_>) -> Machine {
@@ -136,19 +152,19 @@ fn machine(elf: &Elf<'_>) -> Machine {
     Machine::new(arch, bits)
 }
 
-fn version_needs(elf: &Elf<'_>) -> Vec<VersionNeed> {
+fn version_needs(elf: &Elf<'_>, dynstr: &DynStr<'_>) -> Vec<VersionNeed> {
     let mut out = Vec::new();
     let Some(verneed) = &elf.verneed else {
         return out;
     };
     for need in verneed.iter().take(MAX_PATH_ENTRIES) {
-        let Some(library) = elf.dynstrtab.get_at(need.vn_file) else {
+        let Some(library) = dynstr.get(need.vn_file as u64) else {
             continue;
         };
         let versions = need
             .iter()
             .take(MAX_PATH_ENTRIES)
-            .filter_map(|aux| elf.dynstrtab.get_at(aux.vna_name))
+            .filter_map(|aux| dynstr.get(aux.vna_name as u64))
             .map(str::to_owned)
             .collect();
         out.push(VersionNeed {
@@ -159,8 +175,37 @@ fn version_needs(elf: &Elf<'_>) -> Vec<VersionNeed> {
     out
 }
 
+/// Version names this file defines (`.gnu.version_d`), without the base entry (its own name):
+/// what a `GLIBC_2.34`-style version need is checked against.
+fn version_definitions(bytes: &[u8], elf: &Elf<'_>, dynstr: &DynStr<'_>) -> Vec<String> {
+    use goblin::elf::symver::{VER_FLG_BASE, VerdefSection};
+    let ctx = goblin::container::Ctx::new(
+        if elf.is_64 {
+            goblin::container::Container::Big
+        } else {
+            goblin::container::Container::Little
+        },
+        if elf.little_endian {
+            scroll::Endian::Little
+        } else {
+            scroll::Endian::Big
+        },
+    );
+    let Ok(Some(section)) = VerdefSection::parse(bytes, &elf.section_headers, ctx) else {
+        return Vec::new();
+    };
+    section
+        .iter()
+        .take(MAX_EXPORTS)
+        .filter(|def| def.vd_flags & VER_FLG_BASE == 0)
+        .filter_map(|def| def.iter().next())
+        .filter_map(|aux| dynstr.get(aux.vda_name as u64))
+        .map(str::to_owned)
+        .collect()
+}
+
 /// Global, weak or unique dynamic symbols defined in this file (what it can satisfy).
-fn defined_symbols(elf: &Elf<'_>) -> Vec<String> {
+fn defined_symbols(elf: &Elf<'_>, dynstr: &DynStr<'_>) -> Vec<String> {
     elf.dynsyms
         .iter()
         .filter(|s| {
@@ -168,7 +213,7 @@ fn defined_symbols(elf: &Elf<'_>) -> Vec<String> {
                 && matches!(s.st_bind(), STB_GLOBAL | STB_WEAK | STB_GNU_UNIQUE)
                 && !matches!(s.st_type(), STT_SECTION | STT_FILE)
         })
-        .filter_map(|s| elf.dynstrtab.get_at(s.st_name))
+        .filter_map(|s| dynstr.get(s.st_name as u64))
         .filter(|n| !n.is_empty())
         .take(MAX_EXPORTS)
         .map(str::to_owned)

@@ -103,8 +103,13 @@ pub struct BinaryInfo {
     pub imports: Vec<Import>,
     /// PE exports (empty for ELF; use `dynamic_symbols`).
     pub exports: Vec<Export>,
-    /// ELF: defined dynamic symbols (exports), for undefined-symbol checks.
+    /// ELF: defined dynamic symbols (exports). Read only with `Detail::FULL` (`read_binary`);
+    /// the loaders never need them and listing them is most of the cost of parsing a big library.
+    #[serde(default)]
     pub dynamic_symbols: Vec<String>,
+    /// ELF: version names defined in `.gnu.version_d` (`GLIBC_2.34`), minus the base entry.
+    #[serde(default)]
+    pub version_definitions: Vec<String>,
     /// ELF DT_SONAME.
     pub soname: Option<String>,
     /// ELF DT_RPATH entries, unexpanded (`$ORIGIN/../lib`), empty entries kept.
@@ -156,6 +161,7 @@ impl BinaryInfo {
             imports: Vec::new(),
             exports: Vec::new(),
             dynamic_symbols: Vec::new(),
+            version_definitions: Vec::new(),
             soname: None,
             rpath: Vec::new(),
             runpath: Vec::new(),
@@ -197,21 +203,51 @@ impl Machine {
     }
 }
 
-/// Reads a PE or ELF file through a memory map. Never reads the whole file into memory and
-/// never panics; every failure names `path`. Includes the embedded-name scan (see `strings`).
-pub fn read_binary(path: &Path) -> Result<BinaryInfo, BinaryError> {
-    read_binary_with(path, true)
+/// How much of a binary to read beyond its headers and tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Detail {
+    /// Scan read-only data for embedded library names (and, for ELF, the nvcc banner version).
+    pub embedded_names: bool,
+    /// List ELF defined dynamic symbols (`BinaryInfo::dynamic_symbols`).
+    pub symbols: bool,
 }
 
-/// As `read_binary` but headers and tables only: no scan of read-only data for embedded library
-/// names (and so no `nvcc` banner version for ELF). What a tree without run-time edges needs;
+impl Detail {
+    pub const HEADERS: Detail = Detail {
+        embedded_names: false,
+        symbols: false,
+    };
+    pub const NAMES: Detail = Detail {
+        embedded_names: true,
+        symbols: false,
+    };
+    pub const FULL: Detail = Detail {
+        embedded_names: true,
+        symbols: true,
+    };
+}
+
+/// Reads a PE or ELF file through a memory map. Never reads the whole file into memory and
+/// never panics; every failure names `path`. Reads everything (`Detail::FULL`).
+pub fn read_binary(path: &Path) -> Result<BinaryInfo, BinaryError> {
+    read_binary_with(path, Detail::FULL)
+}
+
+/// Headers and tables only: no scan of read-only data for embedded library names (and so no
+/// `nvcc` banner version for ELF), no ELF symbol list. What a tree without run-time edges needs;
 /// on a 500 MB library it is the difference between touching a few pages and reading hundreds of MB.
 pub fn read_binary_headers(path: &Path) -> Result<BinaryInfo, BinaryError> {
-    read_binary_with(path, false)
+    read_binary_with(path, Detail::HEADERS)
 }
 
-/// Reads a binary; `scan_strings` chooses whether embedded library names are looked for.
-pub fn read_binary_with(path: &Path, scan_strings: bool) -> Result<BinaryInfo, BinaryError> {
+/// Headers, tables and embedded library names, no ELF symbol list: what a tree with run-time
+/// edges needs.
+pub fn read_binary_names(path: &Path) -> Result<BinaryInfo, BinaryError> {
+    read_binary_with(path, Detail::NAMES)
+}
+
+/// Reads a binary to the given detail.
+pub fn read_binary_with(path: &Path, detail: Detail) -> Result<BinaryInfo, BinaryError> {
     let shown = path.display().to_string();
     let open_err = |e: std::io::Error| BinaryError::Open {
         path: shown.clone(),
@@ -232,7 +268,7 @@ pub fn read_binary_with(path: &Path, scan_strings: bool) -> Result<BinaryInfo, B
     // file while we read could raise SIGBUS; that is the accepted risk of every mmap-based reader
     // (readelf, objdump, pelite's own FileMap), and the only way to avoid reading 700 MB files whole.
     let map = unsafe { memmap2::Mmap::map(&file) }.map_err(open_err)?;
-    let mut info = parse_bytes_with(&map, &shown, scan_strings)?;
+    let mut info = parse_bytes_with(&map, &shown, detail)?;
     if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
         version::from_file_name(name, &mut info.version);
     }
@@ -241,18 +277,18 @@ pub fn read_binary_with(path: &Path, scan_strings: bool) -> Result<BinaryInfo, B
 
 /// Parses a binary already in memory; `path_for_messages` only names it in errors.
 pub fn parse_bytes(bytes: &[u8], path_for_messages: &str) -> Result<BinaryInfo, BinaryError> {
-    parse_bytes_with(bytes, path_for_messages, true)
+    parse_bytes_with(bytes, path_for_messages, Detail::FULL)
 }
 
 fn parse_bytes_with(
     bytes: &[u8],
     path_for_messages: &str,
-    scan_strings: bool,
+    detail: Detail,
 ) -> Result<BinaryInfo, BinaryError> {
     if bytes.starts_with(b"MZ") {
-        pe::parse(bytes, path_for_messages, scan_strings)
+        pe::parse(bytes, path_for_messages, detail.embedded_names)
     } else if bytes.starts_with(b"\x7fELF") {
-        elf::parse(bytes, path_for_messages, scan_strings)
+        elf::parse(bytes, path_for_messages, detail)
     } else {
         Err(BinaryError::NotBinary {
             path: path_for_messages.to_owned(),

@@ -19,18 +19,7 @@
 //! (`libfoo.so.1.2.3`) or the SONAME's version suffix (`12`, `11.0`) is used.
 
 use super::VersionInfo;
-use regex::Regex;
 use std::collections::BTreeMap;
-use std::sync::LazyLock;
-
-static DOTTED: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"\b(\d{1,5}\.\d{1,5}(?:\.\d{1,6}){0,2})\b").ok());
-static ORIGINAL_FILENAME: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"(?i)^[a-z][a-z_\-]*?(?:32|64)?_(\d{2,3})_(\d{1,6})\.dll$").ok());
-static YEAR_FILE_NAME: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"(?i)_((?:19|20)\d\d\.\d{1,3}\.\d{1,3})\.dll$").ok());
-static SO_FILE_NAME: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"\.so\.(\d+(?:\.\d+)*)$").ok());
 
 /// The version-resource fields kept in `VersionInfo::fields`.
 pub const PE_FIELDS: [&str; 7] = [
@@ -43,18 +32,77 @@ pub const PE_FIELDS: [&str; 7] = [
     "InternalName",
 ];
 
+/// The first `\bN.N(.N(.N)?)?\b` in `text` (1–5 digits in the first two parts, 1–6 after),
+/// shortened to the longest prefix that ends on a word boundary, as the regex would. Hand-written:
+/// compiling a regex costs more than reading a whole library's headers.
 fn first_dotted(text: &str) -> Option<String> {
-    let re = DOTTED.as_ref()?;
-    re.captures(text)
-        .and_then(|c| c.get(1))
-        .map(|m| m.as_str().to_owned())
+    let bytes = text.as_bytes();
+    let word = |i: usize| {
+        bytes
+            .get(i)
+            .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+    };
+    let digits_end = |from: usize| {
+        let mut i = from;
+        while bytes.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        i
+    };
+    for start in 0..bytes.len() {
+        if !bytes[start].is_ascii_digit() || (start > 0 && word(start - 1)) {
+            continue;
+        }
+        let mut ends = Vec::new();
+        let mut at = start;
+        for part in 0..4 {
+            let from = if part == 0 { at } else { at + 1 };
+            if part > 0 && bytes.get(at) != Some(&b'.') {
+                break;
+            }
+            let end = digits_end(from);
+            let max = if part < 2 { 5 } else { 6 };
+            if end == from || end - from > max {
+                break;
+            }
+            at = end;
+            if part >= 1 {
+                ends.push(end);
+            }
+        }
+        if let Some(end) = ends.into_iter().rev().find(|&e| !word(e)) {
+            return Some(text[start..end].to_owned());
+        }
+    }
+    None
+}
+
+fn all_digits(text: &str, lengths: std::ops::RangeInclusive<usize>) -> bool {
+    lengths.contains(&text.len()) && text.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// `name` without a case-insensitive `.dll` ending, or None.
+fn dll_stem(name: &str) -> Option<&str> {
+    let cut = name.len().checked_sub(4)?;
+    (name.is_char_boundary(cut) && name[cut..].eq_ignore_ascii_case(".dll")).then(|| &name[..cut])
 }
 
 /// `CUDART64_129_79.DLL` → `12.9.79`; `nvrtc64_120_0.dll` (patch 0, an ABI name) → None.
 pub fn from_original_filename(name: &str) -> Option<String> {
-    let caps = ORIGINAL_FILENAME.as_ref()?.captures(name.trim())?;
-    let majmin = caps.get(1)?.as_str();
-    let patch = caps.get(2)?.as_str();
+    // `<letters, _ or ->[32|64]_<2-3 digits>_<1-6 digits>.dll`
+    let (rest, patch) = dll_stem(name.trim())?.rsplit_once('_')?;
+    let (prefix, majmin) = rest.rsplit_once('_')?;
+    let letters = prefix
+        .strip_suffix("32")
+        .or_else(|| prefix.strip_suffix("64"))
+        .unwrap_or(prefix);
+    let prefix_ok = letters.starts_with(|c: char| c.is_ascii_alphabetic())
+        && letters
+            .chars()
+            .all(|c| c.is_ascii_alphabetic() || c == '_' || c == '-');
+    if !prefix_ok || !all_digits(majmin, 2..=3) || !all_digits(patch, 1..=6) {
+        return None;
+    }
     if patch.trim_start_matches('0').is_empty() {
         return None;
     }
@@ -150,11 +198,22 @@ pub fn from_nvcc_banner(text: &str) -> Option<String> {
 
 /// The version suffix of an ELF name: `libcudart.so.11.0` → `11.0`.
 pub fn from_so_name(name: &str) -> Option<String> {
-    SO_FILE_NAME
-        .as_ref()?
-        .captures(name)
-        .and_then(|c| c.get(1))
-        .map(|m| m.as_str().to_owned())
+    name.match_indices(".so.")
+        .map(|(at, _)| &name[at + 4..])
+        .find(|rest| rest.split('.').all(|p| all_digits(p, 1..=usize::MAX)))
+        .map(str::to_owned)
+}
+
+/// `cupti64_2025.1.1.dll` → `2025.1.1`: a year version after the last `_` of a DLL name.
+fn from_year_file_name(name: &str) -> Option<String> {
+    let (_, tail) = dll_stem(name)?.rsplit_once('_')?;
+    let parts: Vec<&str> = tail.split('.').collect();
+    let ok = matches!(parts.as_slice(), [year, minor, patch]
+        if all_digits(year, 4..=4)
+            && (year.starts_with("19") || year.starts_with("20"))
+            && all_digits(minor, 1..=3)
+            && all_digits(patch, 1..=3));
+    ok.then(|| tail.to_owned())
 }
 
 /// Uses the file name when the contents said less: `libcudart.so.12.9.79` (ELF, better than a
@@ -166,13 +225,7 @@ pub fn from_file_name(name: &str, info: &mut VersionInfo) {
     }
     let candidate = from_so_name(name)
         .filter(|v| v.matches('.').count() >= 2 || info.version.is_none())
-        .or_else(|| {
-            YEAR_FILE_NAME
-                .as_ref()?
-                .captures(name)
-                .and_then(|c| c.get(1))
-                .map(|m| m.as_str().to_owned())
-        });
+        .or_else(|| from_year_file_name(name));
     if let Some(v) = candidate
         && info.version.as_ref().is_none_or(|old| v.len() > old.len())
     {
@@ -222,6 +275,34 @@ mod tests {
         assert_eq!(from_original_filename("nvrtc64_120_0.dll"), None);
         assert_eq!(from_original_filename("nvJitLink_120_0.dll"), None);
         assert_eq!(from_original_filename("cublas64_12.dll"), None);
+    }
+
+    #[test]
+    fn name_parsers_follow_their_patterns() {
+        assert_eq!(
+            first_dotted("NVIDIA CUDA 12.9.86 NVRTC").as_deref(),
+            Some("12.9.86")
+        );
+        assert_eq!(first_dotted("v12.9.86a 3.1").as_deref(), Some("3.1"));
+        assert_eq!(first_dotted("x 12.9.86a").as_deref(), Some("12.9"));
+        assert_eq!(first_dotted("1.2.3.4.5").as_deref(), Some("1.2.3.4"));
+        assert_eq!(first_dotted("123456.1 and 7.8").as_deref(), Some("7.8"));
+        assert_eq!(first_dotted("no version"), None);
+        assert_eq!(from_so_name("lib.so.x.so.12").as_deref(), Some("12"));
+        assert_eq!(from_so_name("libfoo.so.1."), None);
+        assert_eq!(from_so_name("libfoo.so"), None);
+        assert_eq!(
+            from_year_file_name("CUPTI64_2025.1.1.DLL").as_deref(),
+            Some("2025.1.1")
+        );
+        assert_eq!(from_year_file_name("cupti64_1825.1.1.dll"), None);
+        assert_eq!(from_year_file_name("cupti64_2025.1.dll"), None);
+        assert_eq!(
+            from_original_filename("nv-rtc_x64_129_1.dll").as_deref(),
+            Some("12.9.1")
+        );
+        assert_eq!(from_original_filename("9cudart64_129_79.dll"), None);
+        assert_eq!(from_original_filename("cudart64_1290_79.dll"), None);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The graph's [`FileProbe`]: candidate files looked at through `ctx.fs` and parsed with the
 //! binary reader, each path at most once (a loader asks for the same directory many times).
-//! It also remembers each file's identity (its host path with links resolved), which is how
-//! glibc notices that a second name points at a file already loaded.
+//! It also remembers each file's identity (device and inode on Unix hosts, as glibc compares;
+//! the canonical host path elsewhere), which is how the loader notices that a second name
+//! points at a file already loaded.
 
 use super::Reader;
 use crate::engine::binfmt::BinaryInfo;
@@ -9,15 +10,36 @@ use crate::engine::context::{FsError, FsView, Platform};
 use crate::engine::loader::{FileProbe, Probe};
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+/// What makes two paths the same file.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum FileId {
+    /// Device and inode.
+    Inode(u64, u64),
+    /// The host path with every link resolved.
+    Canonical(PathBuf),
+}
+
+impl FileId {
+    /// One `stat` on Unix; a `canonicalize` (a readlink per component) elsewhere.
+    pub fn of(host: &Path) -> FileId {
+        #[cfg(unix)]
+        if let Ok(meta) = std::fs::metadata(host) {
+            use std::os::unix::fs::MetadataExt;
+            return FileId::Inode(meta.dev(), meta.ino());
+        }
+        FileId::Canonical(std::fs::canonicalize(host).unwrap_or_else(|_| host.to_path_buf()))
+    }
+}
 
 /// Looks at machine paths through a filesystem view, with a cache.
 pub struct FsProbe<'a> {
     fs: &'a FsView,
     platform: Platform,
     reader: Reader,
-    seen: RefCell<HashMap<String, (Probe, Option<PathBuf>)>>,
+    seen: RefCell<HashMap<String, (Probe, Option<FileId>)>>,
 }
 
 impl<'a> FsProbe<'a> {
@@ -38,10 +60,16 @@ impl<'a> FsProbe<'a> {
         }
     }
 
-    fn look(&self, path: &str) -> (Probe, Option<PathBuf>) {
+    /// Records a binary already read (the root), so it is not read again.
+    pub fn remember(&self, path: &str, host: &Path, info: Arc<BinaryInfo>) {
+        let entry = (Probe::Binary(info), Some(FileId::of(host)));
+        self.seen.borrow_mut().insert(self.key(path), entry);
+    }
+
+    fn look(&self, path: &str) -> (Probe, Option<FileId>) {
         match self.fs.file(path) {
             Ok(host) => {
-                let identity = std::fs::canonicalize(&host).unwrap_or_else(|_| host.clone());
+                let identity = FileId::of(&host);
                 let probe = match (self.reader)(&host) {
                     Ok(info) => Probe::Binary(Arc::new(info)),
                     Err(e) => Probe::Unreadable(e.to_string()),
@@ -65,8 +93,8 @@ impl<'a> FsProbe<'a> {
         }
     }
 
-    /// The identity (resolved host path) of a file already probed.
-    pub fn identity(&self, path: &str) -> Option<PathBuf> {
+    /// The identity of a file already probed (or probed now).
+    pub fn identity(&self, path: &str) -> Option<FileId> {
         self.probe(path);
         self.seen
             .borrow()

@@ -1,7 +1,7 @@
 //! The walk itself: breadth-first over load-time imports with already-loaded tracking, then the
 //! run-time loads of every object (see the module header of `graph`).
 
-use super::probe::FsProbe;
+use super::probe::{FileId, FsProbe};
 use super::{DependencyGraph, GraphError, GraphOptions, Node, Reader, RuntimeEdge};
 use crate::engine::binfmt::{BinaryInfo, Format, ImportKind, Machine};
 use crate::engine::context::{Platform, SystemContext};
@@ -10,7 +10,6 @@ use crate::engine::loader::runtime::{RuntimeLoad, runtime_loads};
 use crate::engine::loader::windows::WindowsSearch;
 use crate::engine::loader::{How, Resolution};
 use std::collections::{HashMap, VecDeque};
-use std::path::PathBuf;
 use std::sync::Arc;
 
 /// glibc's dynamic linkers: soname → path, per machine. They are in every process already.
@@ -54,7 +53,7 @@ struct Walk<'a> {
     objs: Vec<Obj>,
     nodes: Vec<Node>,
     names: HashMap<String, usize>,
-    identities: HashMap<PathBuf, usize>,
+    identities: HashMap<FileId, usize>,
 }
 
 pub(super) fn walk(
@@ -110,6 +109,7 @@ pub(super) fn walk(
         identities: HashMap::new(),
     };
     let info = Arc::new(info);
+    w.probe.remember(&root, &host, info.clone());
     w.add_obj(&root, &root, info.clone(), None, None);
     w.seed_rtld();
     w.load_closure(0);

@@ -14,7 +14,6 @@
 //! throughout: a damaged cache is an error, never a panic.
 
 use crate::engine::binfmt::Machine;
-use std::collections::HashMap;
 
 const NEW_MAGIC: &[u8] = b"glibc-ld.so.cache1.1";
 const OLD_MAGIC: &[u8] = b"ld.so-1.7.0";
@@ -84,49 +83,80 @@ impl CacheEntry {
     }
 }
 
-/// A parsed cache, indexed by soname.
+/// One entry as stored: string positions into the cache bytes, decoded only when asked for.
+#[derive(Debug, Clone, Copy)]
+struct RawEntry {
+    flags: i32,
+    name: (usize, usize),
+    path: (usize, usize),
+    hwcap: u64,
+}
+
+/// A parsed cache. Entries keep positions into the file's bytes: parsing allocates no string,
+/// and a look-up compares bytes (a process start pays for the handful of names it asks about,
+/// not for the whole cache).
 #[derive(Debug, Clone, Default)]
 pub struct LdCache {
-    entries: Vec<CacheEntry>,
-    by_name: HashMap<String, Vec<usize>>,
+    bytes: Vec<u8>,
+    raw: Vec<RawEntry>,
 }
 
 impl LdCache {
     /// Parses the bytes of an `ld.so.cache` file.
     pub fn parse(bytes: &[u8]) -> Result<LdCache, LdCacheError> {
-        let entries = if bytes.starts_with(NEW_MAGIC) {
-            parse_new(bytes)?
+        LdCache::from_vec(bytes.to_vec())
+    }
+
+    /// As `parse`, keeping `bytes`.
+    pub fn from_vec(bytes: Vec<u8>) -> Result<LdCache, LdCacheError> {
+        let raw = if bytes.starts_with(NEW_MAGIC) {
+            parse_new(&bytes, 0)?
         } else if bytes.starts_with(OLD_MAGIC) {
-            let nlibs = read_u32(bytes, 12, false).ok_or(LdCacheError::Truncated("header"))?;
+            let nlibs = read_u32(&bytes, 12, false).ok_or(LdCacheError::Truncated("header"))?;
             let table = (nlibs as usize)
                 .checked_mul(OLD_ENTRY)
                 .and_then(|n| n.checked_add(16))
                 .ok_or(LdCacheError::Truncated("entry count"))?;
             let new_start = table.checked_add(7).map(|n| n & !7);
-            match new_start.and_then(|s| bytes.get(s..)) {
-                Some(rest) if rest.starts_with(NEW_MAGIC) => parse_new(rest)?,
-                _ => parse_old(bytes, nlibs as usize, table)?,
+            match new_start.filter(|&s| bytes.get(s..).is_some_and(|r| r.starts_with(NEW_MAGIC))) {
+                Some(start) => parse_new(&bytes, start)?,
+                None => parse_old(&bytes, nlibs as usize, table)?,
             }
         } else {
             return Err(LdCacheError::BadMagic);
         };
-        let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
-        for (i, e) in entries.iter().enumerate() {
-            by_name.entry(e.name.clone()).or_default().push(i);
+        Ok(LdCache { bytes, raw })
+    }
+
+    fn text(&self, (start, end): (usize, usize)) -> &[u8] {
+        &self.bytes[start..end]
+    }
+
+    fn decode(&self, raw: &RawEntry) -> CacheEntry {
+        let owned = |r| String::from_utf8_lossy(self.text(r)).into_owned();
+        CacheEntry {
+            name: owned(raw.name),
+            path: owned(raw.path),
+            flags: raw.flags,
+            hwcap: raw.hwcap,
         }
-        Ok(LdCache { entries, by_name })
     }
 
     /// All entries in file order.
-    pub fn entries(&self) -> &[CacheEntry] {
-        &self.entries
+    pub fn entries(&self) -> Vec<CacheEntry> {
+        self.raw.iter().map(|r| self.decode(r)).collect()
     }
 
-    /// The path ld.so of machine `m` takes for `name`: the first fitting entry without a hwcaps
-    /// subdirectory, else the first fitting one.
-    pub fn lookup(&self, name: &str, m: &Machine) -> Option<&CacheEntry> {
-        let hits = self.by_name.get(name)?;
-        let fitting = || hits.iter().map(|&i| &self.entries[i]).filter(|e| e.fits(m));
+    /// The entry ld.so of machine `m` takes for `name`: the first fitting entry without a
+    /// hwcaps subdirectory, else the first fitting one.
+    pub fn lookup(&self, name: &str, m: &Machine) -> Option<CacheEntry> {
+        let fitting = || {
+            self.raw
+                .iter()
+                .filter(|r| self.text(r.name) == name.as_bytes())
+                .map(|r| self.decode(r))
+                .filter(|e| e.fits(m))
+        };
         fitting()
             .find(|e| e.hwcap & HWCAP_EXTENSION == 0)
             .or_else(|| fitting().next())
@@ -151,14 +181,19 @@ fn read_u64(b: &[u8], at: usize, big: bool) -> Option<u64> {
     })
 }
 
-/// A NUL-terminated string at `offset` in `base`.
-fn c_string(base: &[u8], offset: u32) -> Option<String> {
-    let tail = base.get(offset as usize..)?;
-    let end = tail.iter().position(|&b| b == 0)?;
-    Some(String::from_utf8_lossy(&tail[..end]).into_owned())
+/// The NUL-terminated string at `base + offset` of `bytes`, as a range of `bytes`.
+fn c_string(bytes: &[u8], base: usize, offset: u32) -> Result<(usize, usize), LdCacheError> {
+    let start = base
+        .checked_add(offset as usize)
+        .filter(|&s| s <= bytes.len())
+        .ok_or(LdCacheError::Truncated("string offset"))?;
+    let len = memchr::memchr(0, &bytes[start..]).ok_or(LdCacheError::Truncated("string offset"))?;
+    Ok((start, start + len))
 }
 
-fn parse_new(b: &[u8]) -> Result<Vec<CacheEntry>, LdCacheError> {
+/// The new-format table whose header starts at `base` of `bytes` (string offsets are from there).
+fn parse_new(bytes: &[u8], base: usize) -> Result<Vec<RawEntry>, LdCacheError> {
+    let b = &bytes[base..];
     let header = LdCacheError::Truncated("header");
     // flags byte: 0 unknown (host order, assume little), 2 little-endian, 3 big-endian.
     let big = *b.get(28).ok_or(header.clone())? == 3;
@@ -177,23 +212,20 @@ fn parse_new(b: &[u8]) -> Result<Vec<CacheEntry>, LdCacheError> {
         let key = read_u32(b, at + 4, big).ok_or(bad.clone())?;
         let value = read_u32(b, at + 8, big).ok_or(bad.clone())?;
         let hwcap = read_u64(b, at + 16, big).ok_or(bad)?;
-        let name = c_string(b, key).ok_or(LdCacheError::Truncated("string offset"))?;
-        let path = c_string(b, value).ok_or(LdCacheError::Truncated("string offset"))?;
-        entries.push(CacheEntry {
-            name,
-            path,
+        entries.push(RawEntry {
             flags,
+            name: c_string(bytes, base, key)?,
+            path: c_string(bytes, base, value)?,
             hwcap,
         });
     }
     Ok(entries)
 }
 
-fn parse_old(b: &[u8], nlibs: usize, table_end: usize) -> Result<Vec<CacheEntry>, LdCacheError> {
+fn parse_old(b: &[u8], nlibs: usize, table_end: usize) -> Result<Vec<RawEntry>, LdCacheError> {
     if table_end > b.len() {
         return Err(LdCacheError::Truncated("entry table runs past the end"));
     }
-    let strings = &b[table_end..];
     let mut entries = Vec::with_capacity(nlibs);
     for i in 0..nlibs {
         let at = 16 + i * OLD_ENTRY;
@@ -201,10 +233,10 @@ fn parse_old(b: &[u8], nlibs: usize, table_end: usize) -> Result<Vec<CacheEntry>
         let flags = read_u32(b, at, false).ok_or(bad.clone())? as i32;
         let key = read_u32(b, at + 4, false).ok_or(bad.clone())?;
         let value = read_u32(b, at + 8, false).ok_or(bad)?;
-        entries.push(CacheEntry {
-            name: c_string(strings, key).ok_or(LdCacheError::Truncated("string offset"))?,
-            path: c_string(strings, value).ok_or(LdCacheError::Truncated("string offset"))?,
+        entries.push(RawEntry {
             flags,
+            name: c_string(b, table_end, key)?,
+            path: c_string(b, table_end, value)?,
             hwcap: 0,
         });
     }

@@ -44,7 +44,7 @@ impl CacheSource {
         if let Ok(host) = ctx.fs.file(CACHE_FILE)
             && let Ok(bytes) = std::fs::read(&host)
             && (bytes.len() as u64) <= READ_LIMIT
-            && let Ok(cache) = LdCache::parse(&bytes)
+            && let Ok(cache) = LdCache::from_vec(bytes)
         {
             return CacheSource::Binary(Arc::new(cache));
         }
@@ -64,7 +64,7 @@ impl CacheSource {
     pub fn lookup(&self, name: &str, m: &Machine, exists: &dyn Fn(&str) -> bool) -> CacheHit {
         match self {
             CacheSource::Binary(cache) => match cache.lookup(name, m) {
-                Some(entry) => CacheHit::Path(entry.path.clone()),
+                Some(entry) => CacheHit::Path(entry.path),
                 None => CacheHit::NotListed,
             },
             CacheSource::Dirs(dirs) => dirs

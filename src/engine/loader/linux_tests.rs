@@ -117,7 +117,7 @@ fn cache_and_nodeflib() {
     let Some(cache) = cache_bytes.and_then(|b| LdCache::parse(&b).ok()) else {
         return;
     };
-    let Some(entry) = cache.lookup("libc.so.6", &machine("x86_64", 64)).cloned() else {
+    let Some(entry) = cache.lookup("libc.so.6", &machine("x86_64", 64)) else {
         return;
     };
     let mut probe = FakeProbe::default();

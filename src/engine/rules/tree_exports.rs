@@ -120,31 +120,22 @@ pub(super) fn missing_exports(
 }
 
 /// Version names `parent` needs from `lib_name` that `child` does not define. A library that
-/// defines no version of that family is unversioned: ld.so only warns, so nothing is reported.
+/// defines no versions at all is unversioned: ld.so only warns ("no version information
+/// available"), so nothing is reported.
 pub(super) fn missing_versions(
     parent: &BinaryInfo,
     child: &BinaryInfo,
     lib_name: &str,
 ) -> Vec<String> {
-    let defined: std::collections::HashSet<&str> =
-        child.dynamic_symbols.iter().map(|s| s.as_str()).collect();
-    let mut out = Vec::new();
-    for need in parent
+    if child.version_definitions.is_empty() {
+        return Vec::new();
+    }
+    parent
         .version_needs
         .iter()
         .filter(|n| n.library == lib_name)
-    {
-        for version in &need.versions {
-            if defined.contains(version.as_str()) {
-                continue;
-            }
-            let family = version.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-            let versioned =
-                !family.is_empty() && child.dynamic_symbols.iter().any(|s| s.starts_with(family));
-            if versioned {
-                out.push(version.clone());
-            }
-        }
-    }
-    out
+        .flat_map(|need| &need.versions)
+        .filter(|v| !child.version_definitions.contains(v))
+        .cloned()
+        .collect()
 }

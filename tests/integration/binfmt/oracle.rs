@@ -127,6 +127,26 @@ pub fn readelf_version_needs(path: &Path) -> Vec<(String, Vec<String>)> {
     out
 }
 
+/// Version names defined in `.gnu.version_d`, without the BASE entry (the file's own name).
+pub fn readelf_version_definitions(path: &Path) -> Vec<String> {
+    let text = output("readelf", &["-VW"], path);
+    let mut out = Vec::new();
+    let mut in_defs = false;
+    for line in text.lines() {
+        if line.starts_with("Version definition section") {
+            in_defs = true;
+        } else if line.starts_with("Version ") {
+            in_defs = false;
+        } else if in_defs
+            && !line.contains("Flags: BASE")
+            && let Some(at) = line.find("Name: ")
+        {
+            out.push(line[at + 6..].trim().to_owned());
+        }
+    }
+    out
+}
+
 /// Defined global/weak/unique dynamic symbols, without `@VERSION` suffixes.
 pub fn readelf_defined_dynsyms(path: &Path) -> BTreeSet<String> {
     let text = output("readelf", &["--dyn-syms", "-W"], path);
