@@ -16,6 +16,7 @@ mod oracle_windows;
 mod scan_inventory;
 mod scan_resilience;
 mod situations;
+mod situations_linux;
 mod support;
 mod tree;
 mod wheels;

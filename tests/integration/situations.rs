@@ -153,13 +153,27 @@ fn a_tf210_cuda11_bin_not_on_host_path_is_not_searched() {
             .iter()
             .any(|e| e["kind"] == "searched")
     );
-    let w = why(&mf, TF_ERR);
+    assert!(
+        text.contains("Python.NET") && text.contains("PYTHONNET_PYDLL"),
+        "{f:#}"
+    );
+    assert!(text.contains("pythonnet/pythonnet#1444"), "{f:#}");
+    // The log as a Python.NET host prints it: TensorFlow's line, then the .NET stack.
+    let log = format!("{TF_ERR}\n   at Python.Runtime.PythonException.ThrowLastAsClrException()\n");
+    let w = why(&mf, &log);
     assert!(
         find(&w, "library-not-searched").is_some(),
         "{:#}",
         w["findings"]
     );
     assert!(find(&w, "library-on-machine").is_some());
+    let host = w["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f.to_string().contains("Python.NET"))
+        .unwrap_or_else(|| panic!("Python.NET not named: {:#}", w["findings"]));
+    assert!(host.to_string().contains("append"), "{host:#}");
 }
 
 fn cudnn8(m: &mut FakeMachine) -> String {

@@ -16,7 +16,7 @@ fn loaders(ctx: &SystemContext, inv: &Inventory) -> Vec<Process> {
         .python_envs
         .iter()
         .filter(|e| !e.frameworks.is_empty())
-        .map(|e| process::framework_loader(ctx, inv, e))
+        .map(|e| process::framework_loader(ctx, inv, e, None))
         .collect();
     if out.is_empty() {
         out.push(process::host_app(ctx, inv, None));

@@ -42,7 +42,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
             .collect();
         let (loader, who) = match users.first() {
             Some((env, f)) => (
-                process::framework_loader(ctx, inv, env),
+                process::framework_loader(ctx, inv, env, None),
                 format!(
                     "TensorFlow {} in {}",
                     f.version.as_deref().unwrap_or(""),

@@ -99,7 +99,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
         }
         let cuda = f.expects.cuda.clone().unwrap_or_default();
         let names = needed_names(ctx.platform, &cuda, f.expects.cudnn.as_deref());
-        let loader = process::framework_loader(ctx, inv, env);
+        let loader = process::framework_loader(ctx, inv, env, Some(f));
         out.extend(check_names(
             ctx,
             inv,
@@ -226,19 +226,36 @@ pub fn not_searched(
         format!(
             "{dir} is not on this process's PATH, and it is not the application folder or a system folder, so the loader never looks there."
         )
+    } else if ctx.platform == Platform::Linux {
+        format!(
+            "{dir} is not one of the folders ld.so searches for this process: it is not in an RPATH or RUNPATH of the objects doing the loading, not in LD_LIBRARY_PATH, not listed in /etc/ld.so.cache and not a default folder."
+        )
     } else {
         format!("{dir} is not one of the folders this process searches.")
     };
+    let note = loader
+        .note
+        .as_deref()
+        .map(|n| format!(" {n}"))
+        .unwrap_or_default();
     let mut f = Finding::new(
         "library-not-searched",
         Severity::Error,
         format!("{name} exists in {dir}, but {subject} does not search there"),
-        format!("{subject} loads {name}. A copy exists at {first}. {why}"),
+        format!("{subject} loads {name}. A copy exists at {first}. {why}{note}"),
     );
     for c in copies {
         f = f.with_evidence(Evidence::at("file", format!("copy of {name}"), c.clone()));
     }
-    let fix = if loader.uses_path {
+    let fix = if ctx.platform == Platform::Linux {
+        FixRef {
+            id: format!("ld-library-path-prepend:{dir}"),
+            kind: "env-var".into(),
+            summary: format!(
+                "Add {dir} to LD_LIBRARY_PATH for this process (or register it with ldconfig)"
+            ),
+        }
+    } else if loader.uses_path {
         FixRef {
             id: format!("path-prepend:{dir}"),
             kind: "path-edit".into(),

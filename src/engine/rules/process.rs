@@ -4,17 +4,20 @@
 //! application (a .NET program through Python.NET, or any `.exe`). Every answer is a loader
 //! [`Resolution`] with the directories tried, so findings can say *where* they looked.
 //!
-//! Linux is resolved with a plain directory search (LD_LIBRARY_PATH, then the library folders
-//! the inventory knows). FALLBACK: this is not `loader::linux::LinuxSearch` (which needs the
-//! loading object's RPATH/RUNPATH); findings on Linux say so in their evidence.
+//! On Linux the process is `loader::linux::LinuxSearch` (RPATH chain, LD_LIBRARY_PATH, RUNPATH,
+//! ld.so.cache, default folders, nodeflib) over a two-object chain: the framework's library,
+//! standing at its bundled-library folder with `$ORIGIN` as its RPATH (how PyTorch, ONNX Runtime
+//! and CuPy find their own copies), loaded by the environment's real `python` executable, whose
+//! own RPATH counts too (conda's `$ORIGIN/../lib`).
 
 use crate::engine::binfmt::{BinaryInfo, Format, Machine};
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::findings::Evidence;
 use crate::engine::graph::probe::FsProbe;
+use crate::engine::loader::linux::{LinuxObject, LinuxSearch};
 use crate::engine::loader::windows::{Preset, WindowsOptions, WindowsSearch};
-use crate::engine::loader::{Attempt, FileProbe, How, Outcome, Probe, Resolution};
-use crate::engine::scan::inventory::{Inventory, PythonEnv, PythonKind};
+use crate::engine::loader::{FileProbe, Outcome, Probe, Resolution};
+use crate::engine::scan::inventory::{Framework, Inventory, PythonEnv, PythonKind};
 use std::sync::Arc;
 
 /// A probe over the machine's files that treats a file it cannot parse as a usable 64-bit
@@ -71,52 +74,84 @@ pub struct Process {
     pub label: String,
     /// Whether PATH takes part in this process's search.
     pub uses_path: bool,
+    /// What else findings should say about this process (a Python.NET host's PATH).
+    pub note: Option<String>,
     search: Search,
 }
 
 enum Search {
     Windows(Box<WindowsSearch>),
-    /// FALLBACK for Linux: a plain ordered directory list.
-    Dirs(Vec<(How, String)>),
+    Linux(Box<LinuxProcess>),
+}
+
+/// A Linux process: the loader's strategy and the objects of the chain that does the loading,
+/// the loading object first and the main program last.
+struct LinuxProcess {
+    search: LinuxSearch,
+    chain: Vec<(String, BinaryInfo)>,
+}
+
+impl LinuxProcess {
+    fn objects(&self) -> Vec<LinuxObject<'_>> {
+        self.chain
+            .iter()
+            .map(|(path, info)| LinuxObject { path, info })
+            .collect()
+    }
 }
 
 impl Process {
     /// Resolves a library name for a 64-bit process.
-    pub fn resolve(&self, ctx: &SystemContext, name: &str, probe: &dyn FileProbe) -> Resolution {
+    pub fn resolve(&self, _ctx: &SystemContext, name: &str, probe: &dyn FileProbe) -> Resolution {
         match &self.search {
             Search::Windows(w) => w.resolve(name, &x64(), probe),
-            Search::Dirs(dirs) => {
-                let mut attempts = Vec::new();
-                for (how, dir) in dirs {
-                    let candidate = ctx.platform.join(dir, name);
-                    let outcome = match probe.probe(&candidate) {
-                        Probe::Missing => Outcome::NotFound,
-                        _ => Outcome::Found,
-                    };
-                    let found = outcome == Outcome::Found;
-                    attempts.push(Attempt {
-                        directory: dir.clone(),
-                        source: *how,
-                        outcome,
-                    });
-                    if found {
-                        return Resolution {
-                            path: Some(candidate),
-                            how: *how,
-                            attempts,
-                        };
-                    }
-                }
-                Resolution::missing(How::Default, attempts)
+            Search::Linux(l) => {
+                let chain = l.objects();
+                let main = *chain.last().expect("a Linux process has a main program");
+                l.search.resolve(name, &chain, main, &x64(), probe)
             }
         }
     }
 
-    /// The directories this process searches, in order.
+    /// The directories this process searches, in order (Linux: the RPATH chain,
+    /// LD_LIBRARY_PATH, the loading object's RUNPATH and the default folders; the cache, which
+    /// names files rather than folders, is left out).
     pub fn searched_dirs(&self) -> Vec<String> {
         match &self.search {
             Search::Windows(w) => w.steps().into_iter().map(|(_, d)| d).collect(),
-            Search::Dirs(d) => d.iter().map(|(_, d)| d.clone()).collect(),
+            Search::Linux(l) => {
+                let chain = l.objects();
+                let origin = |o: &LinuxObject| Platform::Linux.parent(o.path).unwrap_or_default();
+                let loader = chain[0];
+                let mut dirs = Vec::new();
+                if loader.info.runpath.is_empty() {
+                    for o in &chain {
+                        if o.info.runpath.is_empty() {
+                            dirs.extend(
+                                o.info.rpath.iter().map(|e| l.search.expand(e, &origin(o))),
+                            );
+                        }
+                    }
+                }
+                let main_origin = origin(chain.last().unwrap_or(&loader));
+                dirs.extend(
+                    l.search
+                        .ld_library_path
+                        .iter()
+                        .map(|e| l.search.expand(e, &main_origin)),
+                );
+                dirs.extend(
+                    loader
+                        .info
+                        .runpath
+                        .iter()
+                        .map(|e| l.search.expand(e, &origin(&loader))),
+                );
+                if !loader.info.nodeflib {
+                    dirs.extend(l.search.default_dirs.iter().cloned());
+                }
+                dirs
+            }
         }
     }
 }
@@ -137,9 +172,16 @@ fn python_dir(ctx: &SystemContext, env: &PythonEnv) -> String {
         .unwrap_or_else(|| env.root.clone())
 }
 
-/// A framework's own `LoadLibrary` of its CUDA DLLs inside this Python (TensorFlow's DSO
-/// loader, CuPy, ONNX Runtime): the standard order, so PATH *is* searched.
-pub fn framework_loader(ctx: &SystemContext, inv: &Inventory, env: &PythonEnv) -> Process {
+/// A framework's own `LoadLibrary`/`dlopen` of its CUDA libraries inside this Python
+/// (TensorFlow's DSO loader, CuPy, ONNX Runtime): on Windows the standard order, so PATH *is*
+/// searched; on Linux ld.so's order from the framework's library (`framework`, or each framework
+/// of the environment when `None`) loaded by the environment's python.
+pub fn framework_loader(
+    ctx: &SystemContext,
+    inv: &Inventory,
+    env: &PythonEnv,
+    framework: Option<&Framework>,
+) -> Process {
     let dir = python_dir(ctx, env);
     match ctx.platform {
         Platform::Windows => {
@@ -150,11 +192,14 @@ pub fn framework_loader(ctx: &SystemContext, inv: &Inventory, env: &PythonEnv) -
             };
             let root = ctx.platform.join(&dir, "python.exe");
             Process {
-                label: format!(
-                    "the Python process of {} (LoadLibrary: application folder, system folders, PATH)",
-                    env.root
-                ),
+                label: pythonnet_host(ctx).unwrap_or_else(|| {
+                    format!(
+                        "the Python process of {} (LoadLibrary: application folder, system folders, PATH)",
+                        env.root
+                    )
+                }),
                 uses_path: true,
+                note: pythonnet_note(ctx),
                 search: Search::Windows(Box::new(WindowsSearch::from_context(
                     ctx,
                     &opts,
@@ -163,7 +208,7 @@ pub fn framework_loader(ctx: &SystemContext, inv: &Inventory, env: &PythonEnv) -
                 ))),
             }
         }
-        Platform::Linux => linux_process(ctx, inv, Some(env)),
+        Platform::Linux => linux_process(ctx, inv, Some((env, framework))),
     }
 }
 
@@ -187,6 +232,7 @@ pub fn python_extension_loader(ctx: &SystemContext, env: &PythonEnv, ext_dir: &s
             env.python_version.as_deref().unwrap_or("3.8+")
         ),
         uses_path: false,
+        note: None,
         search: Search::Windows(Box::new(WindowsSearch::from_context(
             ctx,
             &opts,
@@ -208,8 +254,11 @@ pub fn host_app(ctx: &SystemContext, inv: &Inventory, app_dir: Option<&str>) -> 
             };
             let root = ctx.platform.join(dir, "host.exe");
             Process {
-                label: "an application process (application folder, system folders, PATH)".into(),
+                label: pythonnet_host(ctx).unwrap_or_else(|| {
+                    "an application process (application folder, system folders, PATH)".into()
+                }),
                 uses_path: true,
+                note: pythonnet_note(ctx),
                 search: Search::Windows(Box::new(WindowsSearch::from_context(
                     ctx,
                     &opts,
@@ -222,40 +271,76 @@ pub fn host_app(ctx: &SystemContext, inv: &Inventory, app_dir: Option<&str>) -> 
     }
 }
 
-/// FALLBACK Linux search: LD_LIBRARY_PATH, then the framework's wheel folders, then the
-/// distribution's library folders.
-fn linux_process(ctx: &SystemContext, _inv: &Inventory, env: Option<&PythonEnv>) -> Process {
-    let mut dirs: Vec<(How, String)> = ctx
-        .env
-        .get("LD_LIBRARY_PATH")
-        .map(|v| ctx.platform.split_list(v))
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|d| !d.is_empty())
-        .map(|d| (How::LdLibraryPath, d))
-        .collect();
-    if let Some(env) = env {
-        for f in &env.frameworks {
-            if let Some(b) = &f.bundled_dir {
-                dirs.push((How::Rpath, b.clone()));
+/// With Python.NET (`PYTHONNET_PYDLL` set, the variable pythonnet 3 reads), Python runs inside
+/// a .NET program: that program is the process whose PATH counts.
+fn pythonnet_host(ctx: &SystemContext) -> Option<String> {
+    let dll = ctx.env.get("PYTHONNET_PYDLL")?;
+    Some(format!(
+        "the .NET application hosting Python through Python.NET (PYTHONNET_PYDLL = {dll}; LoadLibrary: application folder, system folders, the PATH the host process has)"
+    ))
+}
+
+/// Why a Python.NET host's PATH differs from the user's: pythonnet/pythonnet#1444 (TensorFlow
+/// could not load cublas64_11.dll under Python.NET; the wiki's virtual-environment code had
+/// replaced the process PATH with the environment folder instead of appending to it).
+fn pythonnet_note(ctx: &SystemContext) -> Option<String> {
+    ctx.env.get("PYTHONNET_PYDLL")?;
+    Some("Under Python.NET the .NET program's own PATH is searched, as the program left it. Code that sets PATH to the Python environment's folder (Environment.SetEnvironmentVariable(\"PATH\", pathToVirtualEnv, ...)) drops every CUDA folder; append instead: path + \";\" + pathToVirtualEnv (pythonnet/pythonnet#1444).".to_string())
+}
+
+/// A Linux process: with an environment, its python executable (read from the machine when it is
+/// a real ELF file) loading the framework's library; without one, a plain program.
+fn linux_process(
+    ctx: &SystemContext,
+    _inv: &Inventory,
+    env: Option<(&PythonEnv, Option<&Framework>)>,
+) -> Process {
+    let probe = FsProbe::new(&ctx.fs, crate::engine::binfmt::read_binary_headers);
+    let elf = || BinaryInfo::empty(Format::Elf, x64());
+    let mut chain = Vec::new();
+    let mut label =
+        "a Linux program (ld.so: LD_LIBRARY_PATH, ld.so.cache, default folders)".to_string();
+    if let Some((env, framework)) = env {
+        let frameworks: Vec<&Framework> = match framework {
+            Some(f) => vec![f],
+            None => env.frameworks.iter().collect(),
+        };
+        for f in frameworks {
+            if let Some(dir) = &f.bundled_dir {
+                let mut lib = elf();
+                lib.rpath = vec!["$ORIGIN".to_string()];
+                chain.push((Platform::Linux.join(dir, "(framework library)"), lib));
             }
         }
-    }
-    for d in [
-        "/lib/x86_64-linux-gnu",
-        "/usr/lib/x86_64-linux-gnu",
-        "/lib64",
-        "/usr/lib64",
-        "/lib",
-        "/usr/lib",
-    ] {
-        dirs.push((How::Default, d.to_string()));
+        let python = python_exe_real(ctx, env);
+        let info = probe.info(&python).map_or_else(elf, |i| (*i).clone());
+        label = format!(
+            "the Python process of {} (ld.so from {python}: RPATH, LD_LIBRARY_PATH, ld.so.cache, default folders)",
+            env.root
+        );
+        chain.push((python, info));
+    } else {
+        chain.push(("/usr/bin/program".to_string(), elf()));
     }
     Process {
-        label: "a Linux process (LD_LIBRARY_PATH, the framework's RPATH, default folders; simplified search)".into(),
+        label,
         uses_path: false,
-        search: Search::Dirs(dirs),
+        note: None,
+        search: Search::Linux(Box::new(LinuxProcess {
+            search: LinuxSearch::from_context(ctx, &x64()),
+            chain,
+        })),
     }
+}
+
+/// The environment's python with one level of symbolic link resolved: ld.so takes the main
+/// program's `$ORIGIN` from the real file (a venv's `bin/python` points at the base install).
+fn python_exe_real(ctx: &SystemContext, env: &PythonEnv) -> String {
+    let exe = env
+        .python_exe
+        .clone()
+        .unwrap_or_else(|| Platform::Linux.join(&env.root, "bin/python"));
+    ctx.fs.read_link(&exe).unwrap_or(exe)
 }
 
 /// Evidence lines for a resolution: each directory tried and what was there.

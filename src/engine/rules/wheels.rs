@@ -67,7 +67,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                 }
             }
         }
-        let loader = process::framework_loader(ctx, inv, env);
+        let loader = process::framework_loader(ctx, inv, env, None);
         for f in env
             .frameworks
             .iter()

@@ -10,26 +10,7 @@ use super::version;
 /// or TF 1.x's module-level `cuda_version_number = '10.0'` / `cudnn_version_number = '7'`
 /// (the names TF 1.x's self_check.py reads, cuda-facts §3.5), and `msvcp_dll_name`.
 pub fn apply_build_info(f: &mut Framework, text: &str) {
-    let get = |key: &str| -> Option<String> {
-        text.lines().find_map(|line| {
-            let l = line.trim();
-            let rest = l
-                .strip_prefix(&format!("build_info['{key}']"))
-                .or_else(|| l.strip_prefix(&format!("build_info[\"{key}\"]")))
-                .or_else(|| l.strip_prefix(&format!("'{key}'")))
-                .or_else(|| l.strip_prefix(&format!("\"{key}\"")))
-                .or_else(|| {
-                    l.strip_prefix(key)
-                        .filter(|r| r.trim_start().starts_with('='))
-                })?;
-            let value = rest
-                .trim_start()
-                .trim_start_matches(['=', ':'])
-                .trim()
-                .trim_end_matches(',');
-            Some(value.trim().to_string())
-        })
-    };
+    let get = |key: &str| build_info_value(text, key);
     let unquote = |v: String| v.trim_matches(|c| c == '\'' || c == '"').to_string();
     if let Some(v) = get("is_cuda_build") {
         f.cuda_build = Some(v == "True" || v == "'True'");
@@ -71,6 +52,32 @@ pub fn apply_build_info(f: &mut Framework, text: &str) {
     }
 }
 
+/// The raw value written for `key` in build_info.py: after `build_info['key'] =`, `'key':` (one
+/// entry per line or a whole dict on one line) or a module-level `key =`. Lists are kept whole
+/// (`['sm_35', 'sm_50']`), quoted strings with their quotes.
+fn build_info_value(text: &str, key: &str) -> Option<String> {
+    let quoted = [format!("'{key}'"), format!("\"{key}\"")];
+    let after_quoted = quoted.iter().find_map(|q| {
+        text.match_indices(q.as_str()).find_map(|(at, _)| {
+            let rest = text[at + q.len()..].trim_start_matches(']').trim_start();
+            rest.strip_prefix('=').or_else(|| rest.strip_prefix(':'))
+        })
+    });
+    let after_bare = || {
+        text.lines().find_map(|line| {
+            let rest = line.trim().strip_prefix(key)?.trim_start();
+            rest.strip_prefix('=')
+        })
+    };
+    let rest = after_quoted.or_else(after_bare)?.trim_start();
+    let end = match rest.chars().next()? {
+        '[' => rest.find(']').map_or(rest.len(), |i| i + 1),
+        q @ ('\'' | '"') => rest[1..].find(q).map_or(rest.len(), |i| i + 2),
+        _ => rest.find([',', '}', ')', '\n']).unwrap_or(rest.len()),
+    };
+    Some(rest[..end].trim().to_string())
+}
+
 /// `name = 'x'` / `name: Optional[str] = 'x'` → `Some(Some(x))`; `= None` → `Some(None)`.
 pub fn py_assignment(text: &str, name: &str) -> Option<Option<String>> {
     text.lines().find_map(|line| {
@@ -103,6 +110,19 @@ mod tests {
         location: &str,
     ) -> Framework {
         Framework::new(kind, package, version, location)
+    }
+
+    #[test]
+    fn parses_tf_build_info_on_one_line() {
+        let mut f = framework(FrameworkKind::TensorFlow, "tensorflow", None, "/x");
+        apply_build_info(
+            &mut f,
+            "build_info = {'cuda_compute_capabilities': ['sm_35', 'sm_80'], 'cuda_version': '11.8', 'cudnn_version': '8', 'is_cuda_build': True}\n",
+        );
+        assert_eq!(f.expects.cuda.as_deref(), Some("11.8"));
+        assert_eq!(f.expects.cudnn.as_deref(), Some("8"));
+        assert_eq!(f.cuda_build, Some(true));
+        assert_eq!(f.expects.compute_capabilities, ["sm_35", "sm_80"]);
     }
 
     #[test]

@@ -51,7 +51,7 @@ pub fn findings(ctx: &SystemContext, t: &Triage) -> Vec<Finding> {
     let probe = PresenceProbe::new(ctx);
     let mut contexts: Vec<Process> = vec![process::host_app(ctx, inv, None)];
     for env in inv.python_envs.iter().filter(|e| !e.frameworks.is_empty()) {
-        contexts.push(process::framework_loader(ctx, inv, env));
+        contexts.push(process::framework_loader(ctx, inv, env, None));
         if ctx.platform == crate::engine::context::Platform::Windows {
             contexts.push(process::python_extension_loader(ctx, env, &env.root));
         }
