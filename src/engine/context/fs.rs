@@ -63,6 +63,9 @@ pub struct FsView {
     mapping: Mapping,
     /// Directory listings already read, for case-insensitive component look-ups.
     listings: Arc<Mutex<HashMap<PathBuf, Arc<Vec<OsString>>>>>,
+    /// Folders below a mapped root already seen to be real folders (not links), so a path's
+    /// leading components are not looked at again for every file in them.
+    real_dirs: Arc<Mutex<std::collections::HashSet<String>>>,
 }
 
 impl FsView {
@@ -91,6 +94,7 @@ impl FsView {
             platform,
             mapping,
             listings: Arc::default(),
+            real_dirs: Arc::default(),
         }
     }
 
@@ -142,8 +146,28 @@ impl FsView {
         rest: &str,
         shown: &str,
     ) -> Result<PathBuf, FsError> {
+        let parts: Vec<&str> = rest.split('\\').filter(|p| !p.is_empty()).collect();
+        let under = |names: &[&str]| names.iter().fold(base.to_path_buf(), |p, n| p.join(n));
+        // Fast paths: the path exactly as written (one lstat); else its folder exactly as
+        // written, leaving only the last name to match (one stat and a cached listing).
+        let exact = under(&parts);
+        if std::fs::symlink_metadata(&exact).is_ok() {
+            return Ok(exact);
+        }
+        if let Some((last, folder)) = parts.split_last() {
+            let parent = under(folder);
+            if parent.is_dir() {
+                let names = self.listing(&parent).map_err(|e| io_error(shown, &e))?;
+                let lower = last.to_lowercase();
+                return names
+                    .iter()
+                    .find(|n| n.to_str().is_some_and(|s| s.to_lowercase() == lower))
+                    .map(|n| parent.join(n))
+                    .ok_or_else(|| FsError::NotFound(shown.to_string()));
+            }
+        }
         let mut current = base.to_path_buf();
-        for part in rest.split('\\').filter(|p| !p.is_empty()) {
+        for part in parts {
             let exact = current.join(part);
             if std::fs::symlink_metadata(&exact).is_ok() {
                 current = exact;
@@ -181,8 +205,20 @@ impl FsView {
                 }
                 _ => {}
             }
+            let key = format!("{}/{part}", stack.join("/"));
+            let known_dir = || self.real_dirs.lock().is_ok_and(|d| d.contains(&key));
+            // The last component is always looked at: it is what the caller asks about.
+            if !pending.is_empty() && known_dir() {
+                stack.push(part);
+                continue;
+            }
             let host = root.join(stack.join("/")).join(&part);
             let meta = std::fs::symlink_metadata(&host).map_err(|e| io_error(shown, &e))?;
+            if meta.is_dir()
+                && let Ok(mut d) = self.real_dirs.lock()
+            {
+                d.insert(key);
+            }
             if meta.file_type().is_symlink() {
                 hops += 1;
                 if hops > MAX_SYMLINK_HOPS {
@@ -264,7 +300,10 @@ impl FsView {
             let host = entry.path();
             let is_symlink = entry.file_type().is_ok_and(|t| t.is_symlink());
             let machine_path = self.platform.join(&self.platform.normalize(path), &name);
-            let (is_dir, is_file) = if is_symlink && self.mapping_is_rooted() {
+            let kind = entry.file_type().ok().filter(|t| !t.is_symlink());
+            let (is_dir, is_file) = if let Some(t) = kind {
+                (t.is_dir(), t.is_file())
+            } else if is_symlink && self.mapping_is_rooted() {
                 match self.host_path(&machine_path) {
                     Ok(target) => (target.is_dir(), target.is_file()),
                     Err(_) => (false, false),

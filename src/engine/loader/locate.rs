@@ -113,45 +113,62 @@ fn expand(ctx: &SystemContext, pattern: &str, budget: usize) -> Vec<String> {
 
 /// Every file named `name` in the searched directories (machine paths, first-seen order).
 pub fn locate(ctx: &SystemContext, name: &str, known_dirs: &[String]) -> Vec<String> {
-    let p = ctx.platform;
-    let mut dirs: Vec<String> = known_dirs.to_vec();
-    dirs.extend(ctx.path_entries());
-    if p == Platform::Linux
-        && let Some(llp) = ctx.env.get("LD_LIBRARY_PATH")
-    {
-        dirs.extend(p.split_list(llp));
-    }
-    let roots = match p {
-        Platform::Windows => WINDOWS_ROOTS,
-        Platform::Linux => LINUX_ROOTS,
-    };
-    for root in roots {
-        if dirs.len() >= MAX_DIRS {
-            break;
+    Locator::new(ctx, known_dirs).find(ctx, name)
+}
+
+/// The folders `locate` looks in, worked out once (install roots expanded, duplicates and
+/// relative entries dropped) so that many names can be looked up without expanding them again.
+pub struct Locator {
+    dirs: Vec<String>,
+}
+
+impl Locator {
+    /// `known_dirs`, then PATH (and LD_LIBRARY_PATH on Linux), then the platform's install roots.
+    pub fn new(ctx: &SystemContext, known_dirs: &[String]) -> Locator {
+        let p = ctx.platform;
+        let mut dirs: Vec<String> = known_dirs.to_vec();
+        dirs.extend(ctx.path_entries());
+        if p == Platform::Linux
+            && let Some(llp) = ctx.env.get("LD_LIBRARY_PATH")
+        {
+            dirs.extend(p.split_list(llp));
         }
-        if let Some(pattern) = substitute(ctx, root) {
-            dirs.extend(expand(ctx, &pattern, MAX_DIRS - dirs.len()));
-        }
-    }
-    let mut seen: Vec<String> = Vec::new();
-    let mut found = Vec::new();
-    for dir in dirs.into_iter().filter(|d| p.is_absolute(d)).take(MAX_DIRS) {
-        let key = p.normalize(&dir);
-        let key = if p.case_insensitive() {
-            key.to_lowercase()
-        } else {
-            key
+        let roots = match p {
+            Platform::Windows => WINDOWS_ROOTS,
+            Platform::Linux => LINUX_ROOTS,
         };
-        if seen.contains(&key) {
-            continue;
+        for root in roots {
+            if dirs.len() >= MAX_DIRS {
+                break;
+            }
+            if let Some(pattern) = substitute(ctx, root) {
+                dirs.extend(expand(ctx, &pattern, MAX_DIRS - dirs.len()));
+            }
         }
-        seen.push(key);
-        let candidate = p.join(&p.normalize(&dir), name);
-        if ctx.fs.is_file(&candidate) {
-            found.push(candidate);
+        let mut seen = std::collections::HashSet::new();
+        let mut unique = Vec::new();
+        for dir in dirs.into_iter().filter(|d| p.is_absolute(d)).take(MAX_DIRS) {
+            let dir = p.normalize(&dir);
+            let key = if p.case_insensitive() {
+                dir.to_lowercase()
+            } else {
+                dir.clone()
+            };
+            if seen.insert(key) {
+                unique.push(dir);
+            }
         }
+        Locator { dirs: unique }
     }
-    found
+
+    /// Every file named `name` in these folders.
+    pub fn find(&self, ctx: &SystemContext, name: &str) -> Vec<String> {
+        self.dirs
+            .iter()
+            .map(|dir| ctx.platform.join(dir, name))
+            .filter(|candidate| ctx.fs.is_file(candidate))
+            .collect()
+    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 //! TensorFlow's build_info DLL names (2.10 names a `cudart64_112.dll` that never existed).
 
 use super::process::{self, PresenceProbe, Process, attempts_evidence};
-use super::where_else::{KnownLibraries, copies_of};
+use super::where_else::KnownLibraries;
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
 use crate::engine::knowledge::{self, LibraryIdentity, identify_library};
@@ -150,7 +150,9 @@ fn check_names(
         if r.is_resolved() {
             continue;
         }
-        let copies = copies_of(ctx, inv, name);
+        let copies = known
+            .get_or_init(|| KnownLibraries::new(ctx, inv))
+            .copies_of(ctx, name);
         let subject = who(env, f);
         let finding = if let Some(first) = copies.first() {
             not_searched(ctx, &subject, loader, name, first, &copies)

@@ -4,7 +4,7 @@
 
 use crate::engine::context::SystemContext;
 use crate::engine::knowledge::{LibraryIdentity, identify_library};
-use crate::engine::loader::locate::locate;
+use crate::engine::loader::locate::{Locator, locate};
 use crate::engine::scan::inventory::Inventory;
 
 /// Every library folder the inventory knows.
@@ -30,10 +30,12 @@ pub fn copies_of(ctx: &SystemContext, inv: &Inventory, name: &str) -> Vec<String
     locate(ctx, name, &inventory_dirs(inv))
 }
 
-/// Every library file in the inventory's folders with its identity, listed once per rules run
-/// (a machine with 20 environments and thousands of libraries must not be listed per question).
+/// Every library file in the inventory's folders with its identity, and the folders copies are
+/// looked for in, each worked out once per rules run (a machine with 20 environments and
+/// thousands of libraries must not be listed or walked again per question).
 pub struct KnownLibraries {
     files: Vec<(LibraryIdentity, String)>,
+    locator: Locator,
 }
 
 impl KnownLibraries {
@@ -41,6 +43,7 @@ impl KnownLibraries {
         let mut files: Vec<(LibraryIdentity, String)> = Vec::new();
         let mut seen = std::collections::HashSet::new();
         let mut dirs = inventory_dirs(inv);
+        let locator = Locator::new(ctx, &dirs);
         dirs.sort();
         dirs.dedup();
         for dir in dirs {
@@ -55,7 +58,12 @@ impl KnownLibraries {
                 }
             }
         }
-        KnownLibraries { files }
+        KnownLibraries { files, locator }
+    }
+
+    /// Every copy of `name` on the machine, as `copies_of` finds them.
+    pub fn copies_of(&self, ctx: &SystemContext, name: &str) -> Vec<String> {
+        self.locator.find(ctx, name)
     }
 
     /// Libraries of the same component with another version family, present on the machine

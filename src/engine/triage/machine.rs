@@ -56,8 +56,11 @@ pub fn findings(ctx: &SystemContext, t: &Triage) -> Vec<Finding> {
             contexts.push(process::python_extension_loader(ctx, env, &env.root));
         }
     }
+    let known = std::cell::OnceCell::new();
     for id in &t.identified {
-        let copies = where_else::copies_of(ctx, inv, &id.file);
+        let copies = known
+            .get_or_init(|| where_else::KnownLibraries::new(ctx, inv))
+            .copies_of(ctx, &id.file);
         let mut f = Finding::new(
             "library-on-machine",
             Severity::Info,
