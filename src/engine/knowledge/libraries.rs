@@ -27,6 +27,9 @@ pub struct LibraryRow {
     pub verified: bool,
     #[serde(default)]
     pub note: Option<String>,
+    /// 32 for a library of 32-bit processes (`cudart32_110.dll`); None for 64-bit.
+    #[serde(default)]
+    pub bits: Option<u8>,
     pub source: String,
 }
 

@@ -56,14 +56,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                 continue;
             }
             let want = cc.replace('.', "");
-            let sass = archs
-                .iter()
-                .any(|a| a.strip_prefix("sm_") == Some(want.as_str()));
-            let ptx = archs
-                .iter()
-                .filter_map(|a| a.strip_prefix("compute_"))
-                .any(|p| p.parse::<u32>().ok() <= want.parse::<u32>().ok());
-            if !sass && !ptx {
+            if !build_runs_on(archs, cc) {
                 out.push(
                     Finding::new(
                         "gpu-arch-missing",
@@ -133,4 +126,71 @@ fn driver_too_old(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
         );
     }
     out
+}
+
+/// `sm_86` → (8, 6, suffix): the last digit is the minor version (`sm_100` → 10.0, `sm_120a`).
+fn arch_version(digits_and_suffix: &str) -> Option<(u32, u32, Option<char>)> {
+    let suffix = digits_and_suffix
+        .chars()
+        .last()
+        .filter(|c| c.is_ascii_alphabetic());
+    let digits = digits_and_suffix.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    if digits.len() < 2 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let (major, minor) = digits.split_at(digits.len() - 1);
+    Some((major.parse().ok()?, minor.parse().ok()?, suffix))
+}
+
+/// Whether a build with these `sm_XY` / `compute_XY` entries has code a GPU of compute
+/// capability `cc` ("8.6") can run. SASS (`sm_XY`) runs on the same major with an equal or
+/// higher minor — "a cubin generated for a certain compute capability is supported to run on any
+/// GPU with the same major revision and same or higher minor revision" (CUDA programming guide,
+/// binary compatibility; quoted in LLVM's libomptarget CUDA plugin) — except
+/// architecture-specific `sm_XYa` code, which runs only on X.Y. PTX (`compute_XY`) is compiled by
+/// the driver for any GPU of X.Y or newer.
+pub fn build_runs_on(archs: &[String], cc: &str) -> bool {
+    let mut parts = cc.split('.').map(|p| p.trim().parse::<u32>().ok());
+    let (Some(Some(major)), Some(Some(minor))) = (parts.next(), parts.next()) else {
+        return true; // an unreadable compute capability proves nothing
+    };
+    archs.iter().any(|a| {
+        if let Some((m, n, suffix)) = a.strip_prefix("sm_").and_then(arch_version) {
+            m == major && (n == minor || (suffix != Some('a') && n < minor))
+        } else if let Some((m, n, _)) = a.strip_prefix("compute_").and_then(arch_version) {
+            (m, n) <= (major, minor)
+        } else {
+            false
+        }
+    })
+}
+
+#[cfg(test)]
+mod arch_tests {
+    use super::build_runs_on;
+
+    fn runs(archs: &[&str], cc: &str) -> bool {
+        let archs: Vec<String> = archs.iter().map(|s| s.to_string()).collect();
+        build_runs_on(&archs, cc)
+    }
+
+    #[test]
+    fn sass_runs_on_the_same_major_with_an_equal_or_higher_minor() {
+        assert!(runs(&["sm_80"], "8.6"));
+        assert!(runs(&["sm_86"], "8.6"));
+        assert!(!runs(&["sm_86"], "8.0"));
+        assert!(!runs(&["sm_80"], "9.0"));
+        assert!(!runs(&["sm_35", "sm_50", "sm_60"], "8.6"));
+        assert!(runs(&["sm_100"], "10.3"));
+        assert!(!runs(&["sm_90a"], "9.1"));
+        assert!(runs(&["sm_90a"], "9.0"));
+    }
+
+    #[test]
+    fn ptx_runs_on_its_version_and_newer() {
+        assert!(runs(&["compute_80"], "9.0"));
+        assert!(runs(&["compute_90"], "12.0"));
+        assert!(!runs(&["compute_90"], "8.6"));
+        assert!(runs(&["garbage"], "not a version"));
+    }
 }

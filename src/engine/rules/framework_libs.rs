@@ -9,7 +9,7 @@ use super::process::{self, PresenceProbe, Process, attempts_evidence};
 use super::where_else::KnownLibraries;
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
-use crate::engine::knowledge::{self, LibraryIdentity, identify_library};
+use crate::engine::knowledge::{self, LibraryIdentity, LibraryRow, identify_library};
 use crate::engine::scan::inventory::{Framework, FrameworkKind, Inventory, PythonEnv};
 
 /// Components a framework's CUDA build loads (besides cuDNN).
@@ -55,7 +55,9 @@ pub fn needed_names(platform: Platform, cuda: &str, cudnn: Option<&str>) -> Vec<
         });
     let mut names: Vec<String> = Vec::new();
     for c in COMPONENTS {
-        if let Some(row) = rows.iter().rev().find(|r| r.component == *c && !r.pattern) {
+        // Framework processes are 64-bit: a 32-bit runtime (cudart32_110.dll) is never theirs.
+        let fits = |r: &&&LibraryRow| r.component == *c && !r.pattern && r.bits != Some(32);
+        if let Some(row) = rows.iter().rev().find(fits) {
             names.push(row.file.clone());
         }
     }

@@ -31,3 +31,6 @@ pub fn run_all(ctx: &SystemContext, inventory: &Inventory) -> Vec<Finding> {
     findings.extend(wheels::check(ctx, inventory));
     findings
 }
+
+#[cfg(test)]
+mod tests;

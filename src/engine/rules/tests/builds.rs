@@ -1,0 +1,202 @@
+//! `builds::check`: TensorFlow ≥ 2.11 on native Windows, CPU-only builds, GPUs whose compute
+//! capability a build lacks, and a driver older than a toolkit's or build's CUDA needs.
+
+use super::{PY, evidence_paths, fixes, linux_tf, linux_venv, only, scan, win_tf, win_toolkit};
+use crate::engine::context::fake::FakeMachine;
+use crate::engine::context::{GpuFacts, Platform};
+use crate::engine::findings::Severity;
+use crate::engine::rules::builds::check;
+
+fn gpu(name: &str, cc: &str) -> GpuFacts {
+    GpuFacts {
+        name: name.into(),
+        compute_capability: Some(cc.into()),
+        memory_mib: None,
+    }
+}
+
+/// A Linux venv `/home/u/tf` with TensorFlow 2.15 built for CUDA `cuda` with `archs`.
+fn linux_tf_build(m: &mut FakeMachine, cuda: &str, archs: &str) -> String {
+    let site = linux_venv(m, "tf");
+    linux_tf(
+        m,
+        &site,
+        "2.15.0",
+        &format!(
+            "build_info = {{'cuda_version': '{cuda}', 'cudnn_version': '8', 'cuda_compute_capabilities': [{archs}], 'is_cuda_build': True}}\n"
+        ),
+    )
+}
+
+#[test]
+fn tensorflow_2_12_on_native_windows_has_no_gpu() {
+    let mut m = FakeMachine::new(Platform::Windows).unwrap();
+    let tf = win_tf(&mut m, "2.12.0", "64_112", "64_8");
+    // The real 2.12 Windows wheel is CPU-only; the Windows finding replaces the CPU-build one.
+    m.file(
+        &format!(r"{tf}\python\platform\build_info.py"),
+        "build_info = {}\nbuild_info['is_cuda_build'] = False\n",
+    );
+    m.env("PATH", &format!(r"C:\Windows\System32;{PY}"));
+    let (ctx, inv) = scan(&m);
+    let findings = check(&ctx, &inv);
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    let f = only(&findings, "tensorflow-windows-no-gpu");
+    assert_eq!(f.severity, Severity::Warning);
+    assert!(
+        f.summary.starts_with(&format!("TensorFlow 2.12.0 in {PY}")),
+        "{}",
+        f.summary
+    );
+    assert_eq!(evidence_paths(f), [tf.as_str()]);
+    assert_eq!(f.evidence[0].text, "tensorflow 2.12.0");
+    assert_eq!(
+        fixes(f),
+        [
+            ("pin-version", "pin-tensorflow-2.10"),
+            ("manual", "use-wsl2")
+        ]
+    );
+    assert!(f.fixes[0].summary.contains("tensorflow<2.11"));
+}
+
+#[test]
+fn cpu_only_pytorch_build() {
+    let mut m = FakeMachine::new(Platform::Linux).unwrap();
+    let site = linux_venv(&mut m, "torchcpu");
+    m.file(
+        &format!("{site}/torch-2.3.1+cpu.dist-info/METADATA"),
+        "Metadata-Version: 2.1\nName: torch\nVersion: 2.3.1+cpu\n",
+    );
+    m.file(
+        &format!("{site}/torch/version.py"),
+        "__version__ = '2.3.1+cpu'\ndebug = False\ncuda: Optional[str] = None\n",
+    );
+    let (ctx, inv) = scan(&m);
+    let findings = check(&ctx, &inv);
+    let f = only(&findings, "framework-cpu-build");
+    assert_eq!(f.severity, Severity::Warning);
+    assert_eq!(
+        f.summary,
+        "PyTorch 2.3.1+cpu in /home/u/torchcpu is a CPU-only build"
+    );
+    assert_eq!(evidence_paths(f), [format!("{site}/torch").as_str()]);
+    assert_eq!(fixes(f), [("install", "install-cuda-build:torch")]);
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+}
+
+#[test]
+fn gpu_without_code_in_the_build_is_arch_missing() {
+    let mut m = FakeMachine::new(Platform::Linux).unwrap();
+    linux_tf_build(&mut m, "12.2", "'sm_35', 'sm_50', 'sm_60'");
+    let (mut ctx, inv) = scan(&m);
+    ctx.gpus = vec![gpu("NVIDIA GeForce RTX 3090", "8.6")];
+    let findings = check(&ctx, &inv);
+    let f = only(&findings, "gpu-arch-missing");
+    assert_eq!(f.severity, Severity::Error);
+    assert!(
+        f.summary
+            .contains("NVIDIA GeForce RTX 3090 (compute capability 8.6)"),
+        "{}",
+        f.summary
+    );
+    assert!(f.detail.contains("sm_35, sm_50, sm_60"), "{}", f.detail);
+    assert_eq!(f.evidence[0].kind, "driver");
+    assert_eq!(
+        f.evidence[0].text,
+        "NVIDIA GeForce RTX 3090: compute capability 8.6"
+    );
+    assert_eq!(fixes(f), [("install", "install-build-sm_86")]);
+}
+
+#[test]
+fn exact_sass_or_older_ptx_covers_the_gpu() {
+    for archs in ["'sm_75', 'sm_86'", "'sm_70', 'compute_80'"] {
+        let mut m = FakeMachine::new(Platform::Linux).unwrap();
+        linux_tf_build(&mut m, "12.2", archs);
+        let (mut ctx, inv) = scan(&m);
+        ctx.gpus = vec![gpu("NVIDIA GeForce RTX 3090", "8.6")];
+        let findings = check(&ctx, &inv);
+        assert!(findings.is_empty(), "{archs}: {findings:#?}");
+    }
+}
+
+#[test]
+fn sm_80_code_runs_on_a_compute_capability_8_6_gpu() {
+    // TensorFlow 2.14+ wheels are built for sm_50, sm_60, sm_70, sm_80 and compute_90.
+    let mut m = FakeMachine::new(Platform::Linux).unwrap();
+    linux_tf_build(
+        &mut m,
+        "12.2",
+        "'sm_50', 'sm_60', 'sm_70', 'sm_80', 'compute_90'",
+    );
+    let (mut ctx, inv) = scan(&m);
+    ctx.gpus = vec![gpu("NVIDIA GeForce RTX 3090", "8.6")];
+    let findings = check(&ctx, &inv);
+    assert!(findings.is_empty(), "{findings:#?}");
+}
+
+#[test]
+fn linux_driver_older_than_cuda_12_1_needs() {
+    let mut m = FakeMachine::new(Platform::Linux).unwrap();
+    m.file("/usr/local/cuda-12.1/bin/nvcc", b"\x7fELF")
+        .file("/usr/local/cuda-12.1/lib64/libcudart.so.12", b"\x7fELF")
+        .driver("470.82.01", "11.4");
+    // The toolkit and the build both need CUDA 12.1: one finding, not two.
+    linux_tf_build(&mut m, "12.1", "'sm_86'");
+    let (ctx, inv) = scan(&m);
+    let findings = check(&ctx, &inv);
+    let f = only(&findings, "driver-too-old");
+    assert_eq!(f.severity, Severity::Error);
+    assert_eq!(
+        f.summary,
+        "Driver 470.82.01 is older than CUDA 12.1 needs (530.30.02 or newer)"
+    );
+    assert!(
+        f.detail
+            .contains("the CUDA toolkit at /usr/local/cuda-12.1"),
+        "{}",
+        f.detail
+    );
+    assert_eq!(f.libraries, ["libcuda.so.1"]);
+    assert_eq!(f.evidence[0].text, "installed driver 470.82.01");
+    assert!(
+        f.evidence[1].text.starts_with("CUDA 12.1 needs 530.30.02"),
+        "{:?}",
+        f.evidence[1]
+    );
+    assert_eq!(fixes(f), [("install", "install-driver-530.30.02")]);
+}
+
+#[test]
+fn windows_driver_older_than_its_toolkit_needs() {
+    let mut m = FakeMachine::new(Platform::Windows).unwrap();
+    win_toolkit(&mut m, "12.1", &["cudart64_12.dll"]);
+    m.driver("516.94", "11.7");
+    let (ctx, inv) = scan(&m);
+    let findings = check(&ctx, &inv);
+    let f = only(&findings, "driver-too-old");
+    assert!(f.summary.contains("(531.14 or newer)"), "{}", f.summary);
+    assert_eq!(f.libraries, ["nvcuda.dll"]);
+    assert_eq!(fixes(f), [("install", "install-driver-531.14")]);
+}
+
+#[test]
+fn healthy_machines_get_nothing() {
+    // Linux: new enough driver, a build with code for the GPU.
+    let mut m = FakeMachine::new(Platform::Linux).unwrap();
+    m.file("/usr/local/cuda-12.1/bin/nvcc", b"\x7fELF")
+        .driver("550.54.15", "12.4");
+    linux_tf_build(&mut m, "12.2", "'sm_80', 'sm_86', 'compute_90'");
+    let (mut ctx, inv) = scan(&m);
+    ctx.gpus = vec![gpu("NVIDIA GeForce RTX 3090", "8.6")];
+    assert_eq!(inv.python_envs[0].frameworks.len(), 1, "{inv:#?}");
+    assert!(check(&ctx, &inv).is_empty(), "{:#?}", check(&ctx, &inv));
+    // Windows: TensorFlow 2.10 still has native GPU support; driver 546.33 runs CUDA 11.2.
+    let mut w = FakeMachine::new(Platform::Windows).unwrap();
+    win_toolkit(&mut w, "11.2", &["cudart64_110.dll"]);
+    super::win_tf210(&mut w);
+    w.driver("546.33", "12.3");
+    let (ctx, inv) = scan(&w);
+    assert!(check(&ctx, &inv).is_empty(), "{:#?}", check(&ctx, &inv));
+}

@@ -1,0 +1,206 @@
+//! `xla::check`: which ptxas XLA (TensorFlow, JAX) would run — none at all, one older than the
+//! build's CUDA (an older toolkit first on PATH, or only an older toolkit installed), a toolkit
+//! without libdevice — and nothing when a new enough, complete toolkit is reached.
+
+use super::{CUDA, CUDA11_DLLS, PY, evidence_paths, fixes, linux_tf, linux_venv, only, scan};
+use super::{win_tf210, win_toolkit};
+use crate::engine::context::Platform;
+use crate::engine::context::fake::FakeMachine;
+use crate::engine::findings::Severity;
+use crate::engine::rules::xla::check;
+
+const TF_215_CUDA_122: &str =
+    "build_info = {'cuda_version': '12.2', 'cudnn_version': '8', 'is_cuda_build': True}\n";
+
+/// A Linux toolkit `/usr/local/cuda-<v>` with ptxas (and libdevice when `libdevice`).
+fn linux_toolkit(m: &mut FakeMachine, v: &str, libdevice: bool) -> String {
+    let root = format!("/usr/local/cuda-{v}");
+    m.file(&format!("{root}/bin/ptxas"), b"\x7fELF")
+        .file(&format!("{root}/lib64/libcudart.so.12"), b"\x7fELF");
+    if libdevice {
+        m.file(&format!("{root}/nvvm/libdevice/libdevice.10.bc"), b"BC");
+    }
+    root
+}
+
+/// TensorFlow 2.15 (CUDA 12.2) in the venv `/home/u/tf`.
+fn linux_tf215(m: &mut FakeMachine) {
+    let site = linux_venv(m, "tf");
+    linux_tf(m, &site, "2.15.0", TF_215_CUDA_122);
+}
+
+#[test]
+fn older_toolkit_first_on_path_runs_an_old_ptxas() {
+    let mut m = FakeMachine::new(Platform::Windows).unwrap();
+    win_toolkit(&mut m, "11.2", &CUDA11_DLLS);
+    win_toolkit(&mut m, "10.0", &["cudart64_100.dll"]);
+    win_tf210(&mut m);
+    m.env(
+        "PATH",
+        &format!(r"{CUDA}\v10.0\bin;{CUDA}\v11.2\bin;C:\Windows\System32;{PY}"),
+    );
+    let (ctx, inv) = scan(&m);
+    let findings = check(&ctx, &inv);
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    let f = only(&findings, "ptxas-too-old");
+    assert_eq!(f.severity, Severity::Error);
+    assert!(
+        f.summary
+            .starts_with(&format!("TensorFlow 2.10.1 in {PY} runs ptxas 10.0")),
+        "{}",
+        f.summary
+    );
+    assert!(f.summary.ends_with("older than CUDA 11.2"), "{}", f.summary);
+    assert!(f.detail.contains("comes first on PATH"), "{}", f.detail);
+    assert_eq!(f.libraries, ["ptxas.exe"]);
+    let old = format!(r"{CUDA}\v10.0\bin\ptxas.exe");
+    let new = format!(r"{CUDA}\v11.2\bin\ptxas.exe");
+    assert_eq!(f.evidence[0].path.as_deref(), Some(old.as_str()));
+    assert!(evidence_paths(f).contains(&new.as_str()), "{f:#?}");
+    assert_eq!(
+        fixes(f),
+        [(
+            "path-edit",
+            format!(r"path-prepend:{CUDA}\v11.2\bin").as_str()
+        )]
+    );
+}
+
+#[test]
+fn only_an_older_toolkit_installed_gets_an_install_fix() {
+    let mut m = FakeMachine::new(Platform::Linux).unwrap();
+    let root = linux_toolkit(&mut m, "11.8", true);
+    linux_tf215(&mut m);
+    m.env("PATH", &format!("{root}/bin:/usr/bin:/bin"));
+    let (ctx, inv) = scan(&m);
+    let findings = check(&ctx, &inv);
+    let f = only(&findings, "ptxas-too-old");
+    assert_eq!(
+        f.summary,
+        "TensorFlow 2.15.0 in /home/u/tf runs ptxas 11.8, older than CUDA 12.2"
+    );
+    assert_eq!(
+        f.evidence[0].path.as_deref(),
+        Some("/usr/local/cuda-11.8/bin/ptxas")
+    );
+    assert!(!f.detail.contains("comes first on PATH"), "{}", f.detail);
+    assert_eq!(fixes(f), [("install", "install-cuda-12.2")]);
+    assert!(
+        f.fixes[0].summary.contains("nvidia-cuda-nvcc-cu12"),
+        "{:?}",
+        f.fixes
+    );
+}
+
+#[test]
+fn no_ptxas_anywhere_lists_the_searched_folders() {
+    let mut m = FakeMachine::new(Platform::Linux).unwrap();
+    linux_tf215(&mut m);
+    m.dir("/usr/bin").env("PATH", "/usr/bin:/bin");
+    let (ctx, inv) = scan(&m);
+    let findings = check(&ctx, &inv);
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    let f = only(&findings, "ptxas-not-found");
+    assert_eq!(f.severity, Severity::Error);
+    assert_eq!(
+        f.summary,
+        "TensorFlow 2.15.0 in /home/u/tf cannot find ptxas"
+    );
+    assert_eq!(f.libraries, ["ptxas"]);
+    assert_eq!(
+        evidence_paths(f),
+        ["/usr/bin", "/bin", "/usr/local/cuda/bin"]
+    );
+    assert!(f.evidence.iter().all(|e| e.kind == "searched"));
+    assert_eq!(fixes(f), [("install", "install-nvcc-wheel-cu12")]);
+}
+
+#[test]
+fn path_typo_hides_an_installed_toolkit_and_the_fix_names_its_bin() {
+    let mut m = FakeMachine::new(Platform::Windows).unwrap();
+    win_toolkit(&mut m, "11.2", &CUDA11_DLLS);
+    win_tf210(&mut m);
+    m.env(
+        "PATH",
+        &format!(r"{CUDA}\v11.2\bn;C:\Windows\System32;{PY}"),
+    );
+    let (ctx, inv) = scan(&m);
+    let findings = check(&ctx, &inv);
+    let f = only(&findings, "ptxas-not-found");
+    assert!(
+        evidence_paths(f).contains(&format!(r"{CUDA}\v11.2\bn").as_str()),
+        "{f:#?}"
+    );
+    assert_eq!(
+        fixes(f),
+        [(
+            "path-edit",
+            format!(r"path-prepend:{CUDA}\v11.2\bin").as_str()
+        )]
+    );
+}
+
+#[test]
+fn toolkit_without_libdevice() {
+    let mut m = FakeMachine::new(Platform::Linux).unwrap();
+    let root = linux_toolkit(&mut m, "12.3", false);
+    linux_tf215(&mut m);
+    m.env("PATH", &format!("{root}/bin:/usr/bin"));
+    let (ctx, inv) = scan(&m);
+    let findings = check(&ctx, &inv);
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    let f = only(&findings, "libdevice-missing");
+    assert_eq!(f.severity, Severity::Error);
+    assert_eq!(
+        f.summary,
+        "CUDA 12.3 at /usr/local/cuda-12.3 has no nvvm/libdevice/libdevice.10.bc"
+    );
+    assert_eq!(f.libraries, ["libdevice.10.bc"]);
+    assert_eq!(evidence_paths(f), [root.as_str()]);
+    assert_eq!(
+        fixes(f),
+        [("env-var", "env-xla-data-dir:/usr/local/cuda-12.3")]
+    );
+}
+
+#[test]
+fn healthy_new_complete_toolkit_through_path_or_xla_flags() {
+    for (path, flags) in [
+        ("/usr/local/cuda-12.3/bin:/usr/bin", None),
+        (
+            "/usr/bin",
+            Some("--xla_gpu_cuda_data_dir=/usr/local/cuda-12.3"),
+        ),
+    ] {
+        let mut m = FakeMachine::new(Platform::Linux).unwrap();
+        linux_toolkit(&mut m, "12.3", true);
+        linux_tf215(&mut m);
+        m.env("PATH", path);
+        if let Some(f) = flags {
+            m.env("XLA_FLAGS", f);
+        }
+        let (ctx, inv) = scan(&m);
+        let findings = check(&ctx, &inv);
+        assert!(findings.is_empty(), "PATH {path}: {findings:#?}");
+    }
+}
+
+#[test]
+fn cpu_builds_and_pytorch_are_not_xla_users() {
+    let mut m = FakeMachine::new(Platform::Linux).unwrap();
+    let site = linux_venv(&mut m, "cpu");
+    linux_tf(
+        &mut m,
+        &site,
+        "2.15.0",
+        "build_info = {'cuda_version': '12.2', 'is_cuda_build': False}\n",
+    );
+    m.file(
+        &format!("{site}/torch/version.py"),
+        "__version__ = '2.3.1'\ncuda: Optional[str] = '12.1'\n",
+    );
+    m.env("PATH", "/usr/bin");
+    let (ctx, inv) = scan(&m);
+    assert_eq!(inv.python_envs[0].frameworks.len(), 2, "{inv:#?}");
+    assert!(check(&ctx, &inv).is_empty(), "{:#?}", check(&ctx, &inv));
+}
