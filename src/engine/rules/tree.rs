@@ -13,7 +13,7 @@ mod exports;
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::findings::{Evidence, Finding, Severity};
 use crate::engine::graph::{DependencyGraph, Node};
-use crate::engine::loader::locate::locate;
+use crate::engine::loader::locate::Locator;
 use crate::engine::loader::{Attempt, How, Outcome};
 use std::collections::BTreeMap;
 
@@ -76,6 +76,13 @@ fn missing(ctx: &SystemContext, graph: &DependencyGraph) -> Vec<Finding> {
         .collect();
     known_dirs.extend(p.parent(&graph.root));
     known_dirs.dedup();
+    // The folders to look for copies in, worked out once for every missing name.
+    let locator = std::cell::OnceCell::new();
+    let copies = |name: &str| {
+        locator
+            .get_or_init(|| Locator::new(ctx, &known_dirs))
+            .find(ctx, name)
+    };
     let mut reported: Vec<String> = Vec::new();
     let mut out = Vec::new();
     for (i, node) in graph.nodes.iter().enumerate() {
@@ -104,7 +111,7 @@ fn missing(ctx: &SystemContext, graph: &DependencyGraph) -> Vec<Finding> {
             node,
             &root_name,
             &parents,
-            &known_dirs,
+            copies(&node.name),
         ));
     }
     out
@@ -117,7 +124,7 @@ fn missing_finding(
     node: &Node,
     root_name: &str,
     parents: &[String],
-    known_dirs: &[String],
+    copies: Vec<String>,
 ) -> Finding {
     let p = ctx.platform;
     let chain = chain_text(ctx, graph, index);
@@ -220,7 +227,7 @@ fn missing_finding(
     if node.attempts.is_empty() && node.how != How::Loaded {
         f = f.with_evidence(Evidence::new("attempt", "no directory was searched"));
     }
-    for copy in locate(ctx, &node.name, known_dirs) {
+    for copy in copies {
         let tried = node.attempts.iter().any(|a| {
             p.parent(&copy)
                 .is_some_and(|d| p.same_path(&d, &a.directory))
