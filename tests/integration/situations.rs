@@ -4,10 +4,10 @@
 
 use crate::support::{json, run_cli};
 use cuda_triage::engine::context::Platform;
-use cuda_triage::engine::context::fake::FakeMachine;
+use cuda_triage::engine::context::fake::{FakeMachine, WINDOWS_TOOLKITS};
 use serde_json::Value;
 
-const CUDA: &str = r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA";
+const CUDA: &str = WINDOWS_TOOLKITS;
 const PY: &str = r"C:\Users\u\AppData\Local\Programs\Python\Python310";
 
 /// Writes machine.toml (drive C, env, driver) next to the fake drive and returns its path.
@@ -21,19 +21,6 @@ fn machine_file(m: &FakeMachine, env: &[(&str, &str)]) -> String {
     let path = root.join("machine.toml");
     std::fs::write(&path, toml).expect("write machine.toml");
     path.display().to_string()
-}
-
-fn toolkit(m: &mut FakeMachine, version: &str, dlls: &[&str]) {
-    let root = format!(r"{CUDA}\v{version}");
-    m.file(
-        &format!(r"{root}\version.txt"),
-        format!("CUDA Version {version}.0"),
-    );
-    m.file(&format!(r"{root}\bin\ptxas.exe"), b"MZ");
-    m.file(&format!(r"{root}\nvvm\libdevice\libdevice.10.bc"), b"BC");
-    for d in dlls {
-        m.file(&format!(r"{root}\bin\{d}"), b"MZ");
-    }
 }
 
 fn tf210(m: &mut FakeMachine) {
@@ -83,8 +70,7 @@ const TF_ERR: &str = "W tensorflow/stream_executor/platform/default/dso_loader.c
 #[test]
 fn a_tf210_only_cuda12_installed_is_wrong_major() {
     let mut m = FakeMachine::new(Platform::Windows).unwrap();
-    toolkit(
-        &mut m,
+    m.windows_toolkit(
         "12.1",
         &["cudart64_12.dll", "cublas64_12.dll", "cublasLt64_12.dll"],
     );
@@ -119,8 +105,7 @@ fn a_tf210_only_cuda12_installed_is_wrong_major() {
 #[test]
 fn a_tf210_cuda11_bin_not_on_host_path_is_not_searched() {
     let mut m = FakeMachine::new(Platform::Windows).unwrap();
-    toolkit(
-        &mut m,
+    m.windows_toolkit(
         "11.2",
         &[
             "cudart64_110.dll",
@@ -282,8 +267,7 @@ fn c_cudnn7_deps_absent_and_32bit_process() {
 #[test]
 fn d_ptxas_typo_and_older_toolkit_first() {
     let mut m = FakeMachine::new(Platform::Windows).unwrap();
-    toolkit(
-        &mut m,
+    m.windows_toolkit(
         "11.2",
         &[
             "cudart64_110.dll",
@@ -295,7 +279,7 @@ fn d_ptxas_typo_and_older_toolkit_first() {
             "cusparse64_11.dll",
         ],
     );
-    toolkit(&mut m, "10.0", &["cudart64_100.dll"]);
+    m.windows_toolkit("10.0", &["cudart64_100.dll"]);
     tf210(&mut m);
     cudnn8(&mut m);
     m.file(r"C:\Windows\System32\zlibwapi.dll", b"MZ");
@@ -346,7 +330,7 @@ fn d_ptxas_typo_and_older_toolkit_first() {
 #[test]
 fn e_cupti_in_libx64_not_on_path() {
     let mut m = FakeMachine::new(Platform::Windows).unwrap();
-    toolkit(&mut m, "10.0", &["cudart64_100.dll", "cublas64_100.dll"]);
+    m.windows_toolkit("10.0", &["cudart64_100.dll", "cublas64_100.dll"]);
     m.file(
         &format!(r"{CUDA}\v10.0\extras\CUPTI\libx64\cupti64_100.dll"),
         b"MZ",

@@ -41,7 +41,7 @@ pub(super) fn parse(bytes: &[u8], path: &str, detail: Detail) -> Result<BinaryIn
         info.nodeflib = dynamic.info.flags_1 & DF_1_NODEFLIB != 0;
     }
     info.version_needs = version_needs(&elf, &dynstr);
-    info.version_definitions = version_definitions(bytes, &elf, &dynstr);
+    info.version_definitions = version_definitions(&elf, &dynstr);
     if detail.symbols {
         info.dynamic_symbols = defined_symbols(&elf, &dynstr);
     }
@@ -78,7 +78,8 @@ impl<'a> DynStr<'a> {
 }
 
 /// Parses only what the loaders need: program and section headers, the dynamic section, and
-/// where `.dynstr`, `.dynsym` (its size from the section header) and `.gnu.version_r` are.
+/// where `.dynstr`, `.dynsym` (its size from the section header), `.gnu.version_r` and
+/// `.gnu.version_d` are.
 /// Unlike `Elf::parse` it never decodes relocations — hundreds of thousands in libcublasLt, which
 /// goblin walks only to size the symbol table — nor the static `.symtab`, nor a string table whole.
 fn parse_tables(bytes: &[u8]) -> goblin::error::Result<(Elf<'_>, DynStr<'_>)> {
@@ -133,6 +134,10 @@ fn parse_tables(bytes: &[u8]) -> goblin::error::Result<(Elf<'_>, DynStr<'_>)> {
         elf.dynsyms = Symtab::parse(bytes, sh.sh_offset as usize, count, ctx)?;
     }
     elf.verneed = goblin::elf::symver::VerneedSection::parse(bytes, &elf.section_headers, ctx)?;
+    // A damaged version-definition table only costs the version check, not the whole file.
+    elf.verdef = goblin::elf::symver::VerdefSection::parse(bytes, &elf.section_headers, ctx)
+        .ok()
+        .flatten();
     Ok((elf, dynstr))
 }
 
@@ -177,21 +182,9 @@ fn version_needs(elf: &Elf<'_>, dynstr: &DynStr<'_>) -> Vec<VersionNeed> {
 
 /// Version names this file defines (`.gnu.version_d`), without the base entry (its own name):
 /// what a `GLIBC_2.34`-style version need is checked against.
-fn version_definitions(bytes: &[u8], elf: &Elf<'_>, dynstr: &DynStr<'_>) -> Vec<String> {
-    use goblin::elf::symver::{VER_FLG_BASE, VerdefSection};
-    let ctx = goblin::container::Ctx::new(
-        if elf.is_64 {
-            goblin::container::Container::Big
-        } else {
-            goblin::container::Container::Little
-        },
-        if elf.little_endian {
-            scroll::Endian::Little
-        } else {
-            scroll::Endian::Big
-        },
-    );
-    let Ok(Some(section)) = VerdefSection::parse(bytes, &elf.section_headers, ctx) else {
+fn version_definitions(elf: &Elf<'_>, dynstr: &DynStr<'_>) -> Vec<String> {
+    use goblin::elf::symver::VER_FLG_BASE;
+    let Some(section) = &elf.verdef else {
         return Vec::new();
     };
     section

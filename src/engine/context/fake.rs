@@ -19,6 +19,9 @@ fn literal(value: &str) -> String {
     toml::Value::String(value.to_string()).to_string()
 }
 
+/// The Windows installer's parent folder of every `vX.Y` toolkit.
+pub const WINDOWS_TOOLKITS: &str = r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA";
+
 impl FakeMachine {
     pub fn new(platform: Platform) -> std::io::Result<FakeMachine> {
         let dir = tempfile::tempdir()?;
@@ -75,6 +78,23 @@ impl FakeMachine {
     pub fn copy(&mut self, machine_path: &str, from: &Path) -> &mut Self {
         let bytes = std::fs::read(from).expect("read file to copy");
         self.file(machine_path, bytes)
+    }
+
+    /// A Windows CUDA toolkit where its installer puts it, `{WINDOWS_TOOLKITS}\v<version>`, with
+    /// version.txt, `bin\ptxas.exe`, `nvvm\libdevice\libdevice.10.bc` and `dlls` in `bin`
+    /// (placeholder contents); returns the toolkit root.
+    pub fn windows_toolkit(&mut self, version: &str, dlls: &[&str]) -> String {
+        let root = format!(r"{WINDOWS_TOOLKITS}\v{version}");
+        self.file(
+            &format!(r"{root}\version.txt"),
+            format!("CUDA Version {version}.0"),
+        );
+        self.file(&format!(r"{root}\bin\ptxas.exe"), b"MZ");
+        self.file(&format!(r"{root}\nvvm\libdevice\libdevice.10.bc"), b"BC");
+        for d in dlls {
+            self.file(&format!(r"{root}\bin\{d}"), b"MZ");
+        }
+        root
     }
 
     pub fn env(&mut self, name: &str, value: &str) -> &mut Self {

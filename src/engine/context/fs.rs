@@ -157,13 +157,7 @@ impl FsView {
         if let Some((last, folder)) = parts.split_last() {
             let parent = under(folder);
             if parent.is_dir() {
-                let names = self.listing(&parent).map_err(|e| io_error(shown, &e))?;
-                let lower = last.to_lowercase();
-                return names
-                    .iter()
-                    .find(|n| n.to_str().is_some_and(|s| s.to_lowercase() == lower))
-                    .map(|n| parent.join(n))
-                    .ok_or_else(|| FsError::NotFound(shown.to_string()));
+                return self.child_any_case(&parent, last, shown);
             }
         }
         let mut current = base.to_path_buf();
@@ -173,17 +167,20 @@ impl FsView {
                 current = exact;
                 continue;
             }
-            let names = self.listing(&current).map_err(|e| io_error(shown, &e))?;
-            let lower = part.to_lowercase();
-            let found = names
-                .iter()
-                .find(|n| n.to_str().is_some_and(|s| s.to_lowercase() == lower));
-            match found {
-                Some(name) => current.push(name),
-                None => return Err(FsError::NotFound(shown.to_string())),
-            }
+            current = self.child_any_case(&current, part, shown)?;
         }
         Ok(current)
+    }
+
+    /// The entry of host folder `dir` whose name equals `name` ignoring case.
+    fn child_any_case(&self, dir: &Path, name: &str, shown: &str) -> Result<PathBuf, FsError> {
+        let names = self.listing(dir).map_err(|e| io_error(shown, &e))?;
+        let lower = name.to_lowercase();
+        names
+            .iter()
+            .find(|n| n.to_str().is_some_and(|s| s.to_lowercase() == lower))
+            .map(|n| dir.join(n))
+            .ok_or_else(|| FsError::NotFound(shown.to_string()))
     }
 
     /// Walk below a folder that stands for `/`, resolving symbolic links inside it.

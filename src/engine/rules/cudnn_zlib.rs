@@ -16,10 +16,10 @@ fn loaders(ctx: &SystemContext, inv: &Inventory) -> Vec<Process> {
         .python_envs
         .iter()
         .filter(|e| !e.frameworks.is_empty())
-        .map(|e| process::framework_loader(ctx, inv, e, None))
+        .map(|e| process::framework_loader(ctx, e, None))
         .collect();
     if out.is_empty() {
-        out.push(process::host_app(ctx, inv, None));
+        out.push(process::host_app(ctx, None));
     }
     out
 }
@@ -53,7 +53,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
             .cloned()
             .collect();
         for loader in loaders(ctx, inv) {
-            let r = loader.resolve(ctx, ZLIB, &probe);
+            let r = loader.resolve(ZLIB, &probe);
             let wrong_first = r
                 .attempts
                 .iter()

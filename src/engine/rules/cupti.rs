@@ -42,7 +42,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
             .collect();
         let (loader, who) = match users.first() {
             Some((env, f)) => (
-                process::framework_loader(ctx, inv, env, None),
+                process::framework_loader(ctx, env, None),
                 format!(
                     "TensorFlow {} in {}",
                     f.version.as_deref().unwrap_or(""),
@@ -50,11 +50,11 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                 ),
             ),
             None => (
-                process::host_app(ctx, inv, None),
+                process::host_app(ctx, None),
                 "an application using CUPTI".to_string(),
             ),
         };
-        let r = loader.resolve(ctx, lib, &probe);
+        let r = loader.resolve(lib, &probe);
         if r.is_resolved() {
             continue;
         }

@@ -101,7 +101,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
         }
         let cuda = f.expects.cuda.clone().unwrap_or_default();
         let names = needed_names(ctx.platform, &cuda, f.expects.cudnn.as_deref());
-        let loader = process::framework_loader(ctx, inv, env, Some(f));
+        let loader = process::framework_loader(ctx, env, Some(f));
         out.extend(check_names(
             ctx,
             inv,
@@ -148,7 +148,7 @@ fn check_names(
 ) -> Vec<Finding> {
     let mut out = Vec::new();
     for name in names {
-        let r = loader.resolve(ctx, name, probe);
+        let r = loader.resolve(name, probe);
         if r.is_resolved() {
             continue;
         }
@@ -327,11 +327,11 @@ fn ignores_path(
     let mut libs = Vec::new();
     let mut evidence = Vec::new();
     for name in names {
-        let with_path = loader.resolve(ctx, name, probe);
+        let with_path = loader.resolve(name, probe);
         if with_path.how != crate::engine::loader::How::Path || !with_path.is_resolved() {
             continue;
         }
-        let r = ext.resolve(ctx, name, probe);
+        let r = ext.resolve(name, probe);
         if !r.is_resolved() {
             libs.push(name.clone());
             if let Some(p) = &with_path.path {

@@ -17,7 +17,7 @@ use crate::engine::graph::probe::FsProbe;
 use crate::engine::loader::linux::{LinuxObject, LinuxSearch};
 use crate::engine::loader::windows::{Preset, WindowsOptions, WindowsSearch};
 use crate::engine::loader::{FileProbe, Outcome, Probe, Resolution};
-use crate::engine::scan::inventory::{Framework, Inventory, PythonEnv, PythonKind};
+use crate::engine::scan::inventory::{Framework, PythonEnv, PythonKind};
 use std::sync::Arc;
 
 /// A probe over the machine's files that treats a file it cannot parse as a usable 64-bit
@@ -102,55 +102,13 @@ impl LinuxProcess {
 
 impl Process {
     /// Resolves a library name for a 64-bit process.
-    pub fn resolve(&self, _ctx: &SystemContext, name: &str, probe: &dyn FileProbe) -> Resolution {
+    pub fn resolve(&self, name: &str, probe: &dyn FileProbe) -> Resolution {
         match &self.search {
             Search::Windows(w) => w.resolve(name, &x64(), probe),
             Search::Linux(l) => {
                 let chain = l.objects();
                 let main = *chain.last().expect("a Linux process has a main program");
                 l.search.resolve(name, &chain, main, &x64(), probe)
-            }
-        }
-    }
-
-    /// The directories this process searches, in order (Linux: the RPATH chain,
-    /// LD_LIBRARY_PATH, the loading object's RUNPATH and the default folders; the cache, which
-    /// names files rather than folders, is left out).
-    pub fn searched_dirs(&self) -> Vec<String> {
-        match &self.search {
-            Search::Windows(w) => w.steps().into_iter().map(|(_, d)| d).collect(),
-            Search::Linux(l) => {
-                let chain = l.objects();
-                let origin = |o: &LinuxObject| Platform::Linux.parent(o.path).unwrap_or_default();
-                let loader = chain[0];
-                let mut dirs = Vec::new();
-                if loader.info.runpath.is_empty() {
-                    for o in &chain {
-                        if o.info.runpath.is_empty() {
-                            dirs.extend(
-                                o.info.rpath.iter().map(|e| l.search.expand(e, &origin(o))),
-                            );
-                        }
-                    }
-                }
-                let main_origin = origin(chain.last().unwrap_or(&loader));
-                dirs.extend(
-                    l.search
-                        .ld_library_path
-                        .iter()
-                        .map(|e| l.search.expand(e, &main_origin)),
-                );
-                dirs.extend(
-                    loader
-                        .info
-                        .runpath
-                        .iter()
-                        .map(|e| l.search.expand(e, &origin(&loader))),
-                );
-                if !loader.info.nodeflib {
-                    dirs.extend(l.search.default_dirs.iter().cloned());
-                }
-                dirs
             }
         }
     }
@@ -178,7 +136,6 @@ fn python_dir(ctx: &SystemContext, env: &PythonEnv) -> String {
 /// of the environment when `None`) loaded by the environment's python.
 pub fn framework_loader(
     ctx: &SystemContext,
-    inv: &Inventory,
     env: &PythonEnv,
     framework: Option<&Framework>,
 ) -> Process {
@@ -208,7 +165,7 @@ pub fn framework_loader(
                 ))),
             }
         }
-        Platform::Linux => linux_process(ctx, inv, Some((env, framework))),
+        Platform::Linux => linux_process(ctx, Some((env, framework))),
     }
 }
 
@@ -243,7 +200,7 @@ pub fn python_extension_loader(ctx: &SystemContext, env: &PythonEnv, ext_dir: &s
 }
 
 /// A host application (Python.NET inside a .NET program, or any `.exe`) with the machine's PATH.
-pub fn host_app(ctx: &SystemContext, inv: &Inventory, app_dir: Option<&str>) -> Process {
+pub fn host_app(ctx: &SystemContext, app_dir: Option<&str>) -> Process {
     match ctx.platform {
         Platform::Windows => {
             let dir = app_dir.unwrap_or(r"C:\Program Files\HostApp");
@@ -267,7 +224,7 @@ pub fn host_app(ctx: &SystemContext, inv: &Inventory, app_dir: Option<&str>) -> 
                 ))),
             }
         }
-        Platform::Linux => linux_process(ctx, inv, None),
+        Platform::Linux => linux_process(ctx, None),
     }
 }
 
@@ -290,11 +247,7 @@ fn pythonnet_note(ctx: &SystemContext) -> Option<String> {
 
 /// A Linux process: with an environment, its python executable (read from the machine when it is
 /// a real ELF file) loading the framework's library; without one, a plain program.
-fn linux_process(
-    ctx: &SystemContext,
-    _inv: &Inventory,
-    env: Option<(&PythonEnv, Option<&Framework>)>,
-) -> Process {
+fn linux_process(ctx: &SystemContext, env: Option<(&PythonEnv, Option<&Framework>)>) -> Process {
     let probe = FsProbe::new(&ctx.fs, crate::engine::binfmt::read_binary_headers);
     let elf = || BinaryInfo::empty(Format::Elf, x64());
     let mut chain = Vec::new();

@@ -67,7 +67,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                 }
             }
         }
-        let loader = process::framework_loader(ctx, inv, env, None);
+        let loader = process::framework_loader(ctx, env, None);
         for f in env
             .frameworks
             .iter()
@@ -77,7 +77,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                 continue;
             };
             for name in needed_names(ctx.platform, cuda, f.expects.cudnn.as_deref()) {
-                if let Some(p) = loader.resolve(ctx, &name, &probe).path {
+                if let Some(p) = loader.resolve(&name, &probe).path {
                     add(&name, p);
                 }
             }

@@ -49,9 +49,9 @@ pub fn findings(ctx: &SystemContext, t: &Triage) -> Vec<Finding> {
         c.number == Some(193) || c.number == Some(0x8007000B) || c.number == Some(-2147024885)
     });
     let probe = PresenceProbe::new(ctx);
-    let mut contexts: Vec<Process> = vec![process::host_app(ctx, inv, None)];
+    let mut contexts: Vec<Process> = vec![process::host_app(ctx, None)];
     for env in inv.python_envs.iter().filter(|e| !e.frameworks.is_empty()) {
-        contexts.push(process::framework_loader(ctx, inv, env, None));
+        contexts.push(process::framework_loader(ctx, env, None));
         if ctx.platform == crate::engine::context::Platform::Windows {
             contexts.push(process::python_extension_loader(ctx, env, &env.root));
         }
@@ -83,7 +83,7 @@ pub fn findings(ctx: &SystemContext, t: &Triage) -> Vec<Finding> {
             f = f.with_evidence(Evidence::at("file", "copy", c.clone()));
         }
         for p in &contexts {
-            let r = p.resolve(ctx, &id.file, &probe);
+            let r = p.resolve(&id.file, &probe);
             let text = match &r.path {
                 Some(path) => format!("{}: loads {path} ({})", p.label, r.how.as_str()),
                 None => format!(

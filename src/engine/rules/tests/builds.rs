@@ -1,7 +1,7 @@
 //! `builds::check`: TensorFlow ≥ 2.11 on native Windows, CPU-only builds, GPUs whose compute
 //! capability a build lacks, and a driver older than a toolkit's or build's CUDA needs.
 
-use super::{PY, evidence_paths, fixes, linux_tf, linux_venv, only, scan, win_tf, win_toolkit};
+use super::{PY, evidence_paths, fixes, linux_tf, linux_venv, only, scan, win_tf};
 use crate::engine::context::fake::FakeMachine;
 use crate::engine::context::{GpuFacts, Platform};
 use crate::engine::findings::Severity;
@@ -171,7 +171,7 @@ fn linux_driver_older_than_cuda_12_1_needs() {
 #[test]
 fn windows_driver_older_than_its_toolkit_needs() {
     let mut m = FakeMachine::new(Platform::Windows).unwrap();
-    win_toolkit(&mut m, "12.1", &["cudart64_12.dll"]);
+    m.windows_toolkit("12.1", &["cudart64_12.dll"]);
     m.driver("516.94", "11.7");
     let (ctx, inv) = scan(&m);
     let findings = check(&ctx, &inv);
@@ -194,7 +194,7 @@ fn healthy_machines_get_nothing() {
     assert!(check(&ctx, &inv).is_empty(), "{:#?}", check(&ctx, &inv));
     // Windows: TensorFlow 2.10 still has native GPU support; driver 546.33 runs CUDA 11.2.
     let mut w = FakeMachine::new(Platform::Windows).unwrap();
-    win_toolkit(&mut w, "11.2", &["cudart64_110.dll"]);
+    w.windows_toolkit("11.2", &["cudart64_110.dll"]);
     super::win_tf210(&mut w);
     w.driver("546.33", "12.3");
     let (ctx, inv) = scan(&w);

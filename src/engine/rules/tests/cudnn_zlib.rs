@@ -63,7 +63,7 @@ fn zlibwapi_copied_into_a_toolkit_not_on_path_is_named_as_a_copy() {
     cudnn8(&mut m);
     // The common advice "copy zlibwapi.dll into CUDA's bin" followed for a toolkit whose bin
     // folder this process does not have on PATH.
-    let toolkit = super::win_toolkit(&mut m, "11.8", &["cudart64_110.dll"]);
+    let toolkit = m.windows_toolkit("11.8", &["cudart64_110.dll"]);
     let copy = format!(r"{toolkit}\bin\zlibwapi.dll");
     m.file(&copy, fake_pe(0x8664))
         .env("PATH", &format!(r"{CUDNN_BIN};C:\Windows\System32"));

@@ -2,7 +2,7 @@
 //! loading process does not search — Info with no user, Warning when a matching TensorFlow needs
 //! it — and nothing when the folder is on PATH or on Linux.
 
-use super::{CUDA, PY, evidence_paths, fixes, only, scan, win_tf210, win_toolkit};
+use super::{CUDA, PY, evidence_paths, fixes, only, scan, win_tf210};
 use crate::engine::context::Platform;
 use crate::engine::context::fake::FakeMachine;
 use crate::engine::findings::Severity;
@@ -12,7 +12,7 @@ const CUPTI_118: &str = "cupti64_2022.3.0.dll";
 
 /// Toolkit 11.8 with CUPTI in `extras\CUPTI\lib64`; returns that folder.
 fn toolkit_118_with_cupti(m: &mut FakeMachine) -> String {
-    let root = win_toolkit(m, "11.8", &["cudart64_110.dll", "cublas64_11.dll"]);
+    let root = m.windows_toolkit("11.8", &["cudart64_110.dll", "cublas64_11.dll"]);
     let dir = format!(r"{root}\extras\CUPTI\lib64");
     m.file(&format!(r"{dir}\{CUPTI_118}"), b"MZ");
     dir
@@ -76,7 +76,7 @@ fn tensorflow_of_the_same_major_makes_it_a_warning() {
 #[test]
 fn legacy_libx64_of_cuda_10_0_is_named() {
     let mut m = FakeMachine::new(Platform::Windows).unwrap();
-    let root = win_toolkit(&mut m, "10.0", &["cudart64_100.dll"]);
+    let root = m.windows_toolkit("10.0", &["cudart64_100.dll"]);
     let dir = format!(r"{root}\extras\CUPTI\libx64");
     m.file(&format!(r"{dir}\cupti64_100.dll"), b"MZ")
         .env("PATH", &format!(r"{root}\bin;C:\Windows\System32"));

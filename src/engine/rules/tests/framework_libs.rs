@@ -3,7 +3,7 @@
 //! in another major, absent, or reachable only through PATH that Python ≥ 3.8 ignores.
 
 use super::{CUDA11_DLLS, PY, about, evidence_paths, fixes, linux_tf, linux_venv, only};
-use super::{scan, win_tf, win_tf210, win_toolkit};
+use super::{scan, win_tf, win_tf210};
 use crate::engine::context::Platform;
 use crate::engine::context::fake::FakeMachine;
 use crate::engine::findings::Severity;
@@ -12,7 +12,7 @@ use crate::engine::rules::framework_libs::{check, needed_names};
 #[test]
 fn tf210_with_cuda_11_2_off_path_is_not_searched() {
     let mut m = FakeMachine::new(Platform::Windows).unwrap();
-    let root = win_toolkit(&mut m, "11.2", &CUDA11_DLLS);
+    let root = m.windows_toolkit("11.2", &CUDA11_DLLS);
     m.file(&format!(r"{root}\bin\cudnn64_8.dll"), b"MZ");
     win_tf210(&mut m);
     m.env("PATH", &format!(r"C:\Windows\System32;{PY}"));
@@ -50,8 +50,7 @@ fn tf210_with_cuda_11_2_off_path_is_not_searched() {
 #[test]
 fn tf210_with_only_cuda_12_is_wrong_major_or_missing() {
     let mut m = FakeMachine::new(Platform::Windows).unwrap();
-    let root = win_toolkit(
-        &mut m,
+    let root = m.windows_toolkit(
         "12.1",
         &["cudart64_12.dll", "cublas64_12.dll", "cublasLt64_12.dll"],
     );
@@ -147,7 +146,7 @@ fn cupy_on_python_3_10_reaches_cuda_only_through_path() {
     let names = needed_names(Platform::Windows, "12.x", None);
     assert!(names.iter().any(|n| n == "cublas64_12.dll"), "{names:?}");
     let dlls: Vec<&str> = names.iter().map(String::as_str).collect();
-    let root = win_toolkit(&mut m, "12.4", &dlls);
+    let root = m.windows_toolkit("12.4", &dlls);
     win_cupy(&mut m, "cupy_cuda12x", &root);
     let (ctx, inv) = scan(&m);
     let findings = check(&ctx, &inv);
@@ -190,7 +189,7 @@ fn cupy_cuda11x_needs_the_64bit_cuda_runtime() {
         );
     }
     let mut m = FakeMachine::new(Platform::Windows).unwrap();
-    let root = win_toolkit(&mut m, "11.8", &CUDA11_DLLS);
+    let root = m.windows_toolkit("11.8", &CUDA11_DLLS);
     win_cupy(&mut m, "cupy_cuda11x", &root);
     let (ctx, inv) = scan(&m);
     let findings = check(&ctx, &inv);
@@ -205,7 +204,7 @@ fn cupy_cuda11x_needs_the_64bit_cuda_runtime() {
 #[test]
 fn healthy_tf210_with_cuda_and_cudnn_on_path() {
     let mut m = FakeMachine::new(Platform::Windows).unwrap();
-    let root = win_toolkit(&mut m, "11.2", &CUDA11_DLLS);
+    let root = m.windows_toolkit("11.2", &CUDA11_DLLS);
     m.file(&format!(r"{root}\bin\cudnn64_8.dll"), b"MZ");
     win_tf210(&mut m);
     m.env("PATH", &format!(r"{root}\bin;C:\Windows\System32;{PY}"));

@@ -16,7 +16,7 @@ use crate::engine::progress::Progress;
 use crate::engine::scan::inventory::Inventory;
 
 /// The Windows installer's parent folder of every `vX.Y` toolkit.
-const CUDA: &str = r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA";
+const CUDA: &str = crate::engine::context::fake::WINDOWS_TOOLKITS;
 /// A python.org install (found under the user's `AppData\Local\Programs\Python`).
 const PY: &str = r"C:\Users\u\AppData\Local\Programs\Python\Python310";
 /// The CUDA 11.x DLLs TensorFlow 2.10 (built for CUDA 11.2) loads.
@@ -35,21 +35,6 @@ fn scan(m: &FakeMachine) -> (SystemContext, Inventory) {
     let ctx = m.context();
     let inv = crate::engine::scan::run(&ctx, &Progress::new()).inventory;
     (ctx, inv)
-}
-
-/// A Windows toolkit `...\CUDA\v<version>` with version.txt, ptxas, libdevice and `dlls` in bin.
-fn win_toolkit(m: &mut FakeMachine, version: &str, dlls: &[&str]) -> String {
-    let root = format!(r"{CUDA}\v{version}");
-    m.file(
-        &format!(r"{root}\version.txt"),
-        format!("CUDA Version {version}.0"),
-    );
-    m.file(&format!(r"{root}\bin\ptxas.exe"), b"MZ");
-    m.file(&format!(r"{root}\nvvm\libdevice\libdevice.10.bc"), b"BC");
-    for d in dlls {
-        m.file(&format!(r"{root}\bin\{d}"), b"MZ");
-    }
-    root
 }
 
 /// TensorFlow 2.10.1 (CUDA 11.2, cuDNN 8, the last native-Windows GPU release) in [`PY`].

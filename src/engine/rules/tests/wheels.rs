@@ -109,7 +109,7 @@ fn windows_torch_bundled_and_cupy_through_path_are_duplicates() {
     let sp = format!(r"{PY}\Lib\site-packages");
     win_torch_bundled(&mut m);
     // CuPy for CUDA 12 in the same environment loads the toolkit's copies through PATH.
-    let root = super::win_toolkit(&mut m, "12.4", &["cudart64_12.dll", "cublas64_12.dll"]);
+    let root = m.windows_toolkit("12.4", &["cudart64_12.dll", "cublas64_12.dll"]);
     m.file(
         &format!(r"{sp}\cupy_cuda12x-13.2.0.dist-info\METADATA"),
         "Metadata-Version: 2.1\nName: cupy-cuda12x\nVersion: 13.2.0\n",

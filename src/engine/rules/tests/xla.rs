@@ -2,8 +2,8 @@
 //! build's CUDA (an older toolkit first on PATH, or only an older toolkit installed), a toolkit
 //! without libdevice — and nothing when a new enough, complete toolkit is reached.
 
+use super::win_tf210;
 use super::{CUDA, CUDA11_DLLS, PY, evidence_paths, fixes, linux_tf, linux_venv, only, scan};
-use super::{win_tf210, win_toolkit};
 use crate::engine::context::Platform;
 use crate::engine::context::fake::FakeMachine;
 use crate::engine::findings::Severity;
@@ -32,8 +32,8 @@ fn linux_tf215(m: &mut FakeMachine) {
 #[test]
 fn older_toolkit_first_on_path_runs_an_old_ptxas() {
     let mut m = FakeMachine::new(Platform::Windows).unwrap();
-    win_toolkit(&mut m, "11.2", &CUDA11_DLLS);
-    win_toolkit(&mut m, "10.0", &["cudart64_100.dll"]);
+    m.windows_toolkit("11.2", &CUDA11_DLLS);
+    m.windows_toolkit("10.0", &["cudart64_100.dll"]);
     win_tf210(&mut m);
     m.env(
         "PATH",
@@ -118,7 +118,7 @@ fn no_ptxas_anywhere_lists_the_searched_folders() {
 #[test]
 fn path_typo_hides_an_installed_toolkit_and_the_fix_names_its_bin() {
     let mut m = FakeMachine::new(Platform::Windows).unwrap();
-    win_toolkit(&mut m, "11.2", &CUDA11_DLLS);
+    m.windows_toolkit("11.2", &CUDA11_DLLS);
     win_tf210(&mut m);
     m.env(
         "PATH",
