@@ -114,9 +114,12 @@ pub fn render_gpu_text(r: &GpuReport) -> String {
         out.push_str(&format!(
             "{:<10} {} {}\n",
             format!("{}:", lib.role.as_str()),
-            lib.version.as_deref().unwrap_or("?"),
+            lib.version_label(),
             lib.mapped.as_deref().unwrap_or(&lib.requested)
         ));
+        if let Some(e) = &lib.error {
+            out.push_str(&format!("{:<10} {e}\n", ""));
+        }
     }
     if !r.workloads.is_empty() {
         out.push_str(&format!(

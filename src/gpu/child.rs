@@ -5,7 +5,7 @@
 //! error. A panic is caught and reported; a crash or hang is the parent's to report.
 
 use super::ffi::OpenLibrary;
-use super::ffi::blas::{self, CublasApi, CublasVersion, CudartApi};
+use super::ffi::blas::{self, CublasApi, CublasVersion, CudartApi, CudartErrorName};
 use super::ffi::dnn::{self, CudnnApi, CudnnVersion};
 use super::ffi::driver::{Cuda, DriverBasic, attr, cuda_version_string};
 use super::ffi::errors::CallError;
@@ -58,7 +58,7 @@ fn run(args: &ChildArgs) -> ChildResult {
     let driver = match load(Role::Driver, &args.selection, windows) {
         Ok((lib, report)) => {
             result.libraries.push(report);
-            lib
+            Some(lib)
         }
         Err(tried) => {
             let (requested, error) = tried.last().cloned().unwrap_or_default();
@@ -66,8 +66,14 @@ fn run(args: &ChildArgs) -> ChildResult {
             result
                 .findings
                 .push(findings::no_driver(&requested, &error, nvml_err, windows));
-            return result;
+            None
         }
+    };
+    // The runtime libraries are loaded (and report their file and version) even when the driver
+    // is missing or has no GPU: "your cuBLAS loads, the driver is what is missing" is the answer.
+    let libraries = load_runtime_libraries(args, windows, driver.is_none(), &mut result);
+    let Some(driver) = driver else {
+        return result;
     };
     // SAFETY: the two oldest driver entry points, with their documented signatures.
     let basic = match unsafe { DriverBasic::load(&driver.lib) } {
@@ -147,7 +153,7 @@ fn run(args: &ChildArgs) -> ChildResult {
             });
         }
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            workloads_and_libraries(args, &cuda, &device, peak, windows, &mut result)
+            workloads(args, &cuda, &libraries, &device, peak, &mut result)
         }));
         stop.store(true, Ordering::Relaxed);
         if outcome.is_err() {
@@ -160,12 +166,54 @@ fn run(args: &ChildArgs) -> ChildResult {
     result
 }
 
-fn workloads_and_libraries(
+/// The libraries the workloads call, loaded after the driver.
+struct RuntimeLibraries {
+    cublas: Option<&'static OpenLibrary>,
+    cudnn: Option<&'static OpenLibrary>,
+}
+
+/// Loads cudart, cuBLAS and cuDNN (and cuDNN's parts) and reports each. `quiet_defaults`: a
+/// library the user did not choose and that is not found under its default names is not worth
+/// a finding of its own (used when the driver is already missing).
+fn load_runtime_libraries(
+    args: &ChildArgs,
+    windows: bool,
+    quiet_defaults: bool,
+    result: &mut ChildResult,
+) -> RuntimeLibraries {
+    let loaded = |role: Role, what: &str, result: &mut ChildResult| {
+        protocol::progress(&format!("Loading {what}"), 0, 0);
+        match load(role, &args.selection, windows) {
+            Ok((lib, report)) => {
+                result.libraries.push(report);
+                Some(lib)
+            }
+            Err(tried) => {
+                let explicit = args.selection.get(role).is_some();
+                if explicit || !quiet_defaults {
+                    result
+                        .findings
+                        .push(findings::library_not_loaded(role, &tried, explicit));
+                }
+                None
+            }
+        }
+    };
+    loaded(Role::Cudart, "the CUDA runtime", result);
+    let cublas = loaded(Role::Cublas, "cuBLAS", result);
+    let cudnn = loaded(Role::Cudnn, "cuDNN", result);
+    if let Some(lib) = cudnn {
+        preload_cudnn_parts(lib, windows);
+    }
+    RuntimeLibraries { cublas, cudnn }
+}
+
+fn workloads(
     args: &ChildArgs,
     cuda: &Cuda<'_>,
+    libraries: &RuntimeLibraries,
     device: &DeviceInfo,
     peak: Option<&peaks::GpuPeak>,
-    windows: bool,
     result: &mut ChildResult,
 ) {
     let plan = if args.quick {
@@ -175,13 +223,8 @@ fn workloads_and_libraries(
     };
     let mut run = Run::new(&plan);
 
-    protocol::progress("Loading the CUDA runtime", 0, plan.steps());
-    if let Some((_lib, report)) = optional(Role::Cudart, args, windows, result) {
-        result.libraries.push(report);
-    }
-    protocol::progress("Loading cuBLAS", 0, plan.steps());
-    if let Some((lib, report)) = optional(Role::Cublas, args, windows, result) {
-        result.libraries.push(report);
+    protocol::progress("Matrix multiplication (cuBLAS)", 0, plan.steps());
+    if let Some(lib) = libraries.cublas {
         // SAFETY: documented cuBLAS entry points with these signatures.
         match unsafe { CublasApi::load(&lib.lib) } {
             Err(e) => {
@@ -197,10 +240,8 @@ fn workloads_and_libraries(
     } else {
         run.done += plan.gemm_sizes.len() * plan.dtypes.len();
     }
-    protocol::progress("Loading cuDNN", run.done, plan.steps());
-    if let Some((lib, report)) = optional(Role::Cudnn, args, windows, result) {
-        result.libraries.push(report);
-        preload_cudnn_parts(lib, windows);
+    protocol::progress("Convolution (cuDNN)", run.done, plan.steps());
+    if let Some(lib) = libraries.cudnn {
         // SAFETY: documented cuDNN entry points with these signatures.
         match unsafe { CudnnApi::load(&lib.lib) } {
             Err(e) => {
@@ -286,26 +327,6 @@ fn preload_cudnn_parts(cudnn: &OpenLibrary, windows: bool) {
     }
 }
 
-/// Loads a library that is optional for the test: explicit choices that fail are errors, a
-/// library not found by its default names a warning.
-fn optional(
-    role: Role,
-    args: &ChildArgs,
-    windows: bool,
-    result: &mut ChildResult,
-) -> Option<(&'static OpenLibrary, LibraryReport)> {
-    match load(role, &args.selection, windows) {
-        Ok(ok) => Some(ok),
-        Err(tried) => {
-            let explicit = args.selection.get(role).is_some();
-            result
-                .findings
-                .push(findings::library_not_loaded(role, &tried, explicit));
-            None
-        }
-    }
-}
-
 /// Opens the chosen file (or the first default name that loads) and reads its version. The
 /// library stays loaded until the (short-lived) child exits: unloading CUDA libraries while
 /// their threads or atexit handlers are alive is a classic source of crashes at exit.
@@ -323,6 +344,10 @@ fn load(
     };
     let mut tried = Vec::new();
     for name in candidates {
+        if let Some(damage) = damaged(&name) {
+            tried.push((name, damage));
+            continue;
+        }
         match OpenLibrary::open(&name) {
             Ok(lib) => {
                 let lib: &'static OpenLibrary = Box::leak(Box::new(lib));
@@ -335,7 +360,22 @@ fn load(
     Err(tried)
 }
 
-/// The mapped path and self-reported version of a loaded library.
+/// Why a chosen file must not be handed to the OS loader: a damaged (e.g. truncated) ELF or PE,
+/// which ld.so would map and then crash on. Bare names and unreadable files are left to the OS.
+fn damaged(requested: &str) -> Option<String> {
+    use crate::engine::binfmt::{BinaryError, read_binary_headers};
+    let path = std::path::Path::new(requested);
+    if !path.is_absolute() {
+        return None;
+    }
+    match read_binary_headers(path) {
+        Err(e @ BinaryError::Malformed { .. }) => Some(format!("not loaded: {e}")),
+        _ => None,
+    }
+}
+
+/// The mapped path and self-reported version of a loaded library, and the version its file
+/// carries.
 fn describe(role: Role, lib: &OpenLibrary) -> LibraryReport {
     let symbol = match role {
         Role::Driver => "cuInit",
@@ -343,41 +383,18 @@ fn describe(role: Role, lib: &OpenLibrary) -> LibraryReport {
         Role::Cublas => "cublasGetProperty",
         Role::Cudnn => "cudnnGetVersion",
     };
+    let mapped = lib.mapped_path(symbol);
+    let file = mapped.as_deref().unwrap_or(&lib.requested);
     let mut report = LibraryReport {
         role,
         requested: lib.requested.clone(),
-        mapped: lib.mapped_path(symbol),
+        file_version: file_version(file),
+        mapped,
         version: None,
         version_raw: None,
         error: None,
     };
-    // SAFETY (all arms): version queries with their documented signatures; none needs a GPU.
-    let version = match role {
-        Role::Driver => Ok(None), // read after the basic table is resolved
-        Role::Cudart => unsafe { CudartApi::load(&lib.lib) }.map(|api| {
-            let mut v = 0;
-            (unsafe { (api.cudaRuntimeGetVersion)(&mut v) } == 0)
-                .then(|| (cuda_version_string(v), v as i64))
-        }),
-        Role::Cublas => unsafe { CublasVersion::load(&lib.lib) }.map(|api| {
-            let get = |p| {
-                let mut v = 0;
-                (unsafe { (api.cublasGetProperty)(p, &mut v) } == 0).then_some(v)
-            };
-            let (major, minor, patch) = (
-                get(blas::MAJOR_VERSION)?,
-                get(blas::MINOR_VERSION)?,
-                get(blas::PATCH_LEVEL)?,
-            );
-            let raw = major as i64 * 10000 + minor as i64 * 100 + patch as i64;
-            Some((format!("{major}.{minor}.{patch}"), raw))
-        }),
-        Role::Cudnn => unsafe { CudnnVersion::load(&lib.lib) }.map(|api| {
-            let v = unsafe { (api.cudnnGetVersion)() };
-            Some((dnn::version_string(v), v as i64))
-        }),
-    };
-    match version {
+    match self_reported_version(role, lib) {
         Ok(Some((text, raw))) => {
             report.version = Some(text);
             report.version_raw = Some(raw);
@@ -386,6 +403,74 @@ fn describe(role: Role, lib: &OpenLibrary) -> LibraryReport {
         Err(e) => report.error = Some(e),
     }
     report
+}
+
+/// The version the library's own call returns; `Ok(None)` for the driver, whose version is read
+/// after its basic table is resolved.
+fn self_reported_version(role: Role, lib: &OpenLibrary) -> Result<Option<(String, i64)>, String> {
+    // SAFETY (all arms): version queries with their documented signatures; none needs a GPU.
+    match role {
+        Role::Driver => Ok(None),
+        Role::Cudart => {
+            let api = unsafe { CudartApi::load(&lib.lib) }?;
+            let mut v = 0;
+            match unsafe { (api.cudaRuntimeGetVersion)(&mut v) } {
+                0 => Ok(Some((cuda_version_string(v), v as i64))),
+                status => Err(format!(
+                    "cudaRuntimeGetVersion returned {}",
+                    runtime_error_name(lib, status)
+                )),
+            }
+        }
+        Role::Cublas => {
+            let api = unsafe { CublasVersion::load(&lib.lib) }?;
+            let get = |p| {
+                let mut v = 0;
+                match unsafe { (api.cublasGetProperty)(p, &mut v) } {
+                    0 => Ok(v),
+                    status => Err(format!("cublasGetProperty returned {status}")),
+                }
+            };
+            let (major, minor, patch) = (
+                get(blas::MAJOR_VERSION)?,
+                get(blas::MINOR_VERSION)?,
+                get(blas::PATCH_LEVEL)?,
+            );
+            let raw = major as i64 * 10000 + minor as i64 * 100 + patch as i64;
+            Ok(Some((format!("{major}.{minor}.{patch}"), raw)))
+        }
+        Role::Cudnn => {
+            let api = unsafe { CudnnVersion::load(&lib.lib) }?;
+            let v = unsafe { (api.cudnnGetVersion)() };
+            Ok(Some((dnn::version_string(v), v as i64)))
+        }
+    }
+}
+
+/// A runtime status as the library names it (`cudaErrorInsufficientDriver (35)`).
+fn runtime_error_name(lib: &OpenLibrary, status: i32) -> String {
+    // SAFETY: cudaGetErrorName has this signature and returns a static string for any code.
+    let name = unsafe { CudartErrorName::load(&lib.lib) }
+        .map(|api| unsafe { super::ffi::c_string((api.cudaGetErrorName)(status)) })
+        .unwrap_or_default();
+    if name.is_empty() {
+        status.to_string()
+    } else {
+        format!("{name} ({status})")
+    }
+}
+
+/// The version written in the file, read the way the dependency tree reads it.
+fn file_version(path: &str) -> Option<String> {
+    let path = std::path::Path::new(path);
+    if !path.is_absolute() {
+        return None;
+    }
+    let version = crate::engine::binfmt::read_binary_names(path).ok()?.version;
+    let text = version.version?;
+    // A name's suffix is an ABI version unless it is a full one: libcudart.so.11.0 is 11.8.89.
+    let from_name = matches!(version.source.as_deref(), Some("file name" | "soname"));
+    (!from_name || text.split('.').count() >= 3).then_some(text)
 }
 
 /// The device card from the CUDA driver (NVML adds clocks, PCIe, temperature and power).

@@ -152,11 +152,14 @@ pub fn wrong_results(workload: &str, max_err: f64, bound: f64, non_finite: usize
 }
 
 /// The child was killed by a signal or ended abnormally.
-pub fn crashed(description: &str, log_tail: &[String]) -> Finding {
+pub fn crashed(description: &str, last_stage: Option<&str>, log_tail: &[String]) -> Finding {
+    let at = last_stage
+        .map(|s| format!(" during \"{s}\""))
+        .unwrap_or_default();
     let mut f = Finding::new(
         "gpu-test-crashed",
         Severity::Error,
-        format!("The GPU test process crashed ({description})"),
+        format!("The GPU test process crashed ({description}){at}"),
         "The test runs in a separate process, so this window survived, but loading or using the chosen \
          libraries brought that process down. A library that crashes while loading is usually built \
          for another CUDA version, corrupt, or clashing with another copy already loaded.",
@@ -271,9 +274,14 @@ mod tests {
     #[test]
     fn crash_and_timeout_findings_carry_context() {
         let log: Vec<String> = (0..9).map(|i| format!("line {i}")).collect();
-        let f = crashed("killed by signal 6 (SIGABRT)", &log);
+        let f = crashed("killed by signal 6 (SIGABRT)", Some("Loading cuDNN"), &log);
         assert_eq!(f.evidence.len(), 5);
         assert_eq!(f.evidence[4].text, "line 8");
+        assert!(
+            f.summary.contains("during \"Loading cuDNN\""),
+            "{}",
+            f.summary
+        );
         let t = timed_out(2, Some("Initialising the CUDA driver"));
         assert!(t.summary.contains("2 s") && t.summary.contains("Initialising"));
     }

@@ -52,8 +52,26 @@ pub struct LibraryReport {
     /// The raw integer the version call returned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version_raw: Option<i64>,
+    /// The version written in the file (VS_VERSIONINFO, the nvcc banner, the name), as the
+    /// dependency tree reads it: full detail (`11.8.89`), and there even when the library's own
+    /// call fails (CUDA 11's `cudaRuntimeGetVersion` does without a driver).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_version: Option<String>,
+    /// Why the version call failed, or why the library could not be used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+}
+
+impl LibraryReport {
+    /// The version to show: what the library reports, else what its file says.
+    pub fn version_label(&self) -> String {
+        match (&self.version, &self.file_version) {
+            (Some(v), Some(f)) if f != v && f.starts_with(v.as_str()) => format!("{v} ({f})"),
+            (Some(v), _) => v.clone(),
+            (None, Some(f)) => format!("{f} (from the file)"),
+            (None, None) => "version unknown".into(),
+        }
+    }
 }
 
 /// PCIe link state.

@@ -289,9 +289,11 @@ fn finish(
         None => ChildResult::default(),
     };
     match &exit {
-        ChildExit::Crashed { description } => {
-            findings.push(findings::crashed(description, &log_tail))
-        }
+        ChildExit::Crashed { description } => findings.push(findings::crashed(
+            description,
+            last_stage.as_deref(),
+            &log_tail,
+        )),
         ChildExit::TimedOut { after_s } => {
             findings.push(findings::timed_out(*after_s, last_stage.as_deref()))
         }

@@ -77,6 +77,29 @@ impl<'a> DynStr<'a> {
     }
 }
 
+/// A loadable segment that reaches past the end of the file means a truncated copy (an
+/// interrupted download or unpack). ld.so maps such a file and the process dies with SIGBUS when
+/// the missing part is touched, so it is reported here, with the sizes, instead.
+fn check_segments_in_file(
+    headers: &[goblin::elf::ProgramHeader],
+    file_len: usize,
+) -> goblin::error::Result<()> {
+    use goblin::elf::program_header::PT_LOAD;
+    let needed = headers
+        .iter()
+        .filter(|ph| ph.p_type == PT_LOAD)
+        .map(|ph| ph.p_offset.saturating_add(ph.p_filesz))
+        .max()
+        .unwrap_or(0);
+    if needed > file_len as u64 {
+        return Err(goblin::error::Error::Malformed(format!(
+            "the file is truncated: it has {file_len} bytes, but its segments need {needed} \
+             (loading it would crash the process with SIGBUS)"
+        )));
+    }
+    Ok(())
+}
+
 /// Parses only what the loaders need: program and section headers, the dynamic section, and
 /// where `.dynstr`, `.dynsym` (its size from the section header), `.gnu.version_r` and
 /// `.gnu.version_d` are.
@@ -102,6 +125,7 @@ fn parse_tables(bytes: &[u8]) -> goblin::error::Result<(Elf<'_>, DynStr<'_>)> {
     let ctx = Ctx::new(container, endian);
     elf.program_headers =
         ProgramHeader::parse(bytes, header.e_phoff as usize, header.e_phnum as usize, ctx)?;
+    check_segments_in_file(&elf.program_headers, bytes.len())?;
     elf.section_headers =
         SectionHeader::parse(bytes, header.e_shoff as usize, header.e_shnum as usize, ctx)
             .unwrap_or_default();

@@ -53,26 +53,43 @@ pub struct AlgoPerf {
     pub reserved: [i32; 3],
 }
 
-pub const TENSOR_NCHW: i32 = 0;
-pub const TENSOR_NHWC: i32 = 1;
-pub const DATA_FLOAT: i32 = 0;
-pub const CROSS_CORRELATION: i32 = 1;
-/// cudnnMathType_t: tensor cores allowed (TF32 for float data), as PyTorch's default does.
-pub const DEFAULT_MATH: i32 = 0;
+// Enum values from cudarc's bindings of `cudnn_graph.h`/`cudnn_cnn.h` (bindgen), not typed by
+// hand; they are the same in cuDNN 8 and 9. cudarc's function bindings are not used: they are
+// built for one cuDNN major, and cuDNN 8 and 9 number their status codes differently (3 vs
+// 2000 for BAD_PARAM), so an 8.x status read as a 9.x Rust enum would be undefined behaviour.
+use cudarc::cudnn::sys as nv;
 
-/// `cudnnConvolutionFwdAlgo_t` names.
+pub const TENSOR_NCHW: i32 = nv::cudnnTensorFormat_t::CUDNN_TENSOR_NCHW as i32;
+pub const TENSOR_NHWC: i32 = nv::cudnnTensorFormat_t::CUDNN_TENSOR_NHWC as i32;
+pub const DATA_FLOAT: i32 = nv::cudnnDataType_t::CUDNN_DATA_FLOAT as i32;
+pub const CROSS_CORRELATION: i32 = nv::cudnnConvolutionMode_t::CUDNN_CROSS_CORRELATION as i32;
+/// cudnnMathType_t: tensor cores allowed (TF32 for float data), as PyTorch's default does.
+pub const DEFAULT_MATH: i32 = nv::cudnnMathType_t::CUDNN_DEFAULT_MATH as i32;
+
+/// `cudnnConvolutionFwdAlgo_t` names, as cuDNN spells them without the `CUDNN_CONVOLUTION_FWD_ALGO_`
+/// prefix.
 pub fn algo_name(algo: i32) -> &'static str {
-    match algo {
-        0 => "IMPLICIT_GEMM",
-        1 => "IMPLICIT_PRECOMP_GEMM",
-        2 => "GEMM",
-        3 => "DIRECT",
-        4 => "FFT",
-        5 => "FFT_TILING",
-        6 => "WINOGRAD",
-        7 => "WINOGRAD_NONFUSED",
-        _ => "unknown",
-    }
+    use nv::cudnnConvolutionFwdAlgo_t as A;
+    const ALGOS: [(A, &str); 8] = [
+        (A::CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, "IMPLICIT_GEMM"),
+        (
+            A::CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
+            "IMPLICIT_PRECOMP_GEMM",
+        ),
+        (A::CUDNN_CONVOLUTION_FWD_ALGO_GEMM, "GEMM"),
+        (A::CUDNN_CONVOLUTION_FWD_ALGO_DIRECT, "DIRECT"),
+        (A::CUDNN_CONVOLUTION_FWD_ALGO_FFT, "FFT"),
+        (A::CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING, "FFT_TILING"),
+        (A::CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, "WINOGRAD"),
+        (
+            A::CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED,
+            "WINOGRAD_NONFUSED",
+        ),
+    ];
+    ALGOS
+        .iter()
+        .find(|(a, _)| *a as i32 == algo)
+        .map_or("unknown", |(_, name)| name)
 }
 
 /// Formats `cudnnGetVersion()`: cuDNN 8 encodes major*1000 + minor*100 + patch (8902 = 8.9.2),
@@ -98,9 +115,29 @@ mod tests {
     }
 
     #[test]
-    fn perf_struct_has_the_c_layout() {
-        assert_eq!(std::mem::size_of::<AlgoPerf>(), 48);
-        assert_eq!(std::mem::offset_of!(AlgoPerf, memory), 16);
+    fn perf_struct_has_the_layout_of_the_generated_binding() {
+        use std::mem::{offset_of, size_of};
+        type Nv = nv::cudnnConvolutionFwdAlgoPerf_t;
+        assert_eq!(size_of::<AlgoPerf>(), size_of::<Nv>());
+        assert_eq!(size_of::<AlgoPerf>(), 48);
+        assert_eq!(offset_of!(AlgoPerf, time), offset_of!(Nv, time));
+        assert_eq!(offset_of!(AlgoPerf, memory), offset_of!(Nv, memory));
+        assert_eq!(
+            offset_of!(AlgoPerf, determinism),
+            offset_of!(Nv, determinism)
+        );
+        assert_eq!(offset_of!(AlgoPerf, math_type), offset_of!(Nv, mathType));
+        assert_eq!(offset_of!(AlgoPerf, reserved), offset_of!(Nv, reserved));
+    }
+
+    #[test]
+    fn algorithm_names_and_enum_values() {
+        assert_eq!(algo_name(0), "IMPLICIT_GEMM");
         assert_eq!(algo_name(1), "IMPLICIT_PRECOMP_GEMM");
+        assert_eq!(algo_name(7), "WINOGRAD_NONFUSED");
+        assert_eq!(algo_name(8), "unknown");
+        assert_eq!(algo_name(-1), "unknown");
+        assert_eq!((TENSOR_NCHW, TENSOR_NHWC, DATA_FLOAT), (0, 1, 0));
+        assert_eq!((CROSS_CORRELATION, DEFAULT_MATH), (1, 0));
     }
 }

@@ -50,13 +50,17 @@ api_table!(
     }
 );
 
-/// Device attributes used for the device card (CUdevice_attribute values).
+/// Device attributes used for the device card: `CUdevice_attribute` values from cudarc's
+/// bindings of `cuda.h`.
 pub mod attr {
-    pub const CLOCK_RATE_KHZ: i32 = 13;
-    pub const MULTIPROCESSOR_COUNT: i32 = 16;
-    pub const MEMORY_CLOCK_RATE_KHZ: i32 = 36;
-    pub const COMPUTE_CAPABILITY_MAJOR: i32 = 75;
-    pub const COMPUTE_CAPABILITY_MINOR: i32 = 76;
+    use cudarc::driver::sys::CUdevice_attribute_enum as A;
+    pub const CLOCK_RATE_KHZ: i32 = A::CU_DEVICE_ATTRIBUTE_CLOCK_RATE as i32;
+    pub const MULTIPROCESSOR_COUNT: i32 = A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT as i32;
+    pub const MEMORY_CLOCK_RATE_KHZ: i32 = A::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE as i32;
+    pub const COMPUTE_CAPABILITY_MAJOR: i32 =
+        A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR as i32;
+    pub const COMPUTE_CAPABILITY_MINOR: i32 =
+        A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR as i32;
 }
 
 /// Turns a status into a result.

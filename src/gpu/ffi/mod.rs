@@ -1,8 +1,13 @@
 //! The C APIs the test calls, as tables of libloading function pointers taken from the exact
-//! files the user chose. cudarc is not used for this: its loader is a process-wide search by
-//! library name (it cannot be pointed at a chosen file, and its name list lacks cuDNN 8 and
-//! CUDA 13), and its result codes are Rust enums, which an unexpected code from an unknown
-//! driver would make undefined behaviour. Here every status is a plain `i32`.
+//! files the user chose. The enum values and struct layouts come from cudarc's bindgen-generated
+//! bindings of NVIDIA's headers (and unit tests hold ours to them); cudarc's own function
+//! bindings are not called, for three reasons:
+//! - its loader is a process-wide search by library name: it cannot be pointed at a chosen file,
+//!   and its name list has neither cuDNN 8 (`libcudnn.so.8`, `cudnn64_8.dll`) nor CUDA 13;
+//! - its cuDNN bindings are built for one cuDNN major, and cuDNN 8 and 9 number their status
+//!   codes differently;
+//! - its status types are Rust enums, so a code it does not list (from a newer driver, or the
+//!   other cuDNN major) would be undefined behaviour. Here every status is a plain `i32`.
 
 pub mod blas;
 pub mod dnn;

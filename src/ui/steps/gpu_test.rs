@@ -156,7 +156,10 @@ fn libraries_ui(
                 .show(ui, |ui| {
                     for lib in &r.libraries {
                         ui.label(lib.role.title());
-                        ui.label(lib.version.as_deref().unwrap_or("version unknown"));
+                        let version = ui.label(lib.version_label());
+                        if let Some(e) = &lib.error {
+                            version.on_hover_text(e);
+                        }
                         ui.label(lib.mapped.as_deref().unwrap_or(&lib.requested));
                         ui.end_row();
                     }
