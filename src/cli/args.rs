@@ -140,6 +140,29 @@ pub enum FixAction {
     Undo,
 }
 
+/// Frameworks `gpu-test --framework` can take its libraries from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FrameworkArg {
+    Torch,
+    Tensorflow,
+    Jax,
+    Cupy,
+    Onnxruntime,
+}
+
+impl FrameworkArg {
+    pub fn kind(self) -> crate::engine::scan::inventory::FrameworkKind {
+        use crate::engine::scan::inventory::FrameworkKind as K;
+        match self {
+            FrameworkArg::Torch => K::PyTorch,
+            FrameworkArg::Tensorflow => K::TensorFlow,
+            FrameworkArg::Jax => K::Jax,
+            FrameworkArg::Cupy => K::CuPy,
+            FrameworkArg::Onnxruntime => K::OnnxRuntime,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {
     Json,
@@ -166,6 +189,14 @@ pub struct GpuTestArgs {
     /// site-packages/nvidia, torch/lib, a conda env's lib or Library/bin).
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+    /// Test what this framework's process loads, as the scan resolves it (the first Python
+    /// environment that has it); flags and --dir above still win for their libraries.
+    #[arg(long, value_enum, value_name = "FRAMEWORK")]
+    pub framework: Option<FrameworkArg>,
+    /// List the library sets the scan finds (each framework's files as its process would load
+    /// them, each toolkit's) and exit without testing; works with --machine.
+    #[arg(long)]
+    pub sets: bool,
     /// Small sizes only: a check in seconds rather than a benchmark.
     #[arg(long)]
     pub quick: bool,

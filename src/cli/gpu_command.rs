@@ -5,21 +5,53 @@
 use super::args::{Common, GpuTestArgs};
 use super::output::{emit, fail, use_colour};
 use crate::engine::context::live;
+use crate::engine::progress::Progress;
 use crate::engine::report::Document;
+use crate::engine::scan;
 use crate::gpu::child;
 use crate::gpu::report::GpuReport;
+use crate::gpu::report::Role;
 use crate::gpu::runner::{self, Options, Update};
 use crate::gpu::select::{self, Selection};
+use crate::gpu::sets;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 pub fn gpu_test_command(common: &Common, args: &GpuTestArgs) -> i32 {
-    let selection = match selection(args) {
+    if args.sets {
+        return sets_command(common);
+    }
+    let mut selection = match selection(args) {
         Ok(s) => s,
         Err(e) => return fail(&e, common.json),
     };
+    if let Some(framework) = args.framework.filter(|_| !args.child) {
+        if common.machine.is_some() {
+            return fail(
+                "gpu-test runs the GPU of this computer; --machine only goes with --sets",
+                common.json,
+            );
+        }
+        let ctx = live::load();
+        let inventory = scan::run(&ctx, &Progress::new()).inventory;
+        let kind = framework.kind();
+        let Some(set) = sets::from_inventory(&ctx, &inventory)
+            .into_iter()
+            .find(|s| s.framework == Some(kind))
+        else {
+            return fail(
+                &format!(
+                    "the scan found no CUDA build of {} whose libraries resolve on this computer",
+                    kind.display_name()
+                ),
+                common.json,
+            );
+        };
+        eprintln!("Testing the libraries of {}", set.label);
+        selection.fill_unset(&set.selection);
+    }
     if args.child {
         return child::main(&child::ChildArgs {
             selection,
@@ -65,6 +97,36 @@ pub fn gpu_test_command(common: &Common, args: &GpuTestArgs) -> i32 {
         println!();
     }
     emit(&doc, common.json)
+}
+
+/// `gpu-test --sets`: the library sets the scan finds, as text or in the document's `gpu_sets`.
+fn sets_command(common: &Common) -> i32 {
+    let ctx = match super::commands::load_context(common) {
+        Ok(ctx) => ctx,
+        Err(e) => return fail(&e, common.json),
+    };
+    let result = scan::run(&ctx, &Progress::new());
+    let found = sets::from_inventory(&ctx, &result.inventory);
+    if !common.json {
+        if found.is_empty() {
+            println!("The scan found no framework or toolkit libraries to test.");
+        }
+        for (i, set) in found.iter().enumerate() {
+            println!("{}. {}", i + 1, set.label);
+            for role in Role::ALL {
+                let path = set.selection.get(role).map_or_else(
+                    || "(the system loader's choice)".to_string(),
+                    |p| p.display().to_string(),
+                );
+                println!("   {:<8} {path}", role.as_str());
+            }
+        }
+        return 0;
+    }
+    emit(
+        &Document::new(&ctx, Vec::new()).with("gpu_sets", &found),
+        true,
+    )
 }
 
 /// Absolute paths from the flags, then `--dir` for the rest.

@@ -6,8 +6,10 @@
 //! * [`child`] — the child side: loads the chosen libraries by absolute path, reports what the OS
 //!   mapped and the versions they report, runs the workloads, prints one JSON result.
 //! * [`ffi`] — the C APIs of the driver, cudart, cuBLAS and cuDNN as libloading function tables
-//!   (cudarc's loader is a process-wide search by name, so it cannot test a user-chosen file).
+//!   with enum values from cudarc's bindings (its loader searches by name, so it cannot test a
+//!   user-chosen file).
 //! * [`workloads`] — cuBLAS GEMM, cuDNN convolution and copy bandwidth on the device.
+//! * [`sets`] — the files each scanned framework's process (or toolkit) would give the test.
 //! * [`maths`], [`peaks`], [`select`], [`protocol`], [`report`] — the pure parts, unit-tested.
 
 pub mod child;
@@ -20,4 +22,5 @@ pub mod protocol;
 pub mod report;
 pub mod runner;
 pub mod select;
+pub mod sets;
 pub mod workloads;

@@ -26,12 +26,25 @@ impl Selection {
         }
     }
 
+    pub fn set(&mut self, role: Role, path: Option<PathBuf>) {
+        *self.slot(role) = path;
+    }
+
     fn slot(&mut self, role: Role) -> &mut Option<PathBuf> {
         match role {
             Role::Driver => &mut self.driver,
             Role::Cudart => &mut self.cudart,
             Role::Cublas => &mut self.cublas,
             Role::Cudnn => &mut self.cudnn,
+        }
+    }
+
+    /// Takes `other`'s file for every role this selection leaves to the OS.
+    pub fn fill_unset(&mut self, other: &Selection) {
+        for role in Role::ALL {
+            if self.get(role).is_none() {
+                self.set(role, other.get(role).map(Path::to_path_buf));
+            }
         }
     }
 

@@ -254,7 +254,8 @@ impl TriageApp {
         };
         match job.poll() {
             None => ctx.request_repaint_after(std::time::Duration::from_millis(100)),
-            Some(Ok(ScanOutcome::Done(doc))) => {
+            Some(Ok(ScanOutcome::Done(doc, sets))) => {
+                self.gpu.offer_sets(sets);
                 let errors = doc
                     .findings
                     .iter()

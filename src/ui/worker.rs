@@ -6,6 +6,7 @@ use crate::engine::context::{SystemContext, live, machine_file};
 use crate::engine::progress::Progress;
 use crate::engine::report::Document;
 use crate::engine::scan;
+use crate::gpu::sets::{self, LibrarySet};
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
 
@@ -77,7 +78,8 @@ impl<T: Send + 'static> Job<T> {
 /// How a finished scan ended.
 #[derive(Debug, Clone)]
 pub enum ScanOutcome {
-    Done(Box<Document>),
+    /// The document, and the library sets the GPU test can take from the scan (a live scan only).
+    Done(Box<Document>, Vec<LibrarySet>),
     Cancelled,
 }
 
@@ -101,6 +103,13 @@ pub fn start_scan_with_progress(target: Target, progress: Progress) -> ScanJob {
         if result.cancelled {
             return Ok(ScanOutcome::Cancelled);
         }
-        Ok(ScanOutcome::Done(Box::new(result.into_document(&ctx))))
+        let sets = match target {
+            Target::Live => sets::from_inventory(&ctx, &result.inventory),
+            Target::MachineFile(_) => Vec::new(),
+        };
+        Ok(ScanOutcome::Done(
+            Box::new(result.into_document(&ctx)),
+            sets,
+        ))
     })
 }

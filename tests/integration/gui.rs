@@ -399,3 +399,43 @@ fn pasted_error_text_is_explained_on_the_findings_step() {
             .any(|f| f.severity == cuda_triage::engine::findings::Severity::Error)
     );
 }
+
+#[test]
+fn gpu_step_offers_the_scanned_frameworks_libraries_and_fills_the_fields() {
+    use cuda_triage::engine::progress::Progress;
+    // The sets of the Windows fixture (a real scan of it), offered as a live scan would offer them.
+    let ctx = cuda_triage::engine::context::machine_file::load(&fixture(
+        "machines/win-cuda-tf-torch/machine.toml",
+    ))
+    .unwrap();
+    let inventory = cuda_triage::engine::scan::run(&ctx, &Progress::new()).inventory;
+    let sets = cuda_triage::gpu::sets::from_inventory(&ctx, &inventory);
+    let torch = sets
+        .iter()
+        .position(|s| s.label.starts_with("PyTorch"))
+        .expect("a PyTorch set");
+    let torch_cublas = sets[torch].selection.cublas.clone().unwrap();
+
+    let mut app = TriageApp::new(Target::Live);
+    app.gpu.offer_sets(sets.clone());
+    app.step = Step::GpuTest;
+    let mut h = harness(app);
+    h.run_steps(2);
+    // The first set fills the fields by default.
+    assert_eq!(h.state().gpu.chosen_set, Some(0));
+    let first_cudart = sets[0].selection.cudart.as_ref().unwrap().display().to_string();
+    assert_eq!(h.state().gpu.paths[1], first_cudart);
+
+    h.get_by_label("Test what this loads:").click();
+    h.run_steps(2);
+    h.get_by_label(&sets[torch].label).click();
+    h.run_steps(2);
+    assert_eq!(h.state().gpu.chosen_set, Some(torch));
+    let cublas_field = &h.state().gpu.paths[2];
+    assert_eq!(cublas_field, &torch_cublas.display().to_string());
+    let options = h.state().gpu.options();
+    assert_eq!(
+        options.selection.cublas.as_deref(),
+        Some(torch_cublas.as_path())
+    );
+}

@@ -6,6 +6,7 @@ use crate::engine::report::Document;
 use crate::gpu::report::{GpuReport, Role, SensorSample};
 use crate::gpu::runner::{self, Options, Outcome, Update};
 use crate::gpu::select::{self, Selection};
+use crate::gpu::sets::LibrarySet;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -20,6 +21,8 @@ pub enum GpuCommand {
     SetPath(Role, String),
     SetDir(String),
     PickDir,
+    /// Fill the fields from one of the sets the scan offers.
+    ChooseSet(usize),
 }
 
 /// Messages from the worker thread.
@@ -85,11 +88,43 @@ pub struct GpuTestState {
     pub result: Option<GpuReport>,
     /// The executable started as the child (tests point it at the built binary).
     pub exe: Option<PathBuf>,
+    /// What the last live scan offers to test: each framework's files, each toolkit's.
+    pub sets: Vec<LibrarySet>,
+    /// The set the fields were last filled from.
+    pub chosen_set: Option<usize>,
 }
 
 impl GpuTestState {
     pub fn running(&self) -> bool {
         self.job.is_some()
+    }
+
+    /// Takes the sets a scan offers; the first one fills the fields unless the user has already
+    /// typed a file or a folder (a test of what the framework really loads, by default).
+    pub fn offer_sets(&mut self, sets: Vec<LibrarySet>) {
+        self.sets = sets;
+        self.chosen_set = None;
+        let untouched =
+            self.paths.iter().all(|p| p.trim().is_empty()) && self.dir.trim().is_empty();
+        if untouched && !self.sets.is_empty() {
+            self.choose_set(0);
+        }
+    }
+
+    /// Fills the four fields from set `index` (empty where the set leaves the OS to choose).
+    pub fn choose_set(&mut self, index: usize) {
+        let Some(set) = self.sets.get(index) else {
+            return;
+        };
+        for role in Role::ALL {
+            self.paths[role_index(role)] = set
+                .selection
+                .get(role)
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
+        }
+        self.dir.clear();
+        self.chosen_set = Some(index);
     }
 
     /// The options for a run from the current fields.

@@ -97,6 +97,37 @@ fn device_card_ui(ui: &mut egui::Ui, app: &TriageApp, report: Option<&GpuReport>
     });
 }
 
+/// The sets the scan offers: "what PyTorch in this venv loads", "CUDA Toolkit 12.4", ...
+fn sets_ui(ui: &mut egui::Ui, state: &GpuTestState, live: bool, commands: &mut Vec<UiCommand>) {
+    if state.sets.is_empty() {
+        return;
+    }
+    ui.horizontal(|ui| {
+        let label = ui.label("Test what this loads:");
+        let selected = state
+            .chosen_set
+            .and_then(|i| state.sets.get(i))
+            .map_or("(files chosen below)", |s| s.label.as_str());
+        ui.add_enabled_ui(live && !state.running(), |ui| {
+            egui::ComboBox::from_id_salt("gpu_sets")
+                .selected_text(selected)
+                .width(460.0)
+                .show_ui(ui, |ui| {
+                    for (i, set) in state.sets.iter().enumerate() {
+                        if ui
+                            .selectable_label(state.chosen_set == Some(i), &set.label)
+                            .clicked()
+                        {
+                            commands.push(UiCommand::Gpu(GpuCommand::ChooseSet(i)));
+                        }
+                    }
+                })
+                .response
+                .labelled_by(label.id);
+        });
+    });
+}
+
 fn opt(v: Option<u32>) -> String {
     v.map_or("?".into(), |v| v.to_string())
 }
@@ -111,6 +142,7 @@ fn libraries_ui(
     let windows = cfg!(windows);
     theme::card(ui, |ui| {
         ui.label(egui::RichText::new("Libraries to test").strong());
+        sets_ui(ui, state, live, commands);
         ui.label("Leave a field empty to let the system loader choose by the usual names.");
         egui::Grid::new("gpu_libs").num_columns(2).show(ui, |ui| {
             for role in Role::ALL {
@@ -271,11 +303,19 @@ pub fn apply(app: &mut TriageApp, command: GpuCommand) {
             }
         }
         GpuCommand::SetQuick(q) => state.quick = q,
-        GpuCommand::SetPath(role, text) => state.paths[role_index(role)] = text,
-        GpuCommand::SetDir(dir) => state.dir = dir,
+        GpuCommand::SetPath(role, text) => {
+            state.paths[role_index(role)] = text;
+            state.chosen_set = None;
+        }
+        GpuCommand::SetDir(dir) => {
+            state.dir = dir;
+            state.chosen_set = None;
+        }
+        GpuCommand::ChooseSet(index) => state.choose_set(index),
         GpuCommand::PickDir => {
             if let Some(dir) = rfd::FileDialog::new().pick_folder() {
                 state.dir = dir.display().to_string();
+                state.chosen_set = None;
             }
         }
     }
