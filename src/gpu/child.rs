@@ -124,8 +124,13 @@ fn run(args: &ChildArgs) -> ChildResult {
         }
     };
     let mut device = device_info(&cuda, args.device, version);
+    device.pci_bus_id = cuda.pci_bus_id();
+    let key = nvml::DeviceKey {
+        index: args.device,
+        pci_bus_id: device.pci_bus_id.clone(),
+    };
     if let Ok(n) = &nvml {
-        nvml::fill_device(n, args.device, &mut device);
+        nvml::fill_device(n, &key, &mut device);
     }
     let peak = peaks::lookup(&device.name);
     device.peak_model = peak.map(|p| p.model.clone());
@@ -135,21 +140,14 @@ fn run(args: &ChildArgs) -> ChildResult {
     let stop = AtomicBool::new(false);
     std::thread::scope(|scope| {
         if let Ok(n) = &nvml {
-            let (sensors, stop) = (&sensors, &stop);
+            let (sensors, stop, key) = (&sensors, &stop, &key);
             scope.spawn(move || {
-                nvml::poll(
-                    n,
-                    args.device,
-                    Duration::from_millis(500),
-                    stop,
-                    since,
-                    |s| {
-                        protocol::emit(&protocol::Event::Sensors(s.clone()));
-                        if let Ok(mut v) = sensors.lock() {
-                            v.push(s);
-                        }
-                    },
-                );
+                nvml::poll(n, key, Duration::from_millis(500), stop, since, |s| {
+                    protocol::emit(&protocol::Event::Sensors(s.clone()));
+                    if let Ok(mut v) = sensors.lock() {
+                        v.push(s);
+                    }
+                });
             });
         }
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

@@ -5,8 +5,9 @@
 
 use crate::engine::context::{DriverFacts, GpuFacts};
 use crate::gpu::report::{DeviceInfo, SensorSample};
-use nvml_wrapper::Nvml;
 use nvml_wrapper::enum_wrappers::device::{Clock, TemperatureSensor};
+use nvml_wrapper::error::NvmlError;
+use nvml_wrapper::{Device, Nvml};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -73,14 +74,33 @@ pub fn open() -> Result<Nvml, String> {
         .map_err(|e| format!("NVML unavailable: {e}"))
 }
 
-/// Adds what NVML knows about device `index` to the device card (fields already set by the
-/// CUDA driver are kept).
-pub fn fill_device(nvml: &Nvml, index: u32, info: &mut DeviceInfo) {
+/// Which board the test runs on, as NVML is to find it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DeviceKey {
+    /// The CUDA device number (NVML's numbering is only used when no PCI address is known).
+    pub index: u32,
+    /// The PCI address the CUDA driver reports for that device.
+    pub pci_bus_id: Option<String>,
+}
+
+/// NVML's handle of the same board the CUDA driver calls `key.index`: looked up by PCI address,
+/// because NVML numbers devices in PCI order and ignores `CUDA_VISIBLE_DEVICES`, while CUDA puts
+/// the fastest first by default (NVML's docs: the NVML index may not match the CUDA index).
+fn device<'n>(nvml: &'n Nvml, key: &DeviceKey) -> Result<Device<'n>, NvmlError> {
+    match &key.pci_bus_id {
+        Some(id) => nvml.device_by_pci_bus_id(id.as_str()),
+        None => nvml.device_by_index(key.index),
+    }
+}
+
+/// Adds what NVML knows about the device to the device card (fields already set by the CUDA
+/// driver are kept).
+pub fn fill_device(nvml: &Nvml, key: &DeviceKey, info: &mut DeviceInfo) {
     info.driver_version = info
         .driver_version
         .take()
         .or_else(|| nvml.sys_driver_version().ok());
-    let Ok(d) = nvml.device_by_index(index) else {
+    let Ok(d) = device(nvml, key) else {
         return;
     };
     if info.name.is_empty() {
@@ -109,10 +129,10 @@ pub fn fill_device(nvml: &Nvml, index: u32, info: &mut DeviceInfo) {
     info.power_limit_w = d.enforced_power_limit().ok().map(|mw| mw as f64 / 1000.0);
 }
 
-/// Temperature, power and SM clock of device `index` now.
-pub fn sample(nvml: &Nvml, index: u32, since: Instant) -> SensorSample {
+/// Temperature, power and SM clock of the device now.
+pub fn sample(nvml: &Nvml, key: &DeviceKey, since: Instant) -> SensorSample {
     let t_s = since.elapsed().as_secs_f64();
-    match nvml.device_by_index(index) {
+    match device(nvml, key) {
         Ok(d) => SensorSample {
             t_s,
             temperature_c: d.temperature(TemperatureSensor::Gpu).ok(),
@@ -129,7 +149,7 @@ pub fn sample(nvml: &Nvml, index: u32, since: Instant) -> SensorSample {
 /// Samples every `interval` until `stop` is set, handing each sample to `on_sample`.
 pub fn poll(
     nvml: &Nvml,
-    index: u32,
+    key: &DeviceKey,
     interval: Duration,
     stop: &AtomicBool,
     since: Instant,
@@ -139,7 +159,7 @@ pub fn poll(
     let mut next = Instant::now();
     while !stop.load(Ordering::Relaxed) {
         if Instant::now() >= next {
-            on_sample(sample(nvml, index, since));
+            on_sample(sample(nvml, key, since));
             next = Instant::now() + interval;
         }
         std::thread::sleep(tick);

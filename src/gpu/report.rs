@@ -88,6 +88,9 @@ pub struct PcieLink {
 pub struct DeviceInfo {
     pub index: u32,
     pub name: String,
+    /// The PCI address (`0000:65:00.0`) the CUDA driver reports; NVML is asked by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pci_bus_id: Option<String>,
     pub compute_capability: Option<String>,
     pub sm_count: Option<u32>,
     pub memory_total_mib: Option<u64>,

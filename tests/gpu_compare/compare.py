@@ -11,16 +11,18 @@ same workloads with the same sizes and dtypes as the test's full (or --quick) pl
 * copies of 256 MiB (32 MiB with --quick): H2D/D2H from pageable and pinned memory, and D2D
   (D2D counts read + write, 2x bytes, like cuda-triage and NVIDIA's bandwidthTest);
 
-timed with CUDA events after warm-up, median of repeats; then runs
+timed with CUDA events after warm-up, median of repeats (ops under 1 ms several to a window, as
+cuda-triage does); then runs
 `cuda-triage gpu-test --json` and prints one table: torch, cuda-triage and their ratio, against
 the issue's goals (GEMM >= 0.95x, conv >= 0.90x, copies >= 0.95x torch).
 
 Usage: python3 tests/gpu_compare/compare.py [--quick] [--exe target/release/cuda-triage]
-       [--dir DIR (passed to gpu-test to pick the same libraries torch loads, e.g. torch/lib)]
+       [--framework torch (gpu-test tests the files torch's process loads) | --dir DIR]
 """
 
 import argparse
 import json
+import math
 import statistics
 import subprocess
 import sys
@@ -29,20 +31,43 @@ import time
 GOALS = {"gemm": 0.95, "conv": 0.90, "copy": 0.95}
 
 
+def ops_per_window(one_op_ms):
+    """Like cuda-triage's maths::ops_per_window: about 1 ms of work per event pair, at most 64."""
+    if not one_op_ms > 0 or one_op_ms >= 1.0:
+        return 1
+    return max(1, min(64, math.ceil(1.0 / one_op_ms)))
+
+
+def window_ms(torch, fn, count):
+    start = torch.cuda.Event(enable_timing=True)
+    stop = torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(count):
+        fn()
+    stop.record()
+    stop.synchronize()
+    return start.elapsed_time(stop)
+
+
 def timed(torch, fn, warmup, repeats):
+    """Median time of one op, measured as cuda-triage does (short ops several per window)."""
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
-    times = []
-    for _ in range(repeats):
-        start = torch.cuda.Event(enable_timing=True)
-        stop = torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return statistics.median(times)
+    count = ops_per_window(window_ms(torch, fn, 1))
+    return statistics.median(window_ms(torch, fn, count) / count for _ in range(repeats))
+
+
+def set_tf32(torch, matmul, conv):
+    """TF32 for matmul/conv: the fp32_precision API where PyTorch has it (allow_tf32 is
+    deprecated after 2.9), else the allow_tf32 flags."""
+    matmul_backend = torch.backends.cuda.matmul
+    if hasattr(matmul_backend, "fp32_precision"):
+        matmul_backend.fp32_precision = "tf32" if matmul else "ieee"
+        torch.backends.cudnn.conv.fp32_precision = "tf32" if conv else "ieee"
+    else:
+        matmul_backend.allow_tf32 = matmul
+        torch.backends.cudnn.allow_tf32 = conv
 
 
 def torch_results(quick):
@@ -53,16 +78,15 @@ def torch_results(quick):
     results = {}
     dtypes = {"fp32": torch.float32, "tf32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
     for name, dtype in dtypes.items():
-        torch.backends.cuda.matmul.allow_tf32 = name == "tf32"
+        set_tf32(torch, matmul=name == "tf32", conv=True)
         for n in sizes:
             a = torch.rand(n, n, device="cuda", dtype=dtype) * 2 - 1
             b = torch.rand(n, n, device="cuda", dtype=dtype) * 2 - 1
             ms = timed(torch, lambda: torch.matmul(a, b), warmup, repeats)
             results[f"GEMM {name} {n}^3"] = ("gemm", 2 * n**3 / (ms * 1e-3) / 1e12)
             del a, b
-    torch.backends.cuda.matmul.allow_tf32 = False
+    set_tf32(torch, matmul=False, conv=True)
     torch.backends.cudnn.benchmark = True
-    torch.backends.cudnn.allow_tf32 = True
     batch = 8 if quick else 32
     flops = 2 * batch * 256 * 56 * 56 * 256 * 9
     for layout, fmt in (("NCHW", torch.contiguous_format), ("NHWC", torch.channels_last)):
@@ -108,8 +132,10 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--exe", default="target/release/cuda-triage")
     ap.add_argument("--dir", help="folder of libraries for gpu-test --dir")
+    ap.add_argument("--framework", help="gpu-test --framework (torch: the files torch loads)")
     args = ap.parse_args()
     extra = ["--dir", args.dir] if args.dir else []
+    extra += ["--framework", args.framework] if args.framework else []
 
     triage, gpu, findings, wall = triage_results(args.exe, args.quick, extra)
     torch_r = torch_results(args.quick)

@@ -132,6 +132,52 @@ fn a_driver_whose_cuinit_hangs_is_stopped_at_the_time_limit() {
     assert_eq!(doc["gpu"]["child"]["after_s"], 2);
 }
 
+/// A fake driver with one device that exports the whole driver API the test resolves: every
+/// entry point succeeds and does nothing, cuDeviceGetCount says 1.
+fn one_device_driver(dir: &std::path::Path) -> std::path::PathBuf {
+    // The names are read from the source of the table the child resolves, so the fake keeps
+    // up with it.
+    let table = include_str!("../../src/gpu/ffi/driver.rs");
+    let mut source = String::from(
+        "int cuDriverGetVersion(int *v) { *v = 12040; return 0; }\n\
+         int cuInit(unsigned f) { return 0; }\n\
+         int cuDeviceGetCount(int *n) { *n = 1; return 0; }\n",
+    );
+    for line in table.lines() {
+        let Some((name, _)) = line.trim().split_once(": fn(") else {
+            continue;
+        };
+        if name.starts_with("cu")
+            && !["cuInit", "cuDriverGetVersion", "cuDeviceGetCount"].contains(&name)
+        {
+            source.push_str(&format!("int {name}() {{ return 0; }}\n"));
+        }
+    }
+    build_shared_library(dir, "libcuda.so.1", &source)
+}
+
+#[test]
+fn a_device_number_past_the_last_gpu_is_an_invalid_device() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = one_device_driver(dir.path());
+    let out = run_cli(&[
+        "gpu-test",
+        "--json",
+        "--quick",
+        "--device",
+        "1",
+        "--driver",
+        lib.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "stderr: {}", stderr(&out));
+    let doc = json(&out);
+    let f = finding(&doc, "gpu-test-cuda-error");
+    assert_eq!(
+        f["summary"], "cuDeviceGet failed: CUDA_ERROR_INVALID_DEVICE (101)",
+        "{f:#}"
+    );
+}
+
 #[test]
 fn a_driver_without_a_gpu_reports_the_decoded_cuda_error() {
     let dir = tempfile::tempdir().unwrap();

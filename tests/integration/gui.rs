@@ -323,6 +323,7 @@ fn gpu_step_shows_a_results_table_and_bar_charts() {
         max_relative_error: 1e-4,
         bound: 4.0e-3,
         non_finite: 0,
+        magnitude_ratio: Some(1.0),
         passed: true,
     };
     let workload = |name: &str, kind, tflops, gbps| WorkloadResult {
@@ -423,7 +424,13 @@ fn gpu_step_offers_the_scanned_frameworks_libraries_and_fills_the_fields() {
     h.run_steps(2);
     // The first set fills the fields by default.
     assert_eq!(h.state().gpu.chosen_set, Some(0));
-    let first_cudart = sets[0].selection.cudart.as_ref().unwrap().display().to_string();
+    let first_cudart = sets[0]
+        .selection
+        .cudart
+        .as_ref()
+        .unwrap()
+        .display()
+        .to_string();
     assert_eq!(h.state().gpu.paths[1], first_cudart);
 
     h.get_by_label("Test what this loads:").click();

@@ -26,6 +26,7 @@ api_table!(
         cuDeviceGetCount: fn(*mut i32) -> i32;
         cuDeviceGet: fn(*mut i32, i32) -> i32;
         cuDeviceGetName: fn(*mut c_char, i32, i32) -> i32;
+        cuDeviceGetPCIBusId: fn(*mut c_char, i32, i32) -> i32;
         cuDeviceGetAttribute: fn(*mut i32, i32, i32) -> i32;
         cuDeviceTotalMem_v2: fn(*mut usize, i32) -> i32;
         cuDevicePrimaryCtxRetain: fn(*mut CuContext, i32) -> i32;
@@ -96,7 +97,13 @@ impl<'lib> Cuda<'lib> {
             (api.cuDeviceGetCount)(&mut count)
         })?;
         if count <= index {
-            return Err(CallError::cuda("cuDeviceGetCount", 100));
+            // No device at all is CUDA_ERROR_NO_DEVICE; a number past the last one is what
+            // cuDeviceGet itself answers, CUDA_ERROR_INVALID_DEVICE.
+            return Err(if count == 0 {
+                CallError::cuda("cuDeviceGetCount", 100)
+            } else {
+                CallError::cuda("cuDeviceGet", 101)
+            });
         }
         let mut device = 0;
         check("cuDeviceGet", unsafe {
@@ -126,6 +133,18 @@ impl<'lib> Cuda<'lib> {
             unsafe { (self.api.cuDeviceGetName)(buf.as_mut_ptr(), buf.len() as i32, self.device) };
         buf[255] = 0;
         (status == 0).then(|| unsafe { super::c_string(buf.as_ptr()) })
+    }
+
+    /// The PCI address (`0000:65:00.0`): how NVML is asked about the same board, since NVML's
+    /// device numbers follow PCI order and ignore `CUDA_VISIBLE_DEVICES`, unlike CUDA's.
+    pub fn pci_bus_id(&self) -> Option<String> {
+        let mut buf = [0 as c_char; 64];
+        let status = unsafe {
+            (self.api.cuDeviceGetPCIBusId)(buf.as_mut_ptr(), buf.len() as i32, self.device)
+        };
+        buf[63] = 0;
+        let id = unsafe { super::c_string(buf.as_ptr()) };
+        (status == 0 && !id.is_empty()).then_some(id)
     }
 
     pub fn total_memory(&self) -> Option<usize> {
@@ -160,6 +179,13 @@ impl<'lib> Cuda<'lib> {
         check("cuMemAllocHost_v2", unsafe {
             (self.api.cuMemAllocHost_v2)(&mut ptr, bytes.max(1))
         })?;
+        if ptr.is_null() {
+            // A slice over it would be undefined behaviour; only a broken driver does this.
+            return Err(CallError::other(
+                "cuMemAllocHost_v2",
+                "reported success but returned no memory",
+            ));
+        }
         Ok(PinnedBuffer {
             cuda: self,
             ptr,

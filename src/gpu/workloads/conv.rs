@@ -212,6 +212,16 @@ fn find_algorithm(d: &Dnn<'_>) -> Result<(i32, usize), CallError> {
         .ok_or_else(|| {
             CallError::other("cudnnFindConvolutionForwardAlgorithm", "no algorithm works")
         })?;
+    // The search timed the algorithm with its own math type; the descriptor must carry it, or
+    // cuDNN runs a slower kernel of that algorithm (PyTorch does the same, Conv_v7.cpp's note
+    // "behavior of cudnnFind and cudnnGet").
+    unsafe {
+        status(
+            api,
+            "cudnnSetConvolutionMathType",
+            (api.cudnnSetConvolutionMathType)(d.conv, found.math_type),
+        )?;
+    }
     let mut workspace = 0usize;
     unsafe {
         status(

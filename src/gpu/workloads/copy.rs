@@ -1,7 +1,8 @@
 //! Copy bandwidth: host→device and device→host from pageable (`Vec`) and pinned
 //! (`cuMemAllocHost`) memory, and device→device. D2D counts every byte twice (read + write), as
 //! NVIDIA's bandwidthTest does, so it compares with the DRAM peak; H2D/D2H compare with the PCIe
-//! link's theoretical rate. A byte pattern makes the round trip and is checked at sampled offsets.
+//! link's theoretical rate. A byte pattern makes two round trips (pageable → device → device →
+//! pinned, then pinned → device → pageable), so every copy kind is checked at sampled offsets.
 
 use super::{Run, fits, measure};
 use crate::gpu::ffi::driver::{Cuda, DeviceBuffer, check};
@@ -53,7 +54,16 @@ fn all(run: &mut Run<'_>, cuda: &Cuda<'_>, bytes: usize, pk: CopyPeaks) -> Resul
     check("cuMemcpyDtoH_v2", unsafe {
         (cuda.api.cuMemcpyDtoH_v2)(pinned_ptr, d2.ptr, bytes)
     })?;
-    let correctness = verify(run, pinned.as_mut_slice());
+    let through_pinned_d2h = verify(run, pinned.as_mut_slice());
+    // And back through the two paths that trip did not take: pinned → d2 → pageable.
+    pageable.fill(0);
+    check("cuMemcpyHtoD_v2", unsafe {
+        (cuda.api.cuMemcpyHtoD_v2)(d2.ptr, pinned_ptr, bytes)
+    })?;
+    check("cuMemcpyDtoH_v2", unsafe {
+        (cuda.api.cuMemcpyDtoH_v2)(pageable.as_mut_ptr().cast(), d2.ptr, bytes)
+    })?;
+    let through_pinned_h2d = verify(run, &pageable);
     let size = format!("{} MiB", bytes >> 20);
     let api = &cuda.api;
 
@@ -61,6 +71,7 @@ fn all(run: &mut Run<'_>, cuda: &Cuda<'_>, bytes: usize, pk: CopyPeaks) -> Resul
                 name: &str,
                 counted: f64,
                 peak: Option<f64>,
+                correctness: &maths::Correctness,
                 r: Result<(f64, usize), CallError>| {
         match r {
             Ok((ms, repeats)) => {
@@ -91,7 +102,7 @@ fn all(run: &mut Run<'_>, cuda: &Cuda<'_>, bytes: usize, pk: CopyPeaks) -> Resul
             (api.cuMemcpyHtoD_v2)(d1.ptr, src.cast(), bytes)
         })
     });
-    push(run, "H2D pageable", b, pk.pcie_gbps, r);
+    push(run, "H2D pageable", b, pk.pcie_gbps, &through_pinned_d2h, r);
     let dst = pageable.as_mut_ptr();
     run.stage("D2H pageable");
     let r = measure(cuda, w, n, || {
@@ -99,24 +110,24 @@ fn all(run: &mut Run<'_>, cuda: &Cuda<'_>, bytes: usize, pk: CopyPeaks) -> Resul
             (api.cuMemcpyDtoH_v2)(dst.cast(), d1.ptr, bytes)
         })
     });
-    push(run, "D2H pageable", b, pk.pcie_gbps, r);
+    push(run, "D2H pageable", b, pk.pcie_gbps, &through_pinned_h2d, r);
     run.stage("H2D pinned");
     let r = measure(cuda, w, n, || {
         check("cuMemcpyHtoD_v2", unsafe {
             (api.cuMemcpyHtoD_v2)(d1.ptr, pinned_ptr, bytes)
         })
     });
-    push(run, "H2D pinned", b, pk.pcie_gbps, r);
+    push(run, "H2D pinned", b, pk.pcie_gbps, &through_pinned_h2d, r);
     run.stage("D2H pinned");
     let r = measure(cuda, w, n, || {
         check("cuMemcpyDtoH_v2", unsafe {
             (api.cuMemcpyDtoH_v2)(pinned_ptr, d1.ptr, bytes)
         })
     });
-    push(run, "D2H pinned", b, pk.pcie_gbps, r);
+    push(run, "D2H pinned", b, pk.pcie_gbps, &through_pinned_d2h, r);
     run.stage("D2D");
     let r = measure(cuda, w, n, || dtod(cuda, &d2, &d1));
-    push(run, "D2D", 2.0 * b, pk.memory_gbps, r);
+    push(run, "D2D", 2.0 * b, pk.memory_gbps, &through_pinned_d2h, r);
     Ok(())
 }
 
