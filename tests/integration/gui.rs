@@ -405,10 +405,12 @@ fn pasted_error_text_is_explained_on_the_findings_step() {
 fn gpu_step_offers_the_scanned_frameworks_libraries_and_fills_the_fields() {
     use cuda_triage::engine::progress::Progress;
     // The sets of the Windows fixture (a real scan of it), offered as a live scan would offer them.
-    let ctx = cuda_triage::engine::context::machine_file::load(&fixture(
-        "machines/win-cuda-tf-torch/machine.toml",
-    ))
-    .unwrap();
+    // Loaded by a path relative to the crate root, so the snapshot's text is the same everywhere.
+    std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let Target::MachineFile(machine) = relative_machine("win-cuda-tf-torch") else {
+        unreachable!()
+    };
+    let ctx = cuda_triage::engine::context::machine_file::load(&machine).unwrap();
     let inventory = cuda_triage::engine::scan::run(&ctx, &Progress::new()).inventory;
     let sets = cuda_triage::gpu::sets::from_inventory(&ctx, &inventory);
     let torch = sets
@@ -445,4 +447,7 @@ fn gpu_step_offers_the_scanned_frameworks_libraries_and_fills_the_fields() {
         options.selection.cublas.as_deref(),
         Some(torch_cublas.as_path())
     );
+    h.remove_cursor();
+    h.run_steps(1);
+    h.snapshot_options("5b-gpu-test-sets", &snapshot_options());
 }

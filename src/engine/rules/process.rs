@@ -30,11 +30,13 @@ pub struct PresenceProbe<'a> {
 impl<'a> PresenceProbe<'a> {
     pub fn new(ctx: &'a SystemContext) -> PresenceProbe<'a> {
         PresenceProbe {
-            inner: FsProbe::new(&ctx.fs, crate::engine::binfmt::read_binary),
+            // Headers and tables are all a search needs (machine, RPATH/RUNPATH); the full read
+            // lists every symbol and scans read-only data, hundreds of MB in a cuBLAS.
+            inner: FsProbe::new(&ctx.fs, crate::engine::binfmt::read_binary_headers),
         }
     }
 
-    /// The parsed binary at a path, when it is a real one.
+    /// The parsed binary at a path (headers and tables only), when it is a real one.
     pub fn info(&self, path: &str) -> Option<Arc<BinaryInfo>> {
         self.inner.info(path)
     }
