@@ -358,8 +358,9 @@ fn load(
     Err(tried)
 }
 
-/// Why a chosen file must not be handed to the OS loader: a damaged (e.g. truncated) ELF or PE,
-/// which ld.so would map and then crash on. Bare names and unreadable files are left to the OS.
+/// Why a chosen file must not be handed to the OS loader: it, or a library the loader would map
+/// while loading it, is damaged (e.g. truncated), and ld.so would map it and crash on it. Found
+/// with the dependency tree's own search. Bare names and unreadable files are left to the OS.
 fn damaged(requested: &str) -> Option<String> {
     use crate::engine::binfmt::{BinaryError, read_binary_headers};
     let path = std::path::Path::new(requested);
@@ -368,8 +369,37 @@ fn damaged(requested: &str) -> Option<String> {
     }
     match read_binary_headers(path) {
         Err(e @ BinaryError::Malformed { .. }) => Some(format!("not loaded: {e}")),
-        _ => None,
+        Err(_) => None,
+        Ok(_) => damaged_dependency(requested),
     }
+}
+
+/// The first damaged file the loader would stop at among `root`'s dependencies.
+fn damaged_dependency(root: &str) -> Option<String> {
+    use crate::engine::binfmt::{BinaryError, read_binary_headers};
+    use crate::engine::graph::{self, GraphOptions};
+    use crate::engine::loader::Outcome;
+    let ctx = crate::engine::context::live::load_without_driver();
+    let opts = GraphOptions {
+        runtime: false,
+        ..GraphOptions::default()
+    };
+    let graph = graph::build(&ctx, root, &opts).ok()?;
+    graph
+        .nodes
+        .iter()
+        .flat_map(|n| n.attempts.iter().map(move |a| (n, a)))
+        .filter(|(_, a)| matches!(a.outcome, Outcome::Unreadable { .. }))
+        .find_map(|(n, a)| {
+            let candidate = ctx.platform.join(&a.directory, &n.name);
+            match read_binary_headers(std::path::Path::new(&candidate)) {
+                Err(e @ BinaryError::Malformed { .. }) => Some(format!(
+                    "not loaded: it needs {}, and the loader would stop at {e}",
+                    n.name
+                )),
+                _ => None,
+            }
+        })
 }
 
 /// The mapped path and self-reported version of a loaded library, and the version its file

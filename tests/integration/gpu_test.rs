@@ -406,3 +406,54 @@ fn a_broken_chosen_runtime_is_named_even_without_a_driver() {
         codes(&doc)
     );
 }
+
+/// A chosen library whose dependency next to it is truncated: the real loader (Python's ctypes,
+/// the oracle here) dies of SIGBUS loading it; the test names the damaged dependency instead.
+#[test]
+fn a_truncated_dependency_is_named_where_the_real_loader_crashes() {
+    use crate::fixtures_build::SoSpec;
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    let inner = SoSpec::new("libinner.so")
+        .soname("libinner.so")
+        .source("int inner_table[4096] = {1};\nint inner(void) { return inner_table[7]; }\n")
+        .build(dir.path())
+        .unwrap();
+    let outer = SoSpec::new("libcudart.so.12")
+        .soname("libcudart.so.12")
+        .link_with(&inner)
+        .runpath(&["$ORIGIN"])
+        .build(dir.path())
+        .unwrap();
+    let bytes = std::fs::read(&inner).unwrap();
+    std::fs::write(&inner, &bytes[..2048]).unwrap();
+
+    let oracle = std::process::Command::new("python3")
+        .args(["-c", "import ctypes, sys; ctypes.CDLL(sys.argv[1])"])
+        .arg(&outer)
+        .output()
+        .unwrap();
+    assert_eq!(
+        oracle.status.signal(),
+        Some(7),
+        "the real loader should die of SIGBUS: {:?}",
+        oracle.status
+    );
+
+    let out = run_cli(&[
+        "gpu-test",
+        "--json",
+        "--quick",
+        "--cudart",
+        outer.to_str().unwrap(),
+    ]);
+    let doc = json(&out);
+    assert!(
+        !codes(&doc).contains(&"gpu-test-crashed".to_string()),
+        "{doc:#}"
+    );
+    let f = finding(&doc, "gpu-test-library-not-loaded");
+    let evidence = f["evidence"].to_string();
+    assert!(evidence.contains("libinner.so"), "{evidence}");
+    assert!(evidence.contains("truncated"), "{evidence}");
+}
