@@ -5,6 +5,7 @@
 //!   a crash, a hang or a bad answer into findings; never runs GPU code in its own process.
 //! * [`child`] — the child side: loads the chosen libraries by absolute path, reports what the OS
 //!   mapped and the versions they report, runs the workloads, prints one JSON result.
+//! * [`child_libraries`] — the child's loading and identification of cudart, cuBLAS and cuDNN.
 //! * [`ffi`] — the C APIs of the driver, cudart, cuBLAS and cuDNN as libloading function tables
 //!   with enum values from cudarc's bindings (its loader searches by name, so it cannot test a
 //!   user-chosen file).
@@ -13,6 +14,7 @@
 //! * [`maths`], [`peaks`], [`select`], [`protocol`], [`report`] — the pure parts, unit-tested.
 
 pub mod child;
+pub mod child_libraries;
 pub mod ffi;
 pub mod findings;
 pub mod maths;

@@ -5,6 +5,7 @@
 mod binfmt;
 mod cli;
 mod fixtures_build;
+mod gpu_libraries;
 mod gpu_sets;
 mod gpu_test;
 mod gui;
