@@ -261,8 +261,11 @@ fn linux_process(ctx: &SystemContext, env: Option<(&PythonEnv, Option<&Framework
             None => env.frameworks.iter().collect(),
         };
         for f in frameworks {
-            if let Some(real) = framework_elf(ctx, &probe, f) {
-                chain.push(real);
+            // The framework's own library (found by the scan): its RPATH/RUNPATH lead the search.
+            if let Some(path) = &f.search_library
+                && let Some(info) = probe.info(path)
+            {
+                chain.push((path.clone(), (*info).clone()));
             }
             if let Some(dir) = &f.bundled_dir {
                 let mut lib = elf();
@@ -289,52 +292,6 @@ fn linux_process(ctx: &SystemContext, env: Option<(&PythonEnv, Option<&Framework
             chain,
         })),
     }
-}
-
-/// The framework's own library that loads its CUDA libraries, as it is on the machine: among
-/// the ELF files in its folders (the bundled folder, the package, `lib`, `python`), the one with
-/// the longest RPATH/RUNPATH. pip builds point these at the `nvidia/*/lib` wheels
-/// (`$ORIGIN/../../nvidia/cublas/lib` in torch/lib/libtorch_cuda.so), so ld.so's search for a
-/// dlopen from it starts there. `None` when no file there carries a search path (or none is a
-/// real ELF: machine files often hold placeholders).
-fn framework_elf(
-    ctx: &SystemContext,
-    probe: &FsProbe<'_>,
-    f: &Framework,
-) -> Option<(String, BinaryInfo)> {
-    const MAX_FILES: usize = 256;
-    let p = Platform::Linux;
-    let mut dirs: Vec<String> = f.bundled_dir.iter().cloned().collect();
-    for sub in ["", "lib", "python"] {
-        let dir = if sub.is_empty() {
-            f.location.clone()
-        } else {
-            p.join(&f.location, sub)
-        };
-        if !dirs.contains(&dir) {
-            dirs.push(dir);
-        }
-    }
-    let mut best: Option<(usize, String, BinaryInfo)> = None;
-    for dir in dirs {
-        let Ok(entries) = ctx.fs.read_dir(&dir) else {
-            continue;
-        };
-        let shared = entries
-            .into_iter()
-            .filter(|e| !e.is_dir && (e.name.ends_with(".so") || e.name.contains(".so.")))
-            .take(MAX_FILES);
-        for e in shared {
-            let Some(info) = probe.info(&e.path) else {
-                continue;
-            };
-            let entries = info.rpath.len() + info.runpath.len();
-            if entries > 0 && best.as_ref().is_none_or(|(n, _, _)| entries > *n) {
-                best = Some((entries, e.path, (*info).clone()));
-            }
-        }
-    }
-    best.map(|(_, path, info)| (path, info))
 }
 
 /// The environment's python with one level of symbolic link resolved: ld.so takes the main

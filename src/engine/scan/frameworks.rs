@@ -294,6 +294,11 @@ pub fn read_site_packages(
             env.frameworks.push(f);
         }
     }
+    if w.platform() == Platform::Linux {
+        for f in &mut env.frameworks {
+            f.search_library = super::search_library::find(w.ctx, f);
+        }
+    }
     cudnn_found
 }
 

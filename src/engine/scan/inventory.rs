@@ -321,6 +321,10 @@ pub struct Framework {
     pub bundled_libraries: Vec<String>,
     /// The folder those bundled libraries are in.
     pub bundled_dir: Option<String>,
+    /// Linux: the framework's own library whose RPATH/RUNPATH its CUDA loads search from (the
+    /// ELF in its folders with the longest one), e.g. `torch/lib/libtorch_cuda.so`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search_library: Option<String>,
     /// Extra pieces (JAX CUDA plugins, ONNX Runtime's CUDA provider).
     pub plugins: Vec<Package>,
     /// Files the facts were read from.
@@ -344,6 +348,7 @@ impl Framework {
             expects: Expects::default(),
             bundled_libraries: Vec::new(),
             bundled_dir: None,
+            search_library: None,
             plugins: Vec::new(),
             evidence: Vec::new(),
         }

@@ -18,6 +18,7 @@ pub mod inventory;
 pub mod pyfind;
 pub mod pyparse;
 pub mod python;
+pub mod search_library;
 pub mod toolkits;
 pub mod tools;
 pub mod version;
