@@ -251,21 +251,42 @@ impl FsView {
         Ok(names)
     }
 
+    /// On the live machine (case rules matching the host's), the host path is the machine path:
+    /// a question about the file can go straight to one `stat`, without `host_path`'s `lstat`.
+    fn same_on_host(&self, path: &str) -> Option<PathBuf> {
+        let direct = matches!(self.mapping, Mapping::Host)
+            && (!self.platform.case_insensitive() || cfg!(windows));
+        let normalized = self.platform.normalize(path);
+        (direct && self.platform.is_absolute(&normalized)).then(|| PathBuf::from(normalized))
+    }
+
     pub fn exists(&self, path: &str) -> bool {
-        self.host_path(path).is_ok_and(|h| h.exists())
+        match self.same_on_host(path) {
+            Some(h) => h.exists(),
+            None => self.host_path(path).is_ok_and(|h| h.exists()),
+        }
     }
 
     pub fn is_file(&self, path: &str) -> bool {
-        self.host_path(path).is_ok_and(|h| h.is_file())
+        match self.same_on_host(path) {
+            Some(h) => h.is_file(),
+            None => self.host_path(path).is_ok_and(|h| h.is_file()),
+        }
     }
 
     pub fn is_dir(&self, path: &str) -> bool {
-        self.host_path(path).is_ok_and(|h| h.is_dir())
+        match self.same_on_host(path) {
+            Some(h) => h.is_dir(),
+            None => self.host_path(path).is_ok_and(|h| h.is_dir()),
+        }
     }
 
     /// The host path of a regular file (following links), or why there is none.
     pub fn file(&self, path: &str) -> Result<PathBuf, FsError> {
-        let host = self.host_path(path)?;
+        let host = match self.same_on_host(path) {
+            Some(h) => h,
+            None => self.host_path(path)?,
+        };
         if self.mapping_is_rooted() {
             // walk_rooted already followed every link inside the root.
             return if host.is_file() {

@@ -163,9 +163,18 @@ impl Locator {
 
     /// Every file named `name` in these folders.
     pub fn find(&self, ctx: &SystemContext, name: &str) -> Vec<String> {
+        self.find_except(ctx, name, &[])
+    }
+
+    /// Like [`find`](Self::find), without asking again in `known_empty`: folders where the
+    /// loader already looked for this name and found nothing.
+    pub fn find_except(&self, ctx: &SystemContext, name: &str, known_empty: &[String]) -> Vec<String> {
+        let p = ctx.platform;
+        let empty: Vec<String> = known_empty.iter().map(|d| p.normalize(d)).collect();
         self.dirs
             .iter()
-            .map(|dir| ctx.platform.join(dir, name))
+            .filter(|dir| !empty.iter().any(|e| p.same_name(e, dir)))
+            .map(|dir| p.join(dir, name))
             .filter(|candidate| ctx.fs.is_file(candidate))
             .collect()
     }

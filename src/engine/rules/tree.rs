@@ -78,10 +78,16 @@ fn missing(ctx: &SystemContext, graph: &DependencyGraph) -> Vec<Finding> {
     known_dirs.dedup();
     // The folders to look for copies in, worked out once for every missing name.
     let locator = std::cell::OnceCell::new();
-    let copies = |name: &str| {
+    let copies = |name: &str, attempts: &[Attempt]| {
+        // Folders the loader already found empty for this name need no second look.
+        let empty: Vec<String> = attempts
+            .iter()
+            .filter(|a| a.outcome == Outcome::NotFound)
+            .map(|a| a.directory.clone())
+            .collect();
         locator
             .get_or_init(|| Locator::new(ctx, &known_dirs))
-            .find(ctx, name)
+            .find_except(ctx, name, &empty)
     };
     let mut reported: Vec<String> = Vec::new();
     let mut out = Vec::new();
@@ -111,7 +117,7 @@ fn missing(ctx: &SystemContext, graph: &DependencyGraph) -> Vec<Finding> {
             node,
             &root_name,
             &parents,
-            copies(&node.name),
+            copies(&node.name, &node.attempts),
         ));
     }
     out
