@@ -168,7 +168,12 @@ impl Locator {
 
     /// Like [`find`](Self::find), without asking again in `known_empty`: folders where the
     /// loader already looked for this name and found nothing.
-    pub fn find_except(&self, ctx: &SystemContext, name: &str, known_empty: &[String]) -> Vec<String> {
+    pub fn find_except(
+        &self,
+        ctx: &SystemContext,
+        name: &str,
+        known_empty: &[String],
+    ) -> Vec<String> {
         let p = ctx.platform;
         let empty: Vec<String> = known_empty.iter().map(|d| p.normalize(d)).collect();
         self.dirs
