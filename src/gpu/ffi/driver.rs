@@ -128,23 +128,28 @@ impl<'lib> Cuda<'lib> {
     }
 
     pub fn name(&self) -> Option<String> {
+        self.device_string(self.api.cuDeviceGetName)
+    }
+
+    /// A string the driver writes for this device into a caller's buffer
+    /// (`cuDeviceGetName`, `cuDeviceGetPCIBusId`: `(char *buf, int len, CUdevice)`); `None` on
+    /// an error status or an empty answer.
+    fn device_string(
+        &self,
+        call: unsafe extern "system" fn(*mut c_char, i32, i32) -> i32,
+    ) -> Option<String> {
         let mut buf = [0 as c_char; 256];
-        let status =
-            unsafe { (self.api.cuDeviceGetName)(buf.as_mut_ptr(), buf.len() as i32, self.device) };
+        // SAFETY: the call writes at most `len` bytes; the last byte is forced to NUL after.
+        let status = unsafe { call(buf.as_mut_ptr(), buf.len() as i32, self.device) };
         buf[255] = 0;
-        (status == 0).then(|| unsafe { super::c_string(buf.as_ptr()) })
+        let text = unsafe { super::c_string(buf.as_ptr()) };
+        (status == 0 && !text.is_empty()).then_some(text)
     }
 
     /// The PCI address (`0000:65:00.0`): how NVML is asked about the same board, since NVML's
     /// device numbers follow PCI order and ignore `CUDA_VISIBLE_DEVICES`, unlike CUDA's.
     pub fn pci_bus_id(&self) -> Option<String> {
-        let mut buf = [0 as c_char; 64];
-        let status = unsafe {
-            (self.api.cuDeviceGetPCIBusId)(buf.as_mut_ptr(), buf.len() as i32, self.device)
-        };
-        buf[63] = 0;
-        let id = unsafe { super::c_string(buf.as_ptr()) };
-        (status == 0 && !id.is_empty()).then_some(id)
+        self.device_string(self.api.cuDeviceGetPCIBusId)
     }
 
     pub fn total_memory(&self) -> Option<usize> {
