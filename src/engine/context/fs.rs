@@ -260,33 +260,30 @@ impl FsView {
         (direct && self.platform.is_absolute(&normalized)).then(|| PathBuf::from(normalized))
     }
 
-    pub fn exists(&self, path: &str) -> bool {
+    /// The host path to ask the file system about: the machine path itself where that is the
+    /// same (the stat that follows says whether it exists), else [`host_path`](Self::host_path).
+    fn host_to_ask(&self, path: &str) -> Result<PathBuf, FsError> {
         match self.same_on_host(path) {
-            Some(h) => h.exists(),
-            None => self.host_path(path).is_ok_and(|h| h.exists()),
+            Some(h) => Ok(h),
+            None => self.host_path(path),
         }
+    }
+
+    pub fn exists(&self, path: &str) -> bool {
+        self.host_to_ask(path).is_ok_and(|h| h.exists())
     }
 
     pub fn is_file(&self, path: &str) -> bool {
-        match self.same_on_host(path) {
-            Some(h) => h.is_file(),
-            None => self.host_path(path).is_ok_and(|h| h.is_file()),
-        }
+        self.host_to_ask(path).is_ok_and(|h| h.is_file())
     }
 
     pub fn is_dir(&self, path: &str) -> bool {
-        match self.same_on_host(path) {
-            Some(h) => h.is_dir(),
-            None => self.host_path(path).is_ok_and(|h| h.is_dir()),
-        }
+        self.host_to_ask(path).is_ok_and(|h| h.is_dir())
     }
 
     /// The host path of a regular file (following links), or why there is none.
     pub fn file(&self, path: &str) -> Result<PathBuf, FsError> {
-        let host = match self.same_on_host(path) {
-            Some(h) => h,
-            None => self.host_path(path)?,
-        };
+        let host = self.host_to_ask(path)?;
         if self.mapping_is_rooted() {
             // walk_rooted already followed every link inside the root.
             return if host.is_file() {
