@@ -4,7 +4,7 @@
 
 use super::args::{Common, GpuTestArgs};
 use super::output::{emit, fail, use_colour};
-use crate::engine::context::live;
+use crate::engine::context::{SystemContext, live};
 use crate::engine::progress::Progress;
 use crate::engine::report::Document;
 use crate::engine::scan;
@@ -34,10 +34,8 @@ pub fn gpu_test_command(common: &Common, args: &GpuTestArgs) -> i32 {
                 common.json,
             );
         }
-        let ctx = live::load();
-        let inventory = scan::run(&ctx, &Progress::new()).inventory;
         let kind = framework.kind();
-        let Some(set) = sets::from_inventory(&ctx, &inventory)
+        let Some(set) = scanned_sets(&live::load())
             .into_iter()
             .find(|s| s.framework == Some(kind))
         else {
@@ -105,8 +103,7 @@ fn sets_command(common: &Common) -> i32 {
         Ok(ctx) => ctx,
         Err(e) => return fail(&e, common.json),
     };
-    let result = scan::run(&ctx, &Progress::new());
-    let found = sets::from_inventory(&ctx, &result.inventory);
+    let found = scanned_sets(&ctx);
     if !common.json {
         if found.is_empty() {
             println!("The scan found no framework or toolkit libraries to test.");
@@ -127,6 +124,11 @@ fn sets_command(common: &Common) -> i32 {
         &Document::new(&ctx, Vec::new()).with("gpu_sets", &found),
         true,
     )
+}
+
+/// Scans the machine and returns the library sets it offers the test.
+fn scanned_sets(ctx: &SystemContext) -> Vec<sets::LibrarySet> {
+    sets::from_inventory(ctx, &scan::run(ctx, &Progress::new()).inventory)
 }
 
 /// Absolute paths from the flags, then `--dir` for the rest.

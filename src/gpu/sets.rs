@@ -49,19 +49,18 @@ pub fn from_inventory(ctx: &SystemContext, inventory: &Inventory) -> Vec<Library
         if selection == Selection::default() {
             continue;
         }
-        let version = f
-            .version
-            .as_deref()
-            .map(|v| format!(" {v}"))
-            .unwrap_or_default();
         sets.push(LibrarySet {
-            label: format!("{}{version} in {}", f.kind.display_name(), env.root),
+            label: format!(
+                "{} in {}",
+                versioned(f.kind.display_name(), f.version.as_deref()),
+                env.root
+            ),
             framework: Some(f.kind),
             selection,
         });
     }
+    let windows = ctx.platform == Platform::Windows;
     for t in &inventory.toolkits {
-        let windows = ctx.platform == Platform::Windows;
         let mut selection = Selection::default();
         for role in [Role::Cudart, Role::Cublas, Role::Cudnn] {
             let found = t
@@ -76,13 +75,12 @@ pub fn from_inventory(ctx: &SystemContext, inventory: &Inventory) -> Vec<Library
         if selection == Selection::default() {
             continue;
         }
-        let version = t
-            .version
-            .as_deref()
-            .map(|v| format!(" {v}"))
-            .unwrap_or_default();
         sets.push(LibrarySet {
-            label: format!("CUDA Toolkit{version} ({})", t.root),
+            label: format!(
+                "{} ({})",
+                versioned("CUDA Toolkit", t.version.as_deref()),
+                t.root
+            ),
             framework: None,
             selection,
         });
@@ -113,6 +111,14 @@ fn resolve_roles(
         selection.set(role, path.and_then(|p| host_path(ctx, &p)));
     }
     selection
+}
+
+/// "PyTorch 2.1.2", or the bare name when the version is unknown.
+fn versioned(name: &str, version: Option<&str>) -> String {
+    match version {
+        Some(v) => format!("{name} {v}"),
+        None => name.to_string(),
+    }
 }
 
 /// Where a machine path is on this computer (the same path on a live scan; inside the mapped
