@@ -3,8 +3,8 @@
 //! functions), and damaged files, chosen or pulled in as dependencies, are named rather than
 //! crashing the child (Python's ctypes, the real loader, dies of SIGBUS on the same files).
 
-use crate::gpu_test::{codes, finding, has_nvidia_driver};
-use crate::support::{json, run_cli, stderr};
+use crate::gpu_test::{codes, finding, gpu_test_json, has_nvidia_driver};
+use crate::support::{json, stderr};
 
 /// A program built with gcc at test time that loads a cudart by path and prints what
 /// `cudaRuntimeGetVersion` and `cudaGetErrorName` return: the oracle for what the library says.
@@ -71,13 +71,7 @@ fn real_runtimes_report_their_mapped_file_and_own_version_without_a_driver() {
         std::os::unix::fs::symlink(&real, &link).unwrap();
         let (status, raw, status_name) = runtime_oracle(dir.path(), &real);
 
-        let out = run_cli(&[
-            "gpu-test",
-            "--json",
-            "--quick",
-            "--cudart",
-            link.to_str().unwrap(),
-        ]);
+        let out = gpu_test_json(&["--cudart", link.to_str().unwrap()]);
         assert_eq!(out.status.code(), Some(1), "stderr: {}", stderr(&out));
         let doc = json(&out);
         assert!(codes(&doc).contains(&"gpu-test-no-driver".to_string()));
@@ -123,13 +117,7 @@ fn a_broken_chosen_runtime_is_named_even_without_a_driver() {
     let truncated = dir.path().join("libcudart.so.12");
     let bytes = std::fs::read(&real).unwrap();
     std::fs::write(&truncated, &bytes[..4096]).unwrap();
-    let out = run_cli(&[
-        "gpu-test",
-        "--json",
-        "--quick",
-        "--cudart",
-        truncated.to_str().unwrap(),
-    ]);
+    let out = gpu_test_json(&["--cudart", truncated.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let doc = json(&out);
     let f = finding(&doc, "gpu-test-library-not-loaded");
@@ -184,13 +172,7 @@ fn a_truncated_dependency_is_named_where_the_real_loader_crashes() {
         oracle.status
     );
 
-    let out = run_cli(&[
-        "gpu-test",
-        "--json",
-        "--quick",
-        "--cudart",
-        outer.to_str().unwrap(),
-    ]);
+    let out = gpu_test_json(&["--cudart", outer.to_str().unwrap()]);
     let doc = json(&out);
     assert!(
         !codes(&doc).contains(&"gpu-test-crashed".to_string()),

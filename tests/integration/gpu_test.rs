@@ -7,6 +7,13 @@ use crate::support::{build_shared_library, json, run_cli, stderr};
 use serde_json::Value;
 
 /// A machine with a real NVIDIA driver would not take the no-driver path.
+/// `cuda-triage gpu-test --json --quick` with more arguments.
+pub(crate) fn gpu_test_json(args: &[&str]) -> std::process::Output {
+    let mut all = vec!["gpu-test", "--json", "--quick"];
+    all.extend_from_slice(args);
+    run_cli(&all)
+}
+
 pub(crate) fn has_nvidia_driver() -> bool {
     std::path::Path::new("/proc/driver/nvidia").exists()
 }
@@ -34,7 +41,7 @@ fn without_a_driver_the_test_names_what_is_missing_and_exits_1() {
     if has_nvidia_driver() {
         return;
     }
-    let out = run_cli(&["gpu-test", "--json", "--quick"]);
+    let out = gpu_test_json(&[]);
     assert_eq!(out.status.code(), Some(1), "stderr: {}", stderr(&out));
     let doc = json(&out);
     assert_eq!(doc["schema"], "cuda-triage/1");
@@ -79,13 +86,7 @@ fn a_driver_that_aborts_while_loading_is_a_crash_finding() {
                abort();
            }"#,
     );
-    let out = run_cli(&[
-        "gpu-test",
-        "--json",
-        "--quick",
-        "--driver",
-        lib.to_str().unwrap(),
-    ]);
+    let out = gpu_test_json(&["--driver", lib.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1), "stderr: {}", stderr(&out));
     let doc = json(&out);
     let f = finding(&doc, "gpu-test-crashed");
@@ -115,15 +116,7 @@ fn a_driver_whose_cuinit_hangs_is_stopped_at_the_time_limit() {
            int cuDriverGetVersion(int *v) { *v = 12040; return 0; }
            int cuInit(unsigned int flags) { for (;;) pause(); return 0; }"#,
     );
-    let out = run_cli(&[
-        "gpu-test",
-        "--json",
-        "--quick",
-        "--timeout-secs",
-        "2",
-        "--driver",
-        lib.to_str().unwrap(),
-    ]);
+    let out = gpu_test_json(&["--timeout-secs", "2", "--driver", lib.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1), "stderr: {}", stderr(&out));
     let doc = json(&out);
     let f = finding(&doc, "gpu-test-timeout");
@@ -160,15 +153,7 @@ fn one_device_driver(dir: &std::path::Path) -> std::path::PathBuf {
 fn a_device_number_past_the_last_gpu_is_an_invalid_device() {
     let dir = tempfile::tempdir().unwrap();
     let lib = one_device_driver(dir.path());
-    let out = run_cli(&[
-        "gpu-test",
-        "--json",
-        "--quick",
-        "--device",
-        "1",
-        "--driver",
-        lib.to_str().unwrap(),
-    ]);
+    let out = gpu_test_json(&["--device", "1", "--driver", lib.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1), "stderr: {}", stderr(&out));
     let doc = json(&out);
     let f = finding(&doc, "gpu-test-cuda-error");
@@ -187,13 +172,7 @@ fn a_driver_without_a_gpu_reports_the_decoded_cuda_error() {
         r#"int cuDriverGetVersion(int *v) { *v = 12040; return 0; }
            int cuInit(unsigned int flags) { return 100; /* CUDA_ERROR_NO_DEVICE */ }"#,
     );
-    let out = run_cli(&[
-        "gpu-test",
-        "--json",
-        "--quick",
-        "--driver",
-        lib.to_str().unwrap(),
-    ]);
+    let out = gpu_test_json(&["--driver", lib.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1), "stderr: {}", stderr(&out));
     let doc = json(&out);
     let f = finding(&doc, "gpu-test-cuda-error");
@@ -219,13 +198,7 @@ fn a_library_without_the_driver_api_is_a_missing_symbol_finding() {
         "libnotcuda.so",
         "int unrelated(void) { return 1; }",
     );
-    let out = run_cli(&[
-        "gpu-test",
-        "--json",
-        "--quick",
-        "--driver",
-        lib.to_str().unwrap(),
-    ]);
+    let out = gpu_test_json(&["--driver", lib.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1), "stderr: {}", stderr(&out));
     let doc = json(&out);
     let f = finding(&doc, "gpu-test-missing-symbol");
