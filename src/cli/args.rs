@@ -44,14 +44,8 @@ pub enum Command {
         #[command(subcommand)]
         action: FixAction,
     },
-    /// Write a report of the scan.
-    Report {
-        /// Output file (default: standard output).
-        #[arg(short, long, value_name = "FILE")]
-        output: Option<PathBuf>,
-        #[arg(long, value_enum, default_value_t = ReportFormat::Json)]
-        format: ReportFormat,
-    },
+    /// Write a report (JSON, Markdown or HTML; redacted by default), or compare saved reports.
+    Report(ReportArgs),
     /// Open a saved report (in the wizard when there is a display, else as text).
     Open {
         #[arg(value_name = "REPORT.json")]
@@ -166,8 +160,32 @@ impl FrameworkArg {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {
     Json,
+    #[value(alias = "markdown")]
     Md,
+    #[value(alias = "htm")]
     Html,
+}
+
+/// Options of `report`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ReportArgs {
+    /// Output file (default: standard output).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// The format; by default the output file's extension decides (.md, .html, else JSON).
+    #[arg(long, value_enum)]
+    pub format: Option<ReportFormat>,
+    /// Keep the user name, home folder, host name, GPU UUIDs and every environment value
+    /// (a report is redacted by default; this says on standard error what it adds).
+    #[arg(long)]
+    pub no_redact: bool,
+    /// Also put the dependency tree of this binary into the report (repeatable).
+    #[arg(long = "tree", value_name = "BINARY")]
+    pub trees: Vec<String>,
+    /// Compare saved JSON reports instead: two show what differs, more are grouped by what
+    /// their machines have.
+    #[arg(long, num_args = 2.., value_name = "REPORT.json")]
+    pub compare: Vec<PathBuf>,
 }
 
 /// Which libraries the GPU test loads, and how long it may take.

@@ -1,8 +1,8 @@
 //! Subcommand handlers: each loads the context, asks the engine, and hands the document to
 //! `output`. A capability that has not landed yet says so plainly and exits 2.
 
-use super::args::{Cli, Command, Common, FixAction, ReportFormat, ScanArgs, TreeArgs, TreeContext};
-use super::output::{EXIT_FAILED, emit, exit_code, fail, render_text};
+use super::args::{Cli, Command, Common, FixAction, ScanArgs, TreeArgs, TreeContext};
+use super::output::{emit, exit_code, fail};
 use crate::engine::context::{SystemContext, live, machine_file};
 use crate::engine::progress::Progress;
 use crate::engine::report::Document;
@@ -34,8 +34,8 @@ pub fn run(cli: Cli) -> i32 {
     };
     match command {
         Command::Scan(args) => scan_command(&common, &args),
-        Command::Report { output, format } => report_command(&common, output, format),
-        Command::Open { report } => open_command(&common, &report),
+        Command::Report(args) => super::report_command::report_command(&common, &args),
+        Command::Open { report } => super::report_command::open_command(&common, &report),
         Command::Why { query } => super::why_command::why_command(&common, &query),
         Command::Tree(args) => tree_command(&common, &args),
         Command::GpuTest(args) => super::gpu_command::gpu_test_command(&common, &args),
@@ -89,73 +89,6 @@ fn scan_command(common: &Common, args: &ScanArgs) -> i32 {
     }
 }
 
-fn report_command(
-    common: &Common,
-    output: Option<std::path::PathBuf>,
-    format: ReportFormat,
-) -> i32 {
-    if format != ReportFormat::Json {
-        return not_yet(
-            "report --format md|html",
-            "Markdown and HTML reports come with the report work; JSON works now",
-            common.json,
-        );
-    }
-    let ctx = match load_context(common) {
-        Ok(ctx) => ctx,
-        Err(e) => return fail(&e, common.json),
-    };
-    let doc = scan_document(&ctx);
-    let text = doc.to_json_pretty();
-    match output {
-        None => println!("{text}"),
-        Some(path) => {
-            if let Err(e) = write_atomically(&path, text.as_bytes()) {
-                return fail(
-                    &format!("{}: cannot write report: {e}", path.display()),
-                    common.json,
-                );
-            }
-            if !common.json {
-                eprintln!("Report written to {}", path.display());
-            }
-        }
-    }
-    exit_code(&doc)
-}
-
-/// Writes through a temporary file in the same folder, then renames over the target.
-fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}
-
-fn open_command(common: &Common, report: &std::path::Path) -> i32 {
-    match Document::load(report) {
-        Ok(doc) if common.json => {
-            println!("{}", doc.to_json_pretty());
-            exit_code(&doc)
-        }
-        Ok(doc) => {
-            print!("{}", render_text(&doc, super::output::use_colour()));
-            exit_code(&doc)
-        }
-        Err(e) => {
-            let code = fail(&e.to_string(), common.json);
-            debug_assert_eq!(code, EXIT_FAILED);
-            code
-        }
-    }
-}
-
 /// The context `tree` works on: the machine file, else this computer without the NVML query
 /// (a tree needs files and environment, not the driver; this keeps `tree` in milliseconds).
 fn tree_context(common: &Common) -> Result<SystemContext, String> {
@@ -167,7 +100,7 @@ fn tree_context(common: &Common) -> Result<SystemContext, String> {
 
 /// The machine path of BINARY: as given with --machine (must be absolute), else made absolute
 /// from this process's current directory (links are not resolved: ld.so does not either).
-fn tree_root(ctx: &SystemContext, common: &Common, binary: &str) -> Result<String, String> {
+pub fn tree_root(ctx: &SystemContext, common: &Common, binary: &str) -> Result<String, String> {
     let p = ctx.platform;
     if p.is_absolute(binary) {
         return Ok(p.normalize(binary));

@@ -4,6 +4,7 @@ pub mod args;
 pub mod commands;
 pub mod gpu_command;
 pub mod output;
+pub mod report_command;
 pub mod tree_output;
 pub mod why_command;
 

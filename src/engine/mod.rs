@@ -1,6 +1,7 @@
 //! The diagnosis engine: no GUI and no CLI code in here. Everything flows one way:
 //! `SystemContext` → scan → findings → report; front ends only render what it returns.
 
+pub mod atomic_file;
 pub mod binfmt;
 pub mod context;
 pub mod findings;

@@ -50,6 +50,8 @@ pub struct TriageApp {
     clipboard: Vec<String>,
     /// The live GPU test: selection, running job, last result.
     pub gpu: steps::gpu_test::GpuTestState,
+    /// The Report step's choices and comparison.
+    pub report: super::report_export::ReportState,
     theme_applied: Option<bool>,
 }
 
@@ -67,6 +69,7 @@ impl TriageApp {
             deps: DependenciesState::default(),
             clipboard: Vec::new(),
             gpu: Default::default(),
+            report: Default::default(),
             theme_applied: None,
         }
     }
@@ -313,7 +316,25 @@ impl TriageApp {
                 }
             }
             UiCommand::SetDarkMode(dark) => self.dark_mode = dark,
-            UiCommand::SaveReport => self.save_report(),
+            UiCommand::SaveReport(format) => self.save_report(format),
+            UiCommand::SaveReportTo(path, format) => self.save_report_to(&path, format),
+            UiCommand::SetReportRedaction(redact) => {
+                self.report.redact = redact;
+                self.report.unredacted_note = match (&self.document, redact) {
+                    (Some(doc), false) => {
+                        Some(super::report_export::unredacted_note(&self.target, doc))
+                    }
+                    _ => None,
+                };
+            }
+            UiCommand::CopyReportMarkdown => {
+                if let Some(report) = self.report_now() {
+                    let text = crate::engine::report::ReportFormat::Markdown.render(&report);
+                    self.clipboard.push(text);
+                    self.status = "Markdown report copied to the clipboard.".into();
+                }
+            }
+            UiCommand::CompareReport => self.compare_report(),
             UiCommand::OpenReport => {
                 match rfd::FileDialog::new()
                     .add_filter("JSON report", &["json"])
@@ -354,22 +375,70 @@ impl TriageApp {
         }
     }
 
-    fn save_report(&mut self) {
-        let Some(doc) = &self.document else { return };
+    /// The report as it would be saved now (with the Dependencies step's tree, if one was built).
+    fn report_now(&self) -> Option<Document> {
+        let doc = self.document.as_ref()?;
+        let nodes = self.deps.result.as_ref().map(|r| {
+            (
+                r.graph.root.clone(),
+                serde_json::to_value(&r.graph.nodes).unwrap_or_default(),
+            )
+        });
+        let tree = nodes.as_ref().map(|(root, nodes)| (root.as_str(), nodes));
+        Some(super::report_export::build_report(
+            doc,
+            &self.target,
+            tree,
+            self.report.redact,
+        ))
+    }
+
+    fn save_report(&mut self, format: crate::engine::report::ReportFormat) {
+        if self.document.is_none() {
+            return;
+        }
         let Some(path) = rfd::FileDialog::new()
-            .add_filter("JSON report", &["json"])
-            .set_file_name("cuda-triage-report.json")
+            .add_filter(format!("{} report", format.label()), &[format.extension()])
+            .set_file_name(format!("cuda-triage-report.{}", format.extension()))
             .save_file()
         else {
             self.status = NO_FILE_CHOSEN.into();
             return;
         };
-        match std::fs::write(&path, doc.to_json_pretty()) {
+        self.save_report_to(&path, format);
+    }
+
+    fn save_report_to(
+        &mut self,
+        path: &std::path::Path,
+        format: crate::engine::report::ReportFormat,
+    ) {
+        let Some(report) = self.report_now() else {
+            return;
+        };
+        match super::report_export::save(&report, path, format) {
             Ok(()) => {
                 self.last_saved_report = Some(path.display().to_string());
-                self.status = format!("Report saved to {}.", path.display());
+                self.status = format!("{} report saved to {}.", format.label(), path.display());
             }
-            Err(e) => self.status = format!("Could not save the report: {e}"),
+            Err(e) => self.status = e,
+        }
+    }
+
+    fn compare_report(&mut self) {
+        let Some(report) = self.report_now() else {
+            return;
+        };
+        let Some(path) = rfd::FileDialog::new()
+            .add_filter("JSON report", &["json"])
+            .pick_file()
+        else {
+            self.status = NO_FILE_CHOSEN.into();
+            return;
+        };
+        match super::report_export::compare_with(&report, &path) {
+            Ok(text) => self.report.comparison = Some(text),
+            Err(e) => self.status = e,
         }
     }
 

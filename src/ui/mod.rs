@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod paste;
+pub mod report_export;
 pub mod steps;
 pub mod theme;
 pub mod tree_rows;

@@ -2,6 +2,21 @@
 //! `machine` and `findings` are always there; each command adds its own top-level keys
 //! (`tree` adds `root` and `nodes`, `why` adds `identified`, ...) through `extra`.
 //! Saved reports are the same document and can be reopened anywhere.
+//!
+//! A saved report also carries `tool`, `captured_at`, `redacted` and `snapshot` ([`capture`]);
+//! it is written as JSON, Markdown ([`markdown`]) or HTML ([`html`]), redacted by default
+//! ([`redact`]), and compared with others ([`compare`]).
+
+pub mod capture;
+pub mod compare;
+pub mod components;
+pub mod format;
+pub mod html;
+pub mod markdown;
+pub mod redact;
+pub mod trees;
+
+pub use format::ReportFormat;
 
 use super::context::{MachineSummary, SystemContext};
 use super::findings::Finding;
@@ -29,7 +44,10 @@ pub enum ReportError {
     Read { path: String, message: String },
     #[error("{path}: not a CUDA Triage report: {message}")]
     Invalid { path: String, message: String },
-    #[error("{path}: report schema \"{found}\" is not supported (this version reads \"{SCHEMA}\")")]
+    #[error(
+        "{path}: report schema \"{found}\" is not supported (this version reads \"{SCHEMA}\"); \
+         it was written by a newer or different tool"
+    )]
     Schema { path: String, found: String },
 }
 

@@ -67,7 +67,14 @@ pub enum UiCommand {
     StartScan,
     CancelScan,
     SetDarkMode(bool),
-    SaveReport,
+    /// Save the report in a format (asks for the file).
+    SaveReport(crate::engine::report::ReportFormat),
+    /// Save the report to this file in this format (after the dialog; tests use it directly).
+    SaveReportTo(std::path::PathBuf, crate::engine::report::ReportFormat),
+    SetReportRedaction(bool),
+    CopyReportMarkdown,
+    /// Pick another report and compare it with this one.
+    CompareReport,
     OpenReport,
     /// A file dropped onto the window (a saved report).
     OpenDropped(std::path::PathBuf),

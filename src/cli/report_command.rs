@@ -1,0 +1,148 @@
+//! `report` and `open`: write the scan (plus any `--tree`s) as a JSON, Markdown or HTML report,
+//! redacted unless `--no-redact`; compare saved reports (`--compare A B [C ...]`); reopen one.
+//! Exit codes: 0/1 by the report's findings (for `--compare`, 1 when the machines differ), 2 when
+//! the tool failed (unwritable file, unreadable, damaged, non-report or newer-schema report).
+
+use super::args::{Common, ReportArgs, ReportFormat as ArgFormat};
+use super::commands::{load_context, scan_document};
+use super::output::{EXIT_CLEAN, EXIT_PROBLEMS, exit_code, fail, render_text, use_colour};
+use crate::engine::atomic_file::write_atomically;
+use crate::engine::context::SystemContext;
+use crate::engine::report::capture::{self, CaptureOptions};
+use crate::engine::report::{Document, ReportFormat, compare};
+use std::path::{Path, PathBuf};
+
+pub fn report_command(common: &Common, args: &ReportArgs) -> i32 {
+    if !args.compare.is_empty() {
+        return compare_command(common, &args.compare);
+    }
+    let ctx = match load_context(common) {
+        Ok(ctx) => ctx,
+        Err(e) => return fail(&e, common.json),
+    };
+    let mut doc = scan_document(&ctx);
+    if !args.trees.is_empty() {
+        match trees_of(&ctx, common, &args.trees) {
+            Ok(trees) => doc = doc.with("trees", trees),
+            Err(e) => return fail(&e, common.json),
+        }
+    }
+    let opts = CaptureOptions {
+        redact: !args.no_redact,
+    };
+    if args.no_redact {
+        eprintln!("cuda-triage: {}", capture::unredacted_additions(&ctx));
+    }
+    let doc = capture::finish_report(doc, &ctx, opts, capture::now_unix());
+    let format = match (args.format, &args.output) {
+        (Some(ArgFormat::Json), _) => ReportFormat::Json,
+        (Some(ArgFormat::Md), _) => ReportFormat::Markdown,
+        (Some(ArgFormat::Html), _) => ReportFormat::Html,
+        (None, Some(path)) => ReportFormat::from_path(path),
+        (None, None) => ReportFormat::Json,
+    };
+    let text = format.render(&doc);
+    match &args.output {
+        None => print!("{text}"),
+        Some(path) => {
+            if let Err(e) = write_atomically(path, text.as_bytes()) {
+                return fail(
+                    &format!("{}: cannot write report: {e}", path.display()),
+                    common.json,
+                );
+            }
+            if !common.json {
+                eprintln!("{} report written to {}", format.label(), path.display());
+            }
+        }
+    }
+    exit_code(&doc)
+}
+
+/// The dependency trees `--tree` asks for, as `{"root", "nodes"}` objects.
+fn trees_of(
+    ctx: &SystemContext,
+    common: &Common,
+    binaries: &[String],
+) -> Result<Vec<serde_json::Value>, String> {
+    let mut out = Vec::new();
+    for binary in binaries {
+        let root = super::commands::tree_root(ctx, common, binary)?;
+        let graph =
+            crate::engine::graph::build(ctx, &root, &crate::engine::graph::GraphOptions::default())
+                .map_err(|e| e.to_string())?;
+        out.push(serde_json::json!({ "root": graph.root, "nodes": graph.nodes }));
+    }
+    Ok(out)
+}
+
+fn load_all(paths: &[PathBuf]) -> Result<Vec<(String, Document)>, String> {
+    paths
+        .iter()
+        .map(|p| {
+            Document::load(p)
+                .map(|d| (p.display().to_string(), d))
+                .map_err(|e| e.to_string())
+        })
+        .collect()
+}
+
+fn compare_command(common: &Common, paths: &[PathBuf]) -> i32 {
+    let reports = match load_all(paths) {
+        Ok(r) => r,
+        Err(e) => return fail(&e, common.json),
+    };
+    if let [(a_label, a), (b_label, b)] = reports.as_slice() {
+        let c = compare::compare(a, b);
+        if common.json {
+            let value = serde_json::json!({
+                "schema": crate::engine::report::SCHEMA,
+                "comparison": {"a": a_label, "b": b_label, "result": c},
+            });
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&value).unwrap_or_default()
+            );
+        } else {
+            print!("{}", compare::render_text(a_label, b_label, &c));
+        }
+        return if c.differs() {
+            EXIT_PROBLEMS
+        } else {
+            EXIT_CLEAN
+        };
+    }
+    let groups = compare::group(&reports);
+    if common.json {
+        let value = serde_json::json!({
+            "schema": crate::engine::report::SCHEMA,
+            "groups": groups,
+        });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&value).unwrap_or_default()
+        );
+    } else {
+        print!("{}", compare::render_groups_text(&groups));
+    }
+    if groups.len() > 1 {
+        EXIT_PROBLEMS
+    } else {
+        EXIT_CLEAN
+    }
+}
+
+/// `open REPORT.json`: the saved report as it was written (JSON byte-stable, or as text).
+pub fn open_command(common: &Common, report: &Path) -> i32 {
+    match Document::load(report) {
+        Ok(doc) if common.json => {
+            println!("{}", doc.to_json_pretty());
+            exit_code(&doc)
+        }
+        Ok(doc) => {
+            print!("{}", render_text(&doc, use_colour()));
+            exit_code(&doc)
+        }
+        Err(e) => fail(&e.to_string(), common.json),
+    }
+}

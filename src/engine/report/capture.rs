@@ -1,0 +1,174 @@
+//! What turns a command's document into a saved report: the tool and its version, the capture
+//! time, the snapshot of the context the engine used (platform, the whole environment of the
+//! diagnosed process, the registry view, driver and GPU facts), and redaction.
+//!
+//! Keys added next to `machine` and `findings`: `tool`, `captured_at`, `redacted`, `snapshot`.
+
+use super::Document;
+use super::redact::{Identity, Redactor};
+use crate::engine::context::{DriverFacts, GpuFacts, Platform, RegistryView, SystemContext};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Which program wrote a report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolInfo {
+    pub name: String,
+    pub version: String,
+}
+
+impl ToolInfo {
+    pub fn this_build() -> ToolInfo {
+        ToolInfo {
+            name: env!("CARGO_PKG_NAME").to_string(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+        }
+    }
+}
+
+/// The context the engine diagnosed, as a report keeps it (the `"snapshot"` key): enough to
+/// rebuild the environment, registry and driver facts the rules read.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ContextSnapshot {
+    pub platform: Platform,
+    pub wsl: bool,
+    /// Every variable of the diagnosed process (values outside the allow-list are `<set>` when
+    /// the report is redacted).
+    pub env: BTreeMap<String, String>,
+    #[serde(default)]
+    pub registry: RegistryView,
+    #[serde(default)]
+    pub driver: Option<DriverFacts>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver_note: Option<String>,
+    #[serde(default)]
+    pub gpus: Vec<GpuFacts>,
+}
+
+impl ContextSnapshot {
+    pub fn of(ctx: &SystemContext) -> ContextSnapshot {
+        ContextSnapshot {
+            platform: ctx.platform,
+            wsl: ctx.wsl,
+            env: ctx
+                .env
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            registry: ctx.registry.clone(),
+            driver: ctx.driver.clone(),
+            driver_note: ctx.driver_note.clone(),
+            gpus: ctx.gpus.clone(),
+        }
+    }
+}
+
+/// How a report is finished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CaptureOptions {
+    /// Replace identifying values and hide environment values outside the allow-list.
+    pub redact: bool,
+}
+
+impl Default for CaptureOptions {
+    fn default() -> Self {
+        CaptureOptions { redact: true }
+    }
+}
+
+/// Turns a document into a report: metadata and snapshot added, then redacted unless asked not to.
+/// `now` is the capture time (seconds since the Unix epoch).
+pub fn finish_report(
+    doc: Document,
+    ctx: &SystemContext,
+    opts: CaptureOptions,
+    now_unix: u64,
+) -> Document {
+    let doc = doc
+        .with("tool", ToolInfo::this_build())
+        .with("captured_at", rfc3339_utc(now_unix))
+        .with("redacted", opts.redact)
+        .with("snapshot", ContextSnapshot::of(ctx));
+    if opts.redact {
+        redact(doc, &identity_of(ctx))
+    } else {
+        doc
+    }
+}
+
+/// The identifying values of a context: its own environment's and, for reports written here,
+/// this host's (the machine-file path itself may sit in the writer's home folder).
+pub fn identity_of(ctx: &SystemContext) -> Identity {
+    Identity::from_env(ctx.env.iter()).merge(Identity::of_host())
+}
+
+/// Redacts a document with an identity (the document's JSON form is walked and read back).
+pub fn redact(doc: Document, identity: &Identity) -> Document {
+    let Ok(mut value) = serde_json::to_value(&doc) else {
+        return doc;
+    };
+    Redactor::new(identity).redact_document(&mut value);
+    serde_json::from_value(value).unwrap_or(doc)
+}
+
+/// What a report written without redaction adds, in words (for `--no-redact` and the GUI toggle).
+pub fn unredacted_additions(ctx: &SystemContext) -> String {
+    let kinds = identity_of(ctx).describe();
+    let hidden = ctx
+        .env
+        .iter()
+        .filter(|(k, _)| !super::redact::env_allowed(k))
+        .count();
+    let mut parts: Vec<String> = kinds.iter().map(|k| format!("the {k}")).collect();
+    parts.push(format!(
+        "the values of {hidden} environment variable(s) outside the loading-related allow-list \
+         (tokens and passwords among them, if set)"
+    ));
+    parts.push("GPU UUIDs".to_string());
+    format!(
+        "Without redaction the report also contains: {}.",
+        parts.join(", ")
+    )
+}
+
+/// The current time as seconds since the Unix epoch.
+pub fn now_unix() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+/// `2026-11-24T02:50:00Z` from seconds since the Unix epoch (proleptic Gregorian, UTC).
+pub fn rfc3339_utc(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3_600,
+        rem % 3_600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capture_times_are_rfc3339() {
+        assert_eq!(rfc3339_utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339_utc(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339_utc(1_795_920_645), "2026-11-29T02:50:45Z");
+    }
+}

@@ -1,0 +1,157 @@
+//! The versions of a report as a flat list of components — driver, GPUs, toolkits, cuDNN copies,
+//! Python environments, frameworks and what they expect, the libraries a GPU test mapped — read
+//! from the document's JSON so reports of older and newer builds read alike. Markdown and HTML
+//! render it as the versions table; `compare` matches it between machines.
+
+use super::Document;
+use serde_json::Value;
+
+/// One versioned thing on a machine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Component {
+    /// What it is: `driver`, `gpu`, `cuda-toolkit`, `cudnn`, `python`, `framework`, `gpu-library`.
+    pub kind: &'static str,
+    /// Which one: the framework name, the GPU model, the library role... (compare keys on kind+name).
+    pub name: String,
+    pub version: Option<String>,
+    /// Where it is, or what it expects.
+    pub detail: String,
+}
+
+impl Component {
+    /// The label a person reads in a table.
+    pub fn label(&self) -> String {
+        match self.kind {
+            "driver" => "NVIDIA driver".to_string(),
+            "gpu" => format!("GPU {}", self.name),
+            "cuda-toolkit" => "CUDA toolkit".to_string(),
+            "cudnn" => "cuDNN".to_string(),
+            "python" => format!("Python ({})", self.name),
+            "gpu-library" => format!("GPU test: {}", self.name),
+            _ => self.name.clone(),
+        }
+    }
+}
+
+fn text(v: &Value, key: &str) -> Option<String> {
+    match v.get(key)? {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+fn list<'a>(v: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
+    v.get(key).and_then(Value::as_array).into_iter().flatten()
+}
+
+/// Every component a document tells of, in a stable order.
+pub fn components(doc: &Document) -> Vec<Component> {
+    let mut out = Vec::new();
+    let m = &doc.machine;
+    if let Some(d) = &m.driver {
+        out.push(Component {
+            kind: "driver",
+            name: "driver".into(),
+            version: Some(d.version.clone()),
+            detail: d
+                .cuda
+                .as_ref()
+                .map(|c| format!("supports CUDA up to {c}"))
+                .unwrap_or_default(),
+        });
+    }
+    for (i, g) in m.gpus.iter().enumerate() {
+        out.push(Component {
+            kind: "gpu",
+            name: format!("{}", i),
+            version: g.compute_capability.clone(),
+            detail: format!(
+                "{}{}",
+                g.name,
+                g.memory_mib
+                    .map(|mib| format!(", {mib} MiB"))
+                    .unwrap_or_default()
+            ),
+        });
+    }
+    let empty = Value::Null;
+    let inventory = doc.extra.get("inventory").unwrap_or(&empty);
+    for t in list(inventory, "toolkits") {
+        out.push(Component {
+            kind: "cuda-toolkit",
+            name: text(t, "root").unwrap_or_default(),
+            version: text(t, "version"),
+            detail: text(t, "root").unwrap_or_default(),
+        });
+    }
+    for c in list(inventory, "cudnn") {
+        out.push(Component {
+            kind: "cudnn",
+            name: text(c, "root").unwrap_or_default(),
+            version: text(c, "version"),
+            detail: text(c, "root").unwrap_or_default(),
+        });
+    }
+    for env in list(inventory, "python_envs") {
+        let root = text(env, "root").unwrap_or_default();
+        out.push(Component {
+            kind: "python",
+            name: root.clone(),
+            version: text(env, "python_version"),
+            detail: text(env, "kind").unwrap_or_default(),
+        });
+        for f in list(env, "frameworks") {
+            out.push(framework(f, &root));
+        }
+    }
+    let gpu = doc.extra.get("gpu").unwrap_or(&empty);
+    for lib in list(gpu, "libraries") {
+        out.push(Component {
+            kind: "gpu-library",
+            name: text(lib, "role").unwrap_or_default(),
+            version: text(lib, "version").or_else(|| text(lib, "file_version")),
+            detail: text(lib, "mapped")
+                .or_else(|| text(lib, "requested"))
+                .unwrap_or_default(),
+        });
+    }
+    out
+}
+
+fn framework(f: &Value, env_root: &str) -> Component {
+    let package = text(f, "package").unwrap_or_else(|| text(f, "kind").unwrap_or_default());
+    let empty = Value::Null;
+    let expects = f.get("expects").unwrap_or(&empty);
+    let mut wants = Vec::new();
+    if let Some(cuda) = text(expects, "cuda") {
+        wants.push(format!("CUDA {cuda}"));
+    }
+    if let Some(cudnn) = text(expects, "cudnn") {
+        wants.push(format!("cuDNN {cudnn}"));
+    }
+    let build = match f.get("cuda_build").and_then(Value::as_bool) {
+        Some(true) if wants.is_empty() => "CUDA build, versions unknown".to_string(),
+        Some(true) => format!("expects {}", wants.join(", ")),
+        Some(false) => "CPU-only build".to_string(),
+        None => "build unknown".to_string(),
+    };
+    Component {
+        kind: "framework",
+        name: format!("{package} ({env_root})"),
+        version: text(f, "version"),
+        detail: build,
+    }
+}
+
+/// Counts of findings by severity: (errors, warnings, notes).
+pub fn severity_counts(doc: &Document) -> (usize, usize, usize) {
+    use crate::engine::findings::Severity;
+    let count = |s| doc.findings.iter().filter(|f| f.severity == s).count();
+    (
+        count(Severity::Error),
+        count(Severity::Warning),
+        count(Severity::Info),
+    )
+}

@@ -1,0 +1,271 @@
+//! The Markdown report, ready to paste into a GitHub issue: findings first, then a versions
+//! table, then the long parts (pasted-error triage, GPU test, dependency trees, the loading
+//! environment) folded into `<details>`. Text outside code is escaped so a path such as
+//! `<home>\envs` or `a|b` renders as written; the whole stays within GitHub's 65,536-character
+//! issue-body limit, cut at a section boundary with a note pointing at the JSON report.
+
+use super::Document;
+use super::components::{components, severity_counts};
+use super::trees::trees;
+use crate::engine::findings::Severity;
+
+/// GitHub's limit on an issue or comment body, in characters.
+pub const GITHUB_BODY_LIMIT: usize = 65_536;
+
+const CUT_NOTE: &str = "\n\n---\n*This report was cut to fit GitHub's 65,536-character limit. \
+The JSON report (`cuda-triage report -o report.json`) has everything.*\n";
+
+/// Escapes text for Markdown outside code: HTML-significant characters, table pipes, emphasis.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '|' => out.push_str("\\|"),
+            '*' | '_' | '`' | '[' | ']' | '\\' | '#' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' | '\r' => out.push(' '),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Text as an inline code span (paths read as they are, backslashes and all); a pipe is escaped
+/// so the span can sit in a table cell.
+pub fn code_span(text: &str) -> String {
+    let longest_run = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest_run + 1);
+    let body = text.replace(['\n', '\r'], " ").replace('|', "\\|");
+    let pad = if body.starts_with('`') || body.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{body}{pad}{fence}")
+}
+
+/// Escapes text for HTML inside Markdown (a `<summary>`): no Markdown escapes apply there.
+fn escape_html(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+fn looks_like_path(text: &str) -> bool {
+    text.contains('\\') || text.contains('/')
+}
+
+/// Text inside a fenced code block: only a fence inside it needs breaking.
+fn code_block(lines: &[String]) -> String {
+    let body = lines.join("\n").replace("```", "``\u{200b}`");
+    format!("```text\n{body}\n```\n")
+}
+
+fn icon(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "✗",
+        Severity::Warning => "⚠",
+        Severity::Info => "ℹ",
+    }
+}
+
+/// The whole report as Markdown.
+pub fn render(doc: &Document) -> String {
+    let mut sections = vec![header(doc), findings(doc), versions(doc)];
+    sections.extend(details(doc));
+    let mut out = String::new();
+    for section in sections {
+        if out.chars().count() + section.chars().count() + CUT_NOTE.len() > GITHUB_BODY_LIMIT {
+            let room = GITHUB_BODY_LIMIT.saturating_sub(out.chars().count() + CUT_NOTE.len());
+            // A first section bigger than the limit is cut at a line boundary.
+            if out.is_empty() {
+                let mut taken = String::new();
+                for line in section.lines() {
+                    if taken.chars().count() + line.chars().count() + 1 > room {
+                        break;
+                    }
+                    taken.push_str(line);
+                    taken.push('\n');
+                }
+                out.push_str(&taken);
+            }
+            out.push_str(CUT_NOTE);
+            return out;
+        }
+        out.push_str(&section);
+    }
+    out
+}
+
+fn header(doc: &Document) -> String {
+    let m = &doc.machine;
+    let mut facts = vec![format!(
+        "{}{}",
+        m.platform.as_str(),
+        if m.wsl { " (WSL)" } else { "" }
+    )];
+    facts.push(match &m.driver {
+        Some(d) => format!(
+            "driver {}{}",
+            d.version,
+            d.cuda
+                .as_ref()
+                .map(|c| format!(" (CUDA ≤ {c})"))
+                .unwrap_or_default()
+        ),
+        None => "no NVIDIA driver found".to_string(),
+    });
+    facts.push(m.source.describe());
+    if let Some(t) = doc.extra.get("captured_at").and_then(|v| v.as_str()) {
+        facts.push(format!("captured {t}"));
+    }
+    if let Some(v) = doc
+        .extra
+        .get("tool")
+        .and_then(|t| t.get("version"))
+        .and_then(|v| v.as_str())
+    {
+        facts.push(format!("cuda-triage {v}"));
+    }
+    if doc.extra.get("redacted").and_then(|v| v.as_bool()) == Some(true) {
+        facts.push("redacted".to_string());
+    }
+    let (e, w, i) = severity_counts(doc);
+    format!(
+        "# CUDA Triage report\n\n{}\n\n**{e} error(s), {w} warning(s), {i} note(s)**\n\n",
+        escape(&facts.join(" · "))
+    )
+}
+
+fn findings(doc: &Document) -> String {
+    let mut out = String::from("## Findings\n\n");
+    if doc.findings.is_empty() {
+        out.push_str("No problems found.\n\n");
+        return out;
+    }
+    for f in &doc.findings {
+        out.push_str(&format!(
+            "### {} {}: {} (`{}`)\n\n{}\n\n",
+            icon(f.severity),
+            f.severity.as_str(),
+            escape(&f.summary),
+            f.code.replace('`', ""),
+            escape(&f.detail)
+        ));
+        if !f.libraries.is_empty() {
+            let libs: Vec<String> = f.libraries.iter().map(|l| escape(l)).collect();
+            out.push_str(&format!("Libraries: {}\n\n", libs.join(", ")));
+        }
+        for fix in &f.fixes {
+            out.push_str(&format!("- Fix: {}\n", escape(&fix.summary)));
+        }
+        if !f.fixes.is_empty() {
+            out.push('\n');
+        }
+        if !f.evidence.is_empty() {
+            out.push_str("<details><summary>Evidence</summary>\n\n");
+            for e in &f.evidence {
+                let path = e
+                    .path
+                    .as_ref()
+                    .map(|p| format!(" — {}", code_span(p)))
+                    .unwrap_or_default();
+                out.push_str(&format!(
+                    "- {}: {}{path}\n",
+                    escape(&e.kind),
+                    escape(&e.text)
+                ));
+            }
+            out.push_str("\n</details>\n\n");
+        }
+    }
+    out
+}
+
+fn versions(doc: &Document) -> String {
+    let parts = components(doc);
+    let mut out = String::from("## Versions\n\n");
+    if parts.is_empty() {
+        out.push_str("Nothing versioned was found.\n\n");
+        return out;
+    }
+    out.push_str("| Component | Version | Where / expects |\n|---|---|---|\n");
+    for c in parts {
+        out.push_str(&format!(
+            "| {} | {} | {} |\n",
+            escape(&c.label()),
+            escape(c.version.as_deref().unwrap_or("?")),
+            if looks_like_path(&c.detail) {
+                code_span(&c.detail)
+            } else {
+                escape(&c.detail)
+            }
+        ));
+    }
+    out.push('\n');
+    out
+}
+
+fn folded(title: &str, body: &str) -> String {
+    format!(
+        "<details><summary>{}</summary>\n\n{body}\n</details>\n\n",
+        escape_html(title)
+    )
+}
+
+fn details(doc: &Document) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(identified) = doc.extra.get("identified").and_then(|v| v.as_array()) {
+        let lines: Vec<String> = identified
+            .iter()
+            .map(|i| {
+                let get = |k: &str| i.get(k).and_then(|v| v.as_str()).unwrap_or("?").to_string();
+                format!("{}: {} {}", get("file"), get("component"), get("version"))
+            })
+            .collect();
+        out.push(folded(
+            "Libraries named in the pasted error",
+            &code_block(&lines),
+        ));
+    }
+    if let Some(gpu) = doc.extra.get("gpu") {
+        let lines = serde_json::to_string_pretty(gpu)
+            .unwrap_or_default()
+            .lines()
+            .map(String::from)
+            .collect::<Vec<_>>();
+        out.push(folded("GPU test", &code_block(&lines)));
+    }
+    if let Some(fixes) = doc.extra.get("fixes_applied") {
+        let lines = serde_json::to_string_pretty(fixes)
+            .unwrap_or_default()
+            .lines()
+            .map(String::from)
+            .collect::<Vec<_>>();
+        out.push(folded("Fixes applied", &code_block(&lines)));
+    }
+    for t in trees(doc) {
+        out.push(folded(
+            &format!(
+                "Dependency tree of {} ({} libraries, {} missing)",
+                t.root, t.nodes, t.missing
+            ),
+            &code_block(&t.lines),
+        ));
+    }
+    if !doc.machine.env.is_empty() {
+        let lines: Vec<String> = doc
+            .machine
+            .env
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        out.push(folded("Loading-related environment", &code_block(&lines)));
+    }
+    out
+}

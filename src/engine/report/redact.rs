@@ -1,0 +1,345 @@
+//! Redaction of a report before it leaves the machine, by enumeration: the exact identifying
+//! values of the diagnosed machine and of the host writing the report (user name, home folder,
+//! host name, domain) are collected first and replaced wherever they appear — paths included —
+//! by stable marked aliases (`<home>`, `<user>`, `<host>`, `<domain>`); GPU UUIDs become
+//! `GPU-1`, `GPU-2`, … in order of appearance; environment variables outside an allow-list of
+//! names that steer library loading keep their name but show `<set>` instead of their value.
+//!
+//! Replacing known values (rather than guessing at patterns) is what torch's `collect_env` lacks
+//! and what `nvidia-bug-report.sh` users are burned by (see `fix-report-rules.md`).
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// Shown instead of the value of an environment variable outside the allow-list.
+pub const HIDDEN_VALUE: &str = "<set>";
+
+/// Names (exact, case-insensitive) and prefixes (ending in `_` or `*`) whose values a redacted
+/// report keeps: the variables that decide which GPU library loads.
+const ALLOWED_ENV: &[&str] = &[
+    "PATH",
+    "PATHEXT",
+    "LD_*",
+    "DYLD_*",
+    "CUDA*",
+    "CUDNN*",
+    "NVIDIA_*",
+    "NV_*",
+    "TF_*",
+    "XLA_*",
+    "JAX_*",
+    "TORCH_*",
+    "PYTORCH_*",
+    "CUPY_*",
+    "ORT_*",
+    "TRT_*",
+    "TENSORRT*",
+    "CONDA*",
+    "PYTHON*",
+    "VIRTUAL_ENV",
+    "PIP_*",
+    // Identity variables: their values become aliases, so they may show.
+    "HOME",
+    "USERPROFILE",
+    "USER",
+    "USERNAME",
+    "LOGNAME",
+    "HOSTNAME",
+    "COMPUTERNAME",
+    "USERDOMAIN",
+    "SYSTEMROOT",
+    "WINDIR",
+    "SYSTEMDRIVE",
+    "PROGRAMFILES",
+    "PROGRAMFILES(X86)",
+    "PROGRAMDATA",
+    "PROCESSOR_ARCHITECTURE",
+    "OS",
+    "WSL_DISTRO_NAME",
+    "WSLENV",
+];
+
+/// Whether a variable's value may appear in a redacted report.
+pub fn env_allowed(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    ALLOWED_ENV.iter().any(|allowed| {
+        if let Some(prefix) = allowed.strip_suffix('*') {
+            upper.starts_with(prefix)
+        } else {
+            upper == *allowed
+        }
+    })
+}
+
+/// What kind of identifying value a needle is; decides its alias and how it is matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    Home,
+    User,
+    Host,
+    Domain,
+}
+
+impl Kind {
+    fn alias(self) -> &'static str {
+        match self {
+            Kind::Home => "<home>",
+            Kind::User => "<user>",
+            Kind::Host => "<host>",
+            Kind::Domain => "<domain>",
+        }
+    }
+}
+
+/// The identifying values of one report, collected before anything is written.
+#[derive(Debug, Clone, Default)]
+pub struct Identity {
+    needles: Vec<(String, Kind)>,
+}
+
+impl Identity {
+    /// Collects identity from environment variables (the diagnosed process's, and the host's).
+    pub fn from_env<'a>(vars: impl IntoIterator<Item = (&'a str, &'a str)>) -> Identity {
+        let mut id = Identity::default();
+        for (name, value) in vars {
+            let kind = match name.to_ascii_uppercase().as_str() {
+                "HOME" | "USERPROFILE" => Kind::Home,
+                "USER" | "USERNAME" | "LOGNAME" => Kind::User,
+                "HOSTNAME" | "COMPUTERNAME" => Kind::Host,
+                "USERDOMAIN" | "USERDNSDOMAIN" | "USERDOMAIN_ROAMINGPROFILE" => Kind::Domain,
+                _ => continue,
+            };
+            id.add(kind, value);
+        }
+        id
+    }
+
+    /// This host's identity: its environment and its host name.
+    pub fn of_host() -> Identity {
+        let vars: Vec<(String, String)> = std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .collect();
+        let mut id = Identity::from_env(vars.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        if let Ok(host) = gethostname::gethostname().into_string() {
+            id.add(Kind::Host, &host);
+            if let Some((short, _)) = host.split_once('.') {
+                id.add(Kind::Host, short);
+            }
+        }
+        id
+    }
+
+    /// Adds every value of another identity.
+    pub fn merge(mut self, other: Identity) -> Identity {
+        for (value, kind) in other.needles {
+            self.add(kind, &value);
+        }
+        self
+    }
+
+    fn add(&mut self, kind: Kind, value: &str) {
+        let value = value.trim().trim_end_matches(['/', '\\']);
+        // A home of "/" or "C:" or a one-letter user would redact everything.
+        if value.chars().count() < 2 || value == "/" || value.ends_with(':') {
+            return;
+        }
+        if !self
+            .needles
+            .iter()
+            .any(|(v, k)| *k == kind && v.eq_ignore_ascii_case(value))
+        {
+            self.needles.push((value.to_string(), kind));
+        }
+    }
+
+    /// The kinds of value this identity holds, for "what --no-redact adds".
+    pub fn describe(&self) -> Vec<&'static str> {
+        let mut kinds: Vec<Kind> = self.needles.iter().map(|(_, k)| *k).collect();
+        kinds.sort();
+        kinds.dedup();
+        kinds
+            .into_iter()
+            .map(|k| match k {
+                Kind::Home => "home folder",
+                Kind::User => "user name",
+                Kind::Host => "host name",
+                Kind::Domain => "domain",
+            })
+            .collect()
+    }
+}
+
+/// Replaces identifying values in every string of a JSON document.
+pub struct Redactor {
+    /// Longest first, so a home folder is replaced before the user name inside it.
+    needles: Vec<(String, Kind)>,
+    gpu_ids: BTreeMap<String, String>,
+}
+
+impl Redactor {
+    pub fn new(identity: &Identity) -> Redactor {
+        let mut needles = identity.needles.clone();
+        needles.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.1.cmp(&b.1)));
+        Redactor {
+            needles,
+            gpu_ids: BTreeMap::new(),
+        }
+    }
+
+    /// Redacts a whole document in place: strings everywhere, and environment maps by name.
+    pub fn redact_document(&mut self, doc: &mut Value) {
+        self.walk(doc, false);
+    }
+
+    fn walk(&mut self, value: &mut Value, in_env: bool) {
+        match value {
+            Value::String(s) => *s = self.redact_text(s),
+            Value::Array(items) => items.iter_mut().for_each(|v| self.walk(v, false)),
+            Value::Object(map) => {
+                let keys: Vec<String> = map.keys().cloned().collect();
+                for key in keys {
+                    let Some(mut inner) = map.remove(&key) else {
+                        continue;
+                    };
+                    if in_env && !env_allowed(&key) {
+                        inner = Value::String(HIDDEN_VALUE.into());
+                    } else {
+                        self.walk(&mut inner, key == "env");
+                    }
+                    map.insert(self.redact_text(&key), inner);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Redacts one string.
+    pub fn redact_text(&mut self, text: &str) -> String {
+        let mut out = text.to_string();
+        for (needle, kind) in &self.needles {
+            out = replace_word(&out, needle, kind.alias(), *kind == Kind::Home);
+        }
+        self.replace_gpu_ids(&out)
+    }
+
+    /// `GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (NVML's UUID form) → `GPU-1`, stable per report.
+    fn replace_gpu_ids(&mut self, text: &str) -> String {
+        let Some(re) = gpu_uuid_pattern() else {
+            return text.to_string();
+        };
+        let mut out = String::with_capacity(text.len());
+        let mut last = 0;
+        for m in re.find_iter(text) {
+            out.push_str(&text[last..m.start()]);
+            let next = format!("GPU-{}", self.gpu_ids.len() + 1);
+            let alias = self
+                .gpu_ids
+                .entry(m.as_str().to_ascii_lowercase())
+                .or_insert(next);
+            out.push_str(alias);
+            last = m.end();
+        }
+        out.push_str(&text[last..]);
+        out
+    }
+}
+
+fn gpu_uuid_pattern() -> Option<&'static regex::Regex> {
+    static PATTERN: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
+    PATTERN
+        .get_or_init(|| {
+            regex::Regex::new(
+                r"(?i)\b(?:GPU|MIG)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b",
+            )
+            .ok()
+        })
+        .as_ref()
+}
+
+/// Replaces `needle` case-insensitively (ASCII) where it is not part of a longer word.
+/// A home folder is a path prefix: it matches when followed by a separator or the end.
+fn replace_word(text: &str, needle: &str, alias: &str, is_path: bool) -> String {
+    let lower_text = text.to_ascii_lowercase();
+    let lower_needle = needle.to_ascii_lowercase();
+    let bytes = text.as_bytes();
+    let is_word = |b: u8| b.is_ascii_alphanumeric();
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    let mut from = 0;
+    while let Some(pos) = lower_text[from..].find(&lower_needle) {
+        let start = from + pos;
+        let end = start + lower_needle.len();
+        let before_ok = start == 0 || !is_word(bytes[start - 1]) || is_path;
+        let after_ok = end == bytes.len() || !is_word(bytes[end]);
+        if before_ok && after_ok && text.is_char_boundary(start) && text.is_char_boundary(end) {
+            out.push_str(&text[last..start]);
+            out.push_str(alias);
+            last = end;
+        }
+        from = end.max(start + 1);
+        while from < text.len() && !text.is_char_boundary(from) {
+            from += 1;
+        }
+        if from >= text.len() {
+            break;
+        }
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn identity() -> Identity {
+        Identity::from_env([
+            ("USERPROFILE", r"C:\Users\Alice"),
+            ("USERNAME", "alice"),
+            ("COMPUTERNAME", "ALICE-WS"),
+            ("USERDOMAIN", "CONTOSO"),
+        ])
+    }
+
+    #[test]
+    fn home_user_host_and_domain_become_aliases_wherever_they_appear() {
+        let mut r = Redactor::new(&identity());
+        assert_eq!(
+            r.redact_text(r"c:\users\alice\envs\tf;D:\alice\bin;\\ALICE-WS\share;CONTOSO\alice"),
+            r"<home>\envs\tf;D:\<user>\bin;\\<host>\share;<domain>\<user>"
+        );
+    }
+
+    #[test]
+    fn a_user_name_inside_a_longer_word_is_left_alone() {
+        let mut r = Redactor::new(&Identity::from_env([("USER", "cuda")]));
+        assert_eq!(
+            r.redact_text("/opt/cuda/lib64 libcudart /home/cuda"),
+            "/opt/<user>/lib64 libcudart /home/<user>"
+        );
+    }
+
+    #[test]
+    fn gpu_uuids_get_stable_numbers() {
+        let mut r = Redactor::new(&Identity::default());
+        let a = "GPU-12345678-abcd-ef01-2345-6789abcdef01";
+        let b = "GPU-aaaaaaaa-abcd-ef01-2345-6789abcdef01";
+        assert_eq!(r.redact_text(&format!("{a} {b} {a}")), "GPU-1 GPU-2 GPU-1");
+    }
+
+    #[test]
+    fn environment_values_outside_the_allow_list_are_hidden_by_name() {
+        let mut doc = serde_json::json!({"machine": {"env": {
+            "PATH": r"C:\Users\Alice\bin", "HF_TOKEN": "hf_secret", "CUDA_PATH": "x"}}});
+        Redactor::new(&identity()).redact_document(&mut doc);
+        assert_eq!(doc["machine"]["env"]["HF_TOKEN"], "<set>");
+        assert_eq!(doc["machine"]["env"]["PATH"], r"<home>\bin");
+        assert_eq!(doc["machine"]["env"]["CUDA_PATH"], "x");
+    }
+
+    #[test]
+    fn too_short_values_are_not_needles() {
+        let id = Identity::from_env([("HOME", "/"), ("USER", "a")]);
+        assert!(id.describe().is_empty());
+    }
+}

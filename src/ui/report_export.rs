@@ -1,0 +1,82 @@
+//! The Report step's work: the report the wizard would save (the current document, the tree the
+//! Dependencies step built, metadata and snapshot, redacted unless the user turned it off), written
+//! atomically in the chosen format, copied as Markdown, opened, or compared with another report.
+
+use super::worker::Target;
+use crate::engine::atomic_file::write_atomically;
+use crate::engine::context::SystemContext;
+use crate::engine::report::capture::{self, CaptureOptions};
+use crate::engine::report::{Document, ReportFormat, compare};
+use std::path::Path;
+
+/// The Report step's own state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReportState {
+    /// Redact identifying values (on by default).
+    pub redact: bool,
+    /// What turning redaction off adds (worked out when it is turned off).
+    pub unredacted_note: Option<String>,
+    /// The comparison with another report, as text, once asked for.
+    pub comparison: Option<String>,
+}
+
+impl Default for ReportState {
+    fn default() -> Self {
+        ReportState {
+            redact: true,
+            unredacted_note: None,
+            comparison: None,
+        }
+    }
+}
+
+/// The report as it would be saved now. A reopened report is saved as it is (it already has its
+/// own snapshot); a fresh result gets this machine's snapshot and, unless turned off, redaction.
+pub fn build_report(
+    doc: &Document,
+    target: &Target,
+    tree: Option<(&str, &serde_json::Value)>,
+    redact: bool,
+) -> Document {
+    let mut doc = doc.clone();
+    if let Some((root, nodes)) = tree {
+        doc = doc.with(
+            "trees",
+            vec![serde_json::json!({ "root": root, "nodes": nodes })],
+        );
+    }
+    if doc.extra.contains_key("snapshot") {
+        return doc;
+    }
+    let ctx = context_of(target, &doc);
+    capture::finish_report(doc, &ctx, CaptureOptions { redact }, capture::now_unix())
+}
+
+/// The context behind a document: the target's (a machine file, or this computer).
+fn context_of(target: &Target, doc: &Document) -> SystemContext {
+    target
+        .load(true)
+        .unwrap_or_else(|_| SystemContext::from_report_machine(&doc.machine, "unsaved"))
+}
+
+/// What turning redaction off adds, for the toggle's explanation.
+pub fn unredacted_note(target: &Target, doc: &Document) -> String {
+    capture::unredacted_additions(&context_of(target, doc))
+}
+
+/// Writes a report to `path` in `format`.
+pub fn save(report: &Document, path: &Path, format: ReportFormat) -> Result<(), String> {
+    write_atomically(path, format.render(report).as_bytes())
+        .map_err(|e| format!("Could not save the report to {}: {e}", path.display()))
+}
+
+/// Compares the current document with a saved report, as text.
+pub fn compare_with(current: &Document, other_path: &Path) -> Result<String, String> {
+    let other = Document::load(other_path).map_err(|e| e.to_string())?;
+    let c = compare::compare(current, &other);
+    Ok(compare::render_text(
+        "this report",
+        &other_path.display().to_string(),
+        &c,
+    ))
+}

@@ -1,0 +1,293 @@
+//! Reports through the built CLI: JSON, Markdown and HTML from one machine file with a planted
+//! user, host, domain, GPU UUID and secrets — checked byte by byte for leaks in every format —
+//! reopened byte-stable, compared two and many at a time, and refused with exit 2 when damaged.
+
+use crate::fixtures_build::DllSpec;
+use crate::support::{fixture, json, run_cli, stderr, stdout};
+use std::path::{Path, PathBuf};
+
+const USER: &str = "zelda77";
+const HOST: &str = "HYRULE-WS-042";
+const DOMAIN: &str = "KOKIRICORP";
+const HF_TOKEN: &str = "hf_PlantedTokenDoNotLeak9931";
+const AWS_SECRET: &str = "wJalrPlantedSecretKEY/K7MDENG";
+const GPU_UUID: &str = "GPU-5f1c2a3b-9d8e-4f7a-b6c5-0123456789ab";
+
+/// Copies a seed machine into `dir`, renames its user folder to USER and plants identity and
+/// secrets in its environment (and a script-named folder on PATH).
+fn planted_machine(dir: &Path) -> PathBuf {
+    let seed = fixture("machines/win-cuda-tf-torch");
+    let status = std::process::Command::new("cp")
+        .args(["-r"])
+        .arg(&seed)
+        .arg(dir.join("m"))
+        .status()
+        .expect("cp runs");
+    assert!(status.success());
+    let users = dir.join("m/fs/C/Users");
+    std::fs::rename(users.join("ana"), users.join(USER)).expect("the seed has C:\\Users\\ana");
+    let toml = dir.join("m/machine.toml");
+    let text = std::fs::read_to_string(&toml)
+        .unwrap()
+        .replace(r"Users\ana", &format!(r"Users\{USER}"));
+    let planted = format!(
+        "[env]\nUSERNAME = '{USER}'\nUSERPROFILE = 'C:\\Users\\{USER}'\nCOMPUTERNAME = '{HOST}'\n\
+         USERDOMAIN = '{DOMAIN}'\nHF_TOKEN = '{HF_TOKEN}'\nAWS_SECRET_ACCESS_KEY = '{AWS_SECRET}'\n\
+         CUDA_VISIBLE_DEVICES = '{GPU_UUID}'\n"
+    );
+    let text = text.replacen("[env]\n", &planted, 1).replacen(
+        "PATH = '",
+        r"PATH = 'C:\tools\<script>alert(1)</script>;",
+        1,
+    );
+    std::fs::write(&toml, text).unwrap();
+    toml
+}
+
+fn report(machine: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "report",
+        "--machine",
+        machine.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    run_cli(&args)
+}
+
+fn assert_no_leak(text: &str, what: &str) {
+    let lower = text.to_ascii_lowercase();
+    for secret in [USER, HOST, DOMAIN, HF_TOKEN, AWS_SECRET, GPU_UUID] {
+        assert!(
+            !lower.contains(&secret.to_ascii_lowercase()),
+            "{what} leaks {secret}"
+        );
+    }
+}
+
+#[test]
+fn every_format_is_redacted_by_default_and_no_redact_says_what_it_adds() {
+    let dir = tempfile::tempdir().unwrap();
+    let machine = planted_machine(dir.path());
+    for ext in ["json", "md", "html"] {
+        let out = dir.path().join(format!("r.{ext}"));
+        let o = report(&machine, &out, &[]);
+        assert!(o.status.code().is_some_and(|c| c < 2), "{}", stderr(&o));
+        let bytes = std::fs::read(&out).unwrap();
+        let text = String::from_utf8(bytes).expect("reports are UTF-8");
+        assert_no_leak(&text, ext);
+        assert!(text.contains("GPU-1"), "{ext}: the GPU UUID becomes GPU-1");
+    }
+    let report_json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("r.json")).unwrap()).unwrap();
+    assert_eq!(
+        report_json["snapshot"]["env"]["HF_TOKEN"], "<set>",
+        "the name stays"
+    );
+    assert_eq!(report_json["snapshot"]["env"]["USERPROFILE"], "<home>");
+    assert_eq!(report_json["snapshot"]["env"]["USERNAME"], "<user>");
+    assert_eq!(report_json["redacted"], true);
+    assert!(report_json["captured_at"].as_str().unwrap().ends_with('Z'));
+    assert_eq!(report_json["tool"]["name"], "cuda-triage");
+    let path = report_json["machine"]["env"]["PATH"].as_str().unwrap();
+    assert!(path.contains(r"<home>\AppData"), "{path}");
+
+    let out = dir.path().join("open.json");
+    let o = report(&machine, &out, &["--no-redact"]);
+    let said = stderr(&o);
+    assert!(
+        said.contains("user name") && said.contains("host name"),
+        "{said}"
+    );
+    assert!(said.contains("environment variable"), "{said}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.contains(HF_TOKEN) && text.contains(USER));
+}
+
+#[test]
+fn html_escapes_every_string_and_fetches_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let machine = planted_machine(dir.path());
+    let out = dir.path().join("r.html");
+    report(&machine, &out, &[]);
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    let lower = html.to_ascii_lowercase();
+    assert!(!lower.contains("<script"), "no script element, ever");
+    for fetch in ["src=", "href=", "@import", "url("] {
+        assert!(!lower.contains(fetch), "the page fetches nothing ({fetch})");
+    }
+    assert!(lower.find("<h2>findings</h2>") < lower.find("<h2>versions</h2>"));
+    assert!(html.contains("<details>"));
+}
+
+#[test]
+fn markdown_is_github_ready_findings_first_and_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let machine = planted_machine(dir.path());
+    // A real DLL (mingw) in the machine's C:\app that needs cuBLAS 11, for the report's tree.
+    let app = dir.path().join("m/fs/C/app");
+    std::fs::create_dir_all(&app).unwrap();
+    DllSpec::new("trainer.dll")
+        .import("cublas64_11.dll", &["cublasCreate_v2"])
+        .import("KERNEL32.dll", &["GetTickCount"])
+        .build(&app)
+        .expect("mingw builds the DLL (install gcc-mingw-w64-x86-64)");
+    let out = dir.path().join("r.md");
+    let o = report(&machine, &out, &["--tree", r"C:\app\trainer.dll"]);
+    assert!(o.status.code().is_some_and(|c| c < 2), "{}", stderr(&o));
+    let md = std::fs::read_to_string(&out).unwrap();
+    assert!(md.chars().count() <= 65_536);
+    assert!(md.find("## Findings").unwrap() < md.find("## Versions").unwrap());
+    assert!(md.contains("| NVIDIA driver | 546.33 |"), "{md}");
+    assert!(
+        md.contains(r"Dependency tree of C:\app\trainer.dll"),
+        "{md}"
+    );
+    assert!(
+        md.contains("cublas64_11.dll NOT FOUND"),
+        "the miss is shown: {md}"
+    );
+    // Outside code (where GitHub shows text as it is) HTML is escaped.
+    let outside_fences: String = md.split("```").step_by(2).collect();
+    let outside_code = regex::Regex::new(r"`+[^`]*`+")
+        .unwrap()
+        .replace_all(&outside_fences, "");
+    assert!(!outside_code.contains("<script"), "{outside_code}");
+    assert!(
+        md.contains("```text\nCUDA_PATH="),
+        "the environment is in a code block"
+    );
+}
+
+#[test]
+fn a_saved_report_reopens_byte_stable() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let machine = fixture("machines/win-cuda-tf-torch/machine.toml");
+    report(&machine, &out, &[]);
+    let saved = std::fs::read_to_string(&out).unwrap();
+    let o = run_cli(&["open", out.to_str().unwrap(), "--json"]);
+    assert_eq!(stdout(&o), saved);
+    let reopened = json(&o);
+    let direct = json(&run_cli(&[
+        "scan",
+        "--machine",
+        machine.to_str().unwrap(),
+        "--json",
+    ]));
+    assert_eq!(
+        reopened["findings"], direct["findings"],
+        "same findings as the scan"
+    );
+}
+
+fn saved(dir: &Path, name: &str, seed: &str) -> PathBuf {
+    let out = dir.join(format!("{name}.json"));
+    let o = report(
+        &fixture(&format!("machines/{seed}/machine.toml")),
+        &out,
+        &[],
+    );
+    assert!(out.exists(), "{}", stderr(&o));
+    out
+}
+
+#[test]
+fn two_reports_compare_by_component_environment_and_findings() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = saved(dir.path(), "a", "win-cuda-tf-torch");
+    let b = saved(dir.path(), "b", "win-basic");
+    let o = run_cli(&[
+        "report",
+        "--compare",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v = json(&o);
+    let result = &v["comparison"]["result"];
+    let statuses: Vec<&str> = result["components"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["status"].as_str().unwrap())
+        .collect();
+    assert!(statuses.iter().any(|s| *s != "match"), "{statuses:?}");
+    assert!(!result["env"].as_array().unwrap().is_empty());
+    let one_sided =
+        result["only_a"].as_array().unwrap().len() + result["only_b"].as_array().unwrap().len();
+    assert!(one_sided > 0);
+
+    let same = run_cli(&[
+        "report",
+        "--compare",
+        a.to_str().unwrap(),
+        a.to_str().unwrap(),
+    ]);
+    assert_eq!(same.status.code(), Some(0), "{}", stdout(&same));
+    assert!(stdout(&same).contains("No difference"));
+}
+
+#[test]
+fn many_reports_are_grouped_and_the_odd_one_stands_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut paths: Vec<PathBuf> = (0..3)
+        .map(|i| saved(dir.path(), &format!("node{i}"), "linux-cuda124-jax"))
+        .collect();
+    paths.push(saved(dir.path(), "odd", "linux-basic"));
+    let mut args = vec!["report", "--compare"];
+    args.extend(paths.iter().map(|p| p.to_str().unwrap()));
+    args.push("--json");
+    let v = json(&run_cli(&args));
+    let groups = v["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 2);
+    assert_eq!(groups[0]["members"].as_array().unwrap().len(), 3);
+    let odd = groups[1]["members"].as_array().unwrap();
+    assert_eq!(odd.len(), 1);
+    assert!(odd[0].as_str().unwrap().ends_with("odd.json"));
+    assert!(groups[1]["versus_largest"].is_object());
+}
+
+#[test]
+fn damaged_newer_or_foreign_reports_are_refused_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = saved(dir.path(), "good", "linux-basic");
+    let text = std::fs::read_to_string(&good).unwrap();
+    let cases = [
+        (
+            "truncated.json",
+            text[..text.len() / 2].to_string(),
+            "not a CUDA Triage report",
+        ),
+        (
+            "newer.json",
+            text.replace("\"cuda-triage/1\"", "\"cuda-triage/2\""),
+            "newer",
+        ),
+        (
+            "foreign.json",
+            "{\"name\": \"package.json\"}".to_string(),
+            "not a CUDA Triage report",
+        ),
+    ];
+    for (name, content, says) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, content).unwrap();
+        for args in [
+            vec!["open", path.to_str().unwrap()],
+            vec![
+                "report",
+                "--compare",
+                good.to_str().unwrap(),
+                path.to_str().unwrap(),
+            ],
+        ] {
+            let o = run_cli(&args);
+            assert_eq!(o.status.code(), Some(2), "{name}: {args:?}");
+            assert!(stderr(&o).contains(says), "{name}: {}", stderr(&o));
+        }
+    }
+}
