@@ -16,6 +16,7 @@ mod oracle_linux;
 mod oracle_support;
 mod oracle_wheels;
 mod oracle_windows;
+mod report_golden;
 mod reports;
 mod scan_inventory;
 mod scan_resilience;
