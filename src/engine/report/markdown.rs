@@ -76,28 +76,21 @@ fn icon(s: Severity) -> &'static str {
 
 /// The whole report as Markdown.
 pub fn render(doc: &Document) -> String {
-    let mut sections = vec![header(doc), findings(doc), versions(doc)];
-    sections.extend(details(doc));
+    // Chunks in order of importance; the report is cut between chunks (one finding is one chunk).
+    let mut chunks = vec![header(doc)];
+    chunks.extend(findings(doc));
+    chunks.push(versions(doc));
+    chunks.extend(details(doc));
     let mut out = String::new();
-    for section in sections {
-        if out.chars().count() + section.chars().count() + CUT_NOTE.len() > GITHUB_BODY_LIMIT {
-            let room = GITHUB_BODY_LIMIT.saturating_sub(out.chars().count() + CUT_NOTE.len());
-            // A first section bigger than the limit is cut at a line boundary.
-            if out.is_empty() {
-                let mut taken = String::new();
-                for line in section.lines() {
-                    if taken.chars().count() + line.chars().count() + 1 > room {
-                        break;
-                    }
-                    taken.push_str(line);
-                    taken.push('\n');
-                }
-                out.push_str(&taken);
-            }
+    let mut used = 0;
+    for chunk in chunks {
+        let len = chunk.chars().count();
+        if used + len + CUT_NOTE.chars().count() > GITHUB_BODY_LIMIT {
             out.push_str(CUT_NOTE);
             return out;
         }
-        out.push_str(&section);
+        used += len;
+        out.push_str(&chunk);
     }
     out
 }
@@ -142,13 +135,14 @@ fn header(doc: &Document) -> String {
     )
 }
 
-fn findings(doc: &Document) -> String {
-    let mut out = String::from("## Findings\n\n");
+fn findings(doc: &Document) -> Vec<String> {
+    let mut chunks = vec![String::from("## Findings\n\n")];
     if doc.findings.is_empty() {
-        out.push_str("No problems found.\n\n");
-        return out;
+        chunks[0].push_str("No problems found.\n\n");
+        return chunks;
     }
     for f in &doc.findings {
+        let mut out = String::new();
         out.push_str(&format!(
             "### {} {}: {} (`{}`)\n\n{}\n\n",
             icon(f.severity),
@@ -183,8 +177,9 @@ fn findings(doc: &Document) -> String {
             }
             out.push_str("\n</details>\n\n");
         }
+        chunks.push(out);
     }
-    out
+    chunks
 }
 
 fn versions(doc: &Document) -> String {
@@ -268,4 +263,58 @@ fn details(doc: &Document) -> Vec<String> {
         out.push(folded("Loading-related environment", &code_block(&lines)));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn document(findings: usize) -> Document {
+        let finding = |i: usize| {
+            serde_json::json!({
+                "code": "library-missing", "severity": "error",
+                "summary": format!("cublas64_11.dll is not on this machine ({i})"),
+                "detail": "TensorFlow 2.10 loads it at start-up; ".repeat(20),
+                "evidence": [{"kind": "searched", "text": "C:\\Windows\\system32: not there", "path": "C:\\Windows\\system32"}]
+            })
+        };
+        serde_json::from_value(serde_json::json!({
+            "schema": "cuda-triage/1",
+            "machine": {"platform": "windows", "wsl": false, "source": {"kind": "live"}, "env": {"PATH": "C:\\a|b"}},
+            "findings": (0..findings).map(finding).collect::<Vec<_>>(),
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_long_report_is_cut_at_githubs_limit_with_a_note() {
+        let md = render(&document(400));
+        assert!(
+            md.chars().count() <= GITHUB_BODY_LIMIT,
+            "{}",
+            md.chars().count()
+        );
+        assert!(md.ends_with(CUT_NOTE));
+        assert!(md.starts_with("# CUDA Triage report"));
+        assert!(md.contains("## Findings"));
+        assert!(md.matches("### ✗").count() > 50, "as many findings as fit");
+    }
+
+    #[test]
+    fn a_short_report_is_whole() {
+        let md = render(&document(2));
+        assert!(!md.contains("was cut"));
+        assert!(md.contains("## Versions"));
+        assert!(
+            md.contains("PATH=C:\\a|b"),
+            "code blocks keep text as it is"
+        );
+    }
+
+    #[test]
+    fn text_outside_code_is_escaped_and_code_spans_survive_pipes_and_backticks() {
+        assert_eq!(escape("<b>a|b</b>"), "&lt;b&gt;a\\|b&lt;/b&gt;");
+        assert_eq!(code_span("a|b"), "`a\\|b`");
+        assert_eq!(code_span("x`y"), "``x`y``");
+    }
 }
