@@ -20,7 +20,7 @@ fn main() {
             match Document::load(report) {
                 Ok(doc) => Some(TriageApp::with_report(
                     target,
-                    doc,
+                    cuda_triage::engine::report::reopen::rediagnose(doc).document,
                     &report.display().to_string(),
                 )),
                 Err(_) => None, // the CLI path reports the error

@@ -9,17 +9,18 @@ use super::output::{EXIT_CLEAN, EXIT_PROBLEMS, exit_code, fail, render_text, use
 use crate::engine::atomic_file::write_atomically;
 use crate::engine::context::SystemContext;
 use crate::engine::report::capture::{self, CaptureOptions};
-use crate::engine::report::{Document, ReportFormat, compare};
+use crate::engine::report::{Document, ReportFormat, compare, reopen};
 use std::path::{Path, PathBuf};
 
 pub fn report_command(common: &Common, args: &ReportArgs) -> i32 {
     if !args.compare.is_empty() {
         return compare_command(common, &args.compare);
     }
-    let ctx = match load_context(common) {
+    let mut ctx = match load_context(common) {
         Ok(ctx) => ctx,
         Err(e) => return fail(&e, common.json),
     };
+    capture::start_recording(&mut ctx);
     let mut doc = scan_document(&ctx);
     if !args.trees.is_empty() {
         match trees_of(&ctx, common, &args.trees) {
@@ -132,9 +133,17 @@ fn compare_command(common: &Common, paths: &[PathBuf]) -> i32 {
     }
 }
 
-/// `open REPORT.json`: the saved report as it was written (JSON byte-stable, or as text).
+/// `open REPORT.json`: this build's rules run again on the report's snapshot (a report written
+/// by this build on its own machine reopens byte for byte); JSON or text.
 pub fn open_command(common: &Common, report: &Path) -> i32 {
-    match Document::load(report) {
+    let loaded = Document::load(report).map(|doc| {
+        let reopened = reopen::rediagnose(doc);
+        if let Some(note) = &reopened.note {
+            eprintln!("cuda-triage: {note}");
+        }
+        reopened.document
+    });
+    match loaded {
         Ok(doc) if common.json => {
             println!("{}", doc.to_json_pretty());
             exit_code(&doc)

@@ -476,8 +476,22 @@ impl TriageApp {
     fn open_report_file(&mut self, path: &std::path::Path) {
         match Document::load(path) {
             Ok(doc) => {
-                *self =
-                    TriageApp::with_report(self.target.clone(), doc, &path.display().to_string());
+                let reopened = crate::engine::report::reopen::rediagnose(doc);
+                *self = TriageApp::with_report(
+                    self.target.clone(),
+                    reopened.document,
+                    &path.display().to_string(),
+                );
+                if let Some(note) = reopened.note {
+                    let mut chars = note.chars();
+                    let first = chars.next().map(|c| c.to_uppercase().to_string());
+                    self.status = format!(
+                        "{} {}{}.",
+                        self.status,
+                        first.unwrap_or_default(),
+                        chars.as_str()
+                    );
+                }
             }
             Err(e) => self.status = e.to_string(),
         }

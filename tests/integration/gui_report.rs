@@ -85,7 +85,9 @@ fn report_step_saves_every_format_redacted_and_copies_markdown() {
         let saved = std::fs::read_to_string(&path).expect("the report is written");
         assert!(!names_ana(&saved), "{format:?} is redacted");
         assert!(
-            saved.contains("<home>") || saved.contains("&lt;home&gt;"),
+            saved.contains(r"Users\<user>")
+                || saved.contains(r"Users\\<user>")
+                || saved.contains(r"Users\&lt;user&gt;"),
             "{format:?}"
         );
         assert!(h.query_by_label_contains("Saved to").is_some());

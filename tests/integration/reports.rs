@@ -85,13 +85,16 @@ fn every_format_is_redacted_by_default_and_no_redact_says_what_it_adds() {
         report_json["snapshot"]["env"]["HF_TOKEN"], "<set>",
         "the name stays"
     );
-    assert_eq!(report_json["snapshot"]["env"]["USERPROFILE"], "<home>");
+    assert_eq!(
+        report_json["snapshot"]["env"]["USERPROFILE"],
+        r"C:\Users\<user>"
+    );
     assert_eq!(report_json["snapshot"]["env"]["USERNAME"], "<user>");
     assert_eq!(report_json["redacted"], true);
     assert!(report_json["captured_at"].as_str().unwrap().ends_with('Z'));
     assert_eq!(report_json["tool"]["name"], "cuda-triage");
     let path = report_json["machine"]["env"]["PATH"].as_str().unwrap();
-    assert!(path.contains(r"<home>\AppData"), "{path}");
+    assert!(path.contains(r"C:\Users\<user>\AppData"), "{path}");
 
     let out = dir.path().join("open.json");
     let o = report(&machine, &out, &["--no-redact"]);
@@ -290,4 +293,58 @@ fn damaged_newer_or_foreign_reports_are_refused_with_exit_2() {
             assert!(stderr(&o).contains(says), "{name}: {}", stderr(&o));
         }
     }
+}
+
+#[test]
+fn reopening_runs_this_builds_rules_on_the_snapshot() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = saved(dir.path(), "jax", "linux-cuda124-jax");
+    let mut report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let codes = |v: &serde_json::Value| -> Vec<String> {
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["code"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let saved_codes = codes(&report);
+    assert!(
+        saved_codes.iter().any(|c| c == "xla-cuda-data-dir-missing"),
+        "{saved_codes:?}"
+    );
+    // Findings are recomputed, not read back: drop them, and mend XLA_FLAGS in the snapshot.
+    report["findings"] = serde_json::json!([]);
+    report["snapshot"]["env"]["XLA_FLAGS"] =
+        serde_json::json!("--xla_gpu_cuda_data_dir=/usr/local/cuda");
+    let edited = dir.path().join("edited.json");
+    std::fs::write(&edited, serde_json::to_string_pretty(&report).unwrap()).unwrap();
+    let reopened = json(&run_cli(&["open", edited.to_str().unwrap(), "--json"]));
+    let now = codes(&reopened);
+    assert!(
+        !now.contains(&"xla-cuda-data-dir-missing".to_string()),
+        "{now:?}"
+    );
+    let expected: Vec<String> = saved_codes
+        .into_iter()
+        .filter(|c| c != "xla-cuda-data-dir-missing")
+        .collect();
+    assert_eq!(now, expected);
+}
+
+#[test]
+fn a_redacted_report_reopens_with_its_findings() {
+    let dir = tempfile::tempdir().unwrap();
+    let machine = planted_machine(dir.path());
+    let out = dir.path().join("r.json");
+    report(&machine, &out, &[]);
+    let saved: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let o = run_cli(&["open", out.to_str().unwrap(), "--json"]);
+    assert!(
+        !stderr(&o).contains("showing the findings saved"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(json(&o)["findings"], saved["findings"]);
 }

@@ -7,6 +7,9 @@
 //! target `/usr/lib/x` stays in the fake machine), with a hop limit so loops end in an error.
 
 use super::platform::Platform;
+use super::recorded::{FsRecording, RecordedEntry, RecordedPath, Replay};
+
+mod record;
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -52,8 +55,10 @@ enum Mapping {
     Root(PathBuf),
     /// Windows: drive letter (upper case) to host folder.
     Drives(BTreeMap<char, PathBuf>),
-    /// No files at all (a context rebuilt from a saved report).
+    /// No files at all (a context rebuilt from a saved report without recorded files).
     Empty,
+    /// The files a saved report recorded (see [`super::recorded`]).
+    Recorded(Arc<Replay>),
 }
 
 /// Read-only access to the diagnosed machine's files.
@@ -66,6 +71,8 @@ pub struct FsView {
     /// Folders below a mapped root already seen to be real folders (not links), so a path's
     /// leading components are not looked at again for every file in them.
     real_dirs: Arc<Mutex<std::collections::HashSet<String>>>,
+    /// While a report is captured: every answer this view gives (shared by its clones).
+    recorder: Option<Arc<Mutex<FsRecording>>>,
 }
 
 impl FsView {
@@ -95,6 +102,7 @@ impl FsView {
             mapping,
             listings: Arc::default(),
             real_dirs: Arc::default(),
+            recorder: None,
         }
     }
 
@@ -116,6 +124,10 @@ impl FsView {
         }
         match &self.mapping {
             Mapping::Empty => Err(FsError::Unmapped(path.to_string())),
+            Mapping::Recorded(r) => match self.replayed(r, &normalized) {
+                Some(RecordedPath::Missing) | None => Err(FsError::NotFound(path.to_string())),
+                Some(_) => Ok(r.host(&normalized)),
+            },
             Mapping::Host if !self.platform.case_insensitive() || cfg!(windows) => {
                 let host = PathBuf::from(&normalized);
                 match std::fs::symlink_metadata(&host) {
@@ -269,20 +281,55 @@ impl FsView {
         }
     }
 
+    /// What kind a path is (recorded when capturing, answered from the record when replaying).
+    fn kind(&self, path: &str) -> Option<RecordedPath> {
+        if let Some(r) = self.replay() {
+            return self.replayed(r, path);
+        }
+        let host = self.host_to_ask(path).ok();
+        let meta = host.as_ref().map(std::fs::metadata);
+        self.record(|rec| rec.note_kind(&self.platform.normalize(path), host.as_deref()));
+        Some(match meta {
+            Some(Ok(m)) if m.is_dir() => RecordedPath::Dir { entries: None },
+            Some(Ok(m)) if m.is_file() => RecordedPath::File {
+                text: None,
+                hex: None,
+                binary: None,
+            },
+            Some(Ok(_)) => RecordedPath::Other,
+            _ => RecordedPath::Missing,
+        })
+    }
+
     pub fn exists(&self, path: &str) -> bool {
-        self.host_to_ask(path).is_ok_and(|h| h.exists())
+        !matches!(self.kind(path), None | Some(RecordedPath::Missing))
     }
 
     pub fn is_file(&self, path: &str) -> bool {
-        self.host_to_ask(path).is_ok_and(|h| h.is_file())
+        matches!(self.kind(path), Some(RecordedPath::File { .. }))
     }
 
     pub fn is_dir(&self, path: &str) -> bool {
-        self.host_to_ask(path).is_ok_and(|h| h.is_dir())
+        matches!(self.kind(path), Some(RecordedPath::Dir { .. }))
     }
 
     /// The host path of a regular file (following links), or why there is none.
     pub fn file(&self, path: &str) -> Result<PathBuf, FsError> {
+        if let Some(r) = self.replay() {
+            return match self.replayed(r, path) {
+                Some(RecordedPath::File { .. }) => Ok(r.host(&self.platform.normalize(path))),
+                _ => Err(FsError::NotFound(path.to_string())),
+            };
+        }
+        let result = self.file_on_host(path);
+        match &result {
+            Ok(host) => self.record(|rec| rec.note_file(&self.platform.normalize(path), host)),
+            Err(_) => self.record(|rec| rec.note_kind(&self.platform.normalize(path), None)),
+        }
+        result
+    }
+
+    fn file_on_host(&self, path: &str) -> Result<PathBuf, FsError> {
         let host = self.host_to_ask(path)?;
         if self.mapping_is_rooted() {
             // walk_rooted already followed every link inside the root.
@@ -305,6 +352,30 @@ impl FsView {
 
     /// Lists a directory, sorted by name. Unreadable entries are skipped.
     pub fn read_dir(&self, path: &str) -> Result<Vec<DirEntryInfo>, FsError> {
+        if let Some(r) = self.replay() {
+            return self.replayed_listing(r, path);
+        }
+        let entries = self.read_dir_on_host(path)?;
+        self.record(|rec| {
+            let listed = entries
+                .iter()
+                .map(|e| RecordedEntry {
+                    name: e.name.clone(),
+                    dir: e.is_dir,
+                    file: e.is_file,
+                    link: e.is_symlink,
+                })
+                .collect();
+            let hosts = entries
+                .iter()
+                .map(|e| (e.host.clone(), e.path.clone()))
+                .collect();
+            rec.note_listing(&self.platform.normalize(path), listed, hosts);
+        });
+        Ok(entries)
+    }
+
+    fn read_dir_on_host(&self, path: &str) -> Result<Vec<DirEntryInfo>, FsError> {
         let host = self.host_path(path)?;
         let reader = std::fs::read_dir(&host).map_err(|e| io_error(path, &e))?;
         let mut entries = Vec::new();
@@ -346,15 +417,39 @@ impl FsView {
 
     /// Reads a small text file whole, refusing files over `limit` bytes.
     pub fn read_to_string(&self, path: &str, limit: u64) -> Result<String, FsError> {
+        if self.replay().is_some() {
+            let bytes = self.replayed_content(path, limit)?;
+            return Ok(String::from_utf8_lossy(&bytes).into_owned());
+        }
+        let text = self.read_to_string_on_host(path, limit)?;
+        self.record(|rec| rec.note_text(&self.platform.normalize(path), &text));
+        Ok(text)
+    }
+
+    /// Reads a small file's bytes whole (ld.so.cache), refusing files over `limit` bytes.
+    pub fn read_bytes(&self, path: &str, limit: u64) -> Result<Vec<u8>, FsError> {
+        if self.replay().is_some() {
+            return self.replayed_content(path, limit);
+        }
         let host = self.file(path)?;
         let len = std::fs::metadata(&host)
             .map_err(|e| io_error(path, &e))?
             .len();
         if len > limit {
-            return Err(FsError::Io {
-                path: path.to_string(),
-                message: format!("file is {len} bytes, over the {limit}-byte limit"),
-            });
+            return Err(too_big(path, len, limit));
+        }
+        let bytes = std::fs::read(&host).map_err(|e| io_error(path, &e))?;
+        self.record(|rec| rec.note_bytes(&self.platform.normalize(path), &bytes));
+        Ok(bytes)
+    }
+
+    fn read_to_string_on_host(&self, path: &str, limit: u64) -> Result<String, FsError> {
+        let host = self.file(path)?;
+        let len = std::fs::metadata(&host)
+            .map_err(|e| io_error(path, &e))?
+            .len();
+        if len > limit {
+            return Err(too_big(path, len, limit));
         }
         let bytes = std::fs::read(&host).map_err(|e| io_error(path, &e))?;
         Ok(String::from_utf8_lossy(&bytes).into_owned())
@@ -362,6 +457,20 @@ impl FsView {
 
     /// The machine path a link points to, resolved (inside the root for a mapped Linux root).
     pub fn read_link(&self, path: &str) -> Result<String, FsError> {
+        if let Some(r) = self.replay() {
+            return r
+                .link(&self.platform.normalize(path))
+                .ok_or_else(|| FsError::NotFound(path.to_string()));
+        }
+        let target = self.read_link_on_host(path)?;
+        self.record(|rec| {
+            rec.links
+                .insert(self.platform.normalize(path), target.clone());
+        });
+        Ok(target)
+    }
+
+    fn read_link_on_host(&self, path: &str) -> Result<String, FsError> {
         let parent = self
             .platform
             .parent(path)
@@ -377,6 +486,13 @@ impl FsView {
                 .platform
                 .normalize(&self.platform.join(&parent, &target)))
         }
+    }
+}
+
+fn too_big(path: &str, len: u64, limit: u64) -> FsError {
+    FsError::Io {
+        path: path.to_string(),
+        message: format!("file is {len} bytes, over the {limit}-byte limit"),
     }
 }
 

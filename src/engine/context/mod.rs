@@ -13,6 +13,7 @@ pub mod fs;
 pub mod live;
 pub mod machine_file;
 pub mod platform;
+pub mod recorded;
 
 pub use env::{EnvVars, RegistryView};
 pub use fs::{DirEntryInfo, FsError, FsView};

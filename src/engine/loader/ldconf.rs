@@ -41,9 +41,7 @@ pub enum CacheHit {
 impl CacheSource {
     /// Reads the cache step of a machine.
     pub fn from_context(ctx: &SystemContext) -> CacheSource {
-        if let Ok(host) = ctx.fs.file(CACHE_FILE)
-            && let Ok(bytes) = std::fs::read(&host)
-            && (bytes.len() as u64) <= READ_LIMIT
+        if let Ok(bytes) = ctx.fs.read_bytes(CACHE_FILE, READ_LIMIT)
             && let Ok(cache) = LdCache::from_vec(bytes)
         {
             return CacheSource::Binary(Arc::new(cache));

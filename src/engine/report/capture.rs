@@ -6,6 +6,7 @@
 
 use super::Document;
 use super::redact::{Identity, Redactor};
+use crate::engine::context::recorded::FsRecording;
 use crate::engine::context::{DriverFacts, GpuFacts, Platform, RegistryView, SystemContext};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -43,6 +44,10 @@ pub struct ContextSnapshot {
     pub driver_note: Option<String>,
     #[serde(default)]
     pub gpus: Vec<GpuFacts>,
+    /// What the engine asked of the machine's files while the report was captured (present
+    /// when the context recorded them: `report` from the command line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files: Option<FsRecording>,
 }
 
 impl ContextSnapshot {
@@ -59,8 +64,18 @@ impl ContextSnapshot {
             driver: ctx.driver.clone(),
             driver_note: ctx.driver_note.clone(),
             gpus: ctx.gpus.clone(),
+            files: ctx.fs.recording().map(|mut files| {
+                files.attach_binaries(crate::engine::binfmt::replay::take_recording());
+                files
+            }),
         }
     }
+}
+
+/// Starts recording what the engine reads of a context's files (before the scan of a report).
+pub fn start_recording(ctx: &mut SystemContext) {
+    ctx.fs.start_recording();
+    crate::engine::binfmt::replay::start_recording();
 }
 
 /// How a report is finished.

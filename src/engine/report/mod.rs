@@ -14,6 +14,7 @@ pub mod format;
 pub mod html;
 pub mod markdown;
 pub mod redact;
+pub mod reopen;
 pub mod trees;
 
 pub use format::ReportFormat;

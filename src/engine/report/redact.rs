@@ -177,8 +177,27 @@ pub struct Redactor {
 }
 
 impl Redactor {
+    /// A home folder that contains the user name (`C:\Users\alice`, `/home/alice`) is not a
+    /// needle of its own: replacing the name inside it keeps paths paths (`C:\Users\<user>\x`),
+    /// so a reopened report's file view still resolves them.
     pub fn new(identity: &Identity) -> Redactor {
-        let mut needles = identity.needles.clone();
+        let users: Vec<&String> = identity
+            .needles
+            .iter()
+            .filter(|(_, k)| *k == Kind::User)
+            .map(|(v, _)| v)
+            .collect();
+        let mut needles: Vec<(String, Kind)> = identity
+            .needles
+            .iter()
+            .filter(|(home, kind)| {
+                *kind != Kind::Home
+                    || !users
+                        .iter()
+                        .any(|u| replace_word(home, u, "", false) != **home)
+            })
+            .cloned()
+            .collect();
         needles.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.1.cmp(&b.1)));
         Redactor {
             needles,
@@ -306,8 +325,17 @@ mod tests {
         let mut r = Redactor::new(&identity());
         assert_eq!(
             r.redact_text(r"c:\users\alice\envs\tf;D:\alice\bin;\\ALICE-WS\share;CONTOSO\alice"),
-            r"<home>\envs\tf;D:\<user>\bin;\\<host>\share;<domain>\<user>"
+            r"c:\users\<user>\envs\tf;D:\<user>\bin;\\<host>\share;<domain>\<user>"
         );
+    }
+
+    #[test]
+    fn a_home_without_the_user_name_is_replaced_whole() {
+        let mut r = Redactor::new(&Identity::from_env([
+            ("HOME", "/data/u123"),
+            ("USER", "alice"),
+        ]));
+        assert_eq!(r.redact_text("/data/u123/envs"), "<home>/envs");
     }
 
     #[test]
@@ -333,7 +361,7 @@ mod tests {
             "PATH": r"C:\Users\Alice\bin", "HF_TOKEN": "hf_secret", "CUDA_PATH": "x"}}});
         Redactor::new(&identity()).redact_document(&mut doc);
         assert_eq!(doc["machine"]["env"]["HF_TOKEN"], "<set>");
-        assert_eq!(doc["machine"]["env"]["PATH"], r"<home>\bin");
+        assert_eq!(doc["machine"]["env"]["PATH"], r"C:\Users\<user>\bin");
         assert_eq!(doc["machine"]["env"]["CUDA_PATH"], "x");
     }
 

@@ -1,0 +1,84 @@
+//! Reopening a saved report: this build's rules run again on the report's snapshot — its
+//! environment, registry, driver facts and recorded file view — against its inventory, so a
+//! report written elsewhere (or by an older build) is diagnosed as this build would. A report
+//! without recorded files (the wizard's, or an older one) keeps the findings saved in it.
+
+use super::Document;
+use super::capture::ContextSnapshot;
+use crate::engine::context::{EnvVars, FsView, SystemContext};
+use crate::engine::findings::sort_by_severity;
+use crate::engine::scan::inventory::Inventory;
+
+/// A reopened report, and why its findings are the saved ones when they could not be re-run.
+pub struct Reopened {
+    pub document: Document,
+    /// Set when the saved findings are shown as they were (no snapshot, no recorded files...).
+    pub note: Option<String>,
+}
+
+/// The context a report's snapshot describes (an error without a snapshot or recorded files).
+/// The context keeps the source the report was captured from, so rules word their evidence as
+/// they did then ("the machine file has no [driver] section").
+pub fn snapshot_context(doc: &Document) -> Result<SystemContext, String> {
+    let snapshot = doc
+        .extra
+        .get("snapshot")
+        .ok_or("the report has no snapshot of its machine")?;
+    let snapshot: ContextSnapshot = serde_json::from_value(snapshot.clone())
+        .map_err(|e| format!("the report's snapshot cannot be read: {e}"))?;
+    let files = snapshot
+        .files
+        .ok_or("the report did not record the machine's files")?;
+    Ok(SystemContext {
+        platform: snapshot.platform,
+        wsl: snapshot.wsl,
+        fs: FsView::recorded(snapshot.platform, files),
+        env: EnvVars::new(snapshot.platform, snapshot.env),
+        registry: snapshot.registry,
+        driver: snapshot.driver,
+        gpus: snapshot.gpus,
+        driver_note: snapshot.driver_note,
+        source: doc.machine.source.clone(),
+    })
+}
+
+/// Runs this build's rules on a saved report.
+pub fn rediagnose(mut doc: Document) -> Reopened {
+    let ctx = match snapshot_context(&doc) {
+        Ok(ctx) => ctx,
+        Err(why) => {
+            return Reopened {
+                document: doc,
+                note: Some(format!("{why}: showing the findings saved in it")),
+            };
+        }
+    };
+    let inventory: Inventory = match doc
+        .extra
+        .get("inventory")
+        .map(|v| serde_json::from_value(v.clone()))
+    {
+        Some(Ok(inv)) => inv,
+        Some(Err(e)) => {
+            return Reopened {
+                document: doc,
+                note: Some(format!(
+                    "the report's inventory cannot be read ({e}): showing the findings saved in it"
+                )),
+            };
+        }
+        None => {
+            return Reopened {
+                document: doc,
+                note: Some("the report has no inventory: showing the findings saved in it".into()),
+            };
+        }
+    };
+    let mut findings = crate::engine::rules::run_all(&ctx, &inventory);
+    sort_by_severity(&mut findings);
+    doc.findings = findings;
+    Reopened {
+        document: doc,
+        note: None,
+    }
+}
