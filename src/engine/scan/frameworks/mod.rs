@@ -171,7 +171,8 @@ fn read_metadata(w: &mut Walker, dist_info: &str, limit: u64) -> (Option<String>
     let Some(bytes) = w.read_bytes(&path, limit, true) else {
         return (None, Vec::new());
     };
-    let (v, req) = version::from_metadata(&String::from_utf8_lossy(&bytes));
+    let platform = w.platform().as_str();
+    let (v, req) = version::from_metadata_on(&String::from_utf8_lossy(&bytes), Some(platform));
     (
         v,
         req.into_iter()
