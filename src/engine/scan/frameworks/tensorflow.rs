@@ -107,6 +107,7 @@ fn complete_from_table(f: &mut Framework, p: Platform) {
     };
     let label = format!("tensorflow_builds.toml ({} row)", row.version);
     let file_major = f.expects.cuda.as_deref().map(major);
+    let mut filled = true;
     match f.expects.cuda.as_deref() {
         None => {
             f.expects.cuda = Some(row.cuda.clone());
@@ -117,12 +118,13 @@ fn complete_from_table(f: &mut Framework, p: Platform) {
             f.expects.cuda = Some(row.cuda.clone());
             f.expects.basis = Some(format!("build_info.py + {label}"));
         }
-        _ => {}
+        _ => filled = false,
     }
     if f.expects.cudnn.is_none() {
         f.expects.cudnn = Some(row.cudnn.clone());
+        filled = true;
     }
-    if inferred.is_some() && f.expects.basis.as_deref() != Some("build_info.py") {
+    if inferred.is_some() && filled {
         f.expects.inferred_from = Some(format!("TensorFlow {}", row.version));
     }
 }
@@ -146,4 +148,80 @@ fn cupti_names(cuda: Option<&str>, raw: Option<&str>) -> Vec<String> {
         }
     };
     vec![format!("cupti64_{digits}.dll"), "cupti.dll".into()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tf(version: &str) -> Framework {
+        let mut f = Framework::new(
+            FrameworkKind::TensorFlow,
+            "tensorflow",
+            Some(version.into()),
+            "/x",
+        );
+        f.cuda_build = Some(true);
+        f
+    }
+
+    #[test]
+    fn a_patch_release_takes_its_minor_row() {
+        let mut f = tf("2.13.1");
+        complete_from_table(&mut f, Platform::Linux);
+        assert_eq!(f.expects.cuda.as_deref(), Some("11.8"));
+        assert_eq!(f.expects.inferred_from, None);
+        assert!(f.expects.basis.as_deref().unwrap().contains("2.13.0 row"));
+    }
+
+    #[test]
+    fn a_release_newer_than_the_table_is_inferred_from_the_newest_row() {
+        // No such release exists yet: that is the point.
+        let mut f = tf("2.99.0");
+        complete_from_table(&mut f, Platform::Linux);
+        let newest = knowledge::knowledge()
+            .tensorflow
+            .builds
+            .iter()
+            .find(|b| b.platform == "linux")
+            .unwrap();
+        assert_eq!(f.expects.cuda.as_deref(), Some(newest.cuda.as_str()));
+        assert_eq!(
+            f.expects.inferred_from,
+            Some(format!("TensorFlow {}", newest.version))
+        );
+        assert!(f.expects.cuda_label().contains("inferred from TensorFlow"));
+    }
+
+    #[test]
+    fn what_the_file_says_is_never_overridden_or_marked_inferred() {
+        let mut f = tf("2.99.0");
+        f.expects.cuda = Some("12.9".into());
+        f.expects.cudnn = Some("9".into());
+        f.expects.basis = Some("build_info.py".into());
+        complete_from_table(&mut f, Platform::Linux);
+        assert_eq!(f.expects.cuda.as_deref(), Some("12.9"));
+        assert_eq!(f.expects.inferred_from, None);
+    }
+
+    #[test]
+    fn windows_from_2_11_has_no_gpu_row_to_infer_from() {
+        let mut f = tf("2.12.0");
+        complete_from_table(&mut f, Platform::Windows);
+        assert_eq!(f.expects.cuda, None);
+        assert_eq!(f.expects.inferred_from, None);
+    }
+
+    #[test]
+    fn cupti_names_follow_tf_cuda_version() {
+        assert_eq!(
+            cupti_names(Some("11.2"), Some("64_112")),
+            ["cupti64_112.dll", "cupti.dll"]
+        );
+        assert_eq!(
+            cupti_names(Some("10.0"), Some("10.0")),
+            ["cupti64_100.dll", "cupti.dll"]
+        );
+        assert!(cupti_names(Some("12"), None).is_empty());
+    }
 }
