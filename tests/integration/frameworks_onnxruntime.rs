@@ -12,3 +12,57 @@ fn every_listed_onnxruntime_release_reads_as_its_files_say() {
         assert_expected(rel, &f);
     }
 }
+
+/// The same Windows machine (CUDA 12.1 with cuDNN 8 in its bin) seen by a real cuDNN 8 build
+/// (1.18.1, CUDA 11.8) and a real cuDNN 9 build (1.20.0, CUDA 12.2): each is told what it lacks.
+#[test]
+fn cudnn_8_and_9_builds_ask_for_their_own_libraries() {
+    use cuda_triage::engine::findings::Severity;
+    use cuda_triage::engine::progress::Progress;
+    use cuda_triage::engine::{rules, scan};
+    let errors = |version: &str| -> Vec<String> {
+        let rel = crate::release_files::release("onnxruntime", version, "windows");
+        let (mut m, _) = crate::release_files::machine_with(&rel);
+        let root = m.windows_toolkit(
+            "12.1",
+            &[
+                "cudart64_12.dll",
+                "cublas64_12.dll",
+                "cublasLt64_12.dll",
+                "cufft64_11.dll",
+                "curand64_10.dll",
+                "cusolver64_11.dll",
+                "cusparse64_12.dll",
+                "cudnn64_8.dll",
+            ],
+        );
+        m.file(r"C:\Windows\System32\nvcuda.dll", b"MZ")
+            .driver("546.33", "12.3")
+            .env(
+                "PATH",
+                &format!(
+                    r"{root}\bin;C:\Windows\System32;{}",
+                    crate::release_files::WIN_PY
+                ),
+            );
+        let ctx = m.context();
+        let inv = scan::run(&ctx, &Progress::new()).inventory;
+        rules::run_all(&ctx, &inv)
+            .into_iter()
+            .filter(|f| f.severity == Severity::Error && f.code.starts_with("library-"))
+            .flat_map(|f| f.libraries)
+            .collect()
+    };
+    let ort118 = errors("1.18.1");
+    assert!(
+        ort118.contains(&"cublas64_11.dll".to_string()),
+        "{ort118:?}"
+    );
+    assert!(!ort118.iter().any(|l| l.starts_with("cudnn")), "{ort118:?}");
+    let ort120 = errors("1.20.0");
+    assert!(ort120.contains(&"cudnn64_9.dll".to_string()), "{ort120:?}");
+    assert!(
+        !ort120.iter().any(|l| l.starts_with("cublas")),
+        "{ort120:?}"
+    );
+}
