@@ -66,3 +66,29 @@ fn cudnn_8_and_9_builds_ask_for_their_own_libraries() {
         "{ort120:?}"
     );
 }
+
+/// The wizard's Scan card never calls a build whose CUDA could not be read "OK": the real Linux
+/// onnxruntime-gpu 1.20.0 files record no version, and the card says so and why.
+#[test]
+fn scan_card_marks_an_unreadable_build_and_says_why() {
+    use cuda_triage::ui::TriageApp;
+    use cuda_triage::ui::worker::Target;
+    use egui_kittest::kittest::Queryable;
+    let rel = crate::release_files::release("onnxruntime", "1.20.0", "linux");
+    let (m, _) = crate::release_files::machine_with(&rel);
+    let file = m.write_machine_file().expect("machine.toml");
+    let mut h = crate::gui::harness(TriageApp::new(Target::MachineFile(file)));
+    h.run_steps(2);
+    h.get_by_label("Start scan").click();
+    h.step();
+    crate::gui::wait_for_scan(&mut h);
+    assert!(h.query_by_label_contains("!  GPU frameworks (1)").is_some());
+    assert!(h.query_by_label_contains("OK  GPU frameworks").is_none());
+    assert!(
+        h.query_by_label_contains(
+            "ONNX Runtime 1.20.0 — (?) CUDA unknown: no onnxruntime/capi/version_info.py"
+        )
+        .is_some(),
+        "the framework line says CUDA is unknown, and why"
+    );
+}
