@@ -1,27 +1,22 @@
-//! The JAX reader on the real files of real releases: jaxlib and the jax-cudaNN plugins (CUDA 11 and 12, and a CPU-only jaxlib),
-//! listed in tests/fixtures/framework_releases.toml.
+//! The JAX reader on the real files of real releases (the jax-cudaNN plugins for CUDA 11 and 12,
+//! and a CPU-only jaxlib), listed in tests/fixtures/framework_releases.toml.
 
-use crate::release_files::{assert_expected, releases, scanned};
+use crate::release_machines::check_every_release;
 
 #[test]
 fn every_listed_jax_release_reads_as_its_files_say() {
-    let all = releases("jax");
-    assert!(all.len() >= 3, "a spread of releases is listed");
-    for rel in &all {
-        let (_, _, _, f) = scanned(rel);
-        assert_expected(rel, &f);
-    }
+    check_every_release("jax", 3);
 }
 
-/// Real JAX 0.6.0 with its CUDA 12 plugin, whose METADATA asks for `nvidia-cuda-nvcc-cu12
-/// >=12.6.85`, on a machine whose PATH leads to CUDA 12.4's ptxas: the finding names ptxas and
-/// both versions.
+/// Real JAX 0.6.0 with its CUDA 12 plugin, whose METADATA asks for nvidia-cuda-nvcc-cu12 at
+/// 12.6.85 or newer, on a machine whose PATH leads to CUDA 12.4's ptxas: the finding names ptxas
+/// and both versions.
 #[test]
 fn a_toolkit_ptxas_older_than_the_plugin_asks_for_is_named_with_both_versions() {
     use cuda_triage::engine::progress::Progress;
     use cuda_triage::engine::{rules, scan};
     let rel = crate::release_files::release("jax", "0.6.0", "linux");
-    let (mut m, _) = crate::release_files::machine_with(&rel);
+    let (mut m, _) = crate::release_machines::machine_with(&rel);
     m.file(
         "/usr/local/cuda-12.4/version.json",
         r#"{"cuda" : {"name" : "CUDA SDK", "version" : "12.4.1"}}"#,

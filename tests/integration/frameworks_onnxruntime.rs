@@ -1,16 +1,12 @@
-//! The ONNX Runtime reader on the real files of real releases: onnxruntime-gpu 1.12 → 1.20, cuDNN 8 and 9 builds, and the Linux wheel that records no version,
-//! listed in tests/fixtures/framework_releases.toml.
+//! The ONNX Runtime reader on the real files of real releases (onnxruntime-gpu 1.12 → 1.20, cuDNN
+//! 8 and 9 builds, and the Linux wheel that records no version), listed in
+//! tests/fixtures/framework_releases.toml.
 
-use crate::release_files::{assert_expected, releases, scanned};
+use crate::release_machines::check_every_release;
 
 #[test]
 fn every_listed_onnxruntime_release_reads_as_its_files_say() {
-    let all = releases("onnxruntime");
-    assert!(all.len() >= 3, "a spread of releases is listed");
-    for rel in &all {
-        let (_, _, _, f) = scanned(rel);
-        assert_expected(rel, &f);
-    }
+    check_every_release("onnxruntime", 3);
 }
 
 /// The same Windows machine (CUDA 12.1 with cuDNN 8 in its bin) seen by a real cuDNN 8 build
@@ -18,36 +14,19 @@ fn every_listed_onnxruntime_release_reads_as_its_files_say() {
 #[test]
 fn cudnn_8_and_9_builds_ask_for_their_own_libraries() {
     use cuda_triage::engine::findings::Severity;
-    use cuda_triage::engine::progress::Progress;
-    use cuda_triage::engine::{rules, scan};
+    let dlls = [
+        "cudart64_12.dll",
+        "cublas64_12.dll",
+        "cublasLt64_12.dll",
+        "cufft64_11.dll",
+        "curand64_10.dll",
+        "cusolver64_11.dll",
+        "cusparse64_12.dll",
+        "cudnn64_8.dll",
+    ];
     let errors = |version: &str| -> Vec<String> {
         let rel = crate::release_files::release("onnxruntime", version, "windows");
-        let (mut m, _) = crate::release_files::machine_with(&rel);
-        let root = m.windows_toolkit(
-            "12.1",
-            &[
-                "cudart64_12.dll",
-                "cublas64_12.dll",
-                "cublasLt64_12.dll",
-                "cufft64_11.dll",
-                "curand64_10.dll",
-                "cusolver64_11.dll",
-                "cusparse64_12.dll",
-                "cudnn64_8.dll",
-            ],
-        );
-        m.file(r"C:\Windows\System32\nvcuda.dll", b"MZ")
-            .driver("546.33", "12.3")
-            .env(
-                "PATH",
-                &format!(
-                    r"{root}\bin;C:\Windows\System32;{}",
-                    crate::release_files::WIN_PY
-                ),
-            );
-        let ctx = m.context();
-        let inv = scan::run(&ctx, &Progress::new()).inventory;
-        rules::run_all(&ctx, &inv)
+        crate::release_machines::windows_findings(&rel, ("12.1", &dlls), &[], &[])
             .into_iter()
             .filter(|f| f.severity == Severity::Error && f.code.starts_with("library-"))
             .flat_map(|f| f.libraries)
@@ -75,7 +54,7 @@ fn scan_card_marks_an_unreadable_build_and_says_why() {
     use cuda_triage::ui::worker::Target;
     use egui_kittest::kittest::Queryable;
     let rel = crate::release_files::release("onnxruntime", "1.20.0", "linux");
-    let (m, _) = crate::release_files::machine_with(&rel);
+    let (m, _) = crate::release_machines::machine_with(&rel);
     let file = m.write_machine_file().expect("machine.toml");
     let mut h = crate::gui::harness(TriageApp::new(Target::MachineFile(file)));
     h.run_steps(2);

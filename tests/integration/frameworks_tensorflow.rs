@@ -3,48 +3,17 @@
 //! TensorFlow 2.10.1 or 2.0 Windows install next to only CUDA 12 gets errors naming the DLLs it
 //! will ask for; its profiler's CUPTI is named as TensorFlow asks for it (`cupti64_112.dll`).
 
-use crate::release_files::{Release, WIN_PY, assert_expected, releases, scanned};
+use crate::release_files::Release;
+use crate::release_machines::{check_every_release, windows_findings};
 use cuda_triage::engine::findings::{Finding, Severity};
-use cuda_triage::engine::progress::Progress;
-use cuda_triage::engine::{rules, scan};
 
 #[test]
 fn every_listed_tensorflow_release_reads_as_its_files_say() {
-    let all = releases("tensorflow");
-    assert!(all.len() >= 10, "a spread of releases is listed");
-    for rel in &all {
-        let (_, _, _, f) = scanned(rel);
-        assert_expected(rel, &f);
-    }
+    check_every_release("tensorflow", 10);
 }
 
 fn release(version: &str, platform: &str) -> Release {
     crate::release_files::release("tensorflow", version, platform)
-}
-
-/// Findings for the release's real install on a Windows machine with `toolkit` (version, DLLs)
-/// whose bin (and extra folders) are on PATH.
-fn findings_with(
-    rel: &Release,
-    toolkit: (&str, &[&str]),
-    extra: &[&str],
-    path_extra: &[&str],
-) -> Vec<Finding> {
-    let (mut m, _) = crate::release_files::machine_with(rel);
-    let root = m.windows_toolkit(toolkit.0, toolkit.1);
-    for file in extra {
-        m.file(&format!(r"{root}\{file}"), b"MZ");
-    }
-    let mut path = format!(r"{root}\bin");
-    for p in path_extra {
-        path.push_str(&format!(r";{root}\{p}"));
-    }
-    m.env("PATH", &format!(r"{path};C:\Windows\System32;{WIN_PY}"));
-    m.file(r"C:\Windows\System32\nvcuda.dll", b"MZ");
-    m.driver("546.33", "12.3");
-    let ctx = m.context();
-    let inv = scan::run(&ctx, &Progress::new()).inventory;
-    rules::run_all(&ctx, &inv)
 }
 
 const CUDA12_DLLS: &[&str] = &[
@@ -68,7 +37,7 @@ fn errors_naming(findings: &[Finding]) -> Vec<String> {
 
 #[test]
 fn real_tf_2_10_1_on_windows_with_only_cuda_12_gets_errors_naming_its_dlls() {
-    let findings = findings_with(
+    let findings = windows_findings(
         &release("2.10.1", "windows"),
         ("12.1", CUDA12_DLLS),
         &[],
@@ -104,7 +73,7 @@ fn real_tf_2_10_1_on_windows_with_only_cuda_12_gets_errors_naming_its_dlls() {
 
 #[test]
 fn real_tf_2_0_on_windows_with_only_cuda_12_gets_errors_naming_its_dlls() {
-    let findings = findings_with(
+    let findings = windows_findings(
         &release("2.0.0", "windows"),
         ("12.1", CUDA12_DLLS),
         &[],
@@ -138,7 +107,7 @@ fn real_tf_2_10_1_asks_for_cupti64_112_which_cuda_11_8_names_otherwise() {
         "cusparse64_11.dll",
         "cudnn64_8.dll",
     ];
-    let findings = findings_with(
+    let findings = windows_findings(
         &release("2.10.1", "windows"),
         ("11.8", &dlls),
         &[r"extras\CUPTI\lib64\cupti64_2022.3.0.dll"],

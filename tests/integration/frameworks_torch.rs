@@ -1,15 +1,11 @@
 //! The PyTorch reader on the real files of real releases (1.8 → 2.6; the Linux CUDA wheels and
 //! the Windows CPU wheel PyPI serves), listed in tests/fixtures/framework_releases.toml.
 
-use crate::release_files::{assert_expected, releases, scanned};
+use crate::release_machines::check_every_release;
 
 #[test]
 fn every_listed_torch_release_reads_as_its_files_say() {
-    let all = releases("torch");
-    assert!(all.len() >= 4, "a spread of releases is listed");
-    for rel in &all {
-        let (_, _, _, f) = scanned(rel);
-        assert_expected(rel, &f);
+    for (rel, f) in check_every_release("torch", 4) {
         if f.cuda_build == Some(true) && rel.wheel[0].version == "1.8.0" {
             // 1.8 bundles its CUDA runtime in torch/lib under a hashed name.
             assert!(

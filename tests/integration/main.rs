@@ -21,6 +21,7 @@ mod oracle_support;
 mod oracle_wheels;
 mod oracle_windows;
 mod release_files;
+mod release_machines;
 mod scan_inventory;
 mod scan_resilience;
 mod situations;

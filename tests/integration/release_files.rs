@@ -8,10 +8,6 @@
 //! reads (`torch/lib`, `onnxruntime/capi`). Written to a temporary folder and renamed into place,
 //! so parallel tests never see half a release. A failed download fails the test with the reason.
 
-use cuda_triage::engine::context::fake::FakeMachine;
-use cuda_triage::engine::context::{Platform, SystemContext};
-use cuda_triage::engine::progress::Progress;
-use cuda_triage::engine::scan::{self, Framework, FrameworkKind, Inventory};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -73,6 +69,16 @@ pub fn releases(framework: &str) -> Vec<Release> {
         .into_iter()
         .filter(|r| r.framework == framework)
         .collect()
+}
+
+/// The listed release of `framework` `version` on `platform`; panics when the data file lacks it.
+pub fn release(framework: &str, version: &str, platform: &str) -> Release {
+    releases(framework)
+        .into_iter()
+        .find(|r| r.platform == platform && r.wheel[0].version == version)
+        .unwrap_or_else(|| {
+            panic!("framework_releases.toml lists {framework} {version} ({platform})")
+        })
 }
 
 const FETCH: &str = include_str!("release_fetch.py");
@@ -146,148 +152,4 @@ pub fn files_under(root: &Path) -> Vec<PathBuf> {
     }
     out.sort();
     out
-}
-
-/// Where the releases are installed on the fake machines.
-pub const WIN_PY: &str = r"C:\Users\u\AppData\Local\Programs\Python\Python310";
-pub const LINUX_VENV: &str = "/home/u/venv";
-
-/// A fake machine of the release's platform with a Python whose site-packages holds the
-/// release's real files; returns it with the machine path of that site-packages.
-pub fn machine_with(rel: &Release) -> (FakeMachine, String) {
-    let windows = rel.platform == "windows";
-    let mut m = FakeMachine::new(if windows {
-        Platform::Windows
-    } else {
-        Platform::Linux
-    })
-    .expect("a fake machine folder");
-    let site = if windows {
-        m.file(&format!(r"{WIN_PY}\python.exe"), b"MZ");
-        m.file(&format!(r"{WIN_PY}\python310.dll"), b"MZ");
-        format!(r"{WIN_PY}\Lib\site-packages")
-    } else {
-        m.file(
-            &format!("{LINUX_VENV}/pyvenv.cfg"),
-            "home = /usr/bin\nversion = 3.10.12\n",
-        );
-        m.file(&format!("{LINUX_VENV}/bin/python"), b"\x7fELF");
-        format!("{LINUX_VENV}/lib/python3.10/site-packages")
-    };
-    install_into(&mut m, rel, &site);
-    (m, site)
-}
-
-/// Copies the release's real files into `site` (a machine path) of `m`.
-pub fn install_into(m: &mut FakeMachine, rel: &Release, site: &str) {
-    let windows = rel.platform == "windows";
-    for w in &rel.wheel {
-        let root = wheel_files(w, &rel.platform);
-        for rel_path in files_under(&root) {
-            let parts: Vec<String> = rel_path
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                .collect();
-            let sep = if windows { "\\" } else { "/" };
-            m.copy(
-                &format!("{site}{sep}{}", parts.join(sep)),
-                &root.join(&rel_path),
-            );
-        }
-    }
-}
-
-/// The listed release of `framework` `version` on `platform`; panics when the data file lacks it.
-pub fn release(framework: &str, version: &str, platform: &str) -> Release {
-    releases(framework)
-        .into_iter()
-        .find(|r| r.platform == platform && r.wheel[0].version == version)
-        .unwrap_or_else(|| {
-            panic!("framework_releases.toml lists {framework} {version} ({platform})")
-        })
-}
-
-/// Scans the release's machine; returns its context, inventory and the one framework found.
-pub fn scanned(rel: &Release) -> (FakeMachine, SystemContext, Inventory, Framework) {
-    let (m, _) = machine_with(rel);
-    let ctx = m.context();
-    let inv = scan::run(&ctx, &Progress::new()).inventory;
-    let kind = kind_of(&rel.framework);
-    let found: Vec<&Framework> = inv
-        .frameworks()
-        .map(|(_, f)| f)
-        .filter(|f| f.kind == kind)
-        .collect();
-    assert_eq!(
-        found.len(),
-        1,
-        "{} {:?}: {:#?}",
-        rel.framework,
-        rel.wheel,
-        inv.python_envs
-    );
-    let f = found[0].clone();
-    (m, ctx, inv, f)
-}
-
-fn kind_of(framework: &str) -> FrameworkKind {
-    match framework {
-        "tensorflow" => FrameworkKind::TensorFlow,
-        "torch" => FrameworkKind::PyTorch,
-        "jax" => FrameworkKind::Jax,
-        "cupy" => FrameworkKind::CuPy,
-        "onnxruntime" => FrameworkKind::OnnxRuntime,
-        other => panic!("framework_releases.toml: unknown framework {other}"),
-    }
-}
-
-/// Asserts that the reader reported what the data file expects for this release.
-pub fn assert_expected(rel: &Release, f: &Framework) {
-    let e = &rel.expect;
-    let what = format!(
-        "{} {} ({}), source: {}\n{f:#?}",
-        rel.wheel[0].dist, rel.wheel[0].version, rel.platform, rel.source
-    );
-    assert_eq!(f.cuda_build, e.cuda_build, "cuda_build of {what}");
-    assert_eq!(f.expects.cuda, e.cuda, "expects.cuda of {what}");
-    assert_eq!(f.expects.cudnn, e.cudnn, "expects.cudnn of {what}");
-    match &e.basis {
-        Some(b) => assert!(
-            f.expects
-                .basis
-                .as_deref()
-                .is_some_and(|x| x.contains(b.as_str())),
-            "expects.basis should contain {b:?}: {what}"
-        ),
-        None if e.cuda.is_none() => {}
-        None => {
-            panic!("framework_releases.toml: a release with a cuda expectation names its basis")
-        }
-    }
-    assert_eq!(f.expects.cupti, e.cupti, "expects.cupti of {what}");
-    let optional: Vec<(String, String)> = f
-        .expects
-        .optional
-        .iter()
-        .map(|p| (p.name.clone(), p.version.clone().unwrap_or_default()))
-        .collect();
-    let mut want = e.optional.clone();
-    let mut got = optional;
-    want.sort();
-    got.sort();
-    assert_eq!(got, want, "expects.optional of {what}");
-    match &e.unread {
-        Some(u) => assert!(
-            f.expects.unread.iter().any(|x| x.contains(u.as_str())),
-            "expects.unread should mention {u:?}: {what}"
-        ),
-        None => assert!(
-            f.expects.unread.is_empty() || f.expects.cuda.is_some(),
-            "nothing unread expected: {what}"
-        ),
-    }
-    assert_eq!(
-        f.expects.inferred_from, None,
-        "a real release is not inferred: {what}"
-    );
 }

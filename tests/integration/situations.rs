@@ -29,7 +29,7 @@ fn tf210(m: &mut FakeMachine) {
     m.file(&format!(r"{PY}\python.exe"), b"MZ");
     m.file(&format!(r"{PY}\python310.dll"), b"MZ");
     let rel = crate::release_files::release("tensorflow", "2.10.1", "windows");
-    crate::release_files::install_into(m, &rel, &format!(r"{PY}\Lib\site-packages"));
+    crate::release_machines::install_into(m, &rel, &format!(r"{PY}\Lib\site-packages"));
 }
 
 fn scan(machine: &str) -> Value {

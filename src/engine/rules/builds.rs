@@ -84,12 +84,7 @@ fn expectations_unsure(inv: &Inventory) -> Vec<Finding> {
         if f.cuda_build == Some(false) {
             continue;
         }
-        let who = format!(
-            "{} {} in {}",
-            f.kind.display_name(),
-            f.version.as_deref().unwrap_or("(unknown version)"),
-            env.root
-        );
+        let who = super::framework_libs::who(env, f);
         let files = Evidence::at("file", format!("{} package", f.package), f.location.clone());
         if let Some(from) = &f.expects.inferred_from {
             out.push(

@@ -154,12 +154,7 @@ pub fn asked_names(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
         if reported {
             continue;
         }
-        let who = format!(
-            "{} {} in {}",
-            f.kind.display_name(),
-            f.version.as_deref().unwrap_or(""),
-            env.root
-        );
+        let who = super::framework_libs::who(env, f);
         let asked = f.expects.cupti.join(", then ");
         let mut detail = format!(
             "{who} asks for {asked} when profiling starts (tf.profiler, TensorBoard's Profile tab). None is found where it searches, so it prints \"Could not load dynamic library '{first}'\" and records no GPU activity; training and inference are unaffected."

@@ -122,7 +122,8 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
     out
 }
 
-fn who(env: &PythonEnv, f: &Framework) -> String {
+/// "TensorFlow 2.10.1 in C:\\...\\Python310": how findings name a framework install.
+pub(super) fn who(env: &PythonEnv, f: &Framework) -> String {
     format!(
         "{} {} in {}",
         f.kind.display_name(),
