@@ -14,23 +14,18 @@ fn every_listed_onnxruntime_release_reads_as_its_files_say() {
 #[test]
 fn cudnn_8_and_9_builds_ask_for_their_own_libraries() {
     use cuda_triage::engine::findings::Severity;
-    let dlls = [
-        "cudart64_12.dll",
-        "cublas64_12.dll",
-        "cublasLt64_12.dll",
-        "cufft64_11.dll",
-        "curand64_10.dll",
-        "cusolver64_11.dll",
-        "cusparse64_12.dll",
-        "cudnn64_8.dll",
-    ];
     let errors = |version: &str| -> Vec<String> {
         let rel = crate::release_files::release("onnxruntime", version, "windows");
-        crate::release_machines::windows_findings(&rel, ("12.1", &dlls), &[], &[])
-            .into_iter()
-            .filter(|f| f.severity == Severity::Error && f.code.starts_with("library-"))
-            .flat_map(|f| f.libraries)
-            .collect()
+        crate::release_machines::windows_findings(
+            &rel,
+            ("12.1", crate::release_machines::CUDA12_DLLS),
+            &[r"bin\cudnn64_8.dll"],
+            &[],
+        )
+        .into_iter()
+        .filter(|f| f.severity == Severity::Error && f.code.starts_with("library-"))
+        .flat_map(|f| f.libraries)
+        .collect()
     };
     let ort118 = errors("1.18.1");
     assert!(

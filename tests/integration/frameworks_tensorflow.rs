@@ -4,7 +4,7 @@
 //! will ask for; its profiler's CUPTI is named as TensorFlow asks for it (`cupti64_112.dll`).
 
 use crate::release_files::Release;
-use crate::release_machines::{check_every_release, windows_findings};
+use crate::release_machines::{CUDA11_DLLS, CUDA12_DLLS, check_every_release, windows_findings};
 use cuda_triage::engine::findings::{Finding, Severity};
 
 #[test]
@@ -15,16 +15,6 @@ fn every_listed_tensorflow_release_reads_as_its_files_say() {
 fn release(version: &str, platform: &str) -> Release {
     crate::release_files::release("tensorflow", version, platform)
 }
-
-const CUDA12_DLLS: &[&str] = &[
-    "cudart64_12.dll",
-    "cublas64_12.dll",
-    "cublasLt64_12.dll",
-    "cufft64_11.dll",
-    "curand64_10.dll",
-    "cusolver64_11.dll",
-    "cusparse64_12.dll",
-];
 
 /// Every error finding's libraries.
 fn errors_naming(findings: &[Finding]) -> Vec<String> {
@@ -97,20 +87,13 @@ fn real_tf_2_0_on_windows_with_only_cuda_12_gets_errors_naming_its_dlls() {
 fn real_tf_2_10_1_asks_for_cupti64_112_which_cuda_11_8_names_otherwise() {
     // CUDA 11.8 with every DLL TF 2.10 loads, and its CUPTI folder on PATH: the folder is
     // searched, but it holds cupti64_2022.3.0.dll, and TF asks for cupti64_112.dll, then cupti.dll.
-    let dlls = [
-        "cudart64_110.dll",
-        "cublas64_11.dll",
-        "cublasLt64_11.dll",
-        "cufft64_10.dll",
-        "curand64_10.dll",
-        "cusolver64_11.dll",
-        "cusparse64_11.dll",
-        "cudnn64_8.dll",
-    ];
     let findings = windows_findings(
         &release("2.10.1", "windows"),
-        ("11.8", &dlls),
-        &[r"extras\CUPTI\lib64\cupti64_2022.3.0.dll"],
+        ("11.8", CUDA11_DLLS),
+        &[
+            r"extras\CUPTI\lib64\cupti64_2022.3.0.dll",
+            r"bin\cudnn64_8.dll",
+        ],
         &[r"extras\CUPTI\lib64"],
     );
     let f = findings

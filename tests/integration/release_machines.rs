@@ -186,3 +186,25 @@ pub fn windows_findings(
     let inv = scan::run(&ctx, &Progress::new()).inventory;
     rules::run_all(&ctx, &inv)
 }
+
+/// The DLLs a Windows CUDA 11.x toolkit ships for what frameworks load (cuda-facts §1.2).
+pub const CUDA11_DLLS: &[&str] = &[
+    "cudart64_110.dll",
+    "cublas64_11.dll",
+    "cublasLt64_11.dll",
+    "cufft64_10.dll",
+    "curand64_10.dll",
+    "cusolver64_11.dll",
+    "cusparse64_11.dll",
+];
+
+/// The same for CUDA 12.x.
+pub const CUDA12_DLLS: &[&str] = &[
+    "cudart64_12.dll",
+    "cublas64_12.dll",
+    "cublasLt64_12.dll",
+    "cufft64_11.dll",
+    "curand64_10.dll",
+    "cusolver64_11.dll",
+    "cusparse64_12.dll",
+];
