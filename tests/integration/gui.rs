@@ -28,7 +28,7 @@ fn relative_machine(name: &str) -> Target {
     Target::MachineFile(rel)
 }
 
-fn harness(app: TriageApp) -> Harness<'static, TriageApp> {
+pub fn harness(app: TriageApp) -> Harness<'static, TriageApp> {
     Harness::builder()
         .with_size([1000.0, 640.0])
         .wgpu()
@@ -36,7 +36,7 @@ fn harness(app: TriageApp) -> Harness<'static, TriageApp> {
 }
 
 /// Steps the UI until the background scan finishes (bounded, never a timing assertion).
-fn wait_for_scan(h: &mut Harness<'_, TriageApp>) {
+pub fn wait_for_scan(h: &mut Harness<'_, TriageApp>) {
     let deadline = Instant::now() + Duration::from_secs(60);
     while h.state().scan_running() {
         assert!(Instant::now() < deadline, "scan did not finish");

@@ -23,18 +23,13 @@ fn machine_file(m: &FakeMachine, env: &[(&str, &str)]) -> String {
     path.display().to_string()
 }
 
+/// TensorFlow 2.10.1 in [`PY`], with the real files of its Windows wheel (build_info.py,
+/// METADATA) — until issue 11 this was a hand-written imitation in a form no release used.
 fn tf210(m: &mut FakeMachine) {
     m.file(&format!(r"{PY}\python.exe"), b"MZ");
     m.file(&format!(r"{PY}\python310.dll"), b"MZ");
-    let sp = format!(r"{PY}\Lib\site-packages");
-    m.file(
-        &format!(r"{sp}\tensorflow-2.10.1.dist-info\METADATA"),
-        "Metadata-Version: 2.1\nName: tensorflow\nVersion: 2.10.1\n",
-    );
-    m.file(
-        &format!(r"{sp}\tensorflow\python\platform\build_info.py"),
-        "build_info = {}\nbuild_info['cuda_version'] = '64_112'\nbuild_info['cudart_dll_name'] = 'cudart64_112.dll'\nbuild_info['cudnn_dll_name'] = 'cudnn64_8.dll'\nbuild_info['cudnn_version'] = '64_8'\nbuild_info['is_cuda_build'] = True\n",
-    );
+    let rel = crate::release_files::release("tensorflow", "2.10.1", "windows");
+    crate::release_machines::install_into(m, &rel, &format!(r"{PY}\Lib\site-packages"));
 }
 
 fn scan(machine: &str) -> Value {

@@ -74,6 +74,23 @@ impl TensorflowTables {
         })
     }
 
+    /// For a release newer than every row of `platform`: the newest row, the nearest documented
+    /// expectation (to be shown as inferred). `None` when a row covers it or it is older.
+    pub fn nearest_newer_than_table(
+        &self,
+        version: &str,
+        platform: Platform,
+    ) -> Option<&TensorflowBuild> {
+        let v = mm(version)?;
+        let newest = self
+            .builds
+            .iter()
+            .filter(|b| b.platform == platform.as_str())
+            .filter_map(|b| Some((mm(b.through.as_deref().unwrap_or(&b.version))?, b)))
+            .max_by(|a, b| a.0.cmp_padded(&b.0))?;
+        (v.cmp_padded(&newest.0) == Ordering::Greater).then_some(newest.1)
+    }
+
     /// Whether a release has a CUDA build for native Windows (only up to 2.10).
     pub fn native_windows_gpu(&self, version: &str) -> Option<bool> {
         let note = self

@@ -1,6 +1,7 @@
 //! What a framework build can do on this machine: TensorFlow ≥ 2.11 has no GPU support on
-//! native Windows, a CPU-only build, a GPU whose compute capability the build lacks, and a
-//! driver older than the CUDA a build or toolkit needs (knowledge `min_driver_for_cuda`).
+//! native Windows, a CPU-only build, a GPU whose compute capability the build lacks, a
+//! driver older than the CUDA a build or toolkit needs (knowledge `min_driver_for_cuda`), and a
+//! CUDA build whose expectations could not be read or had to be inferred.
 
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
@@ -71,6 +72,47 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
         }
     }
     out.extend(driver_too_old(ctx, inv));
+    out.extend(expectations_unsure(inv));
+    out
+}
+
+/// A CUDA build whose expectations could not be read (a warning: nothing below can be checked),
+/// or were taken from the nearest documented release (info, so the inference is visible).
+fn expectations_unsure(inv: &Inventory) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for (env, f) in inv.frameworks() {
+        if f.cuda_build == Some(false) {
+            continue;
+        }
+        let who = super::framework_libs::who(env, f);
+        let files = Evidence::at("file", format!("{} package", f.package), f.location.clone());
+        if let Some(from) = &f.expects.inferred_from {
+            out.push(
+                Finding::new(
+                    "framework-expectations-inferred",
+                    Severity::Info,
+                    format!("{who}: CUDA {} inferred from {from}", f.expects.cuda_label()),
+                    format!("Neither the installed files nor the documented release table cover this release, so CUDA Triage assumes it needs what {from} needs (CUDA {}, cuDNN {}). Findings about its libraries rest on that inference.", f.expects.cuda.as_deref().unwrap_or("?"), f.expects.cudnn.as_deref().unwrap_or("?")),
+                )
+                .with_evidence(files),
+            );
+        } else if f.expects.cuda.is_none() {
+            let why = if f.expects.unread.is_empty() {
+                "its files do not say".to_string()
+            } else {
+                f.expects.unread.join("; ")
+            };
+            out.push(
+                Finding::new(
+                    "framework-expectations-unknown",
+                    Severity::Warning,
+                    format!("{who}: which CUDA it needs could not be read"),
+                    format!("CUDA Triage could not tell which CUDA and cuDNN libraries this build loads ({why}), so it cannot check that they are present. Run the import probe, or check the package's documentation for its CUDA version."),
+                )
+                .with_evidence(files),
+            );
+        }
+    }
     out
 }
 

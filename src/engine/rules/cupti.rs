@@ -1,5 +1,9 @@
 //! CUPTI lives in `extras\CUPTI\lib64` (or `libx64` up to CUDA 10.0), a folder the toolkit
 //! installer does not put on PATH: TensorFlow's profiler then reports `cupti64_*.dll` missing.
+//! And TensorFlow ≤ 2.10 on Windows asks for `"cupti" + TF_CUDA_VERSION` (`cupti64_112.dll`),
+//! then `cupti.dll` ([TF] dso_loader.cc `GetCuptiDsoHandle`), while CUDA 11+ names the file
+//! after CUPTI's own release (`cupti64_2022.3.0.dll`, cuda-facts §1.2, tensorflow#44697): the
+//! findings name the file the framework asks for. Profiling is what is lost, so: a warning.
 
 use super::process::{self, PresenceProbe, attempts_evidence};
 use crate::engine::context::{Platform, SystemContext};
@@ -68,21 +72,119 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
         } else {
             ""
         };
+        // What the framework asks for, when it is not the installed file's name.
+        let asked = users
+            .first()
+            .and_then(|(_, f)| f.expects.cupti.first())
+            .filter(|a| !cupti.libraries.iter().any(|l| ctx.platform.same_name(l, a)));
+        let (wanted, renamed) = match asked {
+            Some(a) => (
+                a.clone(),
+                format!(
+                    " Even from PATH it would not load: {who} asks for {a} (then cupti.dll), and CUDA {} names the file {lib}; copy it as {a} into a folder that is searched.",
+                    t.version.as_deref().unwrap_or("?")
+                ),
+            ),
+            None => (lib.clone(), String::new()),
+        };
         let mut f = Finding::new(
             "cupti-not-searched",
             severity,
             format!("{lib} is in {}, which is not on PATH", cupti.dir),
             format!(
-                "CUDA {} keeps CUPTI in {}{legacy}. The installer does not add that folder to PATH, so {who} cannot load {lib}: TensorFlow prints \"Could not load dynamic library '{lib}'\" and profiling/tracing is disabled.",
+                "CUDA {} keeps CUPTI in {}{legacy}. The installer does not add that folder to PATH, so {who} cannot load {wanted}: TensorFlow prints \"Could not load dynamic library '{wanted}'\" when profiling starts, and profiling/tracing of GPU work is disabled (training itself is unaffected).{renamed}",
                 t.version.as_deref().unwrap_or("?"),
                 cupti.dir
             ),
         )
-        .with_libraries([lib.clone()])
+        .with_libraries([wanted.clone()])
         .with_evidence(Evidence::at("file", format!("{lib} present"), process::join(ctx, &cupti.dir, lib)))
         .with_fix(FixRef { id: format!("path-append:{}", cupti.dir), kind: "path-edit".into(), summary: format!("Add {} to PATH", cupti.dir) });
+        if asked.is_some() {
+            f = f.with_fix(copy_as_fix(&process::join(ctx, &cupti.dir, lib), &wanted));
+        }
         f.evidence.extend(attempts_evidence(&loader, &r));
         out.push(f);
+    }
+    out
+}
+
+fn copy_as_fix(from: &str, wanted: &str) -> FixRef {
+    FixRef {
+        id: format!("copy-as:{wanted}"),
+        kind: "manual".into(),
+        summary: format!(
+            "Copy {from} as {wanted} into a folder on PATH (the workaround in tensorflow#44697)"
+        ),
+    }
+}
+
+/// A framework that asks for CUPTI by a name found nowhere it searches, where `check` has not
+/// already reported a toolkit's CUPTI folder missing from PATH: the folder is on PATH but holds
+/// another name (CUDA 11+), or no CUPTI exists at all.
+pub fn asked_names(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
+    let probe = PresenceProbe::new(ctx);
+    let mut out = Vec::new();
+    for (env, f) in inv.frameworks() {
+        let Some(first) = f.expects.cupti.first() else {
+            continue;
+        };
+        let loader = process::framework_loader(ctx, env, None);
+        if f.expects
+            .cupti
+            .iter()
+            .any(|n| loader.resolve(n, &probe).is_resolved())
+        {
+            continue;
+        }
+        let cuda = f.expects.cuda.as_deref().unwrap_or("");
+        let toolkits: Vec<&Toolkit> = inv
+            .toolkits
+            .iter()
+            .filter(|t| {
+                t.cupti.as_ref().is_some_and(|c| !c.libraries.is_empty()) && matches(t, cuda)
+            })
+            .collect();
+        let reported = toolkits.iter().any(|t| {
+            t.cupti
+                .as_ref()
+                .and_then(|c| c.libraries.first())
+                .is_some_and(|l| !loader.resolve(l, &probe).is_resolved())
+        });
+        if reported {
+            continue;
+        }
+        let who = super::framework_libs::who(env, f);
+        let asked = f.expects.cupti.join(", then ");
+        let mut detail = format!(
+            "{who} asks for {asked} when profiling starts (tf.profiler, TensorBoard's Profile tab). None is found where it searches, so it prints \"Could not load dynamic library '{first}'\" and records no GPU activity; training and inference are unaffected."
+        );
+        let mut finding = Finding::new(
+            "framework-cupti-missing",
+            Severity::Warning,
+            format!("{who} asks for {first}, which it will not find (profiling disabled)"),
+            String::new(),
+        )
+        .with_libraries(f.expects.cupti.clone());
+        for t in &toolkits {
+            let Some(c) = &t.cupti else { continue };
+            let lib = &c.libraries[0];
+            let path = process::join(ctx, &c.dir, lib);
+            detail.push_str(&format!(
+                " CUDA {} ships CUPTI as {lib}: from CUDA 11 the file is named after CUPTI's own release, a name TensorFlow never asks for.",
+                t.version.as_deref().unwrap_or("?")
+            ));
+            finding = finding
+                .with_evidence(Evidence::at("file", format!("{lib} present"), path.clone()))
+                .with_fix(copy_as_fix(&path, first));
+        }
+        if toolkits.is_empty() {
+            detail.push_str(&format!(" No CUDA {cuda} toolkit with CUPTI was found."));
+        }
+        finding.detail = detail;
+        let r = loader.resolve(first, &probe);
+        finding.evidence.extend(attempts_evidence(&loader, &r));
+        out.push(finding);
     }
     out
 }

@@ -122,7 +122,8 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
     out
 }
 
-fn who(env: &PythonEnv, f: &Framework) -> String {
+/// "TensorFlow 2.10.1 in C:\\...\\Python310": how findings name a framework install.
+pub(super) fn who(env: &PythonEnv, f: &Framework) -> String {
     format!(
         "{} {} in {}",
         f.kind.display_name(),
@@ -169,7 +170,7 @@ fn check_names(
                     format!("{name} is not on this machine ({subject} needs it)"),
                     format!(
                         "{subject} was built for CUDA {} and loads {name} ({} {}), but no copy exists anywhere CUDA Triage looked.",
-                        f.expects.cuda.as_deref().unwrap_or("?"),
+                        f.expects.cuda_label(),
                         id.component,
                         id.version_family
                     ),
@@ -285,7 +286,10 @@ fn wrong_major(
         .iter()
         .map(|(o, p)| format!("{} ({} {})", p, o.component, o.version_family))
         .collect();
-    let cuda = f.expects.cuda.as_deref().unwrap_or(&id.version_family);
+    let cuda = match f.expects.cuda {
+        Some(_) => f.expects.cuda_label(),
+        None => id.version_family.clone(),
+    };
     let mut finding = Finding::new(
         "library-wrong-major",
         Severity::Error,

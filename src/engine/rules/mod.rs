@@ -26,6 +26,7 @@ pub fn run_all(ctx: &SystemContext, inventory: &Inventory) -> Vec<Finding> {
     findings.extend(framework_libs::check(ctx, inventory));
     findings.extend(cudnn_zlib::check(ctx, inventory));
     findings.extend(cupti::check(ctx, inventory));
+    findings.extend(cupti::asked_names(ctx, inventory));
     findings.extend(xla::check(ctx, inventory));
     findings.extend(builds::check(ctx, inventory));
     findings.extend(wheels::check(ctx, inventory));

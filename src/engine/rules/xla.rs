@@ -93,6 +93,26 @@ fn winner(
     None
 }
 
+/// The oldest ptxas a framework's own metadata accepts: the lower bound of its
+/// `nvidia-cuda-nvcc-cu*` requirement (jax-cuda12-plugin 0.6.0: `>=12.6.85`, the ptxas without
+/// the sm_90 miscompilation, cuda-facts §8), with the wheel's name.
+fn nvcc_floor(f: &crate::engine::scan::inventory::Framework) -> Option<(String, String)> {
+    let w = f
+        .expects
+        .wheels
+        .iter()
+        .find(|w| w.name.starts_with("nvidia-cuda-nvcc"))?;
+    let spec = w.version.as_deref()?;
+    spec.split(',').find_map(|part| {
+        let v = ["==", ">="]
+            .iter()
+            .find_map(|op| part.trim().strip_prefix(op))?
+            .trim();
+        v.starts_with(|c: char| c.is_ascii_digit())
+            .then(|| (v.to_string(), w.name.clone()))
+    })
+}
+
 fn mm(v: &str) -> String {
     v.split('.').take(2).collect::<Vec<_>>().join(".")
 }
@@ -163,8 +183,13 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
             }
             Some(w) => {
                 let Some(v) = w.version.clone() else { continue };
+                let pinned = nvcc_floor(f);
+                let below_pin = pinned
+                    .as_ref()
+                    .is_some_and(|(need, _)| compare(&v, need) == Some(Ordering::Less));
                 let too_old = compare(&mm(&v), &mm(&cuda)) == Some(Ordering::Less)
-                    || compare(&v, "11.1") == Some(Ordering::Less);
+                    || compare(&v, "11.1") == Some(Ordering::Less)
+                    || below_pin;
                 if !too_old {
                     if let Some(t) = &w.toolkit
                         && t.libdevice.is_none()
@@ -185,18 +210,20 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                 if let Some(b) = better {
                     detail.push_str(&format!(" A newer toolkit, CUDA {}, is installed at {}, but a folder of the older toolkit comes first on PATH, so its ptxas wins.", b.version.as_deref().unwrap_or("?"), b.root));
                 }
-                let mut f = Finding::new(
-                    "ptxas-too-old",
-                    Severity::Error,
-                    format!("{who} runs ptxas {v}, older than CUDA {cuda}"),
-                    detail,
-                )
-                .with_libraries([ptxas_name(ctx.platform)])
-                .with_evidence(Evidence::at(
-                    "file",
-                    format!("ptxas {v} wins"),
-                    w.path.clone(),
-                ));
+                let summary = match &pinned {
+                    Some((need, wheel)) if below_pin => {
+                        detail.push_str(&format!(" Its own metadata asks for {wheel} >={need}: XLA needs ptxas {need} or newer."));
+                        format!("{who} runs ptxas {v}; its XLA needs ptxas {need} or newer")
+                    }
+                    _ => format!("{who} runs ptxas {v}, older than CUDA {cuda}"),
+                };
+                let mut f = Finding::new("ptxas-too-old", Severity::Error, summary, detail)
+                    .with_libraries([ptxas_name(ctx.platform)])
+                    .with_evidence(Evidence::at(
+                        "file",
+                        format!("ptxas {v} wins"),
+                        w.path.clone(),
+                    ));
                 for d in &searched {
                     f = f.with_evidence(Evidence::at("searched", d.clone(), d.clone()));
                 }

@@ -371,6 +371,36 @@ pub struct Expects {
     pub compute_capabilities: Vec<String>,
     /// `nvidia-*` wheels the package's metadata requires (name and version spec).
     pub wheels: Vec<Package>,
+    /// Where `cuda`/`cudnn` were read: `build_info.py`, `torch/version.py`, `_wheel.json`,
+    /// `version_info.py`, a plugin's name, or `tensorflow_builds.toml (2.10 row)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub basis: Option<String>,
+    /// Set when no file and no documented row covers this release, so `cuda`/`cudnn` were taken
+    /// from the nearest documented release: says which. Findings built on them say "inferred".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inferred_from: Option<String>,
+    /// The CUPTI names the framework asks for when profiling starts, in its order
+    /// (TensorFlow ≤ 2.10 on Windows: `cupti64_112.dll`, then `cupti.dll`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cupti: Vec<String>,
+    /// Libraries loaded only when a feature asks for them (CuPy's cuDNN/NCCL/cuTENSOR preload
+    /// from `cupy/.data/_wheel.json`), with the version the wheel names.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub optional: Vec<Package>,
+    /// What could not be read, and why (shown on the Scan card instead of an OK).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unread: Vec<String>,
+}
+
+impl Expects {
+    /// `11.2`, `12.5 (inferred from TensorFlow 2.21)` or `?` — for finding texts.
+    pub fn cuda_label(&self) -> String {
+        match (&self.cuda, &self.inferred_from) {
+            (Some(c), Some(from)) => format!("{c} (inferred from {from})"),
+            (Some(c), None) => c.clone(),
+            (None, _) => "?".into(),
+        }
+    }
 }
 
 /// The outcome of `python -c "import X"` (live machine only, opt-in).

@@ -5,8 +5,9 @@
 use super::inventory::Framework;
 use super::version;
 
-/// TensorFlow's build_info.py in any of its generated forms:
-/// `build_info['cuda_version'] = '64_112'`, `'cuda_version': '11.8',`, `cuda_version = '11.8'`,
+/// TensorFlow's build_info.py in any of its generated forms: the `OrderedDict([('cuda_version',
+/// '64_112'), ...])` of the 2.4+ wheels, the `{'cuda_version': '10.1', ...}` dict of 2.2-2.3,
+/// `build_info['cuda_version'] = '64_112'`, `cuda_version = '11.8'`,
 /// or TF 1.x's module-level `cuda_version_number = '10.0'` / `cudnn_version_number = '7'`
 /// (the names TF 1.x's self_check.py reads, cuda-facts §3.5), and `msvcp_dll_name`.
 pub fn apply_build_info(f: &mut Framework, text: &str) {
@@ -53,14 +54,17 @@ pub fn apply_build_info(f: &mut Framework, text: &str) {
 }
 
 /// The raw value written for `key` in build_info.py: after `build_info['key'] =`, `'key':` (one
-/// entry per line or a whole dict on one line) or a module-level `key =`. Lists are kept whole
+/// entry per line or a whole dict on one line), `('key',` (an OrderedDict of tuples) or a
+/// module-level `key =`. Lists are kept whole
 /// (`['sm_35', 'sm_50']`), quoted strings with their quotes.
-fn build_info_value(text: &str, key: &str) -> Option<String> {
+pub fn build_info_value(text: &str, key: &str) -> Option<String> {
     let quoted = [format!("'{key}'"), format!("\"{key}\"")];
     let after_quoted = quoted.iter().find_map(|q| {
         text.match_indices(q.as_str()).find_map(|(at, _)| {
             let rest = text[at + q.len()..].trim_start_matches(']').trim_start();
-            rest.strip_prefix('=').or_else(|| rest.strip_prefix(':'))
+            rest.strip_prefix('=')
+                .or_else(|| rest.strip_prefix(':'))
+                .or_else(|| rest.strip_prefix(','))
         })
     });
     let after_bare = || {

@@ -172,6 +172,25 @@ pub fn normalise_dist_name(name: &str) -> String {
 
 /// `Version:` and the `nvidia-*` `Requires-Dist:` lines of a METADATA file.
 pub fn from_metadata(text: &str) -> (Option<String>, Vec<(String, String)>) {
+    from_metadata_on(text, None)
+}
+
+/// Whether an environment marker (`platform_system == "Linux" and ...`) rules out `platform`
+/// (`"windows"` / `"linux"`): torch's Windows METADATA lists the Linux-only nvidia wheels.
+fn marker_excludes(marker: &str, platform: &str) -> bool {
+    let m = marker.to_ascii_lowercase().replace('\'', "\"");
+    let linux_only =
+        m.contains("platform_system == \"linux\"") || m.contains("sys_platform == \"linux\"");
+    let windows_only =
+        m.contains("platform_system == \"windows\"") || m.contains("sys_platform == \"win32\"");
+    (platform == "windows" && linux_only) || (platform == "linux" && windows_only)
+}
+
+/// Like [`from_metadata`], leaving out requirements whose marker rules out `platform`.
+pub fn from_metadata_on(
+    text: &str,
+    platform: Option<&str>,
+) -> (Option<String>, Vec<(String, String)>) {
     let mut version = None;
     let mut requires = Vec::new();
     for line in text.lines() {
@@ -186,6 +205,10 @@ pub fn from_metadata(text: &str) -> (Option<String>, Vec<(String, String)>) {
                 .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.'))
                 .unwrap_or(req.len());
             let name = normalise_dist_name(&req[..end]);
+            let marker = req[end..].split_once(';').map_or("", |(_, m)| m);
+            if platform.is_some_and(|p| marker_excludes(marker, p)) {
+                continue;
+            }
             if name.starts_with("nvidia-") {
                 let spec = req[end..].split(';').next().unwrap_or("").trim();
                 let spec = spec.trim_start_matches('(').trim_end_matches(')').trim();

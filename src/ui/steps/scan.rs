@@ -308,10 +308,15 @@ fn frameworks_card(ui: &mut egui::Ui, inv: &Inventory, dark: bool) {
             .iter()
             .filter(|(_, f)| f.cuda_build != Some(false))
             .count();
+        // A CUDA build whose expectations could not be read, or were inferred, is not "OK".
+        let unsure = all.iter().any(|(_, f)| {
+            f.cuda_build != Some(false)
+                && (f.expects.cuda.is_none() || f.expects.inferred_from.is_some())
+        });
         let mark = match (all.len(), gpu) {
             (0, _) => Mark::Missing,
             (_, 0) => Mark::Warning,
-            _ if gpu < all.len() => Mark::Warning,
+            _ if gpu < all.len() || unsure => Mark::Warning,
             _ => Mark::Ok,
         };
         mark_label(ui, mark, &format!("GPU frameworks ({})", all.len()), dark);
@@ -320,8 +325,14 @@ fn frameworks_card(ui: &mut egui::Ui, inv: &Inventory, dark: bool) {
             .map(|(_, f)| {
                 let cuda = match (f.cuda_build, &f.expects.cuda) {
                     (Some(false), _) => "CPU-only build".to_string(),
+                    (_, Some(_)) if f.expects.inferred_from.is_some() => {
+                        format!("(!) CUDA {}", f.expects.cuda_label())
+                    }
                     (_, Some(c)) => format!("CUDA {c}"),
-                    _ => "CUDA ?".to_string(),
+                    _ if f.expects.unread.is_empty() => {
+                        "(?) CUDA unknown: its files do not say".to_string()
+                    }
+                    _ => format!("(?) CUDA unknown: {}", f.expects.unread.join("; ")),
                 };
                 format!(
                     "{} {} — {cuda}",

@@ -200,3 +200,49 @@ fn healthy_machines_get_nothing() {
     let (ctx, inv) = scan(&w);
     assert!(check(&ctx, &inv).is_empty(), "{:#?}", check(&ctx, &inv));
 }
+
+#[test]
+fn a_release_newer_than_the_table_is_an_inferred_info_and_its_findings_say_so() {
+    let mut m = FakeMachine::new(Platform::Linux).unwrap();
+    let site = linux_venv(&mut m, "tf");
+    // The 1.13-style build_info.py names no CUDA version; 2.99 is newer than every row.
+    linux_tf(&mut m, &site, "2.99.0", "is_cuda_build = True\n");
+    let (ctx, inv) = scan(&m);
+    let findings = check(&ctx, &inv);
+    let f = only(&findings, "framework-expectations-inferred");
+    assert_eq!(f.severity, Severity::Info);
+    assert!(
+        f.summary.contains("inferred from TensorFlow"),
+        "{}",
+        f.summary
+    );
+    let all = crate::engine::rules::run_all(&ctx, &inv);
+    let missing = all
+        .iter()
+        .find(|f| f.code == "library-missing")
+        .unwrap_or_else(|| panic!("{all:#?}"));
+    assert!(
+        missing.detail.contains("inferred from TensorFlow"),
+        "{}",
+        missing.detail
+    );
+}
+
+#[test]
+fn a_cuda_build_whose_version_cannot_be_read_is_a_warning_saying_why() {
+    let mut m = FakeMachine::new(Platform::Linux).unwrap();
+    let site = linux_venv(&mut m, "ort");
+    m.file(
+        &format!("{site}/onnxruntime_gpu-1.20.0.dist-info/METADATA"),
+        "Metadata-Version: 2.1\nName: onnxruntime-gpu\nVersion: 1.20.0\n",
+    );
+    m.file(
+        &format!("{site}/onnxruntime/capi/libonnxruntime_providers_cuda.so"),
+        b"",
+    );
+    let (ctx, inv) = scan(&m);
+    let findings = check(&ctx, &inv);
+    let f = only(&findings, "framework-expectations-unknown");
+    assert_eq!(f.severity, Severity::Warning);
+    assert!(f.detail.contains("version_info.py"), "{}", f.detail);
+}

@@ -42,7 +42,8 @@ fn win_tf210(m: &mut FakeMachine) -> String {
     win_tf(m, "2.10.1", "64_112", "64_8")
 }
 
-/// TensorFlow `version` in [`PY`] with a build_info.py naming `cuda`/`cudnn`; returns its folder.
+/// TensorFlow `version` in [`PY`] with a build_info.py naming `cuda`/`cudnn`, in the form the
+/// real 2.4–2.10 Windows wheels ship (an `OrderedDict` of tuples); returns its folder.
 fn win_tf(m: &mut FakeMachine, version: &str, cuda: &str, cudnn: &str) -> String {
     m.file(&format!(r"{PY}\python.exe"), b"MZ");
     m.file(&format!(r"{PY}\python310.dll"), b"MZ");
@@ -54,7 +55,7 @@ fn win_tf(m: &mut FakeMachine, version: &str, cuda: &str, cudnn: &str) -> String
     m.file(
         &format!(r"{sp}\tensorflow\python\platform\build_info.py"),
         format!(
-            "build_info = {{}}\nbuild_info['cuda_version'] = '{cuda}'\nbuild_info['cudnn_version'] = '{cudnn}'\nbuild_info['is_cuda_build'] = True\n"
+            "import collections\n\nbuild_info = collections.OrderedDict([('cuda_version', '{cuda}'), ('cudnn_version', '{cudnn}'), ('is_cuda_build', True), ('is_rocm_build', False)])\n"
         ),
     );
     format!(r"{sp}\tensorflow")

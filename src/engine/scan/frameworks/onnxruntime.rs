@@ -1,0 +1,64 @@
+//! ONNX Runtime: the CUDA and TensorRT provider libraries in `onnxruntime/capi`, and on Windows
+//! `capi/version_info.py` (`use_cuda = True`, `cuda_version = "11.8.89"`, `cudnn_version = "8"`),
+//! which tells a cuDNN 8 build (≤ 1.18) from a cuDNN 9 one (1.19+ default wheels, CUDA 12).
+//! The Linux wheels ship no such file: what they need is recorded as unread, not guessed.
+
+use super::{Site, read_metadata};
+use crate::engine::scan::inventory::{Framework, FrameworkKind, Package};
+use crate::engine::scan::pyparse::py_assignment;
+use crate::engine::scan::walk::Walker;
+
+pub(super) fn read(w: &mut Walker, site: &Site) -> Option<Framework> {
+    let ort_dir = site.dir("onnxruntime")?;
+    let p = w.platform();
+    let d = site
+        .dists
+        .iter()
+        .find(|(n, _, _)| n.starts_with("onnxruntime") || n == "ort-nightly-gpu");
+    let mut f = Framework::new(
+        FrameworkKind::OnnxRuntime,
+        d.map_or("onnxruntime", |d| d.0.as_str()),
+        d.map(|d| d.1.clone()),
+        &ort_dir,
+    );
+    let capi = p.join(&ort_dir, "capi");
+    let providers: Vec<String> = w
+        .list(&capi)
+        .into_iter()
+        .filter(|e| e.name.contains("providers_cuda") || e.name.contains("providers_tensorrt"))
+        .map(|e| e.name)
+        .collect();
+    f.cuda_build = Some(!providers.is_empty() || d.is_some_and(|d| d.0.contains("gpu")));
+    if !providers.is_empty() {
+        f.plugins = providers
+            .iter()
+            .map(|n| Package {
+                name: n.clone(),
+                version: None,
+            })
+            .collect();
+        f.bundled_dir = Some(capi.clone());
+    }
+    let vi = p.join(&capi, "version_info.py");
+    if let Some(text) = w.read_text(&vi, 16 << 10) {
+        if text.lines().any(|l| l.replace(' ', "") == "use_cuda=False") {
+            f.cuda_build = Some(false);
+        }
+        if let Some(c) = py_assignment(&text, "cuda_version").flatten() {
+            f.expects.cuda = Some(c);
+            f.expects.basis = Some("onnxruntime/capi/version_info.py".into());
+        }
+        f.expects.cudnn = py_assignment(&text, "cudnn_version").flatten();
+        f.evidence.push(vi);
+    } else if f.cuda_build == Some(true) {
+        f.expects.unread.push(
+            "no onnxruntime/capi/version_info.py (only the Windows wheels record their CUDA and cuDNN there)"
+                .into(),
+        );
+    }
+    if let Some(d) = d {
+        f.expects.wheels = read_metadata(w, &d.2.path, 256 << 10).1;
+        f.evidence.push(d.2.path.clone());
+    }
+    Some(f)
+}

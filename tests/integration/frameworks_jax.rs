@@ -1,0 +1,39 @@
+//! The JAX reader on the real files of real releases (the jax-cudaNN plugins for CUDA 11 and 12,
+//! and a CPU-only jaxlib), listed in tests/fixtures/framework_releases.toml.
+
+use crate::release_machines::check_every_release;
+
+#[test]
+fn every_listed_jax_release_reads_as_its_files_say() {
+    check_every_release("jax", 3);
+}
+
+/// Real JAX 0.6.0 with its CUDA 12 plugin, whose METADATA asks for nvidia-cuda-nvcc-cu12 at
+/// 12.6.85 or newer, on a machine whose PATH leads to CUDA 12.4's ptxas: the finding names ptxas
+/// and both versions.
+#[test]
+fn a_toolkit_ptxas_older_than_the_plugin_asks_for_is_named_with_both_versions() {
+    use cuda_triage::engine::progress::Progress;
+    use cuda_triage::engine::{rules, scan};
+    let rel = crate::release_files::release("jax", "0.6.0", "linux");
+    let (mut m, _) = crate::release_machines::machine_with(&rel);
+    m.file(
+        "/usr/local/cuda-12.4/version.json",
+        r#"{"cuda" : {"name" : "CUDA SDK", "version" : "12.4.1"}}"#,
+    )
+    .file("/usr/local/cuda-12.4/bin/ptxas", b"\x7fELF")
+    .file("/usr/local/cuda-12.4/bin/nvcc", b"\x7fELF")
+    .file("/usr/local/cuda-12.4/nvvm/libdevice/libdevice.10.bc", b"BC")
+    .env("PATH", "/usr/local/cuda-12.4/bin:/usr/bin:/bin");
+    let ctx = m.context();
+    let inv = scan::run(&ctx, &Progress::new()).inventory;
+    let findings = rules::run_all(&ctx, &inv);
+    let f = findings
+        .iter()
+        .find(|f| f.code == "ptxas-too-old")
+        .unwrap_or_else(|| panic!("{findings:#?}"));
+    assert!(f.summary.contains("ptxas 12.4"), "{}", f.summary);
+    assert!(f.summary.contains("12.6.85"), "{}", f.summary);
+    assert!(f.detail.contains("nvidia-cuda-nvcc-cu12"), "{}", f.detail);
+    assert_eq!(f.libraries, ["ptxas"]);
+}

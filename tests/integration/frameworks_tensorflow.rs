@@ -1,0 +1,133 @@
+//! The TensorFlow reader on the real files of real releases (1.13 → 2.17, Windows and Linux,
+//! listed in tests/fixtures/framework_releases.toml), and what the rules make of them: a real
+//! TensorFlow 2.10.1 or 2.0 Windows install next to only CUDA 12 gets errors naming the DLLs it
+//! will ask for; its profiler's CUPTI is named as TensorFlow asks for it (`cupti64_112.dll`).
+
+use crate::release_files::Release;
+use crate::release_machines::{CUDA11_DLLS, CUDA12_DLLS, check_every_release, windows_findings};
+use cuda_triage::engine::findings::{Finding, Severity};
+
+#[test]
+fn every_listed_tensorflow_release_reads_as_its_files_say() {
+    check_every_release("tensorflow", 10);
+}
+
+fn release(version: &str, platform: &str) -> Release {
+    crate::release_files::release("tensorflow", version, platform)
+}
+
+/// Every error finding's libraries.
+fn errors_naming(findings: &[Finding]) -> Vec<String> {
+    findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .flat_map(|f| f.libraries.clone())
+        .collect()
+}
+
+#[test]
+fn real_tf_2_10_1_on_windows_with_only_cuda_12_gets_errors_naming_its_dlls() {
+    let findings = windows_findings(
+        &release("2.10.1", "windows"),
+        ("12.1", CUDA12_DLLS),
+        &[],
+        &[],
+    );
+    let named = errors_naming(&findings);
+    for dll in [
+        "cudart64_110.dll",
+        "cublas64_11.dll",
+        "cublasLt64_11.dll",
+        "cufft64_10.dll",
+        "cusparse64_11.dll",
+        "cudnn64_8.dll",
+    ] {
+        assert!(
+            named.iter().any(|n| n == dll),
+            "no error names {dll}: {findings:#?}"
+        );
+    }
+    // curand64_10.dll and cusolver64_11.dll ship with CUDA 12 too: found, so not reported.
+    assert!(!named.iter().any(|n| n == "curand64_10.dll"), "{named:?}");
+    let wrong = findings
+        .iter()
+        .find(|f| f.code == "library-wrong-major" && f.libraries == ["cublas64_11.dll"])
+        .unwrap_or_else(|| panic!("{findings:#?}"));
+    assert!(
+        wrong.detail.contains("built for CUDA 11.2"),
+        "{}",
+        wrong.detail
+    );
+    assert!(wrong.detail.contains("cublas64_12.dll"), "{}", wrong.detail);
+}
+
+#[test]
+fn real_tf_2_0_on_windows_with_only_cuda_12_gets_errors_naming_its_dlls() {
+    let findings = windows_findings(
+        &release("2.0.0", "windows"),
+        ("12.1", CUDA12_DLLS),
+        &[],
+        &[],
+    );
+    let named = errors_naming(&findings);
+    for dll in [
+        "cudart64_100.dll",
+        "cublas64_100.dll",
+        "cufft64_100.dll",
+        "cudnn64_7.dll",
+    ] {
+        assert!(
+            named.iter().any(|n| n == dll),
+            "no error names {dll}: {findings:#?}"
+        );
+    }
+}
+
+#[test]
+fn real_tf_2_10_1_asks_for_cupti64_112_which_cuda_11_8_names_otherwise() {
+    // CUDA 11.8 with every DLL TF 2.10 loads, and its CUPTI folder on PATH: the folder is
+    // searched, but it holds cupti64_2022.3.0.dll, and TF asks for cupti64_112.dll, then cupti.dll.
+    let findings = windows_findings(
+        &release("2.10.1", "windows"),
+        ("11.8", CUDA11_DLLS),
+        &[
+            r"extras\CUPTI\lib64\cupti64_2022.3.0.dll",
+            r"bin\cudnn64_8.dll",
+        ],
+        &[r"extras\CUPTI\lib64"],
+    );
+    let f = findings
+        .iter()
+        .find(|f| f.code == "framework-cupti-missing")
+        .unwrap_or_else(|| panic!("{findings:#?}"));
+    assert_eq!(f.severity, Severity::Warning);
+    assert_eq!(f.libraries, ["cupti64_112.dll", "cupti.dll"]);
+    assert!(
+        f.summary.contains("asks for cupti64_112.dll"),
+        "{}",
+        f.summary
+    );
+    assert!(
+        f.detail.contains("profiling"),
+        "the consequence is spelled out: {}",
+        f.detail
+    );
+    assert!(f.detail.contains("cupti64_2022.3.0.dll"), "{}", f.detail);
+    assert!(
+        f.evidence.iter().any(|e| e
+            .path
+            .as_deref()
+            .is_some_and(|p| p.ends_with(r"CUPTI\lib64\cupti64_2022.3.0.dll"))),
+        "{f:#?}"
+    );
+    assert!(
+        f.fixes.iter().any(|x| x.id == "copy-as:cupti64_112.dll"),
+        "{:?}",
+        f.fixes
+    );
+    // Everything else TF 2.10 loads is there: no error names one of its CUDA libraries.
+    assert!(
+        !findings.iter().any(|f| f.code.starts_with("library-")),
+        "{findings:#?}"
+    );
+}
