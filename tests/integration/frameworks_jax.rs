@@ -37,3 +37,32 @@ fn a_toolkit_ptxas_older_than_the_plugin_asks_for_is_named_with_both_versions() 
     assert!(f.detail.contains("nvidia-cuda-nvcc-cu12"), "{}", f.detail);
     assert_eq!(f.libraries, ["ptxas"]);
 }
+
+/// A toolkit without `nvvm/libdevice` first on PATH: JAX 0.4.26's plugin ships its own
+/// libdevice.10.bc (nothing to report), JAX 0.6.0's does not (XLA needs the toolkit's).
+#[test]
+fn libdevice_is_missing_only_for_a_plugin_that_does_not_ship_one() {
+    use cuda_triage::engine::progress::Progress;
+    use cuda_triage::engine::{rules, scan};
+    let codes = |version: &str| -> Vec<String> {
+        let rel = crate::release_files::release("jax", version, "linux");
+        let (mut m, _) = crate::release_machines::machine_with(&rel);
+        m.file(
+            "/usr/local/cuda-12.8/version.json",
+            r#"{"cuda" : {"name" : "CUDA SDK", "version" : "12.8.1"}}"#,
+        )
+        .file("/usr/local/cuda-12.8/bin/ptxas", b"\x7fELF")
+        .file("/usr/local/cuda-12.8/bin/nvcc", b"\x7fELF")
+        .env("PATH", "/usr/local/cuda-12.8/bin:/usr/bin:/bin");
+        let ctx = m.context();
+        let inv = scan::run(&ctx, &Progress::new()).inventory;
+        rules::run_all(&ctx, &inv)
+            .into_iter()
+            .map(|f| f.code)
+            .collect()
+    };
+    let old = codes("0.4.26");
+    assert!(!old.iter().any(|c| c == "libdevice-missing"), "{old:?}");
+    let new = codes("0.6.0");
+    assert!(new.iter().any(|c| c == "libdevice-missing"), "{new:?}");
+}

@@ -131,3 +131,38 @@ fn real_tf_2_10_1_asks_for_cupti64_112_which_cuda_11_8_names_otherwise() {
         "{findings:#?}"
     );
 }
+
+/// The same machine through the built binary and a machine file, as a user would run it:
+/// `scan --machine M --json` reports the errors, and the inventory says where CUDA 11.2 was read.
+#[test]
+fn real_tf_2_10_1_machine_file_scan_reports_the_dlls_through_the_cli() {
+    use crate::support::{json, run_cli};
+    let m = crate::release_machines::windows_machine(
+        &release("2.10.1", "windows"),
+        ("12.1", CUDA12_DLLS),
+        &[],
+        &[],
+    );
+    let file = m.write_machine_file().expect("machine.toml");
+    let doc = json(&run_cli(&[
+        "scan",
+        "--machine",
+        &file.display().to_string(),
+        "--json",
+    ]));
+    let errors: Vec<&str> = doc["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|f| f["severity"] == "error")
+        .flat_map(|f| f["libraries"].as_array().into_iter().flatten())
+        .filter_map(|l| l.as_str())
+        .collect();
+    for dll in ["cudart64_110.dll", "cublas64_11.dll", "cudnn64_8.dll"] {
+        assert!(errors.contains(&dll), "{dll} not in {errors:?}");
+    }
+    let tf = &doc["inventory"]["python_envs"][0]["frameworks"][0];
+    assert_eq!(tf["expects"]["cuda"], "11.2", "{tf:#}");
+    assert_eq!(tf["expects"]["basis"], "build_info.py", "{tf:#}");
+    assert!(tf["expects"].get("inferred_from").is_none(), "{tf:#}");
+}

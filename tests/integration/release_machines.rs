@@ -170,6 +170,20 @@ pub fn windows_findings(
     extra: &[&str],
     path_extra: &[&str],
 ) -> Vec<Finding> {
+    let m = windows_machine(rel, toolkit, extra, path_extra);
+    let ctx = m.context();
+    let inv = scan::run(&ctx, &Progress::new()).inventory;
+    rules::run_all(&ctx, &inv)
+}
+
+/// The machine [`windows_findings`] scans: the release, the toolkit with `extra` files (relative
+/// to its root) and `path_extra` folders on PATH, the driver in System32.
+pub fn windows_machine(
+    rel: &Release,
+    toolkit: (&str, &[&str]),
+    extra: &[&str],
+    path_extra: &[&str],
+) -> FakeMachine {
     let (mut m, _) = machine_with(rel);
     let root = m.windows_toolkit(toolkit.0, toolkit.1);
     for file in extra {
@@ -182,9 +196,7 @@ pub fn windows_findings(
     m.env("PATH", &format!(r"{path};C:\Windows\System32;{WIN_PY}"));
     m.file(r"C:\Windows\System32\nvcuda.dll", b"MZ");
     m.driver("546.33", "12.3");
-    let ctx = m.context();
-    let inv = scan::run(&ctx, &Progress::new()).inventory;
-    rules::run_all(&ctx, &inv)
+    m
 }
 
 /// The DLLs a Windows CUDA 11.x toolkit ships for what frameworks load (cuda-facts §1.2).

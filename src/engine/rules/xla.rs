@@ -193,6 +193,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                 if !too_old {
                     if let Some(t) = &w.toolkit
                         && t.libdevice.is_none()
+                        && f.libdevice.is_none()
                     {
                         out.push(libdevice_missing(&who, t));
                     }

@@ -327,6 +327,10 @@ pub struct Framework {
     pub search_library: Option<String>,
     /// Extra pieces (JAX CUDA plugins, ONNX Runtime's CUDA provider).
     pub plugins: Vec<Package>,
+    /// A `libdevice.10.bc` shipped inside the package for its XLA (jax-cuda12-plugin 0.4.26:
+    /// `jax_cuda12_plugin/nvvm/libdevice/libdevice.10.bc`), so no toolkit's is needed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub libdevice: Option<String>,
     /// Files the facts were read from.
     pub evidence: Vec<String>,
 }
@@ -350,6 +354,7 @@ impl Framework {
             bundled_dir: None,
             search_library: None,
             plugins: Vec::new(),
+            libdevice: None,
             evidence: Vec::new(),
         }
     }

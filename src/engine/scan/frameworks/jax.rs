@@ -2,7 +2,8 @@
 //! `jax-cuda12-plugin` (and `-cuda11-`, `-cuda13-`) with `jax-cuda12-pjrt` (the PJRT plugin in
 //! `jax_plugins/xla_cuda12`). The plugin's name gives the CUDA major; its METADATA's
 //! `with-cuda` extra pins the `nvidia-*` wheels (`nvidia-cudnn-cu12 <10.0,>=9.8`), which give
-//! the oldest cuDNN it accepts. The older combined wheels say both in the local version tag
+//! the oldest cuDNN it accepts; some plugins (0.4.26) ship XLA's `nvvm/libdevice/libdevice.10.bc`.
+//! The older combined wheels say both in the local version tag
 //! (`jaxlib-0.4.13+cuda12.cudnn89`). A jaxlib with neither is a CPU-only install.
 
 use super::{Site, cudnn_from_wheels, read_metadata};
@@ -39,6 +40,15 @@ pub(super) fn read(w: &mut Walker, site: &Site) -> Option<Framework> {
             f.cuda_build = Some(true);
             let wheels = read_metadata(w, &e.path, 64 << 10).1;
             f.expects.wheels.extend(wheels);
+            let p = w.platform();
+            let module = name.replace('-', "_");
+            let bc = p.normalize(&p.join(
+                &p.parent(&e.path).unwrap_or_default(),
+                &format!("{module}/nvvm/libdevice/libdevice.10.bc"),
+            ));
+            if f.libdevice.is_none() && w.is_file(&bc) {
+                f.libdevice = Some(bc);
+            }
         }
         // jaxlib-0.4.13+cuda12.cudnn89: the old combined CUDA wheels.
         if let Some(tag) = ver.split_once('+').map(|(_, t)| t.to_string()) {
