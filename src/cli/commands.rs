@@ -1,7 +1,7 @@
 //! Subcommand handlers: each loads the context, asks the engine, and hands the document to
 //! `output`. A capability that has not landed yet says so plainly and exits 2.
 
-use super::args::{Cli, Command, Common, FixAction, ReportFormat, ScanArgs, TreeArgs, TreeContext};
+use super::args::{Cli, Command, Common, ReportFormat, ScanArgs, TreeArgs, TreeContext};
 use super::output::{EXIT_FAILED, emit, exit_code, fail, render_text};
 use crate::engine::context::{SystemContext, live, machine_file};
 use crate::engine::progress::Progress;
@@ -39,19 +39,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Why { query } => super::why_command::why_command(&common, &query),
         Command::Tree(args) => tree_command(&common, &args),
         Command::GpuTest(args) => super::gpu_command::gpu_test_command(&common, &args),
-        Command::Fix { action } => {
-            let what = match action {
-                FixAction::List => "fix list",
-                FixAction::Show { .. } => "fix show",
-                FixAction::Apply { .. } => "fix apply",
-                FixAction::Undo => "fix undo",
-            };
-            not_yet(
-                what,
-                "one-click fixes come with the fixes work",
-                common.json,
-            )
-        }
+        Command::Fix { action } => super::fix_command::fix_command(&common, action),
     }
 }
 

@@ -4,6 +4,7 @@
 pub mod binfmt;
 pub mod context;
 pub mod findings;
+pub mod fix;
 pub mod graph;
 pub mod knowledge;
 pub mod loader;

@@ -50,6 +50,8 @@ pub struct TriageApp {
     clipboard: Vec<String>,
     /// The live GPU test: selection, running job, last result.
     pub gpu: steps::gpu_test::GpuTestState,
+    /// The Fix step's checklist, preview, jobs and history.
+    pub fix: steps::fix_state::FixState,
     theme_applied: Option<bool>,
 }
 
@@ -67,6 +69,7 @@ impl TriageApp {
             deps: DependenciesState::default(),
             clipboard: Vec::new(),
             gpu: Default::default(),
+            fix: Default::default(),
             theme_applied: None,
         }
     }
@@ -132,6 +135,10 @@ impl TriageApp {
             };
         }
         self.poll_gpu(ui.ctx());
+        if self.fix.poll() {
+            ui.ctx()
+                .request_repaint_after(std::time::Duration::from_millis(100));
+        }
         let mut commands = Vec::new();
         dropped_file_commands(ui.ctx(), &mut commands);
         self.keyboard_commands(ui.ctx(), &mut commands);
@@ -351,6 +358,7 @@ impl TriageApp {
                 }
             }
             UiCommand::Gpu(command) => steps::gpu_test::apply(self, command),
+            UiCommand::Fix(command) => steps::fix_state::apply(self, command),
         }
     }
 

@@ -4,6 +4,7 @@
 
 mod binfmt;
 mod cli;
+mod fix;
 mod fixtures_build;
 mod gpu_libraries;
 mod gpu_sets;

@@ -3,7 +3,7 @@
 
 use super::process::{self, PresenceProbe, attempts_evidence};
 use crate::engine::context::{Platform, SystemContext};
-use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
+use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, PathEdit, Severity};
 use crate::engine::scan::inventory::{FrameworkKind, Inventory, Toolkit};
 
 /// Whether a framework built for `cuda` would load this toolkit's CUPTI (same major.minor
@@ -80,7 +80,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
         )
         .with_libraries([lib.clone()])
         .with_evidence(Evidence::at("file", format!("{lib} present"), process::join(ctx, &cupti.dir, lib)))
-        .with_fix(FixRef { id: format!("path-append:{}", cupti.dir), kind: "path-edit".into(), summary: format!("Add {} to PATH", cupti.dir) });
+        .with_fix(FixRef { id: format!("path-append:{}", cupti.dir), kind: FixKind::path(PathEdit::add("PATH", &cupti.dir, false)), summary: format!("Add {} to PATH", cupti.dir) });
         f.evidence.extend(attempts_evidence(&loader, &r));
         out.push(f);
     }
