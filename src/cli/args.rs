@@ -161,6 +161,10 @@ pub struct FixChoice {
     /// For a copy fix: the file to copy (its bitness is checked).
     #[arg(long, value_name = "FILE")]
     pub from: Option<String>,
+    /// For a version pin: an option for every pip command, e.g. `--pip-arg=--no-index
+    /// --pip-arg=--find-links=DIR` (repeat it).
+    #[arg(long = "pip-arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub pip_args: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -62,6 +62,7 @@ fn options(choice: &FixChoice) -> PlanOptions {
             ScopeArg::Env => Scope::Env,
         }),
         copy_from: choice.from.clone(),
+        pip_args: choice.pip_args.clone(),
     }
 }
 
@@ -156,7 +157,13 @@ fn apply(
             common.json,
         );
     }
-    let report = match session::apply(ctx, &findings, &plan, dry_run) {
+    let report = match session::apply(
+        ctx,
+        &findings,
+        &plan,
+        dry_run,
+        Some(Box::new(|l| eprintln!("  {l}"))),
+    ) {
         Ok(r) => r,
         Err(e) => return fail(&e.to_string(), common.json),
     };

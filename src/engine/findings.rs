@@ -81,6 +81,9 @@ pub enum FixKind {
         /// Requirement specifiers, e.g. `tensorflow<2.11`.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         requirements: Vec<String>,
+        /// The interpreter of the environment to install into (`<env>/bin/python`, `python.exe`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        python: Option<String>,
     },
     CopyFile {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -185,6 +188,7 @@ impl From<&str> for FixKind {
             "env-var" => FixKind::EnvVar { set: None },
             "pin-version" => FixKind::PinVersion {
                 requirements: Vec::new(),
+                python: None,
             },
             "copy-file" => FixKind::CopyFile { copy: None },
             "install" => FixKind::Install,

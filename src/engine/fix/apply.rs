@@ -48,6 +48,12 @@ fn preflight(plan: &FixPlan, host: &dyn Host) -> Result<(), FixError> {
                     super::registry::check_length(v)?;
                 }
             }
+            Change::Packages { python, before, .. } => {
+                let now = host.pip_freeze(python)?;
+                if before.as_ref().is_some_and(|b| *b != now) {
+                    return Err(FixError::Changed(format!("the package set of {python}")));
+                }
+            }
         }
     }
     Ok(())
@@ -70,6 +76,36 @@ fn put(host: &mut dyn Host, j: &Journal, t: &Target, after: bool) -> Result<(), 
             before,
             after: a,
         } => host.write_registry(key, name, if after { a.as_ref() } else { before.as_ref() }),
+        Target::Packages {
+            python,
+            requirements,
+            before,
+            pip_args,
+            ..
+        } => {
+            if after {
+                let args = [
+                    vec!["install".to_string()],
+                    pip_args.clone(),
+                    requirements.clone(),
+                ]
+                .concat();
+                return host.run_pip(python, &args);
+            }
+            let Some(before) = j.blob(before)? else {
+                return Err(FixError::Refused(format!(
+                    "no recorded package set for {python}"
+                )));
+            };
+            let now = host.pip_freeze(python)?;
+            for mut args in super::pip::restore_commands(&before, &now) {
+                if args[0] == "install" {
+                    args.splice(1..1, pip_args.iter().cloned());
+                }
+                host.run_pip(python, &args)?;
+            }
+            Ok(())
+        }
     }
 }
 
@@ -87,6 +123,16 @@ fn holds(host: &dyn Host, j: &Journal, t: &Target, after: bool) -> Result<bool, 
             before,
             after: a,
         } => host.read_registry(key, name)? == *(if after { a } else { before }),
+        Target::Packages {
+            python,
+            before,
+            after: a,
+            ..
+        } => match j.blob(if after { a } else { before })? {
+            Some(set) => host.pip_freeze(python)? == set,
+            // Killed before the after-image was recorded: only the before-image counts.
+            None => after,
+        },
     })
 }
 
@@ -111,6 +157,20 @@ pub fn apply(plan: &FixPlan, host: &mut dyn Host, data_dir: &Path) -> Result<App
                 Change::Registry {
                     key, name, after, ..
                 } => host.write_registry(key, name, after.as_ref())?,
+                Change::Packages {
+                    python,
+                    requirements,
+                    pip_args,
+                    ..
+                } => host.run_pip(
+                    python,
+                    &[
+                        vec!["install".to_string()],
+                        pip_args.clone(),
+                        requirements.clone(),
+                    ]
+                    .concat(),
+                )?,
             }
         }
         return Ok(Applied::DryRun(host.log().to_vec()));
@@ -126,11 +186,16 @@ pub fn apply(plan: &FixPlan, host: &mut dyn Host, data_dir: &Path) -> Result<App
             std::thread::sleep(std::time::Duration::from_secs(secs));
         }
         if let Err(e) = result {
-            for back in j.targets[..done].iter().rev() {
+            // A failed pip run may have changed part of the set: roll the failed target back too.
+            for back in j.targets[..=done].iter().rev() {
                 let _ = put(host, &j, back, false);
             }
             j.set_state(JournalState::RolledBack)?;
             return Err(e);
+        }
+        if let Target::Packages { python, .. } = t {
+            let set = host.pip_freeze(python)?;
+            j.record_after(done, &set)?;
         }
     }
     if touches_registry(&j) {
@@ -167,6 +232,7 @@ pub fn undo(host: &mut dyn Host, data_dir: &Path, id: Option<&str>) -> Result<Jo
             let what = match t {
                 Target::File { path, .. } => path.clone(),
                 Target::Registry { key, name, .. } => format!("{key}\\{name}"),
+                Target::Packages { python, .. } => format!("the package set of {python}"),
             };
             return Err(FixError::Changed(what));
         }

@@ -27,15 +27,24 @@ pub trait Host {
     fn announce_environment_change(&mut self);
     /// What a dry run would have done, in order.
     fn log(&self) -> &[String];
+    /// `pip freeze --all` of an environment.
+    fn pip_freeze(&self, python: &str) -> Result<Vec<u8>, FixError>;
+    /// Runs `python -m pip ARGS`, streaming its output lines.
+    fn run_pip(&mut self, python: &str, args: &[String]) -> Result<(), FixError>;
     /// Whether writes are off (the same code runs, nothing changes).
     fn dry_run(&self) -> bool;
 }
 
+/// Receives command output lines as they arrive.
+pub type LineSink = Box<dyn FnMut(&str) + Send>;
+
 /// This computer. With `dry_run`, writes are recorded in `log` and nothing changes.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct SystemHost {
     pub dry_run: bool,
     log: Vec<String>,
+    /// Where command output lines go as they arrive (the CLI prints them, the wizard logs them).
+    pub on_line: Option<LineSink>,
 }
 
 impl SystemHost {
@@ -43,6 +52,7 @@ impl SystemHost {
         SystemHost {
             dry_run,
             log: Vec::new(),
+            on_line: None,
         }
     }
 }
@@ -113,5 +123,25 @@ impl Host for SystemHost {
 
     fn dry_run(&self) -> bool {
         self.dry_run
+    }
+
+    fn pip_freeze(&self, python: &str) -> Result<Vec<u8>, FixError> {
+        super::pip::freeze(python)
+    }
+
+    fn run_pip(&mut self, python: &str, args: &[String]) -> Result<(), FixError> {
+        if self.dry_run {
+            self.log
+                .push(format!("would run {python} -m pip {}", args.join(" ")));
+            return Ok(());
+        }
+        let mut sink = self.on_line.take();
+        let result = super::pip::run(python, args, &mut |line| {
+            if let Some(f) = sink.as_mut() {
+                f(line)
+            }
+        });
+        self.on_line = sink;
+        result
     }
 }

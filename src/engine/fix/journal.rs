@@ -54,6 +54,15 @@ pub enum Target {
         before: Option<RegValue>,
         after: Option<RegValue>,
     },
+    /// A Python environment's package set: `pip freeze --all` blobs before and after.
+    Packages {
+        python: String,
+        requirements: Vec<String>,
+        #[serde(default)]
+        pip_args: Vec<String>,
+        before: Option<String>,
+        after: Option<String>,
+    },
 }
 
 /// One applied (or interrupted) fix.
@@ -121,6 +130,19 @@ impl Journal {
                     before: before.clone(),
                     after: after.clone(),
                 },
+                Change::Packages {
+                    python,
+                    requirements,
+                    before,
+                    pip_args,
+                    ..
+                } => Target::Packages {
+                    python: python.clone(),
+                    requirements: requirements.clone(),
+                    pip_args: pip_args.clone(),
+                    before: blob("before", before)?,
+                    after: None,
+                },
             });
         }
         let journal = Journal {
@@ -145,6 +167,16 @@ impl Journal {
 
     pub fn set_state(&mut self, state: JournalState) -> Result<(), FixError> {
         self.state = state;
+        self.save()
+    }
+
+    /// Stores the after-image of target `i` (a package set known only once installed).
+    pub fn record_after(&mut self, i: usize, bytes: &[u8]) -> Result<(), FixError> {
+        let name = format!("{i}.after");
+        write_synced(&self.dir.join(&name), bytes)?;
+        if let Some(Target::Packages { after, .. }) = self.targets.get_mut(i) {
+            *after = Some(name);
+        }
         self.save()
     }
 

@@ -15,6 +15,7 @@ pub mod copy;
 pub mod host;
 pub mod journal;
 pub mod pathlist;
+pub mod pip;
 pub mod plan;
 pub mod planner;
 pub mod rcblock;
@@ -50,3 +51,6 @@ pub enum FixError {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod tests_pin;

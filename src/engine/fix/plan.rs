@@ -48,6 +48,19 @@ pub enum Change {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         copied_from: Option<String>,
     },
+    /// Installs requirement pins into one Python environment with its own interpreter.
+    Packages {
+        python: String,
+        requirements: Vec<String>,
+        /// Index options given to every pip command (`--no-index --find-links DIR`).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pip_args: Vec<String>,
+        /// `pip freeze --all` before (the undo target); `None` when it could not be read here.
+        #[serde(skip)]
+        before: Option<Vec<u8>>,
+        /// What `pip install --dry-run --report -` says it would install (`None`: not run).
+        would_install: Option<Vec<String>>,
+    },
     /// Sets (or deletes, with `after: None`) one registry value.
     Registry {
         key: String,
@@ -72,6 +85,9 @@ impl Operation {
         match &self.change {
             Change::File { before, after, .. } => before != after,
             Change::Registry { before, after, .. } => before != after,
+            Change::Packages { would_install, .. } => {
+                would_install.as_ref().is_none_or(|w| !w.is_empty())
+            }
         }
     }
 
@@ -101,6 +117,26 @@ impl Operation {
                 after,
                 copied_from: None,
             } => file_diff(path, before.as_deref(), after.as_deref()),
+            Change::Packages {
+                python,
+                requirements,
+                would_install,
+                pip_args,
+                ..
+            } => {
+                let quoted: Vec<String> = pip_args
+                    .iter()
+                    .cloned()
+                    .chain(requirements.iter().map(|r| format!("'{r}'")))
+                    .collect();
+                let mut out = format!("{python} -m pip install {}\n", quoted.join(" "));
+                out.push_str(&match would_install {
+                    Some(w) if w.is_empty() => "pip --dry-run: nothing to install\n".to_string(),
+                    Some(w) => format!("pip --dry-run would install: {}\n", w.join(", ")),
+                    None => "(no pip --dry-run here: not this computer)\n".to_string(),
+                });
+                out
+            }
             Change::Registry {
                 key,
                 name,

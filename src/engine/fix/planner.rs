@@ -24,6 +24,8 @@ pub struct PlanOptions {
     pub scope: Option<Scope>,
     /// For a copy fix: the file to copy (else the first candidate the finding names).
     pub copy_from: Option<String>,
+    /// For a pin: index options for every pip command (`--no-index`, `--find-links DIR`).
+    pub pip_args: Vec<String>,
 }
 
 /// The file's bytes as the context sees them (`None`: it does not exist).
@@ -85,6 +87,21 @@ pub fn plan(
             plan.notes.push(
                 "Programs that already failed to load the library must be started again.".into(),
             );
+            return Ok(plan);
+        }
+        FixKind::PinVersion {
+            requirements,
+            python: Some(python),
+        } if !requirements.is_empty() => {
+            plan.scope = Scope::Env;
+            plan.needs_admin = false;
+            plan.operations.push(super::pip::operation(
+                ctx,
+                python,
+                requirements,
+                &opts.pip_args,
+            )?);
+            plan.notes.push("Programs and notebook kernels already running keep the packages they imported: restart them.".into());
             return Ok(plan);
         }
         _ => {

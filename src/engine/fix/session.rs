@@ -4,7 +4,7 @@
 
 use super::FixError;
 use super::apply::{self, Applied};
-use super::host::{Host, SystemHost};
+use super::host::{Host, LineSink, SystemHost};
 use super::journal::{self, Journal};
 use super::plan::FixPlan;
 use super::planner::{self, PlanOptions};
@@ -80,12 +80,14 @@ pub struct ApplyReport {
     pub verification: Option<Verification>,
 }
 
-/// Applies `plan` (of the fix `id` in `findings`) on this computer, then verifies it.
+/// Applies `plan` (of the fix `id` in `findings`) on this computer, then verifies it. Command
+/// output (pip) goes to `on_line` as it arrives.
 pub fn apply(
     ctx: &SystemContext,
     findings: &[Finding],
     plan: &FixPlan,
     dry_run: bool,
+    on_line: Option<LineSink>,
 ) -> Result<ApplyReport, FixError> {
     if let ContextSource::MachineFile(_) | ContextSource::Report(_) = &ctx.source {
         return Err(FixError::Refused(format!(
@@ -95,6 +97,7 @@ pub fn apply(
     }
     let dir = data_dir()?;
     let mut host = SystemHost::new(dry_run);
+    host.on_line = on_line;
     if !dry_run {
         apply::recover(&mut host, &dir)?;
     }

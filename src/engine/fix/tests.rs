@@ -237,6 +237,7 @@ fn a_conda_env_gets_an_activate_and_deactivate_pair_that_restores_the_old_value(
     let opts = PlanOptions {
         scope: Some(Scope::Env),
         copy_from: None,
+        pip_args: Vec::new(),
     };
     let found = findings(&ctx);
     let plan = session::plan(&ctx, &found, "fix-cuda_home", &opts).unwrap();

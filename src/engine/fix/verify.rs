@@ -117,6 +117,10 @@ fn new_environment(
                     }
                 }
             }
+            Change::Packages { python, .. } => {
+                host.pip_freeze(python)?;
+                checked.push(format!("re-read the package set of {python} (pip freeze)"));
+            }
             Change::File { path, after, .. } => {
                 if host.read_file(Path::new(path))? != *after {
                     return Err(FixError::Changed(path.clone()));

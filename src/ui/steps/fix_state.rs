@@ -98,6 +98,7 @@ impl FixState {
         let opts = PlanOptions {
             scope: Some(self.scope),
             copy_from: None,
+            pip_args: Vec::new(),
         };
         self.preview = None;
         self.plan_job = Some(Job::start(Progress::new(), move |_| {
@@ -111,6 +112,7 @@ impl FixState {
         let opts = PlanOptions {
             scope: Some(self.scope),
             copy_from: None,
+            pip_args: Vec::new(),
         };
         self.results.clear();
         self.apply_job = Some(Job::start(Progress::new(), move |progress| {
@@ -121,7 +123,7 @@ impl FixState {
             for id in &ids {
                 progress.stage(&format!("Applying {id}"), ids.len());
                 match session::plan(&ctx, &findings, id, &opts)
-                    .and_then(|plan| session::apply(&ctx, &findings, &plan, false))
+                    .and_then(|plan| session::apply(&ctx, &findings, &plan, false, None))
                 {
                     Ok(r) => {
                         log.push(match &r.verification {
