@@ -70,10 +70,14 @@ fn list(common: &Common, ctx: &SystemContext, findings: Vec<Finding>) -> i32 {
     let rows: Vec<serde_json::Value> = session::offered(&findings)
         .iter()
         .map(|(f, x)| {
-            let plan = crate::engine::fix::planner::plan(ctx, f, x, &PlanOptions::default());
+            let scopes = session::scopes(ctx, f, x);
             serde_json::json!({
                 "id": x.id, "kind": x.kind.as_str(), "summary": x.summary, "finding": f.code,
-                "plan": match &plan { Ok(_) => "available".to_string(), Err(e) => e.to_string() },
+                "plan": match &scopes {
+                    Ok(s) => format!("available (--scope {})", s.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")),
+                    Err(e) => e.clone(),
+                },
+                "scopes": scopes.unwrap_or_default(),
             })
         })
         .collect();

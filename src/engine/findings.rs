@@ -89,6 +89,14 @@ pub enum FixKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         copy: Option<CopyFile>,
     },
+    /// A hook in a Python environment that calls `os.add_dll_directory` for these folders at
+    /// start-up (Windows Python ≥ 3.8 ignores PATH for extension modules' DLLs).
+    DllDirectory {
+        dirs: Vec<String>,
+        /// The environment's site-packages folder, where the hook goes.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        site_packages: Option<String>,
+    },
     Install,
     Manual,
     #[serde(other)]
@@ -138,6 +146,7 @@ impl FixKind {
             FixKind::EnvVar { .. } => "env-var",
             FixKind::PinVersion { .. } => "pin-version",
             FixKind::CopyFile { .. } => "copy-file",
+            FixKind::DllDirectory { .. } => "dll-directory",
             FixKind::Install => "install",
             FixKind::Manual => "manual",
             FixKind::Other => "other",

@@ -56,7 +56,11 @@ fn fix_list_show_apply_verify_undo_on_a_real_profile() {
         .find(|f| f["id"] == "fix-cuda_home")
         .expect("fix offered");
     assert_eq!(fix["kind"], "env-var");
-    assert_eq!(fix["plan"], "available");
+    assert_eq!(
+        fix["scopes"],
+        serde_json::json!(["user", "machine"]),
+        "{fix:#}"
+    );
     let show = s.run(&["fix", "show", "fix-cuda_home"]);
     let preview = stdout(&show);
     assert!(

@@ -12,6 +12,7 @@
 pub mod apply;
 pub mod atomic;
 pub mod copy;
+pub mod dllhook;
 pub mod host;
 pub mod journal;
 pub mod pathlist;
@@ -53,4 +54,4 @@ pub enum FixError {
 mod tests;
 
 #[cfg(test)]
-mod tests_pin;
+mod tests_python;

@@ -165,12 +165,12 @@ pub fn file_diff(path: &str, before: Option<&[u8]>, after: Option<&[u8]>) -> Str
         return format!("{path}: no change\n");
     }
     let old_name = if before.is_some() {
-        format!("a{path}")
+        format!("a{}{path}", if path.starts_with('/') { "" } else { "/" })
     } else {
         "/dev/null".to_string()
     };
     let new_name = if after.is_some() {
-        format!("b{path}")
+        format!("b{}{path}", if path.starts_with('/') { "" } else { "/" })
     } else {
         "/dev/null".to_string()
     };

@@ -89,6 +89,17 @@ pub fn plan(
             );
             return Ok(plan);
         }
+        FixKind::DllDirectory {
+            dirs,
+            site_packages: Some(site),
+        } => {
+            plan.scope = Scope::Env;
+            plan.needs_admin = false;
+            plan.operations
+                .extend(super::dllhook::operations(ctx, &fix.id, dirs, site)?);
+            plan.notes.push("Every Python started from this environment from now on loads the hook, with or without activation; interpreters already running do not.".into());
+            return Ok(plan);
+        }
         FixKind::PinVersion {
             requirements,
             python: Some(python),

@@ -6,7 +6,7 @@ use super::FixError;
 use super::apply::{self, Applied};
 use super::host::{Host, LineSink, SystemHost};
 use super::journal::{self, Journal};
-use super::plan::FixPlan;
+use super::plan::{FixPlan, Scope};
 use super::planner::{self, PlanOptions};
 use super::verify::{self, Verification};
 use crate::engine::context::{ContextSource, SystemContext};
@@ -47,6 +47,36 @@ pub fn plan(
         )));
     };
     planner::plan(ctx, finding, fix, opts)
+}
+
+/// The scopes a fix can be planned for here (PATH and variable edits: user, machine, env;
+/// the others have one fixed scope), or why none works.
+pub fn scopes(ctx: &SystemContext, finding: &Finding, fix: &FixRef) -> Result<Vec<Scope>, String> {
+    use crate::engine::findings::FixKind;
+    let candidates: &[Scope] = match fix.kind {
+        FixKind::PathEdit { .. } | FixKind::EnvVar { .. } => {
+            &[Scope::User, Scope::Machine, Scope::Env]
+        }
+        _ => &[Scope::User],
+    };
+    let mut ok = Vec::new();
+    let mut first_error = None;
+    for scope in candidates {
+        let opts = PlanOptions {
+            scope: Some(*scope),
+            ..Default::default()
+        };
+        match planner::plan(ctx, finding, fix, &opts) {
+            Ok(plan) => ok.push(plan.scope),
+            Err(e) => {
+                first_error.get_or_insert(e.to_string());
+            }
+        }
+    }
+    if ok.is_empty() {
+        return Err(first_error.unwrap_or_default());
+    }
+    Ok(ok)
 }
 
 fn data_dir() -> Result<PathBuf, FixError> {

@@ -1,4 +1,6 @@
-//! A version pin on a real `python3 -m venv`, fully offline: wheels built at test time in a
+//! Python environment fixes on a real `python3 -m venv`. The DLL-directory hook: installed in
+//! site-packages, loaded at the next start through its .pth line, adding only existing folders
+//! and never raising, removed by undo. A version pin, fully offline: wheels built at test time in a
 //! local folder (`--no-index --find-links DIR`, overriding any PIP_* settings), previewed with pip's
 //! `--dry-run --report`, installed with the venv's interpreter, and undone back to the exact
 //! package set (`pip freeze --all` byte for byte).
@@ -10,6 +12,7 @@ use crate::engine::context::{
     ContextSource, EnvVars, FsView, Platform, RegistryView, SystemContext,
 };
 use crate::engine::findings::{Finding, FixKind, FixRef, Severity};
+use std::path::Path;
 use std::process::Command;
 
 const BUILD_WHEELS: &str = r#"
@@ -48,6 +51,111 @@ fn run(cmd: &mut Command, what: &str) {
     );
 }
 
+fn live() -> SystemContext {
+    SystemContext {
+        platform: Platform::Linux,
+        wsl: false,
+        fs: FsView::live(Platform::Linux),
+        env: EnvVars::new(Platform::Linux, Vec::new()),
+        registry: RegistryView::default(),
+        driver: None,
+        gpus: Vec::new(),
+        driver_note: None,
+        source: ContextSource::Live,
+    }
+}
+
+fn python_says(python: &str, code: &str) -> String {
+    let out = Command::new(python).arg("-c").arg(code).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{code}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+#[test]
+fn the_dll_directory_hook_loads_at_start_adds_existing_folders_never_raises_and_undoes() {
+    let dir = tempfile::tempdir().unwrap();
+    let venv = dir.path().join("venv");
+    run(
+        Command::new("python3")
+            .arg("-m")
+            .arg("venv")
+            .arg("--without-pip")
+            .arg(&venv),
+        "python3 -m venv",
+    );
+    let python = venv.join("bin/python").display().to_string();
+    let site = python_says(
+        &python,
+        "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+    );
+    let bin = dir.path().join("cuda/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let (bin, gone) = (
+        bin.display().to_string(),
+        dir.path().join("gone").display().to_string(),
+    );
+    let finding =
+        Finding::new("python-ignores-path", Severity::Warning, "s", "d").with_fix(FixRef {
+            id: "add-dll-directory".into(),
+            kind: FixKind::DllDirectory {
+                dirs: vec![bin.clone(), gone],
+                site_packages: Some(site.clone()),
+            },
+            summary: "hook".into(),
+        });
+    let plan = planner::plan(
+        &live(),
+        &finding,
+        &finding.fixes[0],
+        &PlanOptions::default(),
+    )
+    .unwrap();
+    assert!(
+        plan.preview().contains(&format!(
+            "+++ b{site}/cuda_triage_dlls.pth\n@@ -0,0 +1 @@\n+import cuda_triage_dlls\n"
+        )),
+        "{}",
+        plan.preview()
+    );
+    let data = dir.path().join("data");
+    let mut host = SystemHost::new(false);
+    apply::apply(&plan, &mut host, &data).unwrap();
+    // A fresh interpreter loads the hook through the .pth line, without being told to.
+    assert_eq!(
+        python_says(
+            &python,
+            "import sys; print('cuda_triage_dlls' in sys.modules)"
+        ),
+        "True"
+    );
+    // Where os.add_dll_directory exists (Windows), only the existing folder is added ...
+    let with_api = "import os, importlib; os.add_dll_directory = lambda d: d; import cuda_triage_dlls as m; importlib.reload(m); print(m._handles)";
+    assert_eq!(python_says(&python, with_api), format!("['{bin}']"));
+    // ... and a failing call never raises.
+    let failing = "import os, importlib\ndef boom(d): raise OSError(87, 'bad')\nos.add_dll_directory = boom\nimport cuda_triage_dlls as m\nimportlib.reload(m); print(m._handles)";
+    assert_eq!(python_says(&python, failing), "[]");
+    apply::undo(&mut host, &data, None).unwrap();
+    for ext in ["py", "pth", "start"] {
+        assert!(
+            !Path::new(&site)
+                .join(format!("cuda_triage_dlls.{ext}"))
+                .exists(),
+            "{ext} left behind"
+        );
+    }
+    assert_eq!(
+        python_says(
+            &python,
+            "import sys; print('cuda_triage_dlls' in sys.modules)"
+        ),
+        "False"
+    );
+}
+
 #[test]
 fn a_pin_runs_offline_in_a_real_venv_and_undo_restores_the_package_set() {
     let dir = tempfile::tempdir().unwrap();
@@ -77,17 +185,7 @@ fn a_pin_runs_offline_in_a_real_venv_and_undo_restores_the_package_set() {
         "installing demo-pkg 1.0",
     );
 
-    let ctx = SystemContext {
-        platform: Platform::Linux,
-        wsl: false,
-        fs: FsView::live(Platform::Linux),
-        env: EnvVars::new(Platform::Linux, Vec::new()),
-        registry: RegistryView::default(),
-        driver: None,
-        gpus: Vec::new(),
-        driver_note: None,
-        source: ContextSource::Live,
-    };
+    let ctx = live();
     let finding = Finding::new(
         "demo-too-old",
         Severity::Warning,
