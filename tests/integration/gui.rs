@@ -11,14 +11,14 @@ use egui_kittest::{Harness, SnapshotOptions};
 use std::time::{Duration, Instant};
 
 /// Snapshot images of each step live in screenshots/ (README shows them).
-fn snapshot_options() -> SnapshotOptions {
+pub(crate) fn snapshot_options() -> SnapshotOptions {
     SnapshotOptions::new()
         .output_path(concat!(env!("CARGO_MANIFEST_DIR"), "/screenshots"))
         .threshold(2.0)
         .max_failed_pixels(200)
 }
 
-fn relative_machine(name: &str) -> Target {
+pub(crate) fn relative_machine(name: &str) -> Target {
     // A path relative to the crate root keeps the rendered text the same on every machine.
     let path = fixture(&format!("machines/{name}/machine.toml"));
     let rel = path
@@ -28,7 +28,7 @@ fn relative_machine(name: &str) -> Target {
     Target::MachineFile(rel)
 }
 
-fn harness(app: TriageApp) -> Harness<'static, TriageApp> {
+pub(crate) fn harness(app: TriageApp) -> Harness<'static, TriageApp> {
     Harness::builder()
         .with_size([1000.0, 640.0])
         .wgpu()
@@ -36,7 +36,7 @@ fn harness(app: TriageApp) -> Harness<'static, TriageApp> {
 }
 
 /// Steps the UI until the background scan finishes (bounded, never a timing assertion).
-fn wait_for_scan(h: &mut Harness<'_, TriageApp>) {
+pub(crate) fn wait_for_scan(h: &mut Harness<'_, TriageApp>) {
     let deadline = Instant::now() + Duration::from_secs(60);
     while h.state().scan_running() {
         assert!(Instant::now() < deadline, "scan did not finish");

@@ -11,6 +11,7 @@ mod gpu_sets;
 mod gpu_test;
 mod gui;
 mod gui_dependencies;
+mod gui_fix;
 mod oracle_chroot;
 mod oracle_linux;
 mod oracle_support;
