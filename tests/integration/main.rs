@@ -5,6 +5,7 @@
 mod binfmt;
 mod cli;
 mod fix;
+mod fix_situations;
 mod fixtures_build;
 mod gpu_libraries;
 mod gpu_sets;

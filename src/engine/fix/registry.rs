@@ -113,14 +113,8 @@ mod imp {
             .flat_map(u16::to_le_bytes)
             .collect();
         bytes.extend_from_slice(&[0, 0]);
-        k.set_raw_value(
-            name,
-            &WinValue {
-                bytes: bytes.into(),
-                vtype,
-            },
-        )
-        .map_err(err)
+        k.set_raw_value(name, &WinValue { bytes, vtype })
+            .map_err(err)
     }
 
     pub fn broadcast_environment_change() {
