@@ -252,7 +252,7 @@ pub fn recover(host: &mut dyn Host, data_dir: &Path) -> Result<Vec<String>, FixE
     let mut done = Vec::new();
     for mut j in journal::list(data_dir)
         .into_iter()
-        .filter(|j| j.state == JournalState::Applying)
+        .filter(|j| j.state == JournalState::Applying && !j.writer_running())
     {
         for t in j.targets.iter().rev() {
             if !holds(host, &j, t, false)? {

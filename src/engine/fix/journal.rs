@@ -75,6 +75,9 @@ pub struct Journal {
     /// Seconds since 1970.
     pub created: u64,
     pub state: JournalState,
+    /// The process applying it: a journal `applying` in a process that still runs is not interrupted.
+    #[serde(default)]
+    pub pid: u32,
     pub targets: Vec<Target>,
     #[serde(skip)]
     pub dir: PathBuf,
@@ -152,6 +155,7 @@ impl Journal {
             summary: plan.summary.clone(),
             created: now.as_secs(),
             state: JournalState::Applying,
+            pid: std::process::id(),
             targets,
             dir,
         };
@@ -199,6 +203,17 @@ impl Journal {
         })?;
         j.dir = dir.to_path_buf();
         Ok(j)
+    }
+}
+
+impl Journal {
+    /// Whether the process that wrote it is still running (then it is not interrupted). Only
+    /// Linux can tell; elsewhere a journal left `applying` is taken as interrupted.
+    pub fn writer_running(&self) -> bool {
+        self.pid != 0
+            && self.pid != std::process::id()
+            && cfg!(target_os = "linux")
+            && Path::new(&format!("/proc/{}", self.pid)).exists()
     }
 }
 
