@@ -118,20 +118,54 @@ pub enum TreeContext {
 pub enum FixAction {
     /// List the fixes the findings offer.
     List,
-    /// Show one fix: what it changes, as a diff or exact command.
-    Show { id: String },
-    /// Apply one fix (with a backup and an undo journal).
+    /// Show one fix's plan: what it changes, as a diff, registry before/after or exact command.
+    Show {
+        id: String,
+        #[command(flatten)]
+        choice: FixChoice,
+    },
+    /// Apply one fix (journaled for undo), then re-check that its finding is gone.
     Apply {
         id: String,
-        /// Show what would change without changing anything.
+        #[command(flatten)]
+        choice: FixChoice,
+        /// Run the same code with writes off and say what would change.
         #[arg(long)]
         dry_run: bool,
         /// Do not ask for confirmation.
         #[arg(long)]
         yes: bool,
     },
-    /// Undo the last applied fix.
-    Undo,
+    /// Undo the last applied fix, or the one with this journal id (see `fix history`).
+    Undo {
+        #[arg(value_name = "JOURNAL-ID")]
+        journal: Option<String>,
+    },
+    /// List the applied, undone and rolled-back fixes.
+    History,
+}
+
+/// Where a fix applies and what it uses.
+#[derive(Debug, Clone, Default, Args)]
+pub struct FixChoice {
+    /// user (default: your login profile or HKCU), machine (every user; needs administrator
+    /// rights) or env (the activated conda environment or venv).
+    #[arg(long, value_enum)]
+    pub scope: Option<ScopeArg>,
+    /// For a copy fix: the file to copy (its bitness is checked).
+    #[arg(long, value_name = "FILE")]
+    pub from: Option<String>,
+    /// For a version pin: an option for every pip command, e.g. `--pip-arg=--no-index
+    /// --pip-arg=--find-links=DIR` (repeat it).
+    #[arg(long = "pip-arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub pip_args: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ScopeArg {
+    User,
+    Machine,
+    Env,
 }
 
 /// Frameworks `gpu-test --framework` can take its libraries from.

@@ -1,7 +1,7 @@
 //! Subcommand handlers: each loads the context, asks the engine, and hands the document to
 //! `output`. A capability that has not landed yet says so plainly and exits 2.
 
-use super::args::{Cli, Command, Common, FixAction, ScanArgs, TreeArgs, TreeContext};
+use super::args::{Cli, Command, Common, ScanArgs, TreeArgs, TreeContext};
 use super::output::{emit, exit_code, fail};
 use crate::engine::context::{SystemContext, live, machine_file};
 use crate::engine::progress::Progress;
@@ -39,27 +39,8 @@ pub fn run(cli: Cli) -> i32 {
         Command::Why { query } => super::why_command::why_command(&common, &query),
         Command::Tree(args) => tree_command(&common, &args),
         Command::GpuTest(args) => super::gpu_command::gpu_test_command(&common, &args),
-        Command::Fix { action } => {
-            let what = match action {
-                FixAction::List => "fix list",
-                FixAction::Show { .. } => "fix show",
-                FixAction::Apply { .. } => "fix apply",
-                FixAction::Undo => "fix undo",
-            };
-            not_yet(
-                what,
-                "one-click fixes come with the fixes work",
-                common.json,
-            )
-        }
+        Command::Fix { action } => super::fix_command::fix_command(&common, action),
     }
-}
-
-fn not_yet(command: &str, why: &str, json: bool) -> i32 {
-    fail(
-        &format!("`{command}` is not available yet in this version: {why}."),
-        json,
-    )
 }
 
 fn scan_command(common: &Common, args: &ScanArgs) -> i32 {

@@ -52,13 +52,171 @@ impl Evidence {
     }
 }
 
-/// A reference to a fix that addresses a finding (the plan itself lives in the fix engine).
+/// A reference to a fix that addresses a finding. The JSON keys `id`, `kind` and `summary` are the
+/// contract; a typed kind adds its parameters beside them (see [`FixKind`]), and the fix engine
+/// (`engine::fix`) turns those parameters into a plan.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FixRef {
     pub id: String,
-    /// `path-edit`, `env-var`, `pin-version`, `copy-file`, `install`, `manual`, ...
-    pub kind: String,
+    #[serde(flatten)]
+    pub kind: FixKind,
     pub summary: String,
+}
+
+/// What a fix does, with what it needs to be planned. Serialized as `"kind": "path-edit"` and so
+/// on, with the parameters as additional keys. A kind without parameters (made from a plain
+/// string) is described but offers no plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum FixKind {
+    PathEdit {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        edit: Option<PathEdit>,
+    },
+    EnvVar {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        set: Option<EnvSet>,
+    },
+    PinVersion {
+        /// Requirement specifiers, e.g. `tensorflow<2.11`.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        requirements: Vec<String>,
+        /// The interpreter of the environment to install into (`<env>/bin/python`, `python.exe`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        python: Option<String>,
+    },
+    CopyFile {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        copy: Option<CopyFile>,
+    },
+    /// A hook in a Python environment that calls `os.add_dll_directory` for these folders at
+    /// start-up (Windows Python ≥ 3.8 ignores PATH for extension modules' DLLs).
+    DllDirectory {
+        dirs: Vec<String>,
+        /// The environment's site-packages folder, where the hook goes.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        site_packages: Option<String>,
+    },
+    Install,
+    Manual,
+    #[serde(other)]
+    Other,
+}
+
+/// Adds, moves or removes one entry of a list variable (`PATH`, `LD_LIBRARY_PATH`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PathEdit {
+    pub variable: String,
+    /// The entry to add (or move); with `remove` it takes the removed entry's place.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub add: Option<String>,
+    /// Put `add` first (else last).
+    #[serde(default)]
+    pub first: bool,
+    /// The entry to remove (a dead or mistyped one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remove: Option<String>,
+}
+
+/// Sets (or, with no value, unsets) one environment variable.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EnvSet {
+    pub name: String,
+    #[serde(default)]
+    pub value: Option<String>,
+}
+
+/// Puts a file the loader needs into a folder, from a copy the user has (never downloaded).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CopyFile {
+    pub file_name: String,
+    pub dest_dir: String,
+    /// `x64` or `x86`: the bitness the copied file must have.
+    pub machine: String,
+    /// Copies already on the machine, best first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<String>,
+}
+
+impl FixKind {
+    /// The `"kind"` string of the JSON contract.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            FixKind::PathEdit { .. } => "path-edit",
+            FixKind::EnvVar { .. } => "env-var",
+            FixKind::PinVersion { .. } => "pin-version",
+            FixKind::CopyFile { .. } => "copy-file",
+            FixKind::DllDirectory { .. } => "dll-directory",
+            FixKind::Install => "install",
+            FixKind::Manual => "manual",
+            FixKind::Other => "other",
+        }
+    }
+
+    pub fn path(edit: PathEdit) -> FixKind {
+        FixKind::PathEdit { edit: Some(edit) }
+    }
+
+    pub fn env(name: &str, value: Option<String>) -> FixKind {
+        FixKind::EnvVar {
+            set: Some(EnvSet {
+                name: name.to_string(),
+                value,
+            }),
+        }
+    }
+}
+
+impl PathEdit {
+    /// Adds `entry` to `variable`, first or last (moving it when it is already there).
+    pub fn add(variable: &str, entry: &str, first: bool) -> PathEdit {
+        PathEdit {
+            variable: variable.to_string(),
+            add: Some(entry.to_string()),
+            first,
+            remove: None,
+        }
+    }
+
+    /// Replaces `old` with `new` in place.
+    pub fn replace(variable: &str, old: &str, new: &str) -> PathEdit {
+        PathEdit {
+            variable: variable.to_string(),
+            add: Some(new.to_string()),
+            first: false,
+            remove: Some(old.to_string()),
+        }
+    }
+}
+
+/// Plain kind strings (as rules wrote them before kinds were typed) make parameterless kinds.
+impl From<&str> for FixKind {
+    fn from(kind: &str) -> FixKind {
+        match kind {
+            "path-edit" => FixKind::PathEdit { edit: None },
+            "env-var" => FixKind::EnvVar { set: None },
+            "pin-version" => FixKind::PinVersion {
+                requirements: Vec::new(),
+                python: None,
+            },
+            "copy-file" => FixKind::CopyFile { copy: None },
+            "install" => FixKind::Install,
+            "manual" => FixKind::Manual,
+            _ => FixKind::Other,
+        }
+    }
+}
+
+impl PartialEq<&str> for FixKind {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl std::fmt::Display for FixKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// One conclusion about the machine.

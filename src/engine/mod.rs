@@ -5,6 +5,7 @@ pub mod atomic_file;
 pub mod binfmt;
 pub mod context;
 pub mod findings;
+pub mod fix;
 pub mod graph;
 pub mod knowledge;
 pub mod loader;

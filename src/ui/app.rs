@@ -52,6 +52,8 @@ pub struct TriageApp {
     pub gpu: steps::gpu_test::GpuTestState,
     /// The Report step's choices and comparison.
     pub report: super::report_export::ReportState,
+    /// The Fix step's checklist, preview, jobs and history.
+    pub fix: steps::fix_state::FixState,
     theme_applied: Option<bool>,
 }
 
@@ -70,6 +72,7 @@ impl TriageApp {
             clipboard: Vec::new(),
             gpu: Default::default(),
             report: Default::default(),
+            fix: Default::default(),
             theme_applied: None,
         }
     }
@@ -135,6 +138,10 @@ impl TriageApp {
             };
         }
         self.poll_gpu(ui.ctx());
+        if self.fix.poll() {
+            ui.ctx()
+                .request_repaint_after(std::time::Duration::from_millis(100));
+        }
         let mut commands = Vec::new();
         dropped_file_commands(ui.ctx(), &mut commands);
         self.keyboard_commands(ui.ctx(), &mut commands);
@@ -372,6 +379,7 @@ impl TriageApp {
                 }
             }
             UiCommand::Gpu(command) => steps::gpu_test::apply(self, command),
+            UiCommand::Fix(command) => steps::fix_state::apply(self, command),
         }
     }
 

@@ -11,14 +11,14 @@ use egui_kittest::{Harness, SnapshotOptions};
 use std::time::{Duration, Instant};
 
 /// Snapshot images of each step live in screenshots/ (README shows them).
-fn snapshot_options() -> SnapshotOptions {
+pub(crate) fn snapshot_options() -> SnapshotOptions {
     SnapshotOptions::new()
         .output_path(concat!(env!("CARGO_MANIFEST_DIR"), "/screenshots"))
         .threshold(2.0)
         .max_failed_pixels(200)
 }
 
-fn relative_machine(name: &str) -> Target {
+pub(crate) fn relative_machine(name: &str) -> Target {
     // A path relative to the crate root keeps the rendered text the same on every machine.
     let path = fixture(&format!("machines/{name}/machine.toml"));
     let rel = path

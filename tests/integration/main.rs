@@ -4,6 +4,8 @@
 
 mod binfmt;
 mod cli;
+mod fix;
+mod fix_situations;
 mod fixtures_build;
 mod frameworks_cupy;
 mod frameworks_jax;
@@ -15,6 +17,7 @@ mod gpu_sets;
 mod gpu_test;
 mod gui;
 mod gui_dependencies;
+mod gui_fix;
 mod gui_report;
 mod oracle_chroot;
 mod oracle_linux;

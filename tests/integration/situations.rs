@@ -11,7 +11,7 @@ const CUDA: &str = WINDOWS_TOOLKITS;
 const PY: &str = r"C:\Users\u\AppData\Local\Programs\Python\Python310";
 
 /// Writes machine.toml (drive C, env, driver) next to the fake drive and returns its path.
-fn machine_file(m: &FakeMachine, env: &[(&str, &str)]) -> String {
+pub(crate) fn machine_file(m: &FakeMachine, env: &[(&str, &str)]) -> String {
     let root = m.host(r"C:\").parent().expect("fake root").to_path_buf();
     let mut toml = String::from("platform = \"windows\"\n[drives]\nC = \"C\"\n[env]\n");
     for (k, v) in env {
@@ -25,7 +25,7 @@ fn machine_file(m: &FakeMachine, env: &[(&str, &str)]) -> String {
 
 /// TensorFlow 2.10.1 in [`PY`], with the real files of its Windows wheel (build_info.py,
 /// METADATA) — until issue 11 this was a hand-written imitation in a form no release used.
-fn tf210(m: &mut FakeMachine) {
+pub(crate) fn tf210(m: &mut FakeMachine) {
     m.file(&format!(r"{PY}\python.exe"), b"MZ");
     m.file(&format!(r"{PY}\python310.dll"), b"MZ");
     let rel = crate::release_files::release("tensorflow", "2.10.1", "windows");
@@ -156,7 +156,7 @@ fn a_tf210_cuda11_bin_not_on_host_path_is_not_searched() {
     assert!(host.to_string().contains("append"), "{host:#}");
 }
 
-fn cudnn8(m: &mut FakeMachine) -> String {
+pub(crate) fn cudnn8(m: &mut FakeMachine) -> String {
     let dir = r"C:\Program Files\NVIDIA\CUDNN\v8.9\bin".to_string();
     for d in [
         "cudnn64_8.dll",

@@ -4,7 +4,7 @@
 use super::process::{self, PresenceProbe, Process, attempts_evidence};
 use super::where_else::copies_of;
 use crate::engine::context::{Platform, SystemContext};
-use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
+use crate::engine::findings::{CopyFile, Evidence, Finding, FixKind, FixRef, Severity};
 use crate::engine::loader::Outcome;
 use crate::engine::scan::inventory::Inventory;
 
@@ -114,7 +114,7 @@ fn bitness(path: &str, found: &str, later_ok: bool, lib_dir: &str) -> Finding {
     )
     .with_libraries([ZLIB])
     .with_evidence(Evidence::at("file", format!("zlibwapi.dll built for {found}"), path))
-    .with_fix(FixRef { id: format!("copy-zlibwapi-x64:{lib_dir}"), kind: "copy-file".into(), summary: format!("Put a 64-bit zlibwapi.dll in {lib_dir} (next to the cuDNN DLLs, on PATH)") })
+    .with_fix(FixRef { id: format!("copy-zlibwapi-x64:{lib_dir}"), kind: copy_zlib(lib_dir, Vec::new()), summary: format!("Put a 64-bit zlibwapi.dll in {lib_dir} (next to the cuDNN DLLs, on PATH)") })
     .with_fix(FixRef { id: format!("remove-32bit-zlibwapi:{path}"), kind: "manual".into(), summary: format!("Move the 32-bit {path} out of the search path") })
 }
 
@@ -136,7 +136,19 @@ fn missing(ctx: &SystemContext, inv: &Inventory, lib_dir: &str) -> Finding {
     }
     f.with_fix(FixRef {
         id: format!("copy-zlibwapi-x64:{lib_dir}"),
-        kind: "copy-file".into(),
+        kind: copy_zlib(lib_dir, copies),
         summary: format!("Put a 64-bit zlibwapi.dll (zlib 1.2.x, x64) in {lib_dir}"),
     })
+}
+
+/// The typed copy of a 64-bit zlibwapi.dll into `lib_dir`, from one of `candidates` or a file the user picks.
+fn copy_zlib(lib_dir: &str, candidates: Vec<String>) -> FixKind {
+    FixKind::CopyFile {
+        copy: Some(CopyFile {
+            file_name: ZLIB.to_string(),
+            dest_dir: lib_dir.to_string(),
+            machine: "x64".into(),
+            candidates,
+        }),
+    }
 }

@@ -7,7 +7,7 @@
 
 use super::process::{self, PresenceProbe, attempts_evidence};
 use crate::engine::context::{Platform, SystemContext};
-use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
+use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, PathEdit, Severity};
 use crate::engine::scan::inventory::{FrameworkKind, Inventory, Toolkit};
 
 /// Whether a framework built for `cuda` would load this toolkit's CUPTI (same major.minor
@@ -99,7 +99,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
         )
         .with_libraries([wanted.clone()])
         .with_evidence(Evidence::at("file", format!("{lib} present"), process::join(ctx, &cupti.dir, lib)))
-        .with_fix(FixRef { id: format!("path-append:{}", cupti.dir), kind: "path-edit".into(), summary: format!("Add {} to PATH", cupti.dir) });
+        .with_fix(FixRef { id: format!("path-append:{}", cupti.dir), kind: FixKind::path(PathEdit::add("PATH", &cupti.dir, false)), summary: format!("Add {} to PATH", cupti.dir) });
         if asked.is_some() {
             f = f.with_fix(copy_as_fix(&process::join(ctx, &cupti.dir, lib), &wanted));
         }

@@ -5,7 +5,7 @@
 
 use super::suggest::likely_intended_dir;
 use crate::engine::context::{Platform, SystemContext};
-use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
+use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, PathEdit, Severity};
 use regex::Regex;
 use std::sync::OnceLock;
 
@@ -80,7 +80,7 @@ fn list_variable(ctx: &SystemContext, var: &str) -> Vec<Finding> {
                 .with_evidence(Evidence::at("file", "existing folder with a close name", intended.clone()))
                 .with_fix(FixRef {
                     id: format!("fix-{}-entry-{}", var.to_ascii_lowercase(), index + 1),
-                    kind: "path-edit".into(),
+                    kind: FixKind::path(PathEdit::replace(var, raw, &intended)),
                     summary: format!("Replace {entry} with {intended} in {var}"),
                 }),
             ),
@@ -146,7 +146,7 @@ fn directory_variables(ctx: &SystemContext) -> Vec<Finding> {
         if let Some(intended) = intended {
             finding = finding.with_fix(FixRef {
                 id: format!("fix-{}", name.to_ascii_lowercase()),
-                kind: "env-var".into(),
+                kind: FixKind::env(&name, Some(intended.clone())),
                 summary: format!("Set {name} to {intended}"),
             });
         }
@@ -173,7 +173,12 @@ fn xla_data_dir(ctx: &SystemContext) -> Vec<Finding> {
     let evidence = Evidence::at("env", format!("XLA_FLAGS = {flags}"), dir);
     if !ctx.fs.is_dir(dir) {
         let intended = likely_intended_dir(ctx, dir);
-        return vec![Finding::new(
+        let fix = intended.as_ref().map(|i| FixRef {
+            id: "fix-xla-flags".into(),
+            kind: FixKind::env("XLA_FLAGS", Some(flags.replacen(dir, i, 1))),
+            summary: format!("Set XLA_FLAGS to {}", flags.replacen(dir, i, 1)),
+        });
+        let finding = Finding::new(
             "xla-cuda-data-dir-missing",
             Severity::Error,
             format!("XLA_FLAGS points XLA at {dir}, which does not exist"),
@@ -184,7 +189,11 @@ fn xla_data_dir(ctx: &SystemContext) -> Vec<Finding> {
             ),
         )
         .with_libraries(["ptxas", "libdevice.10.bc"])
-        .with_evidence(evidence)];
+        .with_evidence(evidence);
+        return vec![match fix {
+            Some(fix) => finding.with_fix(fix),
+            None => finding,
+        }];
     }
     let p = ctx.platform;
     let ptxas = p.join(

@@ -8,7 +8,7 @@
 use super::process::{self, PresenceProbe, Process, attempts_evidence};
 use super::where_else::KnownLibraries;
 use crate::engine::context::{Platform, SystemContext};
-use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
+use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, PathEdit, Severity};
 use crate::engine::knowledge::{self, LibraryIdentity, LibraryRow, identify_library};
 use crate::engine::scan::inventory::{Framework, FrameworkKind, Inventory, PythonEnv};
 
@@ -263,7 +263,7 @@ pub fn not_searched(
     } else if loader.uses_path {
         FixRef {
             id: format!("path-prepend:{dir}"),
-            kind: "path-edit".into(),
+            kind: FixKind::path(PathEdit::add("PATH", &dir, true)),
             summary: format!("Add {dir} to PATH"),
         }
     } else {
@@ -365,7 +365,7 @@ fn ignores_path(
     .with_libraries(libs)
     .with_fix(FixRef {
         id: format!("add-dll-directory:{dir}"),
-        kind: "manual".into(),
+        kind: FixKind::DllDirectory { dirs: vec![dir.clone()], site_packages: env.site_packages.first().cloned() },
         summary: format!("Call os.add_dll_directory(r\"{dir}\") before importing {}", f.kind.module()),
     });
     finding.evidence = evidence;

@@ -4,7 +4,7 @@
 //! because an older toolkit comes first on PATH — and a toolkit without libdevice.
 
 use crate::engine::context::{Platform, SystemContext};
-use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
+use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, PathEdit, Severity};
 use crate::engine::knowledge::version::compare;
 use crate::engine::scan::inventory::{FrameworkKind, Inventory, PythonEnv, Toolkit};
 use std::cmp::Ordering;
@@ -165,7 +165,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                 match newest.and_then(|t| t.bin_dirs.first()) {
                     Some(bin) => f.with_fix(FixRef {
                         id: format!("path-prepend:{bin}"),
-                        kind: "path-edit".into(),
+                        kind: FixKind::path(PathEdit::add("PATH", bin, true)),
                         summary: format!("Add {bin} (it has ptxas) to PATH"),
                     }),
                     None => f.with_fix(FixRef {
@@ -237,7 +237,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                         ))
                         .with_fix(FixRef {
                             id: format!("path-prepend:{bin}"),
-                            kind: "path-edit".into(),
+                            kind: FixKind::path(PathEdit::add("PATH", bin, true)),
                             summary: format!("Move {bin} before the older toolkit on PATH"),
                         }),
                     None => f.with_fix(FixRef {

@@ -1,13 +1,128 @@
-//! Fix step: one-click fixes with preview, undo and re-check (lands with the fixes issue).
+//! Fix step: the fixes the findings offer as a checklist grouped by finding, the preview pane
+//! (the exact diff, registry before/after or copy), the scope, Apply with its progress and log,
+//! each fix's verification, and Undo with the history. A machine file or a reopened report is
+//! preview only.
 
 use super::UiCommand;
+use super::fix_state::FixCommand;
+use crate::engine::fix::Scope;
 use crate::ui::app::TriageApp;
+use crate::ui::theme;
+use crate::ui::worker::Target;
 
-pub fn fix_ui(ui: &mut egui::Ui, _app: &TriageApp, _commands: &mut Vec<UiCommand>) {
+pub fn fix_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>) {
     ui.heading("Fix");
-    super::coming_ui(
-        ui,
-        "Here you will preview and apply fixes — PATH edits, environment variables, version pins — \
-         each with a backup and an undo journal, followed by a re-check.",
-    );
+    let Some(doc) = &app.document else {
+        ui.label("Scan first: the fixes come from the findings.");
+        return;
+    };
+    let state = &app.fix;
+    let live = app.target == Target::Live
+        && matches!(
+            doc.machine.source,
+            crate::engine::context::ContextSource::Live
+        );
+    if !live {
+        ui.label("This is not this computer (a machine file or a saved report): fixes can be previewed, not applied.");
+    }
+    ui.horizontal(|ui| {
+        ui.label("Scope:");
+        for (scope, label) in [
+            (Scope::User, "User"),
+            (Scope::Machine, "Machine (administrator)"),
+            (Scope::Env, "Environment (conda/venv)"),
+        ] {
+            if ui.radio(state.scope == scope, label).clicked() {
+                commands.push(UiCommand::Fix(FixCommand::SetScope(scope)));
+            }
+        }
+    });
+    let mut any = false;
+    for finding in doc.findings.iter().filter(|f| !f.fixes.is_empty()) {
+        any = true;
+        theme::card(ui, |ui| {
+            ui.label(egui::RichText::new(&finding.summary).strong());
+            for fix in &finding.fixes {
+                ui.horizontal(|ui| {
+                    let mut on = state.checked.contains(&fix.id);
+                    if ui
+                        .checkbox(&mut on, "")
+                        .on_hover_text("Apply this fix")
+                        .changed()
+                    {
+                        commands.push(UiCommand::Fix(FixCommand::Toggle(fix.id.clone())));
+                    }
+                    let focused = state.focused.as_deref() == Some(fix.id.as_str());
+                    if ui
+                        .selectable_label(focused, format!("{} ({})", fix.summary, fix.kind))
+                        .clicked()
+                    {
+                        commands.push(UiCommand::Fix(FixCommand::Focus(fix.id.clone())));
+                    }
+                });
+            }
+        });
+    }
+    if !any {
+        ui.label("No finding offers a fix.");
+    }
+    preview_ui(ui, app);
+    ui.horizontal(|ui| {
+        let can_apply = live && !state.busy() && !state.checked.is_empty();
+        if ui
+            .add_enabled(can_apply, egui::Button::new("Apply checked fixes"))
+            .clicked()
+        {
+            commands.push(UiCommand::Fix(FixCommand::ApplyChecked));
+        }
+        if ui
+            .add_enabled(live && !state.busy(), egui::Button::new("Undo last fix"))
+            .clicked()
+        {
+            commands.push(UiCommand::Fix(FixCommand::Undo(None)));
+        }
+        if ui.button("History").clicked() {
+            commands.push(UiCommand::Fix(FixCommand::RefreshHistory));
+        }
+        if let Some(stage) = state.stage() {
+            ui.spinner();
+            ui.label(stage);
+        }
+    });
+    for line in &state.log {
+        ui.monospace(line);
+    }
+    for j in &state.history {
+        ui.horizontal(|ui| {
+            ui.monospace(format!("{}  {:?}  {}", j.id, j.state, j.fix_id));
+            if j.state == crate::engine::fix::journal::JournalState::Applied
+                && ui
+                    .add_enabled(live, egui::Button::new(format!("Undo {}", j.id)))
+                    .clicked()
+            {
+                commands.push(UiCommand::Fix(FixCommand::Undo(Some(j.id.clone()))));
+            }
+        });
+    }
+}
+
+fn preview_ui(ui: &mut egui::Ui, app: &TriageApp) {
+    let state = &app.fix;
+    theme::card(ui, |ui| {
+        ui.label(egui::RichText::new("Preview").strong());
+        match (&state.focused, &state.preview) {
+            (None, _) => {
+                ui.label("Pick a fix to see exactly what it changes.");
+            }
+            (Some(_), None) => {
+                ui.spinner();
+            }
+            (Some(_), Some(Err(e))) => {
+                ui.label(e);
+            }
+            (Some(_), Some(Ok(plan))) => {
+                ui.add(egui::Label::new(egui::RichText::new(plan.preview()).monospace()).wrap());
+            }
+        }
+    });
 }

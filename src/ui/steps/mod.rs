@@ -5,6 +5,7 @@ pub mod dependencies;
 pub mod dependency_details;
 pub mod findings;
 pub mod fix;
+pub mod fix_state;
 pub mod gpu_results;
 pub mod gpu_state;
 pub mod gpu_test;
@@ -93,6 +94,8 @@ pub enum UiCommand {
     OpenFolder(std::path::PathBuf),
     /// Run, cancel or configure the live GPU test.
     Gpu(gpu_test::GpuCommand),
+    /// Preview, apply or undo fixes.
+    Fix(fix_state::FixCommand),
 }
 
 /// A short paragraph saying what a step will hold once its capability lands.

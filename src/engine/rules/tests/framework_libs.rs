@@ -170,7 +170,7 @@ fn cupy_on_python_3_10_reaches_cuda_only_through_path() {
     );
     assert_eq!(
         fixes(f),
-        [("manual", format!("add-dll-directory:{bin}").as_str())]
+        [("dll-directory", format!("add-dll-directory:{bin}").as_str())]
     );
     assert!(f.fixes[0].summary.contains("before importing cupy"));
 }

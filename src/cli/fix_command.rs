@@ -1,0 +1,236 @@
+//! `fix list | show | apply | undo | history`: renders what `engine::fix::session` returns.
+//! Plans and previews work on a machine file too; applying needs this computer, an explicit
+//! `--yes` (or a "y" at the prompt) and is journaled so `fix undo` restores every byte.
+
+use super::args::{Common, FixAction, FixChoice, ScopeArg};
+use super::commands::load_context;
+use super::output::{EXIT_CLEAN, EXIT_PROBLEMS, fail};
+use crate::engine::context::SystemContext;
+use crate::engine::findings::Finding;
+use crate::engine::fix::plan::PlanView;
+use crate::engine::fix::planner::PlanOptions;
+use crate::engine::fix::{Scope, session};
+use crate::engine::progress::Progress;
+use crate::engine::report::{Document, SCHEMA};
+use std::io::{BufRead, IsTerminal, Write};
+
+pub fn fix_command(common: &Common, action: FixAction) -> i32 {
+    match action {
+        FixAction::Undo { journal } => undo(common, journal.as_deref()),
+        FixAction::History => history(common),
+        FixAction::List => with_scan(common, list),
+        FixAction::Show { id, choice } => {
+            with_scan(common, |c, ctx, f| show(c, ctx, f, &id, &choice))
+        }
+        FixAction::Apply {
+            id,
+            choice,
+            dry_run,
+            yes,
+        } => with_scan(common, |c, ctx, f| {
+            apply(c, ctx, f, &id, &choice, dry_run, yes)
+        }),
+    }
+}
+
+fn with_scan(
+    common: &Common,
+    run: impl FnOnce(&Common, &SystemContext, Vec<Finding>) -> i32,
+) -> i32 {
+    if common.machine.is_none()
+        && let Err(e) = session::recover()
+    {
+        return fail(
+            &format!("cannot finish an interrupted fix: {e}"),
+            common.json,
+        );
+    }
+    match load_context(common) {
+        Ok(ctx) => {
+            let findings = crate::engine::scan::run(&ctx, &Progress::new()).findings;
+            run(common, &ctx, findings)
+        }
+        Err(e) => fail(&e, common.json),
+    }
+}
+
+fn options(choice: &FixChoice) -> PlanOptions {
+    PlanOptions {
+        scope: choice.scope.map(|s| match s {
+            ScopeArg::User => Scope::User,
+            ScopeArg::Machine => Scope::Machine,
+            ScopeArg::Env => Scope::Env,
+        }),
+        copy_from: choice.from.clone(),
+        pip_args: choice.pip_args.clone(),
+    }
+}
+
+fn list(common: &Common, ctx: &SystemContext, findings: Vec<Finding>) -> i32 {
+    let rows: Vec<serde_json::Value> = session::offered(&findings)
+        .iter()
+        .map(|(f, x)| {
+            let scopes = session::scopes(ctx, f, x);
+            serde_json::json!({
+                "id": x.id, "kind": x.kind.as_str(), "summary": x.summary, "finding": f.code,
+                "plan": match &scopes {
+                    Ok(s) => format!("available (--scope {})", s.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")),
+                    Err(e) => e.clone(),
+                },
+                "scopes": scopes.unwrap_or_default(),
+            })
+        })
+        .collect();
+    if common.json {
+        let doc = Document::new(ctx, findings.clone()).with("fixes", &rows);
+        println!("{}", doc.to_json_pretty());
+    } else if rows.is_empty() {
+        println!("No fixes offered.");
+    } else {
+        for r in &rows {
+            println!(
+                "{}  [{}] {}\n    for {}; plan: {}",
+                r["id"].as_str().unwrap_or(""),
+                r["kind"].as_str().unwrap_or(""),
+                r["summary"].as_str().unwrap_or(""),
+                r["finding"].as_str().unwrap_or(""),
+                r["plan"].as_str().unwrap_or("")
+            );
+        }
+    }
+    EXIT_CLEAN
+}
+
+fn show(
+    common: &Common,
+    ctx: &SystemContext,
+    findings: Vec<Finding>,
+    id: &str,
+    choice: &FixChoice,
+) -> i32 {
+    match session::plan(ctx, &findings, id, &options(choice)) {
+        Ok(plan) => {
+            if common.json {
+                let doc = Document::new(ctx, findings.clone()).with("plan", PlanView::from(&plan));
+                println!("{}", doc.to_json_pretty());
+            } else {
+                print!("{}", plan.preview());
+            }
+            EXIT_CLEAN
+        }
+        Err(e) => fail(&e.to_string(), common.json),
+    }
+}
+
+fn confirmed() -> bool {
+    if !std::io::stdin().is_terminal() {
+        return false;
+    }
+    print!("Apply this fix? [y/N] ");
+    let _ = std::io::stdout().flush();
+    let mut answer = String::new();
+    let _ = std::io::stdin().lock().read_line(&mut answer);
+    matches!(answer.trim(), "y" | "Y" | "yes")
+}
+
+fn apply(
+    common: &Common,
+    ctx: &SystemContext,
+    findings: Vec<Finding>,
+    id: &str,
+    choice: &FixChoice,
+    dry_run: bool,
+    yes: bool,
+) -> i32 {
+    let plan = match session::plan(ctx, &findings, id, &options(choice)) {
+        Ok(p) => p,
+        Err(e) => return fail(&e.to_string(), common.json),
+    };
+    if common.machine.is_some() {
+        return fail(
+            "a machine file's fixes can be planned and previewed (fix show), not applied: it is not this computer",
+            common.json,
+        );
+    }
+    if !common.json {
+        print!("{}", plan.preview());
+    }
+    if !dry_run && !yes && (common.json || !confirmed()) {
+        return fail(
+            "nothing changed: confirm with --yes (or answer y at the prompt)",
+            common.json,
+        );
+    }
+    let report = match session::apply(
+        ctx,
+        &findings,
+        &plan,
+        dry_run,
+        Some(Box::new(|l| eprintln!("  {l}"))),
+    ) {
+        Ok(r) => r,
+        Err(e) => return fail(&e.to_string(), common.json),
+    };
+    let verified = report.verification.as_ref().is_none_or(|v| v.verified);
+    if common.json {
+        let doc = Document::new(ctx, findings.clone())
+            .with("plan", PlanView::from(&plan))
+            .with("apply", &report);
+        println!("{}", doc.to_json_pretty());
+    } else {
+        match report.outcome.as_str() {
+            "dry-run" => report.would.iter().for_each(|w| println!("{w}")),
+            "no-change" => println!("Nothing to change: it is already so."),
+            _ => println!(
+                "Applied; undo with: cuda-triage fix undo {}",
+                report.journal.as_deref().unwrap_or("")
+            ),
+        }
+        if let Some(v) = &report.verification {
+            v.checked.iter().for_each(|c| println!("  {c}"));
+            match &v.still_found {
+                None => println!("Verified: the finding is gone."),
+                Some(s) => println!("NOT verified: still found: {s}"),
+            }
+        }
+    }
+    if verified { EXIT_CLEAN } else { EXIT_PROBLEMS }
+}
+
+fn undo(common: &Common, journal: Option<&str>) -> i32 {
+    match session::undo(journal) {
+        Ok(j) => {
+            if common.json {
+                println!("{}", serde_json::json!({ "schema": SCHEMA, "undone": j }));
+            } else {
+                println!(
+                    "Undid {} ({}): every file and value is back as it was.",
+                    j.id, j.summary
+                );
+            }
+            EXIT_CLEAN
+        }
+        Err(e) => fail(&e.to_string(), common.json),
+    }
+}
+
+fn history(common: &Common) -> i32 {
+    match session::history() {
+        Ok(all) => {
+            if common.json {
+                println!(
+                    "{}",
+                    serde_json::json!({ "schema": SCHEMA, "history": all })
+                );
+            } else if all.is_empty() {
+                println!("No fixes applied yet.");
+            } else {
+                for j in &all {
+                    println!("{}  {:?}  {}  ({})", j.id, j.state, j.fix_id, j.summary);
+                }
+            }
+            EXIT_CLEAN
+        }
+        Err(e) => fail(&e.to_string(), common.json),
+    }
+}

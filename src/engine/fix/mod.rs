@@ -1,0 +1,57 @@
+//! The fix engine: a finding's typed fix becomes a [`plan::FixPlan`] — operations with their
+//! scope and an exact preview (diff, registry before/after) — which is applied through the one
+//! [`host::Host`] interface (a dry run is the same code with writes off), journaled first so it
+//! can be undone byte for byte and an interrupted run rolled back at the next start, and then
+//! verified by re-reading what was written and rescanning.
+//!
+//! Layout: `pathlist` (entry-by-entry list edits), `rcblock` (the marked block in shell files),
+//! `shell` (sh / cmd / PowerShell lines), `planner` and `copy` (plans from fixes), `plan`
+//! (the data and its preview), `host`, `atomic` and `registry` (writes), `journal` and `apply`
+//! (apply, undo, recover), `verify`, `session` (the calls the front ends make).
+
+pub mod apply;
+pub mod atomic;
+pub mod copy;
+pub mod dllhook;
+pub mod host;
+pub mod journal;
+pub mod pathlist;
+pub mod pip;
+pub mod plan;
+pub mod planner;
+pub mod rcblock;
+pub mod registry;
+pub mod session;
+pub mod shell;
+pub mod verify;
+
+pub use plan::{FixPlan, Operation, Scope};
+
+/// Why a fix cannot be planned, applied or undone. Nothing has changed when one is returned.
+#[derive(Debug, thiserror::Error)]
+pub enum FixError {
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path} cannot be changed: {why}; nothing was changed")]
+    ReadOnly { path: String, why: String },
+    #[error(
+        "{0} changed since the preview (or since the fix was applied); nothing was changed — look again"
+    )]
+    Changed(String),
+    #[error("no plan: {0}")]
+    NotPlannable(String),
+    #[error("{0}")]
+    NeedsInput(String),
+    #[error("{0}")]
+    Refused(String),
+}
+
+#[cfg(test)]
+mod tests;
+
+#[cfg(test)]
+mod tests_python;

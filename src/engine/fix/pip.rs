@@ -1,0 +1,201 @@
+//! Version pins run with the chosen environment's own interpreter (`<env>/bin/python -m pip`,
+//! never the first `pip` on PATH): the package set is recorded with `pip freeze --all` before,
+//! the preview is `pip install --dry-run --report -`, the install streams its output line by
+//! line, and undo puts the recorded set back (removes what was added, reinstalls the recorded
+//! versions without dependencies). Index options come from pip's own configuration and
+//! environment (`PIP_INDEX_URL`, `PIP_FIND_LINKS`, `PIP_NO_INDEX`), so an offline wheel folder works.
+
+use super::FixError;
+use super::plan::{Change, Operation, Scope};
+use crate::engine::context::{ContextSource, SystemContext};
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+fn pip(python: &str) -> Command {
+    let mut c = Command::new(python);
+    c.args(["-m", "pip", "--disable-pip-version-check", "--no-input"]);
+    c
+}
+
+fn failed(python: &str, what: &str, stderr: &[u8]) -> FixError {
+    FixError::Refused(format!(
+        "{python} -m pip {what} failed: {}",
+        String::from_utf8_lossy(stderr).trim()
+    ))
+}
+
+/// `pip freeze --all`: the exact package set, as bytes for the journal.
+pub fn freeze(python: &str) -> Result<Vec<u8>, FixError> {
+    let out = pip(python)
+        .args(["freeze", "--all"])
+        .output()
+        .map_err(|e| FixError::Io {
+            path: python.into(),
+            source: e,
+        })?;
+    if !out.status.success() {
+        return Err(failed(python, "freeze", &out.stderr));
+    }
+    Ok(out.stdout)
+}
+
+/// What `pip install --dry-run --report -` would install, as `name==version`.
+pub fn dry_run(
+    python: &str,
+    pip_args: &[String],
+    requirements: &[String],
+) -> Result<Vec<String>, FixError> {
+    let out = pip(python)
+        .args(["install", "--dry-run", "--quiet", "--report", "-"])
+        .args(pip_args)
+        .args(requirements)
+        .output()
+        .map_err(|e| FixError::Io {
+            path: python.into(),
+            source: e,
+        })?;
+    if !out.status.success() {
+        return Err(failed(python, "install --dry-run", &out.stderr));
+    }
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| FixError::Refused(format!("pip's --report is not JSON: {e}")))?;
+    let mut install: Vec<String> = report["install"]
+        .as_array()
+        .map(|items| {
+            items
+                .iter()
+                .map(|i| {
+                    let m = &i["metadata"];
+                    format!(
+                        "{}=={}",
+                        m["name"].as_str().unwrap_or("?"),
+                        m["version"].as_str().unwrap_or("?")
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    install.sort();
+    Ok(install)
+}
+
+/// Runs `python -m pip ARGS`, handing each output line to `on_line` as it comes.
+pub fn run(python: &str, args: &[String], on_line: &mut dyn FnMut(&str)) -> Result<(), FixError> {
+    let mut child = pip(python)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| FixError::Io {
+            path: python.into(),
+            source: e,
+        })?;
+    let stderr = child
+        .stderr
+        .take()
+        .map(|e| std::thread::spawn(move || std::io::read_to_string(e).unwrap_or_default()));
+    if let Some(out) = child.stdout.take() {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            on_line(&line);
+        }
+    }
+    let err = stderr.and_then(|h| h.join().ok()).unwrap_or_default();
+    err.lines().for_each(&mut *on_line);
+    let status = child.wait().map_err(|e| FixError::Io {
+        path: python.into(),
+        source: e,
+    })?;
+    if !status.success() {
+        return Err(failed(python, &args.join(" "), err.as_bytes()));
+    }
+    Ok(())
+}
+
+/// The pin as a plan operation: on this computer with the package set recorded and pip's dry
+/// run as the preview; for a machine file, the command alone.
+pub fn operation(
+    ctx: &SystemContext,
+    python: &str,
+    requirements: &[String],
+    pip_args: &[String],
+) -> Result<Operation, FixError> {
+    let live = ctx.source == ContextSource::Live;
+    let (before, would_install) = if live {
+        (
+            Some(freeze(python)?),
+            Some(dry_run(python, pip_args, requirements)?),
+        )
+    } else {
+        (None, None)
+    };
+    Ok(Operation {
+        scope: Scope::Env,
+        what: format!("Install {} with {python}", requirements.join(" ")),
+        change: Change::Packages {
+            python: python.to_string(),
+            requirements: requirements.to_vec(),
+            pip_args: pip_args.to_vec(),
+            before,
+            would_install,
+        },
+    })
+}
+
+/// `name` (normalized) → (version, the freeze line), for lines that pin a version.
+fn pins(freeze: &[u8]) -> BTreeMap<String, (String, String)> {
+    String::from_utf8_lossy(freeze)
+        .lines()
+        .filter_map(|l| {
+            let (name, version) = l.split_once("==")?;
+            let key = name.trim().to_lowercase().replace(['_', '.'], "-");
+            Some((key, (version.trim().to_string(), l.trim().to_string())))
+        })
+        .collect()
+}
+
+/// The pip commands that turn the `now` package set back into `before`.
+pub fn restore_commands(before: &[u8], now: &[u8]) -> Vec<Vec<String>> {
+    let (old, new) = (pins(before), pins(now));
+    let added: Vec<String> = new
+        .keys()
+        .filter(|k| !old.contains_key(*k))
+        .cloned()
+        .collect();
+    let changed: Vec<String> = old
+        .iter()
+        .filter(|(k, (version, _))| new.get(*k).map(|(v, _)| v) != Some(version))
+        .map(|(_, (_, line))| line.clone())
+        .collect();
+    let mut out = Vec::new();
+    if !added.is_empty() {
+        out.push([vec!["uninstall".to_string(), "-y".into()], added].concat());
+    }
+    if !changed.is_empty() {
+        out.push([vec!["install".to_string(), "--no-deps".into()], changed].concat());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn restore_removes_what_was_added_and_reinstalls_the_recorded_versions() {
+        let before = b"pip==24.0\nalpha==1.0\nBeta_Pkg==2.0\n";
+        let now = b"pip==24.0\nalpha==2.0\nbeta-pkg==2.0\ngamma==0.1\n";
+        assert_eq!(
+            restore_commands(before, now),
+            vec![
+                vec!["uninstall".to_string(), "-y".into(), "gamma".into()],
+                vec![
+                    "install".to_string(),
+                    "--no-deps".into(),
+                    "alpha==1.0".into()
+                ],
+            ]
+        );
+        assert!(restore_commands(before, before).is_empty());
+    }
+}

@@ -1,0 +1,172 @@
+//! The calls both front ends make: the fixes the findings offer, the plan of one, applying it on
+//! this computer (recovering interrupted journals first, refusing a machine file), undo and
+//! history. Each returns data; the CLI and the wizard only render it.
+
+use super::FixError;
+use super::apply::{self, Applied};
+use super::host::{Host, LineSink, SystemHost};
+use super::journal::{self, Journal};
+use super::plan::{FixPlan, Scope};
+use super::planner::{self, PlanOptions};
+use super::verify::{self, Verification};
+use crate::engine::context::{ContextSource, SystemContext};
+use crate::engine::findings::{Finding, FixRef};
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// Every fix the findings offer, with its finding, in finding order (an id appears once).
+pub fn offered(findings: &[Finding]) -> Vec<(&Finding, &FixRef)> {
+    let mut seen = std::collections::HashSet::new();
+    findings
+        .iter()
+        .flat_map(|f| f.fixes.iter().map(move |x| (f, x)))
+        .filter(|(_, x)| seen.insert(x.id.clone()))
+        .collect()
+}
+
+/// The fix with this id and its finding.
+pub fn find<'a>(findings: &'a [Finding], id: &str) -> Option<(&'a Finding, &'a FixRef)> {
+    offered(findings).into_iter().find(|(_, x)| x.id == id)
+}
+
+/// The plan of one fix (a missing id is an error naming the ids there are).
+pub fn plan(
+    ctx: &SystemContext,
+    findings: &[Finding],
+    id: &str,
+    opts: &PlanOptions,
+) -> Result<FixPlan, FixError> {
+    let Some((finding, fix)) = find(findings, id) else {
+        let ids: Vec<&str> = offered(findings)
+            .iter()
+            .map(|(_, x)| x.id.as_str())
+            .collect();
+        return Err(FixError::Refused(format!(
+            "no fix {id} here; the findings offer: {}",
+            ids.join(", ")
+        )));
+    };
+    planner::plan(ctx, finding, fix, opts)
+}
+
+/// The scopes a fix can be planned for here (PATH and variable edits: user, machine, env;
+/// the others have one fixed scope), or why none works.
+pub fn scopes(ctx: &SystemContext, finding: &Finding, fix: &FixRef) -> Result<Vec<Scope>, String> {
+    use crate::engine::findings::FixKind;
+    let candidates: &[Scope] = match fix.kind {
+        FixKind::PathEdit { .. } | FixKind::EnvVar { .. } => {
+            &[Scope::User, Scope::Machine, Scope::Env]
+        }
+        _ => &[Scope::User],
+    };
+    let mut ok = Vec::new();
+    let mut first_error = None;
+    for scope in candidates {
+        let opts = PlanOptions {
+            scope: Some(*scope),
+            ..Default::default()
+        };
+        match planner::plan(ctx, finding, fix, &opts) {
+            Ok(plan) => ok.push(plan.scope),
+            Err(e) => {
+                first_error.get_or_insert(e.to_string());
+            }
+        }
+    }
+    if ok.is_empty() {
+        return Err(first_error.unwrap_or_default());
+    }
+    Ok(ok)
+}
+
+fn data_dir() -> Result<PathBuf, FixError> {
+    journal::data_dir().ok_or_else(|| {
+        FixError::Refused(
+            "no data folder for the undo journal (set HOME or CUDA_TRIAGE_DATA_DIR)".into(),
+        )
+    })
+}
+
+/// Rolls back journals an interrupted run left behind; returns their ids.
+pub fn recover() -> Result<Vec<String>, FixError> {
+    let Some(dir) = journal::data_dir() else {
+        return Ok(Vec::new());
+    };
+    apply::recover(&mut SystemHost::new(false), &dir)
+}
+
+/// What applying a fix did.
+#[derive(Debug, Clone, Serialize)]
+pub struct ApplyReport {
+    pub fix_id: String,
+    /// `no-change`, `dry-run` or `applied`.
+    pub outcome: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub journal: Option<String>,
+    /// What a dry run would have written.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub would: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verification: Option<Verification>,
+}
+
+/// Applies `plan` (of the fix `id` in `findings`) on this computer, then verifies it. Command
+/// output (pip) goes to `on_line` as it arrives.
+pub fn apply(
+    ctx: &SystemContext,
+    findings: &[Finding],
+    plan: &FixPlan,
+    dry_run: bool,
+    on_line: Option<LineSink>,
+) -> Result<ApplyReport, FixError> {
+    if let ContextSource::MachineFile(_) | ContextSource::Report(_) = &ctx.source {
+        return Err(FixError::Refused(format!(
+            "{} is not this computer: its fixes can be planned and previewed (fix show), not applied",
+            ctx.source.describe()
+        )));
+    }
+    let dir = data_dir()?;
+    let mut host = SystemHost::new(dry_run);
+    host.on_line = on_line;
+    if !dry_run {
+        apply::recover(&mut host, &dir)?;
+    }
+    let mut report = ApplyReport {
+        fix_id: plan.fix_id.clone(),
+        outcome: String::new(),
+        journal: None,
+        would: Vec::new(),
+        verification: None,
+    };
+    match apply::apply(plan, &mut host, &dir)? {
+        Applied::NoChange => report.outcome = "no-change".into(),
+        Applied::DryRun(log) => {
+            report.outcome = "dry-run".into();
+            report.would = log;
+            return Ok(report);
+        }
+        Applied::Done { journal } => {
+            report.outcome = "applied".into();
+            report.journal = Some(journal);
+        }
+    }
+    if let Some((_, fix)) = find(findings, &plan.fix_id) {
+        report.verification = Some(verify::verify(ctx, plan, &fix.kind, &host as &dyn Host)?);
+    }
+    Ok(report)
+}
+
+/// Undoes journal `id`, or the newest applied fix.
+pub fn undo(id: Option<&str>) -> Result<Journal, FixError> {
+    let dir = data_dir()?;
+    let mut host = SystemHost::new(false);
+    apply::recover(&mut host, &dir)?;
+    apply::undo(&mut host, &dir, id)
+}
+
+/// Every journal, oldest first.
+pub fn history() -> Result<Vec<Journal>, FixError> {
+    let dir = data_dir()?;
+    apply::recover(&mut SystemHost::new(false), &dir)?;
+    Ok(journal::list(&dir))
+}

@@ -1,0 +1,161 @@
+//! Verification after applying: the environment a new session would get is rebuilt from the
+//! persistent store — the marked block read back from the file on disk and run by a real `sh`
+//! on top of the diagnosed environment, the registry value read back — never from this
+//! process's own environment; then the machine is rescanned and the fix counts as verified only
+//! when its finding no longer offers it. What cannot see the change is said in the plan's notes.
+
+use super::FixError;
+use super::host::Host;
+use super::pathlist::{ListStyle, apply_edit};
+use super::plan::{Change, FixPlan};
+use super::rcblock;
+use crate::engine::context::{EnvVars, SystemContext};
+use crate::engine::findings::{Finding, FixKind};
+use crate::engine::progress::Progress;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The outcome of a re-check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Verification {
+    pub verified: bool,
+    /// What was re-read, in words.
+    pub checked: Vec<String>,
+    /// The finding, when it is still there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub still_found: Option<String>,
+}
+
+/// Runs `lines` with `sh` on top of `env`; returns the environment afterwards.
+fn run_sh(
+    env: &BTreeMap<String, String>,
+    lines: &[String],
+) -> Result<BTreeMap<String, String>, FixError> {
+    let script = format!("{}\nenv -0\n", lines.join("\n"));
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(&script)
+        .env_clear()
+        .envs(env)
+        .output()
+        .map_err(|e| FixError::Io {
+            path: "sh".into(),
+            source: e,
+        })?;
+    if !out.status.success() {
+        return Err(FixError::Refused(format!(
+            "the block failed in sh: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )));
+    }
+    Ok(out
+        .stdout
+        .split(|&b| b == 0)
+        .filter_map(|kv| {
+            let kv = String::from_utf8_lossy(kv);
+            kv.split_once('=')
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+        })
+        .collect())
+}
+
+/// The environment a new session gets after the plan, from what is stored now.
+fn new_environment(
+    ctx: &SystemContext,
+    plan: &FixPlan,
+    fix: &FixKind,
+    host: &dyn Host,
+    checked: &mut Vec<String>,
+) -> Result<BTreeMap<String, String>, FixError> {
+    let mut env: BTreeMap<String, String> = ctx
+        .env
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    for op in &plan.operations {
+        match &op.change {
+            Change::File {
+                path,
+                copied_from: None,
+                ..
+            } if !path.contains("deactivate.d")
+                && !path.ends_with(".bat")
+                && !path.ends_with(".ps1") =>
+            {
+                let bytes = host.read_file(Path::new(path))?.unwrap_or_default();
+                let lines = rcblock::sections(&bytes, "#")
+                    .into_iter()
+                    .find(|(id, _)| *id == plan.fix_id)
+                    .map(|(_, l)| l)
+                    .ok_or_else(|| {
+                        FixError::Refused(format!("{path} no longer holds the fix's block"))
+                    })?;
+                env = run_sh(&env, &lines)?;
+                checked.push(format!(
+                    "re-read {path} and ran its cuda-triage block in sh"
+                ));
+            }
+            Change::Registry {
+                key, name, after, ..
+            } => {
+                let now = host.read_registry(key, name)?;
+                if now != *after {
+                    return Err(FixError::Changed(format!("{key}\\{name}")));
+                }
+                checked.push(format!("re-read {key}\\{name} from the registry"));
+                match fix {
+                    FixKind::PathEdit { edit: Some(e) } => {
+                        let old = env.get(name).cloned().unwrap_or_default();
+                        env.insert(name.clone(), apply_edit(&old, e, ListStyle::WINDOWS));
+                    }
+                    _ => {
+                        match now {
+                            Some(v) => env.insert(name.clone(), v.data),
+                            None => env.remove(name),
+                        };
+                    }
+                }
+            }
+            Change::Packages { python, .. } => {
+                host.pip_freeze(python)?;
+                checked.push(format!("re-read the package set of {python} (pip freeze)"));
+            }
+            Change::File { path, after, .. } => {
+                if host.read_file(Path::new(path))? != *after {
+                    return Err(FixError::Changed(path.clone()));
+                }
+                checked.push(format!("re-read {path}"));
+            }
+        }
+    }
+    Ok(env)
+}
+
+/// Whether `findings` still offer the plan's fix.
+fn still_offered<'a>(findings: &'a [Finding], plan: &FixPlan) -> Option<&'a Finding> {
+    findings
+        .iter()
+        .find(|f| f.code == plan.finding && f.fixes.iter().any(|x| x.id == plan.fix_id))
+}
+
+/// Re-reads what the plan wrote, rescans and checks the finding is gone.
+pub fn verify(
+    ctx: &SystemContext,
+    plan: &FixPlan,
+    fix: &FixKind,
+    host: &dyn Host,
+) -> Result<Verification, FixError> {
+    let mut checked = Vec::new();
+    let env = new_environment(ctx, plan, fix, host, &mut checked)?;
+    let mut fresh = ctx.clone();
+    fresh.env = EnvVars::new(ctx.platform, env);
+    let findings = crate::engine::scan::run(&fresh, &Progress::new()).findings;
+    checked.push("rescanned with that environment".into());
+    let still = still_offered(&findings, plan);
+    Ok(Verification {
+        verified: still.is_none(),
+        checked,
+        still_found: still.map(|f| f.summary.clone()),
+    })
+}

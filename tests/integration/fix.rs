@@ -1,0 +1,193 @@
+//! `fix` through the built binary on real files: a temporary HOME whose login profile has CRLF
+//! line ends, a Latin-1 byte and no final newline; list → show (the exact diff) → apply --yes →
+//! verified → undo byte-identical; `kill -9` half-way, then the next start rolls it back; a
+//! machine file previews (the registry before/after) but is never applied.
+
+use crate::support::{fixture, json, run_cli, stderr, stdout};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const PROFILE: &[u8] = b"export EDITOR=vi\r\n# caf\xe9\r\nalias ll='ls -l'";
+
+/// A temporary HOME, a CUDA folder and a CUDA_HOME with a typo pointing next to it.
+struct Setup {
+    dir: tempfile::TempDir,
+}
+
+impl Setup {
+    fn new() -> Setup {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("home")).unwrap();
+        std::fs::create_dir_all(dir.path().join("opt/cuda-12.4/bin")).unwrap();
+        std::fs::write(dir.path().join("home/.profile"), PROFILE).unwrap();
+        Setup { dir }
+    }
+    fn p(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+    fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_cuda-triage"));
+        c.args(args)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", self.p("home"))
+            .env("CUDA_HOME", self.p("opt/cuda-12.44"))
+            .env("CUDA_TRIAGE_DATA_DIR", self.p("data"))
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null());
+        c
+    }
+    fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().expect("the binary runs")
+    }
+    fn profile(&self) -> Vec<u8> {
+        std::fs::read(self.p("home/.profile")).unwrap()
+    }
+}
+
+#[test]
+fn fix_list_show_apply_verify_undo_on_a_real_profile() {
+    let s = Setup::new();
+    let list = json(&s.run(&["fix", "list", "--json"]));
+    let fix = list["fixes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "fix-cuda_home")
+        .expect("fix offered");
+    assert_eq!(fix["kind"], "env-var");
+    assert_eq!(
+        fix["scopes"],
+        serde_json::json!(["user", "machine"]),
+        "{fix:#}"
+    );
+    let show = s.run(&["fix", "show", "fix-cuda_home"]);
+    let preview = stdout(&show);
+    assert!(
+        preview.contains(&format!(
+            "+export CUDA_HOME='{}'",
+            s.p("opt/cuda-12.4").display()
+        )),
+        "{preview}"
+    );
+    assert!(
+        preview.contains(&format!("--- a{}", s.p("home/.profile").display())),
+        "{preview}"
+    );
+    // Without --yes (and no terminal to ask), nothing changes.
+    let refused = s.run(&["fix", "apply", "fix-cuda_home"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert_eq!(s.profile(), PROFILE);
+    let applied = json(&s.run(&["fix", "apply", "fix-cuda_home", "--yes", "--json"]));
+    assert_eq!(applied["apply"]["outcome"], "applied", "{applied:#}");
+    assert_eq!(
+        applied["apply"]["verification"]["verified"], true,
+        "{applied:#}"
+    );
+    assert!(s.profile().starts_with(
+        b"export EDITOR=vi\r\n# caf\xe9\r\nalias ll='ls -l'\n# >>> cuda-triage >>>\n"
+    ));
+    let history = json(&s.run(&["fix", "history", "--json"]));
+    assert_eq!(history["history"][0]["state"], "applied");
+    let undone = s.run(&["fix", "undo", "--json"]);
+    assert!(undone.status.success(), "{}", stderr(&undone));
+    assert_eq!(s.profile(), PROFILE, "undo restores every byte");
+}
+
+#[test]
+fn kill_9_half_way_then_the_next_start_rolls_back() {
+    let s = Setup::new();
+    let mut child = s
+        .command(&["fix", "apply", "fix-cuda_home", "--yes"])
+        .env("CUDA_TRIAGE_TEST_PAUSE_AFTER_WRITE", "600")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait (bounded) until the write has happened, then kill -9.
+    let mut waited = 0;
+    while !s.profile().ends_with(b"# <<< cuda-triage <<<\n") {
+        assert!(waited < 6000, "the apply never wrote the profile");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        waited += 1;
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let journals: Vec<_> = std::fs::read_dir(s.p("data/journal")).unwrap().collect();
+    assert_eq!(journals.len(), 1);
+    // The next start finds the journal still `applying` and rolls it back.
+    let history = json(&s.run(&["fix", "history", "--json"]));
+    assert_eq!(history["history"][0]["state"], "rolled-back", "{history:#}");
+    assert_eq!(s.profile(), PROFILE);
+    let undo = s.run(&["fix", "undo"]);
+    assert_eq!(
+        undo.status.code(),
+        Some(2),
+        "nothing left to undo: {}",
+        stdout(&undo)
+    );
+}
+
+fn machine(name: &str) -> String {
+    fixture(&format!("machines/{name}/machine.toml"))
+        .display()
+        .to_string()
+}
+
+#[test]
+fn a_machine_file_previews_its_fixes_but_never_applies_them() {
+    let m = machine("linux-cuda124-jax");
+    let list = json(&run_cli(&["fix", "list", "--machine", &m, "--json"]));
+    let ids: Vec<&str> = list["fixes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["id"].as_str())
+        .collect();
+    assert!(ids.contains(&"fix-xla-flags"), "{list:#}");
+    let out = run_cli(&[
+        "fix",
+        "show",
+        "fix-xla-flags",
+        "--machine",
+        &m,
+        "--scope",
+        "env",
+    ]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("+export XLA_FLAGS='--xla_gpu_cuda_data_dir=/usr/local/cuda'"),
+        "{text}{}",
+        stderr(&out)
+    );
+    assert!(
+        text.contains("+++ b/home/dev/venvs/jax/bin/activate"),
+        "{text}"
+    );
+    let refused = run_cli(&[
+        "fix",
+        "apply",
+        "fix-xla-flags",
+        "--machine",
+        &m,
+        "--scope",
+        "env",
+        "--yes",
+    ]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused).contains("not applied"),
+        "{}",
+        stderr(&refused)
+    );
+    let path = Path::new(&m)
+        .parent()
+        .unwrap()
+        .join("fs/home/dev/venvs/jax/bin/activate");
+    assert!(
+        !std::fs::read(path)
+            .unwrap_or_default()
+            .windows(11)
+            .any(|w| w == b"cuda-triage")
+    );
+}
