@@ -28,6 +28,9 @@ pub fn report_command(common: &Common, args: &ReportArgs) -> i32 {
             Err(e) => return fail(&e, common.json),
         }
     }
+    if ctx.source == crate::engine::context::ContextSource::Live {
+        doc = doc.with("fixes_applied", capture::fixes_applied());
+    }
     let opts = CaptureOptions {
         redact: !args.no_redact,
     };

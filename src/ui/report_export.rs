@@ -48,6 +48,9 @@ pub fn build_report(
     if doc.extra.contains_key("snapshot") {
         return doc;
     }
+    if *target == Target::Live {
+        doc = doc.with("fixes_applied", capture::fixes_applied());
+    }
     let ctx = context_of(target, &doc);
     capture::finish_report(doc, &ctx, CaptureOptions { redact }, capture::now_unix())
 }

@@ -348,3 +348,41 @@ fn a_redacted_report_reopens_with_its_findings() {
     );
     assert_eq!(json(&o)["findings"], saved["findings"]);
 }
+
+#[test]
+fn a_report_of_this_computer_lists_the_fixes_applied_from_the_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |rel: &str| dir.path().join(rel);
+    std::fs::create_dir_all(p("home")).unwrap();
+    std::fs::create_dir_all(p("opt/cuda-12.4/bin")).unwrap();
+    std::fs::write(p("home/.profile"), "export SECRET_IN_PROFILE=1\n").unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_cuda-triage"))
+            .args(args)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", p("home"))
+            .env("CUDA_HOME", p("opt/cuda-12.44"))
+            .env("CUDA_TRIAGE_DATA_DIR", p("data"))
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("the binary runs")
+    };
+    let applied = run(&["fix", "apply", "fix-cuda_home", "--yes"]);
+    assert!(applied.status.success(), "{}", stderr(&applied));
+    let out = p("r.json");
+    run(&["report", "-o", out.to_str().unwrap()]);
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let fixes = report["fixes_applied"].as_array().expect("fixes_applied");
+    assert_eq!(fixes.len(), 1);
+    assert_eq!(fixes[0]["fix_id"], "fix-cuda_home");
+    assert_eq!(fixes[0]["state"], "applied");
+    assert!(fixes[0]["applied_at"].as_str().unwrap().ends_with('Z'));
+    let md = p("r.md");
+    run(&["report", "-o", md.to_str().unwrap()]);
+    let md = std::fs::read_to_string(md).unwrap();
+    assert!(md.contains("Fixes applied") && md.contains("fix-cuda_home"));
+    for text in [report.to_string(), md] {
+        assert!(!text.contains("SECRET_IN_PROFILE"), "no before-image leaks");
+    }
+}

@@ -146,6 +146,25 @@ pub fn unredacted_additions(ctx: &SystemContext) -> String {
     )
 }
 
+/// The fixes applied on this computer, from the fix journal (what, when, in what state; never
+/// the before-images, which may hold the user's files).
+pub fn fixes_applied() -> Vec<serde_json::Value> {
+    crate::engine::fix::session::history()
+        .unwrap_or_default()
+        .iter()
+        .map(|j| {
+            serde_json::json!({
+                "id": j.id,
+                "fix_id": j.fix_id,
+                "finding": j.finding,
+                "summary": j.summary,
+                "applied_at": rfc3339_utc(j.created),
+                "state": j.state,
+            })
+        })
+        .collect()
+}
+
 /// The current time as seconds since the Unix epoch.
 pub fn now_unix() -> u64 {
     std::time::SystemTime::now()
