@@ -30,8 +30,8 @@ impl Default for ReportState {
     }
 }
 
-/// The report as it would be saved now. A reopened report is saved as it is (it already has its
-/// own snapshot); a fresh result gets this machine's snapshot and, unless turned off, redaction.
+/// The report as it would be saved now. A reopened report is saved as it is; a fresh result gets
+/// metadata, the scan's snapshot (or this machine's) and, unless turned off, redaction.
 pub fn build_report(
     doc: &Document,
     target: &Target,
@@ -45,7 +45,8 @@ pub fn build_report(
             vec![serde_json::json!({ "root": root, "nodes": nodes })],
         );
     }
-    if doc.extra.contains_key("snapshot") {
+    // A reopened report is saved as it was written.
+    if doc.extra.contains_key("captured_at") {
         return doc;
     }
     if *target == Target::Live {

@@ -5,6 +5,7 @@
 use crate::engine::context::{SystemContext, live, machine_file};
 use crate::engine::progress::Progress;
 use crate::engine::report::Document;
+use crate::engine::report::capture;
 use crate::engine::scan;
 use crate::gpu::sets::{self, LibrarySet};
 use std::path::PathBuf;
@@ -95,10 +96,12 @@ pub fn start_scan(target: Target) -> ScanJob {
 pub fn start_scan_with_progress(target: Target, progress: Progress) -> ScanJob {
     Job::start(progress, move |progress| {
         progress.stage("Reading the machine", 1);
-        let ctx = target.load(true)?;
+        let mut ctx = target.load(true)?;
         if progress.is_cancelled() {
             return Ok(ScanOutcome::Cancelled);
         }
+        // What the rules read is recorded, so a report saved from this scan reopens anywhere.
+        capture::start_recording(&mut ctx);
         let result = scan::run(&ctx, progress);
         if result.cancelled {
             return Ok(ScanOutcome::Cancelled);
@@ -107,9 +110,9 @@ pub fn start_scan_with_progress(target: Target, progress: Progress) -> ScanJob {
             Target::Live => sets::from_inventory(&ctx, &result.inventory),
             Target::MachineFile(_) => Vec::new(),
         };
-        Ok(ScanOutcome::Done(
-            Box::new(result.into_document(&ctx)),
-            sets,
-        ))
+        let document = result
+            .into_document(&ctx)
+            .with("snapshot", capture::ContextSnapshot::of(&ctx));
+        Ok(ScanOutcome::Done(Box::new(document), sets))
     })
 }

@@ -93,6 +93,25 @@ fn report_step_saves_every_format_redacted_and_copies_markdown() {
         assert!(h.query_by_label_contains("Saved to").is_some());
     }
 
+    // The wizard's JSON report reopens anywhere: the CLI re-runs the rules on its snapshot.
+    let saved_json = dir.path().join("saved.json");
+    let saved: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&saved_json).unwrap()).unwrap();
+    assert!(
+        saved["snapshot"]["files"]["paths"].is_object(),
+        "the scan recorded its files"
+    );
+    let reopened = crate::support::run_cli(&["open", saved_json.to_str().unwrap(), "--json"]);
+    assert!(
+        !crate::support::stderr(&reopened).contains("showing the findings saved"),
+        "{}",
+        crate::support::stderr(&reopened)
+    );
+    assert_eq!(
+        crate::support::json(&reopened)["findings"],
+        saved["findings"]
+    );
+
     h.get_by_label("Redact personal details (recommended)")
         .click();
     h.run_steps(2);

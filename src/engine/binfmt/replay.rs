@@ -63,8 +63,10 @@ impl RecordedBinary {
     }
 }
 
-/// Reads being recorded (host path → detail rank and result); `None` when not recording.
-static RECORDING: Mutex<Option<HashMap<PathBuf, (u8, RecordedBinary)>>> = Mutex::new(None);
+/// Reads being recorded (host path → detail rank and result), shared by every capture running
+/// in this process, with the number of captures running; cleared when the last one stops.
+static RECORDING: Mutex<(usize, Option<HashMap<PathBuf, (u8, RecordedBinary)>>)> =
+    Mutex::new((0, None));
 
 /// Recorded results served to a reopened report, by synthetic host path.
 static REPLAY: RwLock<Option<HashMap<PathBuf, RecordedBinary>>> = RwLock::new(None);
@@ -75,18 +77,31 @@ pub const REPLAY_PREFIX: &str = "/\u{1}cuda-triage-recorded";
 /// Starts remembering every binary this process reads (for a report being captured).
 pub fn start_recording() {
     if let Ok(mut r) = RECORDING.lock() {
-        r.get_or_insert_with(HashMap::new);
+        r.0 += 1;
+        r.1.get_or_insert_with(HashMap::new);
     }
 }
 
-/// Stops recording and returns what was read, by host path.
-pub fn take_recording() -> HashMap<PathBuf, RecordedBinary> {
-    RECORDING
-        .lock()
-        .ok()
-        .and_then(|mut r| r.take())
-        .map(|m| m.into_iter().map(|(k, (_, v))| (k, v)).collect())
-        .unwrap_or_default()
+/// Ends one capture: returns what was read of the given host paths (concurrent captures keep
+/// theirs), and forgets everything once no capture is running.
+pub fn finish_recording<'a>(
+    hosts: impl IntoIterator<Item = &'a PathBuf>,
+) -> HashMap<PathBuf, RecordedBinary> {
+    let Ok(mut r) = RECORDING.lock() else {
+        return HashMap::new();
+    };
+    let found = match &r.1 {
+        Some(map) => hosts
+            .into_iter()
+            .filter_map(|h| map.get(h).map(|(_, b)| (h.clone(), b.clone())))
+            .collect(),
+        None => HashMap::new(),
+    };
+    r.0 = r.0.saturating_sub(1);
+    if r.0 == 0 {
+        r.1 = None;
+    }
+    found
 }
 
 /// Notes one read while recording (the most detailed read of a file wins).
@@ -94,7 +109,7 @@ pub(super) fn note(path: &Path, detail: Detail, result: &Result<BinaryInfo, Bina
     let Ok(mut guard) = RECORDING.lock() else {
         return;
     };
-    let Some(map) = guard.as_mut() else { return };
+    let Some(map) = guard.1.as_mut() else { return };
     let rank = RecordedBinary::detail_rank(detail);
     match map.get(path) {
         Some((have, _)) if *have >= rank => {}

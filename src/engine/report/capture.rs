@@ -51,6 +51,8 @@ pub struct ContextSnapshot {
 }
 
 impl ContextSnapshot {
+    /// The snapshot of a context; when the context was recording ([`start_recording`]), this
+    /// ends that recording and keeps what it saw under `files`.
     pub fn of(ctx: &SystemContext) -> ContextSnapshot {
         ContextSnapshot {
             platform: ctx.platform,
@@ -65,7 +67,8 @@ impl ContextSnapshot {
             driver_note: ctx.driver_note.clone(),
             gpus: ctx.gpus.clone(),
             files: ctx.fs.recording().map(|mut files| {
-                files.attach_binaries(crate::engine::binfmt::replay::take_recording());
+                let binaries = crate::engine::binfmt::replay::finish_recording(files.hosts.keys());
+                files.attach_binaries(binaries);
                 files
             }),
         }
@@ -99,11 +102,14 @@ pub fn finish_report(
     opts: CaptureOptions,
     now_unix: u64,
 ) -> Document {
-    let doc = doc
+    let mut doc = doc
         .with("tool", ToolInfo::this_build())
         .with("captured_at", rfc3339_utc(now_unix))
-        .with("redacted", opts.redact)
-        .with("snapshot", ContextSnapshot::of(ctx));
+        .with("redacted", opts.redact);
+    // A scan that recorded its own snapshot (the wizard's) keeps it.
+    if !doc.extra.contains_key("snapshot") {
+        doc = doc.with("snapshot", ContextSnapshot::of(ctx));
+    }
     if opts.redact {
         redact(doc, &identity_of(ctx))
     } else {
