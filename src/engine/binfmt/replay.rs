@@ -65,8 +65,10 @@ impl RecordedBinary {
 
 /// Reads being recorded (host path → detail rank and result), shared by every capture running
 /// in this process, with the number of captures running; cleared when the last one stops.
-static RECORDING: Mutex<(usize, Option<HashMap<PathBuf, (u8, RecordedBinary)>>)> =
-    Mutex::new((0, None));
+static RECORDING: Mutex<(usize, Option<Recorded>)> = Mutex::new((0, None));
+
+/// Host path → (how much detail was read, what the read gave).
+type Recorded = HashMap<PathBuf, (u8, RecordedBinary)>;
 
 /// Recorded results served to a reopened report, by synthetic host path.
 static REPLAY: RwLock<Option<HashMap<PathBuf, RecordedBinary>>> = RwLock::new(None);
