@@ -216,6 +216,10 @@ pub struct ReportArgs {
     /// Also put the dependency tree of this binary into the report (repeatable).
     #[arg(long = "tree", value_name = "BINARY")]
     pub trees: Vec<String>,
+    /// Also run the quick GPU test (this computer) on the libraries the first scanned framework
+    /// loads, and put its results into the report.
+    #[arg(long)]
+    pub gpu_test: bool,
     /// Compare saved JSON reports instead: two show what differs, more are grouped by what
     /// their machines have.
     #[arg(long, num_args = 2.., value_name = "REPORT.json")]

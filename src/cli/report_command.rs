@@ -4,7 +4,7 @@
 //! the tool failed (unwritable file, unreadable, damaged, non-report or newer-schema report).
 
 use super::args::{Common, ReportArgs, ReportFormat as ArgFormat};
-use super::commands::{load_context, scan_document};
+use super::commands::load_context;
 use super::output::{EXIT_CLEAN, EXIT_PROBLEMS, exit_code, fail, render_text, use_colour};
 use crate::engine::atomic_file::write_atomically;
 use crate::engine::context::SystemContext;
@@ -20,8 +20,23 @@ pub fn report_command(common: &Common, args: &ReportArgs) -> i32 {
         Ok(ctx) => ctx,
         Err(e) => return fail(&e, common.json),
     };
+    if args.gpu_test && common.machine.is_some() {
+        return fail(
+            "--gpu-test runs the GPU of this computer; it does not go with --machine",
+            common.json,
+        );
+    }
     capture::start_recording(&mut ctx);
-    let mut doc = scan_document(&ctx);
+    let result = crate::engine::scan::run(&ctx, &crate::engine::progress::Progress::new());
+    let sets = if args.gpu_test {
+        crate::gpu::sets::from_inventory(&ctx, &result.inventory)
+    } else {
+        Vec::new()
+    };
+    let mut doc = result.into_document(&ctx);
+    if args.gpu_test {
+        doc = with_gpu_test(doc, sets.into_iter().next());
+    }
     if !args.trees.is_empty() {
         match trees_of(&ctx, common, &args.trees) {
             Ok(trees) => doc = doc.with("trees", trees),
@@ -61,6 +76,25 @@ pub fn report_command(common: &Common, args: &ReportArgs) -> i32 {
         }
     }
     exit_code(&doc)
+}
+
+/// Runs the quick GPU test on the first library set the scan offers (the libraries the first
+/// framework's process would load) and puts its result and findings into the report.
+fn with_gpu_test(mut doc: Document, set: Option<crate::gpu::sets::LibrarySet>) -> Document {
+    use crate::gpu::runner;
+    if let Some(set) = &set {
+        eprintln!("GPU test of {}", set.label);
+    }
+    let opts = runner::Options {
+        selection: set.map(|s| s.selection).unwrap_or_default(),
+        quick: true,
+        timeout: runner::QUICK_TIMEOUT,
+        ..Default::default()
+    };
+    let outcome = runner::run(&opts, &std::sync::atomic::AtomicBool::new(false), |_| {});
+    doc.findings.extend(outcome.findings.iter().cloned());
+    crate::engine::findings::sort_by_severity(&mut doc.findings);
+    doc.with("gpu", &outcome.report)
 }
 
 /// The dependency trees `--tree` asks for, as `{"root", "nodes"}` objects.

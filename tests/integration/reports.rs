@@ -386,3 +386,37 @@ fn a_report_of_this_computer_lists_the_fixes_applied_from_the_journal() {
         assert!(!text.contains("SECRET_IN_PROFILE"), "no before-image leaks");
     }
 }
+
+#[test]
+fn a_report_with_the_gpu_test_keeps_its_results_when_reopened() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("gpu.json");
+    let o = run_cli(&["report", "--gpu-test", "-o", out.to_str().unwrap()]);
+    assert!(o.status.code().is_some_and(|c| c < 2), "{}", stderr(&o));
+    let saved: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert!(
+        saved["gpu"]["verdict"].is_object() || saved["gpu"]["verdict"].is_string(),
+        "{}",
+        saved["gpu"]
+    );
+    let gpu_findings: Vec<&serde_json::Value> = saved["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"].as_str().unwrap().starts_with("gpu-test-"))
+        .collect();
+    // CI has no GPU: the test says so as a finding of its own.
+    assert!(!gpu_findings.is_empty(), "{}", saved["findings"]);
+    let reopened = json(&run_cli(&["open", out.to_str().unwrap(), "--json"]));
+    assert_eq!(reopened["findings"], saved["findings"]);
+    assert_eq!(reopened["gpu"], saved["gpu"]);
+    let refused = run_cli(&[
+        "report",
+        "--gpu-test",
+        "--machine",
+        fixture("machines/linux-basic/machine.toml")
+            .to_str()
+            .unwrap(),
+    ]);
+    assert_eq!(refused.status.code(), Some(2));
+}

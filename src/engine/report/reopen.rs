@@ -9,6 +9,9 @@ use crate::engine::context::{EnvVars, FsView, SystemContext};
 use crate::engine::findings::sort_by_severity;
 use crate::engine::scan::inventory::Inventory;
 
+/// Codes of findings that the GPU test (not a rule) produced.
+const GPU_TEST_PREFIX: &str = "gpu-test-";
+
 /// A reopened report, and why its findings are the saved ones when they could not be re-run.
 pub struct Reopened {
     pub document: Document,
@@ -74,7 +77,10 @@ pub fn rediagnose(mut doc: Document) -> Reopened {
             };
         }
     };
+    // The GPU test's findings came from running the GPU, not from rules: they stay as saved.
+    doc.findings.retain(|f| f.code.starts_with(GPU_TEST_PREFIX));
     let mut findings = crate::engine::rules::run_all(&ctx, &inventory);
+    findings.append(&mut doc.findings);
     sort_by_severity(&mut findings);
     doc.findings = findings;
     Reopened {
