@@ -60,8 +60,53 @@ fn looks_like_library(platform: Platform, name: &str) -> bool {
         }
 }
 
+/// Linux system libraries (glibc, the compiler runtimes, zlib) whose embedded strings name
+/// optional plug-ins (NSS modules, `libgcc_s` from glibc's unwinder...), never CUDA libraries.
+const LINUX_SYSTEM_LIBRARIES: &[&str] = &[
+    "libc.so",
+    "libm.so",
+    "libdl.so",
+    "libpthread.so",
+    "librt.so",
+    "ld-linux",
+    "libresolv.so",
+    "libutil.so",
+    "libnsl.so",
+    "libanl.so",
+    "libstdc++.so",
+    "libgcc_s.so",
+    "libz.so",
+    "libatomic.so",
+    "libgomp.so",
+];
+
+/// Whether a library that resolved to `path` is the operating system's own (Windows: the Windows
+/// folder, System32, SysWOW64; Linux: glibc and the compiler runtimes). Names embedded in such a
+/// library are not followed as run-time loads: a clean cudart tree must not list `mono-2.0.dll`.
+pub fn is_os_library(platform: Platform, path: &str, system_root: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    match platform {
+        Platform::Windows => {
+            let root = system_root.trim_end_matches('\\').to_ascii_lowercase();
+            let dir = platform.parent(&lower).unwrap_or_default();
+            dir == root || dir == format!("{root}\\system32") || dir == format!("{root}\\syswow64")
+        }
+        Platform::Linux => {
+            let name = platform.file_name(&lower);
+            LINUX_SYSTEM_LIBRARIES.iter().any(|s| name.starts_with(s))
+        }
+    }
+}
+
 /// The run-time loads of one binary named `file_name`, minus what it imports at load time.
-pub fn runtime_loads(platform: Platform, file_name: &str, info: &BinaryInfo) -> Vec<RuntimeLoad> {
+/// `follow_embedded` is false for the operating system's own libraries (see [`is_os_library`]):
+/// only the knowledge table's rows apply to them.
+pub fn runtime_loads(
+    platform: Platform,
+    file_name: &str,
+    info: &BinaryInfo,
+    follow_embedded: bool,
+) -> Vec<RuntimeLoad> {
     let ci = platform.case_insensitive();
     let same = |a: &str, b: &str| platform.same_name(a, b);
     let mut out: Vec<RuntimeLoad> = Vec::new();
@@ -95,7 +140,11 @@ pub fn runtime_loads(platform: Platform, file_name: &str, info: &BinaryInfo) -> 
             }
         }
     }
-    for embedded in &info.embedded_library_names {
+    for embedded in info
+        .embedded_library_names
+        .iter()
+        .filter(|_| follow_embedded)
+    {
         if looks_like_library(platform, embedded) {
             add(
                 &mut out,
@@ -112,6 +161,47 @@ pub fn runtime_loads(platform: Platform, file_name: &str, info: &BinaryInfo) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_operating_systems_own_libraries_are_recognised() {
+        let w = Platform::Windows;
+        assert!(is_os_library(
+            w,
+            r"C:\Windows\System32\ole32.dll",
+            r"C:\Windows"
+        ));
+        assert!(is_os_library(
+            w,
+            r"c:\windows\SysWOW64\x.dll",
+            r"C:\WINDOWS"
+        ));
+        assert!(!is_os_library(
+            w,
+            r"C:\Program Files\NVIDIA\CUDNN\v8.9\bin\cudnn64_8.dll",
+            r"C:\Windows"
+        ));
+        let l = Platform::Linux;
+        assert!(is_os_library(l, "/lib/x86_64-linux-gnu/libc.so.6", ""));
+        assert!(is_os_library(
+            l,
+            "/usr/lib/x86_64-linux-gnu/libstdc++.so.6",
+            ""
+        ));
+        assert!(!is_os_library(
+            l,
+            "/usr/lib/x86_64-linux-gnu/libcublas.so.12",
+            ""
+        ));
+    }
+
+    #[test]
+    fn names_embedded_in_an_os_library_are_not_followed() {
+        let mut info = pe64(&["KERNEL32.dll"]);
+        info.embedded_library_names = vec!["mono-2.0.dll".into()];
+        assert!(runtime_loads(Platform::Windows, "ole32.dll", &info, false).is_empty());
+        let followed = runtime_loads(Platform::Windows, "mylib.dll", &info, true);
+        assert_eq!(followed.len(), 1);
+    }
     use crate::engine::loader::testing::{elf64, pe64};
 
     #[test]
@@ -130,7 +220,7 @@ mod tests {
     #[test]
     fn cudnn8_windows_loads_zlib_and_sub_libraries() {
         let info = pe64(&["cudnn_ops_infer64_8.dll", "KERNEL32.dll"]);
-        let loads = runtime_loads(Platform::Windows, "CUDNN64_8.DLL", &info);
+        let loads = runtime_loads(Platform::Windows, "CUDNN64_8.DLL", &info, true);
         let names: Vec<&str> = loads.iter().map(|l| l.name.as_str()).collect();
         assert!(names.contains(&"zlibwapi.dll"));
         assert!(names.contains(&"cudnn_cnn_infer64_8.dll"));
@@ -155,6 +245,7 @@ mod tests {
             Platform::Linux,
             "libcudnn_engines_precompiled.so.9.1.0",
             &info,
+            true,
         );
         let names: Vec<(&str, bool)> = loads
             .iter()

@@ -188,7 +188,21 @@ fn missing_finding(
             } else {
                 "library-not-found"
             },
-            format!("{} is not found, so {root_name} cannot load", node.name),
+            match &node.runtime {
+                // A run-time load does not stop the binary from loading: the call that opens it
+                // fails later (and an optional one only costs a feature).
+                Some(r) if r.required => format!(
+                    "{} is not found: {} will fail when it opens it at run time",
+                    node.name,
+                    p.file_name(&node.parent)
+                ),
+                Some(_) => format!(
+                    "{} is not found; {} may open it at run time, and only what needs it will fail",
+                    node.name,
+                    p.file_name(&node.parent)
+                ),
+                None => format!("{} is not found, so {root_name} cannot load", node.name),
+            },
             format!("{os_text}."),
         )
     };
