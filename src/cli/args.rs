@@ -69,7 +69,8 @@ pub struct ScanArgs {
 /// `tree`: the binary and the loading context (the Windows flags mirror LoadLibraryExW).
 #[derive(Debug, Clone, Default, Args)]
 pub struct TreeArgs {
-    /// The DLL, .so or executable: a machine path with --machine, else a path on this computer.
+    /// The DLL, .so or executable: a machine path with --machine, else a path on this computer;
+    /// a bare name (cublas64_11.dll, libcudnn.so.8) is searched for as the process would.
     #[arg(value_name = "BINARY")]
     pub binary: String,
     /// List dependencies down to this depth (1 = direct dependencies only).
@@ -87,6 +88,9 @@ pub struct TreeArgs {
     /// Windows: LoadLibraryExW flags, e.g. 0x1100 (LOAD_LIBRARY_SEARCH_DEFAULT_DIRS | DLL_LOAD_DIR).
     #[arg(long, value_name = "HEX")]
     pub load_flags: Option<String>,
+    /// Linux: the library that opens a bare-name BINARY with dlopen (its RPATH/RUNPATH apply).
+    #[arg(long, value_name = "LIB")]
+    pub from: Option<String>,
     /// Windows: the current directory of the process.
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<String>,

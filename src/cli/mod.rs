@@ -6,6 +6,7 @@ pub mod fix_command;
 pub mod gpu_command;
 pub mod output;
 pub mod report_command;
+pub mod tree_command;
 pub mod tree_output;
 pub mod why_command;
 

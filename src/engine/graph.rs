@@ -13,6 +13,7 @@
 //! `None`), so front ends can nest it without re-resolving anything.
 
 pub mod probe;
+pub mod root;
 mod walk;
 
 pub use probe::FsProbe;
@@ -106,6 +107,9 @@ pub enum GraphError {
     /// The root binary cannot be read; `message` names it.
     #[error("{message}")]
     Root { path: String, message: String },
+    /// The loader would refuse the request itself (error 87).
+    #[error("{message}")]
+    InvalidParameter { message: String },
     #[error("{path}: a {format} binary cannot be loaded on a {platform} machine")]
     WrongPlatform {
         path: String,

@@ -34,5 +34,6 @@ mod situations;
 mod situations_linux;
 mod support;
 mod tree;
+mod tree_bare_names;
 mod wheels;
 mod why;

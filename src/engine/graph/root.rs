@@ -1,0 +1,104 @@
+//! The root of a tree given as a bare name (`cublas64_11.dll`, `libcudnn.so.8`) or a relative
+//! path, resolved exactly as the chosen process would resolve `LoadLibraryExW(name, flags)` /
+//! `dlopen(name)`: TensorFlow, CuPy and cudart open their libraries this way.
+//!
+//! Windows: the loading context (`--context`, `--app-dir`, `--dll-dir`, `--set-dll-dir`,
+//! `--load-flags`, `--cwd`); `LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR` with a bare name is
+//! `ERROR_INVALID_PARAMETER` (87), as `LoadLibraryExW` documents. Linux: the calling library's
+//! RPATH/RUNPATH (`--from LIB`), LD_LIBRARY_PATH, ld.so.cache, the default folders; a name with a
+//! slash is a path relative to the current folder.
+
+use super::probe::FsProbe;
+use super::{GraphError, GraphOptions, Reader};
+use crate::engine::binfmt::{BinaryInfo, Format, Machine};
+use crate::engine::context::{Platform, SystemContext};
+use crate::engine::loader::linux::{LinuxObject, LinuxSearch};
+use crate::engine::loader::windows::WindowsSearch;
+use crate::engine::loader::{FileProbe, Resolution};
+
+/// `LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR`.
+const DLL_LOAD_DIR: u32 = 0x100;
+
+/// Stands for the application folder when none was given (the attempts show it was not).
+pub const NO_APP_DIR: &str = r"C:\(application folder not given)";
+
+/// Whether a tree argument is a bare name (no folder part): the loader searches for it.
+pub fn is_bare_name(platform: Platform, arg: &str) -> bool {
+    match platform {
+        Platform::Windows => !arg.contains(['\\', '/']),
+        Platform::Linux => !arg.contains('/'),
+    }
+}
+
+/// Resolves a bare name as the process described by `opts` (and, on Linux, the library `from`
+/// that opens it) would. `reader` reads candidate binaries (normally `binfmt::read_binary_headers`).
+pub fn resolve_name(
+    ctx: &SystemContext,
+    name: &str,
+    opts: &GraphOptions,
+    from: Option<&str>,
+    reader: Reader,
+) -> Result<Resolution, GraphError> {
+    let probe = FsProbe::new(&ctx.fs, reader);
+    match ctx.platform {
+        Platform::Windows => {
+            let flags = opts.windows.load_flags.unwrap_or(0);
+            if flags & DLL_LOAD_DIR != 0 {
+                return Err(GraphError::InvalidParameter {
+                    message: format!(
+                        "LoadLibraryExW(\"{name}\", 0x{flags:x}) fails with ERROR_INVALID_PARAMETER \
+                         (87): LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR needs a full path, not a bare name"
+                    ),
+                });
+            }
+            let want = x64();
+            let app_dir = opts.windows.app_dir.as_deref().unwrap_or(NO_APP_DIR);
+            let root = Platform::Windows.join(app_dir, name);
+            let search = WindowsSearch::from_context(ctx, &opts.windows, &root, &want);
+            Ok(search.resolve(name, &want, &probe))
+        }
+        Platform::Linux => {
+            let caller = match from {
+                Some(path) => Some(read_caller(ctx, path, reader)?),
+                None => None,
+            };
+            let want = caller
+                .as_ref()
+                .map_or_else(x64, |(_, info)| info.machine.clone());
+            let search = LinuxSearch::from_context(ctx, &want);
+            let program = BinaryInfo::empty(Format::Elf, want.clone());
+            let main = LinuxObject {
+                path: "/usr/bin/python3",
+                info: &program,
+            };
+            let chain: Vec<LinuxObject> = caller
+                .iter()
+                .map(|(path, info)| LinuxObject { path, info })
+                .collect();
+            Ok(search.resolve(name, &chain, main, &want, &probe as &dyn FileProbe))
+        }
+    }
+}
+
+fn x64() -> Machine {
+    Machine {
+        arch: "x86_64".into(),
+        bits: 64,
+    }
+}
+
+fn read_caller(
+    ctx: &SystemContext,
+    path: &str,
+    reader: Reader,
+) -> Result<(String, BinaryInfo), GraphError> {
+    let path = ctx.platform.normalize(path);
+    let fail = |message: String| GraphError::Root {
+        path: path.clone(),
+        message,
+    };
+    let host = ctx.fs.file(&path).map_err(|e| fail(e.to_string()))?;
+    let info = reader(&host)
+        .map_err(|e| fail(e.to_string().replace(&host.display().to_string(), &path)))?;
+    Ok((path, info))
+}
