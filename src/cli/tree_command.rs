@@ -8,7 +8,7 @@ use super::commands::load_context;
 use super::output::{exit_code, fail};
 use crate::engine::context::{SystemContext, live};
 use crate::engine::findings::{Evidence, Finding, Severity};
-use crate::engine::graph::{self, GraphOptions, root};
+use crate::engine::graph::{GraphOptions, root};
 use crate::engine::loader::Resolution;
 use crate::engine::report::Document;
 
@@ -74,36 +74,12 @@ pub fn tree_command(common: &Common, args: &TreeArgs) -> i32 {
         Ok(ctx) => ctx,
         Err(e) => return fail(&e, common.json),
     };
-    let mut opts = match tree_options(args) {
+    let opts = match tree_options(args) {
         Ok(o) => o,
         Err(e) => return fail(&e, common.json),
     };
-    let mut resolution = None;
-    let root = if root::is_bare_name(ctx.platform, &args.binary) {
-        let found = match root::resolve_name(
-            &ctx,
-            &args.binary,
-            &opts,
-            args.from.as_deref(),
-            crate::engine::binfmt::read_binary_headers,
-        ) {
-            Ok(r) => r,
-            Err(e) => return fail(&e.to_string(), common.json),
-        };
-        let path = found.path.clone();
-        resolution = Some(found);
-        match path {
-            Some(p) => {
-                // The tree's process is the one that searched: its application folder stays.
-                opts.windows.app_dir = opts
-                    .windows
-                    .app_dir
-                    .clone()
-                    .or_else(|| Some(root::NO_APP_DIR.to_string()));
-                p
-            }
-            None => return not_found(&ctx, common, &args.binary, resolution.as_ref()),
-        }
+    let arg = if root::is_bare_name(ctx.platform, &args.binary) {
+        args.binary.clone()
     } else {
         match tree_root(&ctx, common, &args.binary) {
             Ok(r) => r,
@@ -111,10 +87,11 @@ pub fn tree_command(common: &Common, args: &TreeArgs) -> i32 {
         }
     };
     if let Some(n) = args.bench {
-        bench_tree(&ctx, &root, &opts, n);
+        bench_tree(&ctx, &arg, &opts, n);
     }
-    let graph = match graph::build(&ctx, &root, &opts) {
-        Ok(g) => g,
+    let (graph, resolution) = match root::build_for(&ctx, &arg, &opts, args.from.as_deref()) {
+        Ok(root::Rooted::Built { graph, resolution }) => (graph, resolution),
+        Ok(root::Rooted::NotFound(r)) => return not_found(&ctx, common, &args.binary, Some(&r)),
         Err(e) => return fail(&e.to_string(), common.json),
     };
     let findings = rules::tree::check(&ctx, &graph);

@@ -110,3 +110,55 @@ fn dependencies_step_resolves_filters_and_explains() {
         .max_failed_pixels(200);
     h.snapshot_options("4-dependencies", &options);
 }
+
+#[test]
+fn dependencies_step_takes_a_bare_name_and_searches_for_it_as_the_process_would() {
+    let work = tempfile::tempdir().unwrap();
+    let cudart = built(
+        DllSpec::new("cudart64_12.dll").export("cudaMalloc", None),
+        work.path(),
+    );
+    let mut m = FakeMachine::new(Platform::Windows).unwrap();
+    m.dir(r"C:\Windows\System32")
+        .copy(r"C:\cuda\bin\cudart64_12.dll", &cudart);
+    m.env("PATH", r"C:\Windows\system32;C:\cuda\bin")
+        .env("SystemRoot", r"C:\Windows");
+    let machine = m.write_machine_file().unwrap();
+    let mut h = Harness::builder()
+        .with_size([1000.0, 640.0])
+        .build_ui_state(
+            |ui, app: &mut TriageApp| app.frame_ui(ui),
+            TriageApp::new(Target::MachineFile(machine)),
+        );
+    h.run_steps(1);
+    h.get_by_label("4. Dependencies").click();
+    h.run_steps(2);
+    for (name, found) in [("cudart64_12.dll", true), ("cudnn64_8.dll", false)] {
+        h.state_mut().deps.binary_input = name.into();
+        h.get_by_label("Analyze").click();
+        h.run_steps(1);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while h.state().deps.job.is_some() {
+            assert!(Instant::now() < deadline, "tree did not finish");
+            std::thread::sleep(Duration::from_millis(20));
+            h.step();
+        }
+        h.run_steps(3);
+        if found {
+            assert!(h.state().deps.error.is_none(), "{:?}", h.state().deps.error);
+            let root = &h.state().deps.result.as_ref().unwrap().graph.root;
+            assert_eq!(root, r"C:\cuda\bin\cudart64_12.dll");
+        } else {
+            let error = h.state().deps.error.clone().unwrap_or_default();
+            assert!(
+                error.contains("not found") && error.contains(r"C:\cuda\bin"),
+                "{error}"
+            );
+            assert!(
+                h.query_all_by_label_contains("cudnn64_8.dll is not found")
+                    .count()
+                    >= 1
+            );
+        }
+    }
+}

@@ -227,12 +227,14 @@ fn windows_context_flags_and_failures() {
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("0x1100"));
-    let out = run_cli(&["tree", "--machine", &machine, "relative.dll"]);
-    assert_eq!(out.status.code(), Some(2));
-    if !have("x86_64-w64-mingw32-gcc") {
-        eprintln!("mingw missing: rest skipped");
-        return;
-    }
+    // A bare name is searched for as the process would (issue 11): here nothing has it.
+    let out = run_cli(&["tree", "--machine", &machine, "relative.dll", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(json(&out)["findings"][0]["code"], "library-not-found");
+    assert!(
+        have("x86_64-w64-mingw32-gcc"),
+        "x86_64-w64-mingw32-gcc is needed: install gcc-mingw-w64-x86-64"
+    );
     let b = dir.path().join("build");
     std::fs::create_dir_all(&b).unwrap();
     std::fs::write(

@@ -102,3 +102,53 @@ fn read_caller(
         .map_err(|e| fail(e.to_string().replace(&host.display().to_string(), &path)))?;
     Ok((path, info))
 }
+
+/// A tree asked for by bare name or absolute path.
+pub enum Rooted {
+    /// The tree; for a bare name, how the name resolved.
+    Built {
+        graph: super::DependencyGraph,
+        resolution: Option<Resolution>,
+    },
+    /// The bare name was not found; every place tried.
+    NotFound(Resolution),
+}
+
+/// Builds the tree of `arg`: an absolute machine path, or a bare name first resolved as the
+/// process of `opts` (Linux: opened from `from`) would. The one entry point the CLI and the
+/// wizard share.
+pub fn build_for(
+    ctx: &SystemContext,
+    arg: &str,
+    opts: &GraphOptions,
+    from: Option<&str>,
+) -> Result<Rooted, GraphError> {
+    if !is_bare_name(ctx.platform, arg) {
+        let graph = super::build(ctx, arg, opts)?;
+        return Ok(Rooted::Built {
+            graph,
+            resolution: None,
+        });
+    }
+    let found = resolve_name(
+        ctx,
+        arg,
+        opts,
+        from,
+        crate::engine::binfmt::read_binary_headers,
+    )?;
+    let Some(path) = found.path.clone() else {
+        return Ok(Rooted::NotFound(found));
+    };
+    // The tree's process is the one that searched: its application folder stays.
+    let mut opts = opts.clone();
+    opts.windows.app_dir = opts
+        .windows
+        .app_dir
+        .or_else(|| Some(NO_APP_DIR.to_string()));
+    let graph = super::build(ctx, &path, &opts)?;
+    Ok(Rooted::Built {
+        graph,
+        resolution: Some(found),
+    })
+}

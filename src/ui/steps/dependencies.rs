@@ -49,12 +49,30 @@ impl DependenciesState {
         self.job = Some(Job::start(Default::default(), move |progress| {
             progress.stage("Resolving dependencies", 0);
             let ctx = target.load(false)?;
-            let root = if ctx.platform.is_absolute(&binary) {
+            let arg = if ctx.platform.is_absolute(&binary) {
                 ctx.platform.normalize(&binary)
+            } else if graph::root::is_bare_name(ctx.platform, &binary) {
+                binary.clone()
             } else {
-                return Err(format!("{binary}: give the binary as an absolute path"));
+                return Err(format!(
+                    "{binary}: give the binary as an absolute path, or a bare library name"
+                ));
             };
-            let graph = graph::build(&ctx, &root, &opts).map_err(|e| e.to_string())?;
+            let graph =
+                match graph::root::build_for(&ctx, &arg, &opts, None).map_err(|e| e.to_string())? {
+                    graph::root::Rooted::Built { graph, .. } => graph,
+                    graph::root::Rooted::NotFound(r) => {
+                        let tried: Vec<String> = r
+                            .attempts
+                            .iter()
+                            .map(crate::engine::rules::tree::attempt_text)
+                            .collect();
+                        return Err(format!(
+                            "{binary} is not found where this process looks. Tried: {}",
+                            tried.join("; ")
+                        ));
+                    }
+                };
             let findings = crate::engine::rules::tree::check(&ctx, &graph);
             Ok(TreeResult {
                 ctx,
