@@ -13,7 +13,7 @@
 //! ```
 //! NEEDED and imported DLLs need not exist: stub libraries / import libraries with exactly those
 //! names are generated next to the output (in `.stubs/`), so the fixture names what it is told.
-//! `tool_available("i686-w64-mingw32-gcc")` lets a test skip, with a printed note, when a
+//! `tool_available("i686-w64-mingw32-gcc")` lets a test fail with the package to install when a
 //! toolchain is missing.
 
 #![allow(dead_code)] // a shared helper: each test binary uses part of it

@@ -18,10 +18,10 @@ struct WinMachine {
 
 impl WinMachine {
     fn new() -> Option<WinMachine> {
-        if !have("x86_64-w64-mingw32-gcc") {
-            eprintln!("x86_64-w64-mingw32-gcc missing: skipped");
-            return None;
-        }
+        assert!(
+            have("x86_64-w64-mingw32-gcc"),
+            "x86_64-w64-mingw32-gcc is needed: install gcc-mingw-w64-x86-64"
+        );
         let dir = tempfile::tempdir().ok()?;
         std::fs::create_dir_all(dir.path().join("C/Windows/System32")).ok()?;
         std::fs::create_dir_all(dir.path().join("build32")).ok()?;
