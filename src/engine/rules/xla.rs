@@ -150,9 +150,9 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
             None => {
                 let mut f = Finding::new(
                     "ptxas-not-found",
-                    Severity::Error,
+                    xla_severity(f.kind),
                     format!("{who} cannot find ptxas"),
-                    format!("XLA runs ptxas to compile GPU code. No {} was found in the pip nvidia-cuda-nvcc wheel, the XLA data folder or any PATH folder, so XLA fails with \"Couldn't invoke ptxas --version\" or falls back to slower code. A PATH or CUDA_HOME entry with a typo is a common cause (see the path findings).", ptxas_name(ctx.platform)),
+                    format!("XLA runs ptxas to compile GPU code. No {} was found in the pip nvidia-cuda-nvcc wheel, the XLA data folder or any PATH folder, so XLA fails with \"Couldn't invoke ptxas --version\" or falls back to slower code. A PATH or CUDA_HOME entry with a typo is a common cause (see the path findings).{}", ptxas_name(ctx.platform), consequence(f.kind)),
                 )
                 .with_libraries([ptxas_name(ctx.platform)]);
                 for d in &searched {
@@ -195,7 +195,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                         && t.libdevice.is_none()
                         && f.libdevice.is_none()
                     {
-                        out.push(libdevice_missing(&who, t));
+                        out.push(libdevice_missing(&who, f.kind, t));
                     }
                     continue;
                 }
@@ -218,7 +218,8 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                     }
                     _ => format!("{who} runs ptxas {v}, older than CUDA {cuda}"),
                 };
-                let mut f = Finding::new("ptxas-too-old", Severity::Error, summary, detail)
+                detail.push_str(consequence(f.kind));
+                let mut f = Finding::new("ptxas-too-old", xla_severity(f.kind), summary, detail)
                     .with_libraries([ptxas_name(ctx.platform)])
                     .with_evidence(Evidence::at(
                         "file",
@@ -258,12 +259,31 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
     out
 }
 
-fn libdevice_missing(who: &str, t: &Toolkit) -> Finding {
+/// How much a missing or old ptxas/libdevice costs: JAX runs everything through XLA (error);
+/// TensorFlow starts and runs its prebuilt kernels, only XLA-compiled code fails (warning).
+fn xla_severity(kind: FrameworkKind) -> Severity {
+    match kind {
+        FrameworkKind::TensorFlow => Severity::Warning,
+        _ => Severity::Error,
+    }
+}
+
+/// The consequence spelled out, for the framework at hand.
+fn consequence(kind: FrameworkKind) -> &'static str {
+    match kind {
+        FrameworkKind::TensorFlow => {
+            " TensorFlow still starts and runs its prebuilt GPU kernels; what XLA compiles (tf.function(jit_compile=True), models compiled with jit_compile) fails."
+        }
+        _ => " JAX compiles every computation with XLA, so GPU work fails.",
+    }
+}
+
+fn libdevice_missing(who: &str, kind: FrameworkKind, t: &Toolkit) -> Finding {
     Finding::new(
         "libdevice-missing",
-        Severity::Error,
+        xla_severity(kind),
         format!("CUDA {} at {} has no nvvm/libdevice/libdevice.10.bc", t.version.as_deref().unwrap_or("?"), t.root),
-        format!("{who} uses this toolkit's ptxas; XLA also needs libdevice.10.bc from the same toolkit (\"libdevice not found at ./libdevice.10.bc\")."),
+        format!("{who} uses this toolkit's ptxas; XLA also needs libdevice.10.bc from the same toolkit (\"libdevice not found at ./libdevice.10.bc\").{}", consequence(kind)),
     )
     .with_libraries(["libdevice.10.bc"])
     .with_evidence(Evidence::at("searched", "nvvm/libdevice missing", t.root.clone()))
