@@ -53,10 +53,15 @@ pub fn plan(
 /// the others have one fixed scope), or why none works.
 pub fn scopes(ctx: &SystemContext, finding: &Finding, fix: &FixRef) -> Result<Vec<Scope>, String> {
     use crate::engine::findings::FixKind;
-    let candidates: &[Scope] = match fix.kind {
+    let candidates: &[Scope] = match &fix.kind {
         FixKind::PathEdit { .. } | FixKind::EnvVar { .. } => {
             &[Scope::User, Scope::Machine, Scope::Env]
         }
+        // Planning a pin runs pip (its dry run may reach the index): `fix show` does that, not a listing.
+        FixKind::PinVersion {
+            requirements,
+            python: Some(_),
+        } if !requirements.is_empty() => return Ok(vec![Scope::Env]),
         _ => &[Scope::User],
     };
     let mut ok = Vec::new();

@@ -73,7 +73,9 @@ impl FixState {
         if let Some(out) = self.apply_job.as_ref().and_then(|j| j.poll()) {
             match out {
                 Ok((reports, log)) => {
-                    self.results = reports;
+                    if !reports.is_empty() {
+                        self.results = reports;
+                    }
                     self.log.extend(log);
                 }
                 Err(e) => self.log.push(e),
@@ -180,14 +182,20 @@ pub fn apply(app: &mut TriageApp, command: FixCommand) {
             }
         }
         FixCommand::Undo(id) => {
-            match session::undo(id.as_deref()) {
-                Ok(j) => state.log.push(format!(
-                    "Undid {} ({}): every file and value is back as it was.",
-                    j.id, j.fix_id
-                )),
-                Err(e) => state.log.push(format!("Undo failed: {e}")),
+            if !state.busy() {
+                // Undoing a pin runs pip: off the UI thread, like applying.
+                state.apply_job = Some(Job::start(Progress::new(), move |progress| {
+                    progress.stage("Undoing", 1);
+                    let line = match session::undo(id.as_deref()) {
+                        Ok(j) => format!(
+                            "Undid {} ({}): every file and value is back as it was.",
+                            j.id, j.fix_id
+                        ),
+                        Err(e) => format!("Undo failed: {e}"),
+                    };
+                    Ok((Vec::new(), vec![line]))
+                }));
             }
-            state.refresh_history();
         }
         FixCommand::RefreshHistory => state.refresh_history(),
     }
