@@ -27,15 +27,17 @@ fn failed(python: &str, what: &str, stderr: &[u8]) -> FixError {
 
 /// `pip freeze --all`: the exact package set, as bytes for the journal.
 pub fn freeze(python: &str) -> Result<Vec<u8>, FixError> {
-    let out = pip(python)
-        .args(["freeze", "--all"])
-        .output()
-        .map_err(|e| FixError::Io {
-            path: python.into(),
-            source: e,
-        })?;
+    output(python, &["freeze", "--all"], "freeze")
+}
+
+/// Runs `python -m pip ARGS` to completion; its standard output, or the error it printed.
+fn output(python: &str, args: &[&str], what: &str) -> Result<Vec<u8>, FixError> {
+    let out = pip(python).args(args).output().map_err(|e| FixError::Io {
+        path: python.into(),
+        source: e,
+    })?;
     if !out.status.success() {
-        return Err(failed(python, "freeze", &out.stderr));
+        return Err(failed(python, what, &out.stderr));
     }
     Ok(out.stdout)
 }
@@ -46,19 +48,10 @@ pub fn dry_run(
     pip_args: &[String],
     requirements: &[String],
 ) -> Result<Vec<String>, FixError> {
-    let out = pip(python)
-        .args(["install", "--dry-run", "--quiet", "--report", "-"])
-        .args(pip_args)
-        .args(requirements)
-        .output()
-        .map_err(|e| FixError::Io {
-            path: python.into(),
-            source: e,
-        })?;
-    if !out.status.success() {
-        return Err(failed(python, "install --dry-run", &out.stderr));
-    }
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout)
+    let mut args = vec!["install", "--dry-run", "--quiet", "--report", "-"];
+    args.extend(pip_args.iter().chain(requirements).map(String::as_str));
+    let stdout = output(python, &args, "install --dry-run")?;
+    let report: serde_json::Value = serde_json::from_slice(&stdout)
         .map_err(|e| FixError::Refused(format!("pip's --report is not JSON: {e}")))?;
     let mut install: Vec<String> = report["install"]
         .as_array()

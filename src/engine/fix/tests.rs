@@ -38,6 +38,11 @@ fn findings(ctx: &SystemContext) -> Vec<Finding> {
     crate::engine::rules::env_paths::check(ctx)
 }
 
+/// The plan of fix `id` among the environment findings, for the default scope.
+fn plan(ctx: &SystemContext, id: &str) -> super::FixPlan {
+    session::plan(ctx, &findings(ctx), id, &PlanOptions::default()).unwrap()
+}
+
 struct Home {
     dir: tempfile::TempDir,
 }
@@ -150,13 +155,7 @@ fn a_path_typo_is_replaced_by_a_guarded_block_that_sh_runs() {
 fn dry_run_runs_the_same_code_and_changes_nothing() {
     let home = Home::new();
     let ctx = home.ctx(&[]);
-    let plan = session::plan(
-        &ctx,
-        &findings(&ctx),
-        "fix-cuda_home",
-        &PlanOptions::default(),
-    )
-    .unwrap();
+    let plan = plan(&ctx, "fix-cuda_home");
     let data = home.dir.path().join("data");
     let Applied::DryRun(log) = apply::apply(&plan, &mut SystemHost::new(true), &data).unwrap()
     else {
@@ -185,13 +184,7 @@ fn a_read_only_profile_is_a_clear_error_that_changes_nothing() {
     perms.set_readonly(true);
     fs::set_permissions(&profile, perms).unwrap();
     let ctx = home.ctx(&[]);
-    let plan = session::plan(
-        &ctx,
-        &findings(&ctx),
-        "fix-cuda_home",
-        &PlanOptions::default(),
-    )
-    .unwrap();
+    let plan = plan(&ctx, "fix-cuda_home");
     let data = home.dir.path().join("data");
     let err = apply::apply(&plan, &mut SystemHost::new(false), &data).unwrap_err();
     assert!(
@@ -206,13 +199,7 @@ fn a_read_only_profile_is_a_clear_error_that_changes_nothing() {
 fn an_interrupted_journal_is_rolled_back_at_the_next_start() {
     let home = Home::new();
     let ctx = home.ctx(&[]);
-    let plan = session::plan(
-        &ctx,
-        &findings(&ctx),
-        "fix-cuda_home",
-        &PlanOptions::default(),
-    )
-    .unwrap();
+    let plan = plan(&ctx, "fix-cuda_home");
     let data = home.dir.path().join("data");
     // What a run killed after its write leaves: the new file and a journal still `applying`.
     let mut j = journal::Journal::begin(&data, &plan).unwrap();
@@ -313,4 +300,48 @@ fn windows_registry_path_preview_keeps_the_type_and_the_other_entries() {
         plan.operations[0].preview(),
         "HKCU\\Environment\\Path\n- before: REG_EXPAND_SZ %USERPROFILE%\\bin;C:\\Tools\n+ after:  REG_EXPAND_SZ C:\\CUDA\\v11.2\\bin;%USERPROFILE%\\bin;C:\\Tools\n"
     );
+}
+
+#[test]
+fn a_real_venv_activate_script_carries_the_fix_and_undo_restores_it() {
+    let home = Home::new();
+    let venv = home.dir.path().join("venv");
+    let made = std::process::Command::new("python3")
+        .args(["-m", "venv", "--without-pip"])
+        .arg(&venv)
+        .status()
+        .expect("python3 runs (Debian packages python3, python3-venv)");
+    assert!(
+        made.success(),
+        "python3 -m venv failed (Debian package python3-venv)"
+    );
+    let activate = venv.join("bin/activate");
+    let before = fs::read(&activate).unwrap();
+    let ctx = home.ctx(&[("VIRTUAL_ENV", venv.display().to_string())]);
+    let opts = PlanOptions {
+        scope: Some(Scope::Env),
+        ..Default::default()
+    };
+    let plan = session::plan(&ctx, &findings(&ctx), "fix-cuda_home", &opts).unwrap();
+    let data = home.dir.path().join("data");
+    let mut host = SystemHost::new(false);
+    apply::apply(&plan, &mut host, &data).unwrap();
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            ". '{}'; printf %s \"$CUDA_HOME\"",
+            activate.display()
+        ))
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        home.p("opt/cuda-12.4"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    apply::undo(&mut host, &data, None).unwrap();
+    assert_eq!(fs::read(&activate).unwrap(), before);
 }
