@@ -89,6 +89,11 @@ pub fn fix_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>)
             ui.label(stage);
         }
     });
+    if let Ok(live) = state.live.lock() {
+        for line in live.iter() {
+            ui.monospace(line);
+        }
+    }
     for line in &state.log {
         ui.monospace(line);
     }

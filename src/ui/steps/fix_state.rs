@@ -3,6 +3,7 @@
 //! never blocks. Planning reloads the target's context; applying runs exactly the plan shown.
 
 use crate::engine::findings::Finding;
+use crate::engine::fix::host::LineSink;
 use crate::engine::fix::journal::Journal;
 use crate::engine::fix::planner::PlanOptions;
 use crate::engine::fix::session::{self, ApplyReport};
@@ -11,6 +12,7 @@ use crate::engine::progress::Progress;
 use crate::ui::app::TriageApp;
 use crate::ui::worker::{Job, Target};
 use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
 
 /// What the Fix step asks the app to do.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,6 +37,8 @@ pub struct FixState {
     apply_job: Option<Job<(Vec<ApplyReport>, Vec<String>)>>,
     pub results: Vec<ApplyReport>,
     pub log: Vec<String>,
+    /// Command output (pip) as it arrives from the worker, shown live.
+    pub live: Arc<Mutex<Vec<String>>>,
     pub history: Vec<Journal>,
 }
 
@@ -49,6 +53,7 @@ impl Default for FixState {
             apply_job: None,
             results: Vec::new(),
             log: Vec::new(),
+            live: Arc::default(),
             history: Vec::new(),
         }
     }
@@ -117,6 +122,10 @@ impl FixState {
             pip_args: Vec::new(),
         };
         self.results.clear();
+        let live = self.live.clone();
+        if let Ok(mut l) = live.lock() {
+            l.clear();
+        }
         self.apply_job = Some(Job::start(Progress::new(), move |progress| {
             let ctx = target.load(false)?;
             let mut reports = Vec::new();
@@ -124,9 +133,15 @@ impl FixState {
             progress.stage("Applying fixes", ids.len());
             for id in &ids {
                 progress.stage(&format!("Applying {id}"), ids.len());
-                match session::plan(&ctx, &findings, id, &opts)
-                    .and_then(|plan| session::apply(&ctx, &findings, &plan, false, None))
-                {
+                match session::plan(&ctx, &findings, id, &opts).and_then(|plan| {
+                    let sink = live.clone();
+                    let on_line: LineSink = Box::new(move |l| {
+                        if let Ok(mut v) = sink.lock() {
+                            v.push(l.to_string());
+                        }
+                    });
+                    session::apply(&ctx, &findings, &plan, false, Some(on_line))
+                }) {
                     Ok(r) => {
                         log.push(match &r.verification {
                             Some(v) if v.verified => {
