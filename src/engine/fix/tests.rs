@@ -5,18 +5,17 @@
 use super::apply::{self, Applied};
 use super::host::SystemHost;
 use super::journal::{self, JournalState};
-use super::planner::{self, PlanOptions};
-use super::{Scope, session, verify};
+use super::planner::PlanOptions;
+use super::{session, verify};
 use crate::engine::context::{
     ContextSource, EnvVars, FsView, Platform, RegistryView, SystemContext,
 };
 use crate::engine::findings::Finding;
 use std::fs;
-use std::path::Path;
 
 const PROFILE: &[u8] = b"\xef\xbb\xbfexport EDITOR=vi\r\n# caf\xe9 au lait\r\nalias ll='ls -l'";
 
-fn live_context(vars: &[(&str, String)]) -> SystemContext {
+pub(super) fn live_context(vars: &[(&str, String)]) -> SystemContext {
     SystemContext {
         platform: Platform::Linux,
         wsl: false,
@@ -34,7 +33,7 @@ fn live_context(vars: &[(&str, String)]) -> SystemContext {
 }
 
 /// Only the environment rules: they are what these fixes address, and they need no scan.
-fn findings(ctx: &SystemContext) -> Vec<Finding> {
+pub(super) fn findings(ctx: &SystemContext) -> Vec<Finding> {
     crate::engine::rules::env_paths::check(ctx)
 }
 
@@ -43,22 +42,22 @@ fn plan(ctx: &SystemContext, id: &str) -> super::FixPlan {
     session::plan(ctx, &findings(ctx), id, &PlanOptions::default()).unwrap()
 }
 
-struct Home {
-    dir: tempfile::TempDir,
+pub(super) struct Home {
+    pub(super) dir: tempfile::TempDir,
 }
 
 impl Home {
-    fn new() -> Home {
+    pub(super) fn new() -> Home {
         let dir = tempfile::tempdir().unwrap();
         fs::create_dir_all(dir.path().join("home")).unwrap();
         fs::create_dir_all(dir.path().join("opt/cuda-12.4/bin")).unwrap();
         fs::write(dir.path().join("home/.profile"), PROFILE).unwrap();
         Home { dir }
     }
-    fn p(&self, rel: &str) -> String {
+    pub(super) fn p(&self, rel: &str) -> String {
         self.dir.path().join(rel).display().to_string()
     }
-    fn ctx(&self, extra: &[(&str, String)]) -> SystemContext {
+    pub(super) fn ctx(&self, extra: &[(&str, String)]) -> SystemContext {
         let mut vars = vec![
             ("HOME", self.p("home")),
             (
@@ -212,136 +211,4 @@ fn an_interrupted_journal_is_rolled_back_at_the_next_start() {
     assert_eq!(rolled, vec![j.id]);
     assert_eq!(fs::read(home.p("home/.profile")).unwrap(), PROFILE);
     assert_eq!(journal::list(&data)[0].state, JournalState::RolledBack);
-}
-
-#[test]
-fn a_conda_env_gets_an_activate_and_deactivate_pair_that_restores_the_old_value() {
-    let home = Home::new();
-    let prefix = home.p("conda/envs/tf");
-    fs::create_dir_all(Path::new(&prefix).join("etc/conda/activate.d")).unwrap();
-    fs::create_dir_all(Path::new(&prefix).join("etc/conda/deactivate.d")).unwrap();
-    let ctx = home.ctx(&[("CONDA_PREFIX", prefix.clone())]);
-    let opts = PlanOptions {
-        scope: Some(Scope::Env),
-        copy_from: None,
-        pip_args: Vec::new(),
-    };
-    let found = findings(&ctx);
-    let plan = session::plan(&ctx, &found, "fix-cuda_home", &opts).unwrap();
-    assert_eq!(plan.operations.len(), 2);
-    let data = home.dir.path().join("data");
-    let mut host = SystemHost::new(false);
-    apply::apply(&plan, &mut host, &data).unwrap();
-    let fix = &found
-        .iter()
-        .flat_map(|f| &f.fixes)
-        .find(|x| x.id == "fix-cuda_home")
-        .unwrap()
-        .kind;
-    assert!(verify::verify(&ctx, &plan, fix, &host).unwrap().verified);
-    let script = format!(
-        ". '{p}/etc/conda/activate.d/cuda-triage.sh'; echo \"on=$CUDA_HOME\"; . '{p}/etc/conda/deactivate.d/cuda-triage.sh'; echo \"off=$CUDA_HOME\"",
-        p = prefix
-    );
-    let out = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(script)
-        .env_clear()
-        .env("CUDA_HOME", "/old")
-        .output()
-        .unwrap();
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        format!("on={}\noff=/old\n", home.p("opt/cuda-12.4"))
-    );
-    apply::undo(&mut host, &data, None).unwrap();
-    assert!(
-        !Path::new(&prefix)
-            .join("etc/conda/activate.d/cuda-triage.sh")
-            .exists()
-    );
-    assert!(
-        !Path::new(&prefix)
-            .join("etc/conda/deactivate.d/cuda-triage.sh")
-            .exists()
-    );
-}
-
-#[test]
-fn windows_registry_path_preview_keeps_the_type_and_the_other_entries() {
-    let mut keys = std::collections::BTreeMap::new();
-    keys.insert(
-        r"HKCU\Environment".to_string(),
-        [(
-            "Path".to_string(),
-            r"%USERPROFILE%\bin;C:\Tools".to_string(),
-        )]
-        .into_iter()
-        .collect(),
-    );
-    let ctx = SystemContext {
-        platform: Platform::Windows,
-        registry: RegistryView::new(keys),
-        source: ContextSource::MachineFile("m.toml".into()),
-        ..live_context(&[])
-    };
-    let finding =
-        Finding::new("x", crate::engine::findings::Severity::Warning, "s", "d").with_fix(
-            crate::engine::findings::FixRef {
-                id: "path-prepend".into(),
-                kind: crate::engine::findings::FixKind::path(
-                    crate::engine::findings::PathEdit::add("PATH", r"C:\CUDA\v11.2\bin", true),
-                ),
-                summary: "add".into(),
-            },
-        );
-    let plan = planner::plan(&ctx, &finding, &finding.fixes[0], &PlanOptions::default()).unwrap();
-    assert_eq!(
-        plan.operations[0].preview(),
-        "HKCU\\Environment\\Path\n- before: REG_EXPAND_SZ %USERPROFILE%\\bin;C:\\Tools\n+ after:  REG_EXPAND_SZ C:\\CUDA\\v11.2\\bin;%USERPROFILE%\\bin;C:\\Tools\n"
-    );
-}
-
-#[test]
-fn a_real_venv_activate_script_carries_the_fix_and_undo_restores_it() {
-    let home = Home::new();
-    let venv = home.dir.path().join("venv");
-    let made = std::process::Command::new("python3")
-        .args(["-m", "venv", "--without-pip"])
-        .arg(&venv)
-        .status()
-        .expect("python3 runs (Debian packages python3, python3-venv)");
-    assert!(
-        made.success(),
-        "python3 -m venv failed (Debian package python3-venv)"
-    );
-    let activate = venv.join("bin/activate");
-    let before = fs::read(&activate).unwrap();
-    let ctx = home.ctx(&[("VIRTUAL_ENV", venv.display().to_string())]);
-    let opts = PlanOptions {
-        scope: Some(Scope::Env),
-        ..Default::default()
-    };
-    let plan = session::plan(&ctx, &findings(&ctx), "fix-cuda_home", &opts).unwrap();
-    let data = home.dir.path().join("data");
-    let mut host = SystemHost::new(false);
-    apply::apply(&plan, &mut host, &data).unwrap();
-    let out = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(format!(
-            ". '{}'; printf %s \"$CUDA_HOME\"",
-            activate.display()
-        ))
-        .env_clear()
-        .env("PATH", "/usr/bin:/bin")
-        .output()
-        .unwrap();
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        home.p("opt/cuda-12.4"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    apply::undo(&mut host, &data, None).unwrap();
-    assert_eq!(fs::read(&activate).unwrap(), before);
 }

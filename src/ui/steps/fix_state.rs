@@ -106,6 +106,7 @@ impl FixState {
             scope: Some(self.scope),
             copy_from: None,
             pip_args: Vec::new(),
+            requirements_file: None,
         };
         self.preview = None;
         self.plan_job = Some(Job::start(Progress::new(), move |_| {
@@ -120,6 +121,7 @@ impl FixState {
             scope: Some(self.scope),
             copy_from: None,
             pip_args: Vec::new(),
+            requirements_file: None,
         };
         self.results.clear();
         let live = self.live.clone();
