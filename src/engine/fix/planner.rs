@@ -94,6 +94,7 @@ pub fn plan(
         FixKind::DllDirectory {
             dirs,
             site_packages: Some(site),
+            ..
         } => {
             plan.scope = Scope::Env;
             plan.needs_admin = false;

@@ -155,8 +155,14 @@ pub fn apply(
             report.journal = Some(journal);
         }
     }
-    if let Some((_, fix)) = find(findings, &plan.fix_id) {
-        report.verification = Some(verify::verify(ctx, plan, &fix.kind, &host as &dyn Host)?);
+    if let Some((finding, fix)) = find(findings, &plan.fix_id) {
+        report.verification = Some(verify::verify(
+            ctx,
+            plan,
+            &fix.kind,
+            &finding.libraries,
+            &host as &dyn Host,
+        )?);
     }
     Ok(report)
 }

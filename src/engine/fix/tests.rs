@@ -101,7 +101,7 @@ fn login_profile_apply_verify_undo_keeps_every_byte() {
         .find(|x| x.id == "fix-cuda_home")
         .unwrap()
         .kind;
-    let v = verify::verify(&ctx, &plan, fix, &host).unwrap();
+    let v = verify::verify(&ctx, &plan, fix, &[], &host).unwrap();
     assert!(v.verified, "{v:?}");
     // Planned again, the same fix changes nothing.
     let again = session::plan(&ctx, &found, "fix-cuda_home", &PlanOptions::default()).unwrap();
@@ -130,7 +130,11 @@ fn a_path_typo_is_replaced_by_a_guarded_block_that_sh_runs() {
         .find(|x| x.id == "fix-path-entry-1")
         .unwrap()
         .kind;
-    assert!(verify::verify(&ctx, &plan, fix, &host).unwrap().verified);
+    assert!(
+        verify::verify(&ctx, &plan, fix, &[], &host)
+            .unwrap()
+            .verified
+    );
     // Sourcing the profile twice in a real sh: the entry is first, once, and the typo is gone.
     let out = std::process::Command::new("sh")
         .arg("-c")

@@ -104,6 +104,7 @@ fn the_dll_directory_hook_loads_at_start_adds_existing_folders_never_raises_and_
             kind: FixKind::DllDirectory {
                 dirs: vec![bin.clone(), gone],
                 site_packages: Some(site.clone()),
+                python: Some(python.clone()),
             },
             summary: "hook".into(),
         });
@@ -124,6 +125,15 @@ fn the_dll_directory_hook_loads_at_start_adds_existing_folders_never_raises_and_
     let data = dir.path().join("data");
     let mut host = SystemHost::new(false);
     apply::apply(&plan, &mut host, &data).unwrap();
+    // Verification starts the environment's interpreter fresh and finds the hook loaded.
+    let v = super::verify::verify(&live(), &plan, &finding.fixes[0].kind, &[], &host).unwrap();
+    assert!(v.verified, "{v:?}");
+    assert!(
+        v.checked
+            .iter()
+            .any(|c| c == &format!("started {python} fresh: hook-loaded 0")),
+        "{v:?}"
+    );
     // A fresh interpreter loads the hook through the .pth line, without being told to.
     assert_eq!(
         python_says(

@@ -37,7 +37,11 @@ fn a_conda_env_gets_an_activate_and_deactivate_pair_that_restores_the_old_value(
         .find(|x| x.id == "fix-cuda_home")
         .unwrap()
         .kind;
-    assert!(verify::verify(&ctx, &plan, fix, &host).unwrap().verified);
+    assert!(
+        verify::verify(&ctx, &plan, fix, &[], &host)
+            .unwrap()
+            .verified
+    );
     let script = format!(
         ". '{p}/etc/conda/activate.d/cuda-triage.sh'; echo \"on=$CUDA_HOME\"; . '{p}/etc/conda/deactivate.d/cuda-triage.sh'; echo \"off=$CUDA_HOME\"",
         p = prefix
