@@ -4,7 +4,7 @@
 
 use super::FixError;
 use super::apply::{self, Applied};
-use super::host::{Host, LineSink, SystemHost};
+use super::host::{Feedback, Host, SystemHost};
 use super::journal::{self, Journal};
 use super::plan::{FixPlan, Scope};
 use super::planner::{self, PlanOptions};
@@ -116,13 +116,13 @@ pub struct ApplyReport {
 }
 
 /// Applies `plan` (of the fix `id` in `findings`) on this computer, then verifies it. Command
-/// output (pip) goes to `on_line` as it arrives.
+/// output (pip) goes to `feedback.on_line` as it arrives; `feedback.cancel` stops it.
 pub fn apply(
     ctx: &SystemContext,
     findings: &[Finding],
     plan: &FixPlan,
     dry_run: bool,
-    on_line: Option<LineSink>,
+    feedback: Feedback,
 ) -> Result<ApplyReport, FixError> {
     if let ContextSource::MachineFile(_) | ContextSource::Report(_) = &ctx.source {
         return Err(FixError::Refused(format!(
@@ -132,7 +132,8 @@ pub fn apply(
     }
     let dir = data_dir()?;
     let mut host = SystemHost::new(dry_run);
-    host.on_line = on_line;
+    host.on_line = feedback.on_line;
+    host.cancel = feedback.cancel;
     if !dry_run {
         apply::recover(&mut host, &dir)?;
     }

@@ -87,6 +87,9 @@ pub fn fix_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>)
         if let Some(stage) = state.stage() {
             ui.spinner();
             ui.label(stage);
+            if ui.button("Cancel").clicked() {
+                commands.push(UiCommand::Fix(FixCommand::Cancel));
+            }
         }
     });
     if let Ok(live) = state.live.lock() {

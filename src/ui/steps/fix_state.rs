@@ -3,7 +3,7 @@
 //! never blocks. Planning reloads the target's context; applying runs exactly the plan shown.
 
 use crate::engine::findings::Finding;
-use crate::engine::fix::host::LineSink;
+use crate::engine::fix::host::{Feedback, LineSink};
 use crate::engine::fix::journal::Journal;
 use crate::engine::fix::planner::PlanOptions;
 use crate::engine::fix::session::{self, ApplyReport};
@@ -12,6 +12,7 @@ use crate::engine::progress::Progress;
 use crate::ui::app::TriageApp;
 use crate::ui::worker::{Job, Target};
 use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// What the Fix step asks the app to do.
@@ -25,6 +26,8 @@ pub enum FixCommand {
     ApplyChecked,
     Undo(Option<String>),
     RefreshHistory,
+    /// Stop the running apply (a pip run is killed and its fix rolled back).
+    Cancel,
 }
 
 /// The Fix step's state.
@@ -39,6 +42,8 @@ pub struct FixState {
     pub log: Vec<String>,
     /// Command output (pip) as it arrives from the worker, shown live.
     pub live: Arc<Mutex<Vec<String>>>,
+    /// Set by Cancel: stops a running pip and rolls its fix back.
+    pub cancel: Arc<AtomicBool>,
     pub history: Vec<Journal>,
 }
 
@@ -54,6 +59,7 @@ impl Default for FixState {
             results: Vec::new(),
             log: Vec::new(),
             live: Arc::default(),
+            cancel: Arc::default(),
             history: Vec::new(),
         }
     }
@@ -125,6 +131,8 @@ impl FixState {
         };
         self.results.clear();
         let live = self.live.clone();
+        self.cancel = Arc::default();
+        let cancel = self.cancel.clone();
         if let Ok(mut l) = live.lock() {
             l.clear();
         }
@@ -142,7 +150,11 @@ impl FixState {
                             v.push(l.to_string());
                         }
                     });
-                    session::apply(&ctx, &findings, &plan, false, Some(on_line))
+                    let feedback = Feedback {
+                        on_line: Some(on_line),
+                        cancel: cancel.clone(),
+                    };
+                    session::apply(&ctx, &findings, &plan, false, feedback)
                 }) {
                     Ok(r) => {
                         log.push(match &r.verification {
@@ -215,5 +227,6 @@ pub fn apply(app: &mut TriageApp, command: FixCommand) {
             }
         }
         FixCommand::RefreshHistory => state.refresh_history(),
+        FixCommand::Cancel => state.cancel.store(true, Ordering::Relaxed),
     }
 }
