@@ -33,6 +33,8 @@ pub trait Host {
     fn pip_freeze(&self, python: &str) -> Result<Vec<u8>, FixError>;
     /// Runs `python -m pip ARGS`, streaming its output lines.
     fn run_pip(&mut self, python: &str, args: &[String]) -> Result<(), FixError>;
+    /// Clears a cancel request, so the roll-back that follows it can run.
+    fn clear_cancel(&mut self) {}
     /// Whether writes are off (the same code runs, nothing changes).
     fn dry_run(&self) -> bool;
 }
@@ -135,6 +137,11 @@ impl Host for SystemHost {
 
     fn dry_run(&self) -> bool {
         self.dry_run
+    }
+
+    fn clear_cancel(&mut self) {
+        self.cancel
+            .store(false, std::sync::atomic::Ordering::Relaxed);
     }
 
     fn pip_freeze(&self, python: &str) -> Result<Vec<u8>, FixError> {

@@ -249,6 +249,14 @@ fn a_pin_runs_offline_in_a_real_venv_and_undo_restores_the_package_set() {
     apply::undo(&mut host, &data, None).unwrap();
     assert_eq!(
         String::from_utf8(host.pip_freeze(&python).unwrap()).unwrap(),
-        String::from_utf8(before).unwrap()
+        String::from_utf8(before.clone()).unwrap()
     );
+    // Cancelled (here before pip could do anything): the fix rolls back and the set is as it was.
+    host.cancel
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    let err = apply::apply(&plan, &mut host, &data).unwrap_err();
+    assert!(err.to_string().ends_with("was cancelled"), "{err}");
+    assert_eq!(host.pip_freeze(&python).unwrap(), before);
+    let last = super::journal::list(&data).pop().unwrap();
+    assert_eq!(last.state, super::journal::JournalState::RolledBack);
 }
