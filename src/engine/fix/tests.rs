@@ -42,6 +42,29 @@ fn plan(ctx: &SystemContext, id: &str) -> super::FixPlan {
     session::plan(ctx, &findings(ctx), id, &PlanOptions::default()).unwrap()
 }
 
+/// Plans fix `id` among the environment findings, applies it for real (journal in `data`) and
+/// checks that it verifies.
+pub(super) fn apply_verified(
+    ctx: &SystemContext,
+    id: &str,
+    opts: &PlanOptions,
+    data: &std::path::Path,
+) -> (super::FixPlan, SystemHost) {
+    let found = findings(ctx);
+    let plan = session::plan(ctx, &found, id, opts).unwrap();
+    let mut host = SystemHost::new(false);
+    apply::apply(&plan, &mut host, data).unwrap();
+    let fix = &found
+        .iter()
+        .flat_map(|f| &f.fixes)
+        .find(|x| x.id == id)
+        .unwrap()
+        .kind;
+    let v = verify::verify(ctx, &plan, fix, &[], &host).unwrap();
+    assert!(v.verified, "{v:?}");
+    (plan, host)
+}
+
 pub(super) struct Home {
     pub(super) dir: tempfile::TempDir,
 }
@@ -119,22 +142,8 @@ fn login_profile_apply_verify_undo_keeps_every_byte() {
 fn a_path_typo_is_replaced_by_a_guarded_block_that_sh_runs() {
     let home = Home::new();
     let ctx = home.ctx(&[]);
-    let found = findings(&ctx);
-    let plan = session::plan(&ctx, &found, "fix-path-entry-1", &PlanOptions::default()).unwrap();
     let data = home.dir.path().join("data");
-    let mut host = SystemHost::new(false);
-    apply::apply(&plan, &mut host, &data).unwrap();
-    let fix = &found
-        .iter()
-        .flat_map(|f| &f.fixes)
-        .find(|x| x.id == "fix-path-entry-1")
-        .unwrap()
-        .kind;
-    assert!(
-        verify::verify(&ctx, &plan, fix, &[], &host)
-            .unwrap()
-            .verified
-    );
+    let (_, mut host) = apply_verified(&ctx, "fix-path-entry-1", &PlanOptions::default(), &data);
     // Sourcing the profile twice in a real sh: the entry is first, once, and the typo is gone.
     let out = std::process::Command::new("sh")
         .arg("-c")

@@ -5,8 +5,8 @@
 use super::apply;
 use super::host::SystemHost;
 use super::planner::{self, PlanOptions};
-use super::tests::{Home, findings, live_context};
-use super::{Scope, session, verify};
+use super::tests::{Home, apply_verified, findings, live_context};
+use super::{Scope, session};
 use crate::engine::context::{ContextSource, Platform, RegistryView, SystemContext};
 use crate::engine::findings::Finding;
 use std::fs;
@@ -25,23 +25,9 @@ fn a_conda_env_gets_an_activate_and_deactivate_pair_that_restores_the_old_value(
         pip_args: Vec::new(),
         requirements_file: None,
     };
-    let found = findings(&ctx);
-    let plan = session::plan(&ctx, &found, "fix-cuda_home", &opts).unwrap();
-    assert_eq!(plan.operations.len(), 2);
     let data = home.dir.path().join("data");
-    let mut host = SystemHost::new(false);
-    apply::apply(&plan, &mut host, &data).unwrap();
-    let fix = &found
-        .iter()
-        .flat_map(|f| &f.fixes)
-        .find(|x| x.id == "fix-cuda_home")
-        .unwrap()
-        .kind;
-    assert!(
-        verify::verify(&ctx, &plan, fix, &[], &host)
-            .unwrap()
-            .verified
-    );
+    let (plan, mut host) = apply_verified(&ctx, "fix-cuda_home", &opts, &data);
+    assert_eq!(plan.operations.len(), 2);
     let script = format!(
         ". '{p}/etc/conda/activate.d/cuda-triage.sh'; echo \"on=$CUDA_HOME\"; . '{p}/etc/conda/deactivate.d/cuda-triage.sh'; echo \"off=$CUDA_HOME\"",
         p = prefix
