@@ -16,8 +16,8 @@ use std::path::Path;
 fn a_conda_env_gets_an_activate_and_deactivate_pair_that_restores_the_old_value() {
     let home = Home::new();
     let prefix = home.p("conda/envs/tf");
-    fs::create_dir_all(Path::new(&prefix).join("etc/conda/activate.d")).unwrap();
-    fs::create_dir_all(Path::new(&prefix).join("etc/conda/deactivate.d")).unwrap();
+    // A fresh env: etc/conda/activate.d and deactivate.d do not exist yet.
+    fs::create_dir_all(&prefix).unwrap();
     let ctx = home.ctx(&[("CONDA_PREFIX", prefix.clone())]);
     let opts = PlanOptions {
         scope: Some(Scope::Env),
