@@ -163,6 +163,10 @@ pub struct FixChoice {
     /// --pip-arg=--find-links=DIR` (repeat it).
     #[arg(long = "pip-arg", value_name = "ARG", allow_hyphen_values = true)]
     pub pip_args: Vec<String>,
+    /// For a version pin: write the requirements into this requirements/constraints file
+    /// instead of installing them.
+    #[arg(long, value_name = "FILE")]
+    pub to_file: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -7,6 +7,7 @@ use super::commands::load_context;
 use super::output::{EXIT_CLEAN, EXIT_PROBLEMS, fail};
 use crate::engine::context::SystemContext;
 use crate::engine::findings::Finding;
+use crate::engine::fix::host::Feedback;
 use crate::engine::fix::plan::PlanView;
 use crate::engine::fix::planner::PlanOptions;
 use crate::engine::fix::{Scope, session};
@@ -63,6 +64,7 @@ fn options(choice: &FixChoice) -> PlanOptions {
         }),
         copy_from: choice.from.clone(),
         pip_args: choice.pip_args.clone(),
+        requirements_file: choice.to_file.clone(),
     }
 }
 
@@ -166,7 +168,10 @@ fn apply(
         &findings,
         &plan,
         dry_run,
-        Some(Box::new(|l| eprintln!("  {l}"))),
+        Feedback {
+            on_line: Some(Box::new(|l| eprintln!("  {l}"))),
+            ..Default::default()
+        },
     ) {
         Ok(r) => r,
         Err(e) => return fail(&e.to_string(), common.json),

@@ -96,6 +96,9 @@ pub enum FixKind {
         /// The environment's site-packages folder, where the hook goes.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         site_packages: Option<String>,
+        /// The environment's interpreter, started fresh to verify the hook.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        python: Option<String>,
     },
     Install,
     Manual,

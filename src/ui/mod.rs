@@ -22,8 +22,20 @@ pub fn display_available() -> bool {
         .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()))
 }
 
-/// Opens the wizard window and runs until it is closed.
-pub fn run(app: TriageApp) -> Result<(), String> {
+/// Opens the wizard window and runs until it is closed. A fix that an earlier run left half
+/// applied is rolled back first, and the status bar says so.
+pub fn run(mut app: TriageApp) -> Result<(), String> {
+    match crate::engine::fix::session::recover() {
+        Ok(ids) if !ids.is_empty() => {
+            app.status = format!(
+                "Rolled back {} interrupted fix(es): {}.",
+                ids.len(),
+                ids.join(", ")
+            )
+        }
+        Ok(_) => {}
+        Err(e) => app.status = format!("Could not roll back an interrupted fix: {e}"),
+    }
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("CUDA Triage")

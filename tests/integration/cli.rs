@@ -102,23 +102,6 @@ fn bad_machine_file_exits_2_with_file_line_and_key() {
 }
 
 #[test]
-fn capabilities_not_landed_say_so_and_exit_2() {
-    for args in [vec!["fix", "list"], vec!["fix", "undo"]] {
-        let out = run_cli(&args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(
-            stderr(&out).contains("not available yet"),
-            "{args:?}: {}",
-            stderr(&out)
-        );
-        assert!(
-            stdout(&out).is_empty(),
-            "no placeholder output for {args:?}"
-        );
-    }
-}
-
-#[test]
 fn bad_arguments_exit_2() {
     assert_eq!(run_cli(&["scna"]).status.code(), Some(2));
     assert_eq!(

@@ -74,6 +74,16 @@ fn fix_list_show_apply_verify_undo_on_a_real_profile() {
         preview.contains(&format!("--- a{}", s.p("home/.profile").display())),
         "{preview}"
     );
+    // A dry run is the same code with writes off: it names the write and changes nothing.
+    let dry = s.run(&["fix", "apply", "fix-cuda_home", "--dry-run"]);
+    let said = stdout(&dry);
+    assert!(
+        said.contains(&format!("would write {}", s.p("home/.profile").display())),
+        "{said}{}",
+        stderr(&dry)
+    );
+    assert_eq!(s.profile(), PROFILE);
+    assert!(!s.p("data").exists(), "a dry run writes no journal");
     // Without --yes (and no terminal to ask), nothing changes.
     let refused = s.run(&["fix", "apply", "fix-cuda_home"]);
     assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));

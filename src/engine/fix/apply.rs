@@ -186,6 +186,7 @@ pub fn apply(plan: &FixPlan, host: &mut dyn Host, data_dir: &Path) -> Result<App
             std::thread::sleep(std::time::Duration::from_secs(secs));
         }
         if let Err(e) = result {
+            host.clear_cancel();
             // A failed pip run may have changed part of the set: roll the failed target back too.
             for back in j.targets[..=done].iter().rev() {
                 let _ = put(host, &j, back, false);

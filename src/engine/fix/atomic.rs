@@ -1,7 +1,8 @@
 //! Atomic file writes: the new content goes to a temporary file in the target's own folder, is
 //! fsynced and renamed over the target, so a crash leaves the file wholly old or wholly new. A
 //! symlinked dotfile is written through to its target and stays a symlink; the file's permissions
-//! are kept; a read-only file or folder is refused before anything is touched.
+//! are kept; a missing folder is created (and stays after undo); a read-only file or folder is
+//! refused before anything is touched.
 
 use super::FixError;
 use std::fs;
@@ -37,10 +38,17 @@ pub fn check_writable(path: &Path) -> Result<(), FixError> {
     {
         return Err(err("the file is read-only".into()));
     }
-    let dir = real
+    // A folder that does not exist yet (a conda env's activate.d) is created under the
+    // nearest one that does, so that one must be writable.
+    let mut dir = real
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
+    while !dir.exists()
+        && let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty())
+    {
+        dir = parent;
+    }
     match fs::metadata(dir) {
         Err(e) => {
             return Err(err(format!(
@@ -91,6 +99,7 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<(), FixError> {
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(io)?;
     let mut tmp = tempfile::Builder::new()
         .prefix(".cuda-triage-")
         .suffix(".tmp")

@@ -90,3 +90,48 @@ pub fn operations(
         )?,
     ])
 }
+
+/// Run in a fresh interpreter: is the hook loaded, and (Windows) do the libraries load the way
+/// torch loads them (`LoadLibraryExW` with 0x1100) — each printed with the path it resolved to.
+const CHECK: &str = r#"
+import os, sys
+m = sys.modules.get("cuda_triage_dlls")
+print("hook-loaded" if m is not None else "hook-missing", len(getattr(m, "_handles", [])))
+if os.name == "nt":
+    import ctypes
+    from ctypes import wintypes
+    k = ctypes.WinDLL("kernel32", use_last_error=True)
+    k.GetModuleFileNameW.argtypes = [wintypes.HMODULE, wintypes.LPWSTR, wintypes.DWORD]
+    for name in sys.argv[1:]:
+        try:
+            handle = ctypes.WinDLL(name, winmode=0x1100)._handle
+            buf = ctypes.create_unicode_buffer(32768)
+            k.GetModuleFileNameW(handle, buf, 32768)
+            print("dll-loaded", name, buf.value)
+        except OSError as e:
+            print("dll-failed", name, e)
+"#;
+
+/// Starts `python` fresh (no activation) and reports what [`CHECK`] printed; `Ok(false)` when
+/// the hook is missing or a library failed to load.
+pub fn check_fresh(
+    python: &str,
+    libraries: &[String],
+    checked: &mut Vec<String>,
+) -> Result<bool, FixError> {
+    let out = std::process::Command::new(python)
+        .arg("-c")
+        .arg(CHECK)
+        .args(libraries)
+        .output()
+        .map_err(|e| FixError::Io {
+            path: python.to_string(),
+            source: e,
+        })?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    checked.push(format!(
+        "started {python} fresh: {}",
+        text.trim().replace('\n', "; ")
+    ));
+    Ok(out.status.success() && text.starts_with("hook-loaded") && !text.contains("dll-failed"))
+}

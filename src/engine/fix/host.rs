@@ -7,6 +7,8 @@ use super::FixError;
 use super::atomic;
 use super::plan::RegValue;
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 /// Reads and writes of the persistent store (files, registry).
 pub trait Host {
@@ -31,12 +33,21 @@ pub trait Host {
     fn pip_freeze(&self, python: &str) -> Result<Vec<u8>, FixError>;
     /// Runs `python -m pip ARGS`, streaming its output lines.
     fn run_pip(&mut self, python: &str, args: &[String]) -> Result<(), FixError>;
+    /// Clears a cancel request, so the roll-back that follows it can run.
+    fn clear_cancel(&mut self) {}
     /// Whether writes are off (the same code runs, nothing changes).
     fn dry_run(&self) -> bool;
 }
 
 /// Receives command output lines as they arrive.
 pub type LineSink = Box<dyn FnMut(&str) + Send>;
+
+/// What a front end gives a running fix: where command output goes, and a flag that cancels.
+#[derive(Default)]
+pub struct Feedback {
+    pub on_line: Option<LineSink>,
+    pub cancel: Arc<AtomicBool>,
+}
 
 /// This computer. With `dry_run`, writes are recorded in `log` and nothing changes.
 #[derive(Default)]
@@ -45,6 +56,8 @@ pub struct SystemHost {
     log: Vec<String>,
     /// Where command output lines go as they arrive (the CLI prints them, the wizard logs them).
     pub on_line: Option<LineSink>,
+    /// Set to stop a running command (pip); the fix then rolls back.
+    pub cancel: Arc<AtomicBool>,
 }
 
 impl SystemHost {
@@ -53,6 +66,7 @@ impl SystemHost {
             dry_run,
             log: Vec::new(),
             on_line: None,
+            cancel: Arc::default(),
         }
     }
 }
@@ -125,6 +139,11 @@ impl Host for SystemHost {
         self.dry_run
     }
 
+    fn clear_cancel(&mut self) {
+        self.cancel
+            .store(false, std::sync::atomic::Ordering::Relaxed);
+    }
+
     fn pip_freeze(&self, python: &str) -> Result<Vec<u8>, FixError> {
         super::pip::freeze(python)
     }
@@ -136,11 +155,16 @@ impl Host for SystemHost {
             return Ok(());
         }
         let mut sink = self.on_line.take();
-        let result = super::pip::run(python, args, &mut |line| {
-            if let Some(f) = sink.as_mut() {
-                f(line)
-            }
-        });
+        let result = super::pip::run(
+            python,
+            args,
+            &mut |line| {
+                if let Some(f) = sink.as_mut() {
+                    f(line)
+                }
+            },
+            &self.cancel,
+        );
         self.on_line = sink;
         result
     }

@@ -5,14 +5,16 @@
 //! verified by re-reading what was written and rescanning.
 //!
 //! Layout: `pathlist` (entry-by-entry list edits), `rcblock` (the marked block in shell files),
-//! `shell` (sh / cmd / PowerShell lines), `planner` and `copy` (plans from fixes), `plan`
-//! (the data and its preview), `host`, `atomic` and `registry` (writes), `journal` and `apply`
-//! (apply, undo, recover), `verify`, `session` (the calls the front ends make).
+//! `shell` (sh / cmd / PowerShell lines), `planner`, `envscripts`, `copy`, `dllhook` and `pip`
+//! (plans from fixes), `plan` (the data and its preview), `host`, `atomic` and `registry`
+//! (writes), `journal` and `apply` (apply, undo, recover), `verify`, `session` (the calls the
+//! front ends make).
 
 pub mod apply;
 pub mod atomic;
 pub mod copy;
 pub mod dllhook;
+pub mod envscripts;
 pub mod host;
 pub mod journal;
 pub mod pathlist;
@@ -52,6 +54,8 @@ pub enum FixError {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_scopes;
 
 #[cfg(test)]
 mod tests_python;

@@ -11,6 +11,8 @@ use crate::engine::context::{ContextSource, SystemContext};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::channel;
 
 fn pip(python: &str) -> Command {
     let mut c = Command::new(python);
@@ -27,15 +29,17 @@ fn failed(python: &str, what: &str, stderr: &[u8]) -> FixError {
 
 /// `pip freeze --all`: the exact package set, as bytes for the journal.
 pub fn freeze(python: &str) -> Result<Vec<u8>, FixError> {
-    let out = pip(python)
-        .args(["freeze", "--all"])
-        .output()
-        .map_err(|e| FixError::Io {
-            path: python.into(),
-            source: e,
-        })?;
+    output(python, &["freeze", "--all"], "freeze")
+}
+
+/// Runs `python -m pip ARGS` to completion; its standard output, or the error it printed.
+fn output(python: &str, args: &[&str], what: &str) -> Result<Vec<u8>, FixError> {
+    let out = pip(python).args(args).output().map_err(|e| FixError::Io {
+        path: python.into(),
+        source: e,
+    })?;
     if !out.status.success() {
-        return Err(failed(python, "freeze", &out.stderr));
+        return Err(failed(python, what, &out.stderr));
     }
     Ok(out.stdout)
 }
@@ -46,19 +50,10 @@ pub fn dry_run(
     pip_args: &[String],
     requirements: &[String],
 ) -> Result<Vec<String>, FixError> {
-    let out = pip(python)
-        .args(["install", "--dry-run", "--quiet", "--report", "-"])
-        .args(pip_args)
-        .args(requirements)
-        .output()
-        .map_err(|e| FixError::Io {
-            path: python.into(),
-            source: e,
-        })?;
-    if !out.status.success() {
-        return Err(failed(python, "install --dry-run", &out.stderr));
-    }
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout)
+    let mut args = vec!["install", "--dry-run", "--quiet", "--report", "-"];
+    args.extend(pip_args.iter().chain(requirements).map(String::as_str));
+    let stdout = output(python, &args, "install --dry-run")?;
+    let report: serde_json::Value = serde_json::from_slice(&stdout)
         .map_err(|e| FixError::Refused(format!("pip's --report is not JSON: {e}")))?;
     let mut install: Vec<String> = report["install"]
         .as_array()
@@ -80,32 +75,59 @@ pub fn dry_run(
     Ok(install)
 }
 
-/// Runs `python -m pip ARGS`, handing each output line to `on_line` as it comes.
-pub fn run(python: &str, args: &[String], on_line: &mut dyn FnMut(&str)) -> Result<(), FixError> {
+/// Runs `python -m pip ARGS`, handing each output line to `on_line` as it comes; setting
+/// `cancel` stops it (the child is killed and the run counts as failed, so apply rolls back).
+pub fn run(
+    python: &str,
+    args: &[String],
+    on_line: &mut dyn FnMut(&str),
+    cancel: &AtomicBool,
+) -> Result<(), FixError> {
+    let io = |e| FixError::Io {
+        path: python.into(),
+        source: e,
+    };
     let mut child = pip(python)
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| FixError::Io {
-            path: python.into(),
-            source: e,
-        })?;
+        .map_err(io)?;
     let stderr = child
         .stderr
         .take()
         .map(|e| std::thread::spawn(move || std::io::read_to_string(e).unwrap_or_default()));
-    if let Some(out) = child.stdout.take() {
-        for line in BufReader::new(out).lines().map_while(Result::ok) {
+    let (tx, rx) = channel();
+    let reader = child.stdout.take().map(|out| {
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        })
+    });
+    let status = loop {
+        while let Ok(line) = rx.try_recv() {
             on_line(&line);
         }
+        if cancel.load(Ordering::Relaxed) {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(FixError::Refused(format!(
+                "{python} -m pip {} was cancelled",
+                args.join(" ")
+            )));
+        }
+        match child.try_wait().map_err(io)? {
+            Some(status) => break status,
+            None => std::thread::sleep(std::time::Duration::from_millis(50)),
+        }
+    };
+    if let Some(r) = reader {
+        let _ = r.join();
     }
+    rx.try_iter().for_each(|line| on_line(&line));
     let err = stderr.and_then(|h| h.join().ok()).unwrap_or_default();
     err.lines().for_each(&mut *on_line);
-    let status = child.wait().map_err(|e| FixError::Io {
-        path: python.into(),
-        source: e,
-    })?;
     if !status.success() {
         return Err(failed(python, &args.join(" "), err.as_bytes()));
     }
@@ -197,5 +219,35 @@ mod tests {
             ]
         );
         assert!(restore_commands(before, before).is_empty());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_run_streams_lines_and_cancelling_kills_it() {
+        let dir = tempfile::tempdir().unwrap();
+        // A stand-in interpreter: prints a line, then would take 10 minutes.
+        let fake = dir.path().join("python");
+        std::fs::write(&fake, "#!/bin/sh\necho Collecting demo-pkg\nsleep 600\n").unwrap();
+        let mut perms = std::fs::metadata(&fake).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+        std::fs::set_permissions(&fake, perms).unwrap();
+        let cancel = AtomicBool::new(false);
+        let mut lines = Vec::new();
+        let err = run(
+            &fake.display().to_string(),
+            &["install".into(), "demo".into()],
+            &mut |l| {
+                lines.push(l.to_string());
+                cancel.store(true, Ordering::Relaxed);
+            },
+            &cancel,
+        )
+        .unwrap_err();
+        assert_eq!(lines, ["Collecting demo-pkg"]);
+        assert!(
+            err.to_string()
+                .ends_with("-m pip install demo was cancelled"),
+            "{err}"
+        );
     }
 }

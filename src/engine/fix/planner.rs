@@ -10,7 +10,7 @@ use super::FixError;
 use super::pathlist::{ListStyle, apply_edit};
 use super::plan::{Change, FixPlan, Operation, RegValue, Scope};
 use super::rcblock;
-use super::shell::{EnvChange, Shell, activate_lines, apply_lines, deactivate_lines};
+use super::shell::{EnvChange, Shell, apply_lines};
 use crate::engine::context::{ContextSource, FsError, Platform, SystemContext};
 use crate::engine::findings::{Finding, FixKind, FixRef};
 
@@ -26,6 +26,8 @@ pub struct PlanOptions {
     pub copy_from: Option<String>,
     /// For a pin: index options for every pip command (`--no-index`, `--find-links DIR`).
     pub pip_args: Vec<String>,
+    /// For a pin: write the requirements into this file (a marked block) instead of installing.
+    pub requirements_file: Option<String>,
 }
 
 /// The file's bytes as the context sees them (`None`: it does not exist).
@@ -92,12 +94,32 @@ pub fn plan(
         FixKind::DllDirectory {
             dirs,
             site_packages: Some(site),
+            ..
         } => {
             plan.scope = Scope::Env;
             plan.needs_admin = false;
             plan.operations
                 .extend(super::dllhook::operations(ctx, &fix.id, dirs, site)?);
             plan.notes.push("Every Python started from this environment from now on loads the hook, with or without activation; interpreters already running do not.".into());
+            return Ok(plan);
+        }
+        FixKind::PinVersion { requirements, .. }
+            if !requirements.is_empty() && opts.requirements_file.is_some() =>
+        {
+            let file = opts.requirements_file.as_deref().unwrap_or_default();
+            plan.scope = Scope::User;
+            plan.needs_admin = false;
+            plan.operations.push(block_operation(
+                ctx,
+                file,
+                &fix.id,
+                requirements.clone(),
+                Scope::User,
+                "requirements file",
+            )?);
+            plan.notes.push(format!(
+                "pip reads it only when told: pip install -r {file} (or -c {file} as constraints)."
+            ));
             return Ok(plan);
         }
         FixKind::PinVersion {
@@ -123,7 +145,7 @@ pub fn plan(
         }
     };
     match (scope, ctx.platform) {
-        (Scope::Env, _) => env_operations(ctx, &change, &fix.id, &mut plan)?,
+        (Scope::Env, _) => super::envscripts::operations(ctx, &change, &fix.id, &mut plan)?,
         (_, Platform::Windows) => plan
             .operations
             .push(registry_operation(ctx, &change, scope)?),
@@ -173,7 +195,7 @@ pub fn plan(
 }
 
 /// Sets section `id` of the marked block in `path` to `lines`.
-fn block_operation(
+pub(super) fn block_operation(
     ctx: &SystemContext,
     path: &str,
     id: &str,
@@ -257,69 +279,4 @@ fn registry_operation(
             after,
         },
     })
-}
-
-/// A conda env's activate.d/deactivate.d pair, or a venv's activate script.
-fn env_operations(
-    ctx: &SystemContext,
-    change: &EnvChange,
-    id: &str,
-    plan: &mut FixPlan,
-) -> Result<(), FixError> {
-    let p = ctx.platform;
-    if let Some(prefix) = ctx.env.get("CONDA_PREFIX").filter(|s| !s.is_empty()) {
-        let shells: &[(Shell, &str)] = if p == Platform::Windows {
-            &[
-                (Shell::Cmd, "bat"),
-                (Shell::PowerShell, "ps1"),
-                (Shell::Sh, "sh"),
-            ]
-        } else {
-            &[(Shell::Sh, "sh")]
-        };
-        for (shell, ext) in shells {
-            for (dir, lines) in [
-                ("activate.d", activate_lines(change, *shell)),
-                ("deactivate.d", deactivate_lines(change, *shell)),
-            ] {
-                let path = p.join(
-                    &p.join(&p.join(&p.join(prefix, "etc"), "conda"), dir),
-                    &format!("cuda-triage.{ext}"),
-                );
-                plan.operations.push(block_operation(
-                    ctx,
-                    &path,
-                    id,
-                    lines,
-                    Scope::Env,
-                    "conda environment",
-                )?);
-            }
-        }
-        return Ok(());
-    }
-    if let Some(venv) = ctx.env.get("VIRTUAL_ENV").filter(|s| !s.is_empty()) {
-        let path = if p == Platform::Windows {
-            p.join(&p.join(venv, "Scripts"), "activate")
-        } else {
-            p.join(&p.join(venv, "bin"), "activate")
-        };
-        plan.operations.push(block_operation(
-            ctx,
-            &path,
-            id,
-            activate_lines(change, Shell::Sh),
-            Scope::Env,
-            "venv activation script",
-        )?);
-        plan.notes.push(
-            "The venv's own `deactivate` does not undo this change; close the shell instead."
-                .into(),
-        );
-        return Ok(());
-    }
-    Err(FixError::Refused(
-        "--scope env needs an activated conda environment (CONDA_PREFIX) or venv (VIRTUAL_ENV)"
-            .into(),
-    ))
 }

@@ -4,7 +4,7 @@
 
 use super::FixError;
 use super::apply::{self, Applied};
-use super::host::{Host, LineSink, SystemHost};
+use super::host::{Feedback, Host, SystemHost};
 use super::journal::{self, Journal};
 use super::plan::{FixPlan, Scope};
 use super::planner::{self, PlanOptions};
@@ -53,10 +53,15 @@ pub fn plan(
 /// the others have one fixed scope), or why none works.
 pub fn scopes(ctx: &SystemContext, finding: &Finding, fix: &FixRef) -> Result<Vec<Scope>, String> {
     use crate::engine::findings::FixKind;
-    let candidates: &[Scope] = match fix.kind {
+    let candidates: &[Scope] = match &fix.kind {
         FixKind::PathEdit { .. } | FixKind::EnvVar { .. } => {
             &[Scope::User, Scope::Machine, Scope::Env]
         }
+        // Planning a pin runs pip (its dry run may reach the index): `fix show` does that, not a listing.
+        FixKind::PinVersion {
+            requirements,
+            python: Some(_),
+        } if !requirements.is_empty() => return Ok(vec![Scope::Env]),
         _ => &[Scope::User],
     };
     let mut ok = Vec::new();
@@ -111,13 +116,13 @@ pub struct ApplyReport {
 }
 
 /// Applies `plan` (of the fix `id` in `findings`) on this computer, then verifies it. Command
-/// output (pip) goes to `on_line` as it arrives.
+/// output (pip) goes to `feedback.on_line` as it arrives; `feedback.cancel` stops it.
 pub fn apply(
     ctx: &SystemContext,
     findings: &[Finding],
     plan: &FixPlan,
     dry_run: bool,
-    on_line: Option<LineSink>,
+    feedback: Feedback,
 ) -> Result<ApplyReport, FixError> {
     if let ContextSource::MachineFile(_) | ContextSource::Report(_) = &ctx.source {
         return Err(FixError::Refused(format!(
@@ -127,7 +132,8 @@ pub fn apply(
     }
     let dir = data_dir()?;
     let mut host = SystemHost::new(dry_run);
-    host.on_line = on_line;
+    host.on_line = feedback.on_line;
+    host.cancel = feedback.cancel;
     if !dry_run {
         apply::recover(&mut host, &dir)?;
     }
@@ -150,8 +156,14 @@ pub fn apply(
             report.journal = Some(journal);
         }
     }
-    if let Some((_, fix)) = find(findings, &plan.fix_id) {
-        report.verification = Some(verify::verify(ctx, plan, &fix.kind, &host as &dyn Host)?);
+    if let Some((finding, fix)) = find(findings, &plan.fix_id) {
+        report.verification = Some(verify::verify(
+            ctx,
+            plan,
+            &fix.kind,
+            &finding.libraries,
+            &host as &dyn Host,
+        )?);
     }
     Ok(report)
 }

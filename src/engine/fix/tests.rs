@@ -5,18 +5,17 @@
 use super::apply::{self, Applied};
 use super::host::SystemHost;
 use super::journal::{self, JournalState};
-use super::planner::{self, PlanOptions};
-use super::{Scope, session, verify};
+use super::planner::PlanOptions;
+use super::{session, verify};
 use crate::engine::context::{
     ContextSource, EnvVars, FsView, Platform, RegistryView, SystemContext,
 };
 use crate::engine::findings::Finding;
 use std::fs;
-use std::path::Path;
 
 const PROFILE: &[u8] = b"\xef\xbb\xbfexport EDITOR=vi\r\n# caf\xe9 au lait\r\nalias ll='ls -l'";
 
-fn live_context(vars: &[(&str, String)]) -> SystemContext {
+pub(super) fn live_context(vars: &[(&str, String)]) -> SystemContext {
     SystemContext {
         platform: Platform::Linux,
         wsl: false,
@@ -34,26 +33,54 @@ fn live_context(vars: &[(&str, String)]) -> SystemContext {
 }
 
 /// Only the environment rules: they are what these fixes address, and they need no scan.
-fn findings(ctx: &SystemContext) -> Vec<Finding> {
+pub(super) fn findings(ctx: &SystemContext) -> Vec<Finding> {
     crate::engine::rules::env_paths::check(ctx)
 }
 
-struct Home {
-    dir: tempfile::TempDir,
+/// The plan of fix `id` among the environment findings, for the default scope.
+fn plan(ctx: &SystemContext, id: &str) -> super::FixPlan {
+    session::plan(ctx, &findings(ctx), id, &PlanOptions::default()).unwrap()
+}
+
+/// Plans fix `id` among the environment findings, applies it for real (journal in `data`) and
+/// checks that it verifies.
+pub(super) fn apply_verified(
+    ctx: &SystemContext,
+    id: &str,
+    opts: &PlanOptions,
+    data: &std::path::Path,
+) -> (super::FixPlan, SystemHost) {
+    let found = findings(ctx);
+    let plan = session::plan(ctx, &found, id, opts).unwrap();
+    let mut host = SystemHost::new(false);
+    apply::apply(&plan, &mut host, data).unwrap();
+    let fix = &found
+        .iter()
+        .flat_map(|f| &f.fixes)
+        .find(|x| x.id == id)
+        .unwrap()
+        .kind;
+    let v = verify::verify(ctx, &plan, fix, &[], &host).unwrap();
+    assert!(v.verified, "{v:?}");
+    (plan, host)
+}
+
+pub(super) struct Home {
+    pub(super) dir: tempfile::TempDir,
 }
 
 impl Home {
-    fn new() -> Home {
+    pub(super) fn new() -> Home {
         let dir = tempfile::tempdir().unwrap();
         fs::create_dir_all(dir.path().join("home")).unwrap();
         fs::create_dir_all(dir.path().join("opt/cuda-12.4/bin")).unwrap();
         fs::write(dir.path().join("home/.profile"), PROFILE).unwrap();
         Home { dir }
     }
-    fn p(&self, rel: &str) -> String {
+    pub(super) fn p(&self, rel: &str) -> String {
         self.dir.path().join(rel).display().to_string()
     }
-    fn ctx(&self, extra: &[(&str, String)]) -> SystemContext {
+    pub(super) fn ctx(&self, extra: &[(&str, String)]) -> SystemContext {
         let mut vars = vec![
             ("HOME", self.p("home")),
             (
@@ -97,7 +124,7 @@ fn login_profile_apply_verify_undo_keeps_every_byte() {
         .find(|x| x.id == "fix-cuda_home")
         .unwrap()
         .kind;
-    let v = verify::verify(&ctx, &plan, fix, &host).unwrap();
+    let v = verify::verify(&ctx, &plan, fix, &[], &host).unwrap();
     assert!(v.verified, "{v:?}");
     // Planned again, the same fix changes nothing.
     let again = session::plan(&ctx, &found, "fix-cuda_home", &PlanOptions::default()).unwrap();
@@ -115,18 +142,8 @@ fn login_profile_apply_verify_undo_keeps_every_byte() {
 fn a_path_typo_is_replaced_by_a_guarded_block_that_sh_runs() {
     let home = Home::new();
     let ctx = home.ctx(&[]);
-    let found = findings(&ctx);
-    let plan = session::plan(&ctx, &found, "fix-path-entry-1", &PlanOptions::default()).unwrap();
     let data = home.dir.path().join("data");
-    let mut host = SystemHost::new(false);
-    apply::apply(&plan, &mut host, &data).unwrap();
-    let fix = &found
-        .iter()
-        .flat_map(|f| &f.fixes)
-        .find(|x| x.id == "fix-path-entry-1")
-        .unwrap()
-        .kind;
-    assert!(verify::verify(&ctx, &plan, fix, &host).unwrap().verified);
+    let (_, mut host) = apply_verified(&ctx, "fix-path-entry-1", &PlanOptions::default(), &data);
     // Sourcing the profile twice in a real sh: the entry is first, once, and the typo is gone.
     let out = std::process::Command::new("sh")
         .arg("-c")
@@ -150,13 +167,7 @@ fn a_path_typo_is_replaced_by_a_guarded_block_that_sh_runs() {
 fn dry_run_runs_the_same_code_and_changes_nothing() {
     let home = Home::new();
     let ctx = home.ctx(&[]);
-    let plan = session::plan(
-        &ctx,
-        &findings(&ctx),
-        "fix-cuda_home",
-        &PlanOptions::default(),
-    )
-    .unwrap();
+    let plan = plan(&ctx, "fix-cuda_home");
     let data = home.dir.path().join("data");
     let Applied::DryRun(log) = apply::apply(&plan, &mut SystemHost::new(true), &data).unwrap()
     else {
@@ -185,13 +196,7 @@ fn a_read_only_profile_is_a_clear_error_that_changes_nothing() {
     perms.set_readonly(true);
     fs::set_permissions(&profile, perms).unwrap();
     let ctx = home.ctx(&[]);
-    let plan = session::plan(
-        &ctx,
-        &findings(&ctx),
-        "fix-cuda_home",
-        &PlanOptions::default(),
-    )
-    .unwrap();
+    let plan = plan(&ctx, "fix-cuda_home");
     let data = home.dir.path().join("data");
     let err = apply::apply(&plan, &mut SystemHost::new(false), &data).unwrap_err();
     assert!(
@@ -206,13 +211,7 @@ fn a_read_only_profile_is_a_clear_error_that_changes_nothing() {
 fn an_interrupted_journal_is_rolled_back_at_the_next_start() {
     let home = Home::new();
     let ctx = home.ctx(&[]);
-    let plan = session::plan(
-        &ctx,
-        &findings(&ctx),
-        "fix-cuda_home",
-        &PlanOptions::default(),
-    )
-    .unwrap();
+    let plan = plan(&ctx, "fix-cuda_home");
     let data = home.dir.path().join("data");
     // What a run killed after its write leaves: the new file and a journal still `applying`.
     let mut j = journal::Journal::begin(&data, &plan).unwrap();
@@ -225,92 +224,4 @@ fn an_interrupted_journal_is_rolled_back_at_the_next_start() {
     assert_eq!(rolled, vec![j.id]);
     assert_eq!(fs::read(home.p("home/.profile")).unwrap(), PROFILE);
     assert_eq!(journal::list(&data)[0].state, JournalState::RolledBack);
-}
-
-#[test]
-fn a_conda_env_gets_an_activate_and_deactivate_pair_that_restores_the_old_value() {
-    let home = Home::new();
-    let prefix = home.p("conda/envs/tf");
-    fs::create_dir_all(Path::new(&prefix).join("etc/conda/activate.d")).unwrap();
-    fs::create_dir_all(Path::new(&prefix).join("etc/conda/deactivate.d")).unwrap();
-    let ctx = home.ctx(&[("CONDA_PREFIX", prefix.clone())]);
-    let opts = PlanOptions {
-        scope: Some(Scope::Env),
-        copy_from: None,
-        pip_args: Vec::new(),
-    };
-    let found = findings(&ctx);
-    let plan = session::plan(&ctx, &found, "fix-cuda_home", &opts).unwrap();
-    assert_eq!(plan.operations.len(), 2);
-    let data = home.dir.path().join("data");
-    let mut host = SystemHost::new(false);
-    apply::apply(&plan, &mut host, &data).unwrap();
-    let fix = &found
-        .iter()
-        .flat_map(|f| &f.fixes)
-        .find(|x| x.id == "fix-cuda_home")
-        .unwrap()
-        .kind;
-    assert!(verify::verify(&ctx, &plan, fix, &host).unwrap().verified);
-    let script = format!(
-        ". '{p}/etc/conda/activate.d/cuda-triage.sh'; echo \"on=$CUDA_HOME\"; . '{p}/etc/conda/deactivate.d/cuda-triage.sh'; echo \"off=$CUDA_HOME\"",
-        p = prefix
-    );
-    let out = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(script)
-        .env_clear()
-        .env("CUDA_HOME", "/old")
-        .output()
-        .unwrap();
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        format!("on={}\noff=/old\n", home.p("opt/cuda-12.4"))
-    );
-    apply::undo(&mut host, &data, None).unwrap();
-    assert!(
-        !Path::new(&prefix)
-            .join("etc/conda/activate.d/cuda-triage.sh")
-            .exists()
-    );
-    assert!(
-        !Path::new(&prefix)
-            .join("etc/conda/deactivate.d/cuda-triage.sh")
-            .exists()
-    );
-}
-
-#[test]
-fn windows_registry_path_preview_keeps_the_type_and_the_other_entries() {
-    let mut keys = std::collections::BTreeMap::new();
-    keys.insert(
-        r"HKCU\Environment".to_string(),
-        [(
-            "Path".to_string(),
-            r"%USERPROFILE%\bin;C:\Tools".to_string(),
-        )]
-        .into_iter()
-        .collect(),
-    );
-    let ctx = SystemContext {
-        platform: Platform::Windows,
-        registry: RegistryView::new(keys),
-        source: ContextSource::MachineFile("m.toml".into()),
-        ..live_context(&[])
-    };
-    let finding =
-        Finding::new("x", crate::engine::findings::Severity::Warning, "s", "d").with_fix(
-            crate::engine::findings::FixRef {
-                id: "path-prepend".into(),
-                kind: crate::engine::findings::FixKind::path(
-                    crate::engine::findings::PathEdit::add("PATH", r"C:\CUDA\v11.2\bin", true),
-                ),
-                summary: "add".into(),
-            },
-        );
-    let plan = planner::plan(&ctx, &finding, &finding.fixes[0], &PlanOptions::default()).unwrap();
-    assert_eq!(
-        plan.operations[0].preview(),
-        "HKCU\\Environment\\Path\n- before: REG_EXPAND_SZ %USERPROFILE%\\bin;C:\\Tools\n+ after:  REG_EXPAND_SZ C:\\CUDA\\v11.2\\bin;%USERPROFILE%\\bin;C:\\Tools\n"
-    );
 }

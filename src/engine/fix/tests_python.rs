@@ -104,6 +104,7 @@ fn the_dll_directory_hook_loads_at_start_adds_existing_folders_never_raises_and_
             kind: FixKind::DllDirectory {
                 dirs: vec![bin.clone(), gone],
                 site_packages: Some(site.clone()),
+                python: Some(python.clone()),
             },
             summary: "hook".into(),
         });
@@ -124,6 +125,15 @@ fn the_dll_directory_hook_loads_at_start_adds_existing_folders_never_raises_and_
     let data = dir.path().join("data");
     let mut host = SystemHost::new(false);
     apply::apply(&plan, &mut host, &data).unwrap();
+    // Verification starts the environment's interpreter fresh and finds the hook loaded.
+    let v = super::verify::verify(&live(), &plan, &finding.fixes[0].kind, &[], &host).unwrap();
+    assert!(v.verified, "{v:?}");
+    assert!(
+        v.checked
+            .iter()
+            .any(|c| c == &format!("started {python} fresh: hook-loaded 0")),
+        "{v:?}"
+    );
     // A fresh interpreter loads the hook through the .pth line, without being told to.
     assert_eq!(
         python_says(
@@ -239,6 +249,14 @@ fn a_pin_runs_offline_in_a_real_venv_and_undo_restores_the_package_set() {
     apply::undo(&mut host, &data, None).unwrap();
     assert_eq!(
         String::from_utf8(host.pip_freeze(&python).unwrap()).unwrap(),
-        String::from_utf8(before).unwrap()
+        String::from_utf8(before.clone()).unwrap()
     );
+    // Cancelled (here before pip could do anything): the fix rolls back and the set is as it was.
+    host.cancel
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    let err = apply::apply(&plan, &mut host, &data).unwrap_err();
+    assert!(err.to_string().ends_with("was cancelled"), "{err}");
+    assert_eq!(host.pip_freeze(&python).unwrap(), before);
+    let last = super::journal::list(&data).pop().unwrap();
+    assert_eq!(last.state, super::journal::JournalState::RolledBack);
 }

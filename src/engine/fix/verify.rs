@@ -2,14 +2,15 @@
 //! persistent store — the marked block read back from the file on disk and run by a real `sh`
 //! on top of the diagnosed environment, the registry value read back — never from this
 //! process's own environment; then the machine is rescanned and the fix counts as verified only
-//! when its finding no longer offers it. What cannot see the change is said in the plan's notes.
+//! when its finding no longer offers it. A DLL hook is also checked in a fresh interpreter (on
+//! Windows it loads the finding's libraries there and reads back where each came from). What cannot see the change is said in the plan's notes.
 
 use super::FixError;
 use super::host::Host;
 use super::pathlist::{ListStyle, apply_edit};
 use super::plan::{Change, FixPlan};
 use super::rcblock;
-use crate::engine::context::{EnvVars, SystemContext};
+use crate::engine::context::{ContextSource, EnvVars, SystemContext};
 use crate::engine::findings::{Finding, FixKind};
 use crate::engine::progress::Progress;
 use serde::Serialize;
@@ -73,13 +74,16 @@ fn new_environment(
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
+    // Only PATH and variable fixes write shell blocks; other files are just read back.
+    let sets_environment = matches!(fix, FixKind::PathEdit { .. } | FixKind::EnvVar { .. });
     for op in &plan.operations {
         match &op.change {
             Change::File {
                 path,
                 copied_from: None,
                 ..
-            } if !path.contains("deactivate.d")
+            } if sets_environment
+                && !path.contains("deactivate.d")
                 && !path.ends_with(".bat")
                 && !path.ends_with(".ps1") =>
             {
@@ -144,6 +148,7 @@ pub fn verify(
     ctx: &SystemContext,
     plan: &FixPlan,
     fix: &FixKind,
+    libraries: &[String],
     host: &dyn Host,
 ) -> Result<Verification, FixError> {
     let mut checked = Vec::new();
@@ -152,10 +157,26 @@ pub fn verify(
     fresh.env = EnvVars::new(ctx.platform, env);
     let findings = crate::engine::scan::run(&fresh, &Progress::new()).findings;
     checked.push("rescanned with that environment".into());
-    let still = still_offered(&findings, plan);
+    let still = still_offered(&findings, plan).map(|f| f.summary.clone());
+    if let FixKind::DllDirectory {
+        python: Some(python),
+        ..
+    } = fix
+        && ctx.source == ContextSource::Live
+        && !super::dllhook::check_fresh(python, libraries, &mut checked)?
+    {
+        return Ok(Verification {
+            verified: false,
+            checked,
+            still_found: Some(
+                still
+                    .unwrap_or_else(|| format!("the hook did not take effect in a fresh {python}")),
+            ),
+        });
+    }
     Ok(Verification {
         verified: still.is_none(),
         checked,
-        still_found: still.map(|f| f.summary.clone()),
+        still_found: still,
     })
 }

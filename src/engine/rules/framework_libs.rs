@@ -365,7 +365,7 @@ fn ignores_path(
     .with_libraries(libs)
     .with_fix(FixRef {
         id: format!("add-dll-directory:{dir}"),
-        kind: FixKind::DllDirectory { dirs: vec![dir.clone()], site_packages: env.site_packages.first().cloned() },
+        kind: FixKind::DllDirectory { dirs: vec![dir.clone()], site_packages: env.site_packages.first().cloned(), python: env.python_exe.clone() },
         summary: format!("Call os.add_dll_directory(r\"{dir}\") before importing {}", f.kind.module()),
     });
     finding.evidence = evidence;

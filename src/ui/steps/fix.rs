@@ -87,8 +87,16 @@ pub fn fix_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>)
         if let Some(stage) = state.stage() {
             ui.spinner();
             ui.label(stage);
+            if ui.button("Cancel").clicked() {
+                commands.push(UiCommand::Fix(FixCommand::Cancel));
+            }
         }
     });
+    if let Ok(live) = state.live.lock() {
+        for line in live.iter() {
+            ui.monospace(line);
+        }
+    }
     for line in &state.log {
         ui.monospace(line);
     }

@@ -3,6 +3,7 @@
 //! never blocks. Planning reloads the target's context; applying runs exactly the plan shown.
 
 use crate::engine::findings::Finding;
+use crate::engine::fix::host::{Feedback, LineSink};
 use crate::engine::fix::journal::Journal;
 use crate::engine::fix::planner::PlanOptions;
 use crate::engine::fix::session::{self, ApplyReport};
@@ -11,6 +12,8 @@ use crate::engine::progress::Progress;
 use crate::ui::app::TriageApp;
 use crate::ui::worker::{Job, Target};
 use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// What the Fix step asks the app to do.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,6 +26,8 @@ pub enum FixCommand {
     ApplyChecked,
     Undo(Option<String>),
     RefreshHistory,
+    /// Stop the running apply (a pip run is killed and its fix rolled back).
+    Cancel,
 }
 
 /// The Fix step's state.
@@ -35,6 +40,10 @@ pub struct FixState {
     apply_job: Option<Job<(Vec<ApplyReport>, Vec<String>)>>,
     pub results: Vec<ApplyReport>,
     pub log: Vec<String>,
+    /// Command output (pip) as it arrives from the worker, shown live.
+    pub live: Arc<Mutex<Vec<String>>>,
+    /// Set by Cancel: stops a running pip and rolls its fix back.
+    pub cancel: Arc<AtomicBool>,
     pub history: Vec<Journal>,
 }
 
@@ -49,6 +58,8 @@ impl Default for FixState {
             apply_job: None,
             results: Vec::new(),
             log: Vec::new(),
+            live: Arc::default(),
+            cancel: Arc::default(),
             history: Vec::new(),
         }
     }
@@ -73,7 +84,9 @@ impl FixState {
         if let Some(out) = self.apply_job.as_ref().and_then(|j| j.poll()) {
             match out {
                 Ok((reports, log)) => {
-                    self.results = reports;
+                    if !reports.is_empty() {
+                        self.results = reports;
+                    }
                     self.log.extend(log);
                 }
                 Err(e) => self.log.push(e),
@@ -99,6 +112,7 @@ impl FixState {
             scope: Some(self.scope),
             copy_from: None,
             pip_args: Vec::new(),
+            requirements_file: None,
         };
         self.preview = None;
         self.plan_job = Some(Job::start(Progress::new(), move |_| {
@@ -113,8 +127,15 @@ impl FixState {
             scope: Some(self.scope),
             copy_from: None,
             pip_args: Vec::new(),
+            requirements_file: None,
         };
         self.results.clear();
+        let live = self.live.clone();
+        self.cancel = Arc::default();
+        let cancel = self.cancel.clone();
+        if let Ok(mut l) = live.lock() {
+            l.clear();
+        }
         self.apply_job = Some(Job::start(Progress::new(), move |progress| {
             let ctx = target.load(false)?;
             let mut reports = Vec::new();
@@ -122,9 +143,19 @@ impl FixState {
             progress.stage("Applying fixes", ids.len());
             for id in &ids {
                 progress.stage(&format!("Applying {id}"), ids.len());
-                match session::plan(&ctx, &findings, id, &opts)
-                    .and_then(|plan| session::apply(&ctx, &findings, &plan, false, None))
-                {
+                match session::plan(&ctx, &findings, id, &opts).and_then(|plan| {
+                    let sink = live.clone();
+                    let on_line: LineSink = Box::new(move |l| {
+                        if let Ok(mut v) = sink.lock() {
+                            v.push(l.to_string());
+                        }
+                    });
+                    let feedback = Feedback {
+                        on_line: Some(on_line),
+                        cancel: cancel.clone(),
+                    };
+                    session::apply(&ctx, &findings, &plan, false, feedback)
+                }) {
                     Ok(r) => {
                         log.push(match &r.verification {
                             Some(v) if v.verified => {
@@ -180,15 +211,22 @@ pub fn apply(app: &mut TriageApp, command: FixCommand) {
             }
         }
         FixCommand::Undo(id) => {
-            match session::undo(id.as_deref()) {
-                Ok(j) => state.log.push(format!(
-                    "Undid {} ({}): every file and value is back as it was.",
-                    j.id, j.fix_id
-                )),
-                Err(e) => state.log.push(format!("Undo failed: {e}")),
+            if !state.busy() {
+                // Undoing a pin runs pip: off the UI thread, like applying.
+                state.apply_job = Some(Job::start(Progress::new(), move |progress| {
+                    progress.stage("Undoing", 1);
+                    let line = match session::undo(id.as_deref()) {
+                        Ok(j) => format!(
+                            "Undid {} ({}): every file and value is back as it was.",
+                            j.id, j.fix_id
+                        ),
+                        Err(e) => format!("Undo failed: {e}"),
+                    };
+                    Ok((Vec::new(), vec![line]))
+                }));
             }
-            state.refresh_history();
         }
         FixCommand::RefreshHistory => state.refresh_history(),
+        FixCommand::Cancel => state.cancel.store(true, Ordering::Relaxed),
     }
 }
