@@ -78,7 +78,9 @@ fn every_seed_machine_remedy_offers_an_exact_plan() {
         .display()
         .to_string();
     let found = plans(&win);
-    assert_eq!(found.len(), 3, "{found:#?}");
+    // Two CUPTI folders to add to PATH; DLL hooks for CuPy (CUDA 12.1) and, since the fixture
+    // holds ONNX Runtime 1.16.3's real version_info.py (CUDA 11.8), for ONNX Runtime.
+    assert_eq!(found.len(), 4, "{found:#?}");
     for (id, _, plan) in &found {
         if let Some(dir) = id.strip_prefix("path-append:") {
             assert_exact_registry_edit(plan, dir);
@@ -96,9 +98,26 @@ fn every_seed_machine_remedy_offers_an_exact_plan() {
         .display()
         .to_string();
     let found = plans(&jax);
-    assert_eq!(found.len(), 1);
-    assert_eq!(found[0].1, "machine");
-    let preview = found[0].2["previews"][0].as_str().unwrap();
+    // XLA_FLAGS' typo, and the cuDNN wheel folder the JAX plugin's process does not search.
+    assert_eq!(found.len(), 2, "{found:#?}");
+    let ld = found
+        .iter()
+        .find(|f| f.0.starts_with("ld-library-path-prepend:"))
+        .expect("an LD_LIBRARY_PATH plan");
+    assert!(
+        ld.2["previews"][0]
+            .as_str()
+            .unwrap()
+            .contains("LD_LIBRARY_PATH"),
+        "{:#}",
+        ld.2
+    );
+    let xla = found
+        .iter()
+        .find(|f| f.0 == "fix-xla-flags")
+        .expect("the XLA_FLAGS plan");
+    assert_eq!(xla.1, "machine");
+    let preview = xla.2["previews"][0].as_str().unwrap();
     assert!(
         preview.starts_with("--- /dev/null\n+++ b/etc/profile.d/cuda-triage.sh\n"),
         "{preview}"

@@ -255,7 +255,7 @@ pub fn not_searched(
     let fix = if ctx.platform == Platform::Linux {
         FixRef {
             id: format!("ld-library-path-prepend:{dir}"),
-            kind: "env-var".into(),
+            kind: FixKind::path(PathEdit::add("LD_LIBRARY_PATH", &dir, true)),
             summary: format!(
                 "Add {dir} to LD_LIBRARY_PATH for this process (or register it with ldconfig)"
             ),

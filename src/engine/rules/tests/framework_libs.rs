@@ -121,7 +121,7 @@ fn linux_toolkit_not_in_the_ld_so_search_gets_an_ld_library_path_fix() {
     assert_eq!(
         fixes(f),
         [(
-            "env-var",
+            "path-edit",
             "ld-library-path-prepend:/usr/local/cuda-12.2/lib64"
         )]
     );

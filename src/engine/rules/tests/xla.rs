@@ -43,7 +43,11 @@ fn older_toolkit_first_on_path_runs_an_old_ptxas() {
     let findings = check(&ctx, &inv);
     assert_eq!(findings.len(), 1, "{findings:#?}");
     let f = only(&findings, "ptxas-too-old");
-    assert_eq!(f.severity, Severity::Warning, "TensorFlow: only XLA-compiled code fails");
+    assert_eq!(
+        f.severity,
+        Severity::Warning,
+        "TensorFlow: only XLA-compiled code fails"
+    );
     assert!(
         f.summary
             .starts_with(&format!("TensorFlow 2.10.1 in {PY} runs ptxas 10.0")),
@@ -101,7 +105,11 @@ fn no_ptxas_anywhere_lists_the_searched_folders() {
     let findings = check(&ctx, &inv);
     assert_eq!(findings.len(), 1, "{findings:#?}");
     let f = only(&findings, "ptxas-not-found");
-    assert_eq!(f.severity, Severity::Warning, "TensorFlow: only XLA-compiled code fails");
+    assert_eq!(
+        f.severity,
+        Severity::Warning,
+        "TensorFlow: only XLA-compiled code fails"
+    );
     assert_eq!(
         f.summary,
         "TensorFlow 2.15.0 in /home/u/tf cannot find ptxas"
@@ -150,7 +158,11 @@ fn toolkit_without_libdevice() {
     let findings = check(&ctx, &inv);
     assert_eq!(findings.len(), 1, "{findings:#?}");
     let f = only(&findings, "libdevice-missing");
-    assert_eq!(f.severity, Severity::Warning, "TensorFlow: only XLA-compiled code fails");
+    assert_eq!(
+        f.severity,
+        Severity::Warning,
+        "TensorFlow: only XLA-compiled code fails"
+    );
     assert_eq!(
         f.summary,
         "CUDA 12.3 at /usr/local/cuda-12.3 has no nvvm/libdevice/libdevice.10.bc"
