@@ -287,18 +287,9 @@ impl FsView {
             return self.replayed(r, path);
         }
         let host = self.host_to_ask(path).ok();
-        let meta = host.as_ref().map(std::fs::metadata);
-        self.record(|rec| rec.note_kind(&self.platform.normalize(path), host.as_deref()));
-        Some(match meta {
-            Some(Ok(m)) if m.is_dir() => RecordedPath::Dir { entries: None },
-            Some(Ok(m)) if m.is_file() => RecordedPath::File {
-                text: None,
-                hex: None,
-                binary: None,
-            },
-            Some(Ok(_)) => RecordedPath::Other,
-            _ => RecordedPath::Missing,
-        })
+        let kind = RecordedPath::on_host(host.as_deref());
+        self.record(|rec| rec.note(&self.platform.normalize(path), kind.clone()));
+        Some(kind)
     }
 
     pub fn exists(&self, path: &str) -> bool {
@@ -324,7 +315,11 @@ impl FsView {
         let result = self.file_on_host(path);
         match &result {
             Ok(host) => self.record(|rec| rec.note_file(&self.platform.normalize(path), host)),
-            Err(_) => self.record(|rec| rec.note_kind(&self.platform.normalize(path), None)),
+            Err(_) => self.record(|rec| {
+                // Not a regular file: a folder, something else, or nothing.
+                let kind = RecordedPath::on_host(self.host_to_ask(path).ok().as_deref());
+                rec.note(&self.platform.normalize(path), kind)
+            }),
         }
         result
     }
@@ -431,19 +426,18 @@ impl FsView {
         if self.replay().is_some() {
             return self.replayed_content(path, limit);
         }
-        let host = self.file(path)?;
-        let len = std::fs::metadata(&host)
-            .map_err(|e| io_error(path, &e))?
-            .len();
-        if len > limit {
-            return Err(too_big(path, len, limit));
-        }
-        let bytes = std::fs::read(&host).map_err(|e| io_error(path, &e))?;
+        let bytes = self.read_limited(path, limit)?;
         self.record(|rec| rec.note_bytes(&self.platform.normalize(path), &bytes));
         Ok(bytes)
     }
 
     fn read_to_string_on_host(&self, path: &str, limit: u64) -> Result<String, FsError> {
+        let bytes = self.read_limited(path, limit)?;
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    /// A regular file's bytes, refusing files over `limit` bytes.
+    fn read_limited(&self, path: &str, limit: u64) -> Result<Vec<u8>, FsError> {
         let host = self.file(path)?;
         let len = std::fs::metadata(&host)
             .map_err(|e| io_error(path, &e))?
@@ -451,8 +445,7 @@ impl FsView {
         if len > limit {
             return Err(too_big(path, len, limit));
         }
-        let bytes = std::fs::read(&host).map_err(|e| io_error(path, &e))?;
-        Ok(String::from_utf8_lossy(&bytes).into_owned())
+        std::fs::read(&host).map_err(|e| io_error(path, &e))
     }
 
     /// The machine path a link points to, resolved (inside the root for a mapped Linux root).

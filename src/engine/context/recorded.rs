@@ -57,27 +57,35 @@ pub struct FsRecording {
     pub hosts: HashMap<PathBuf, String>,
 }
 
-impl FsRecording {
-    pub fn note_kind(&mut self, path: &str, host: Option<&Path>) {
-        if self.paths.contains_key(path) {
-            return;
-        }
-        let kind = match host.map(std::fs::metadata) {
+impl RecordedPath {
+    /// What a host path is (following links), or `Missing`.
+    pub fn on_host(host: Option<&Path>) -> RecordedPath {
+        match host.map(std::fs::metadata) {
             Some(Ok(m)) if m.is_dir() => RecordedPath::Dir { entries: None },
-            Some(Ok(m)) if m.is_file() => RecordedPath::File {
-                text: None,
-                hex: None,
-                binary: None,
-            },
+            Some(Ok(m)) if m.is_file() => RecordedPath::empty_file(),
             Some(Ok(_)) => RecordedPath::Other,
             _ => RecordedPath::Missing,
-        };
-        self.paths.insert(path.to_string(), kind);
+        }
+    }
+
+    fn empty_file() -> RecordedPath {
+        RecordedPath::File {
+            text: None,
+            hex: None,
+            binary: None,
+        }
+    }
+}
+
+impl FsRecording {
+    /// Notes what a path is, unless something more detailed was noted already.
+    pub fn note(&mut self, path: &str, kind: RecordedPath) {
+        self.paths.entry(path.to_string()).or_insert(kind);
     }
 
     pub fn note_file(&mut self, path: &str, host: &Path) {
         self.hosts.insert(host.to_path_buf(), path.to_string());
-        self.note_kind(path, Some(host));
+        self.note(path, RecordedPath::on_host(Some(host)));
     }
 
     pub fn note_listing(
@@ -133,11 +141,10 @@ impl FsRecording {
             if let RecordedBinary::Error { message, .. } = &mut recorded {
                 *message = message.replace(&host.display().to_string(), &path);
             }
-            let entry = self.paths.entry(path).or_insert(RecordedPath::File {
-                text: None,
-                hex: None,
-                binary: None,
-            });
+            let entry = self
+                .paths
+                .entry(path)
+                .or_insert_with(RecordedPath::empty_file);
             if let RecordedPath::File { binary, .. } = entry {
                 *binary = Some(recorded);
             }
@@ -227,11 +234,7 @@ impl Replay {
         Some(if e.dir {
             RecordedPath::Dir { entries: None }
         } else if e.file {
-            RecordedPath::File {
-                text: None,
-                hex: None,
-                binary: None,
-            }
+            RecordedPath::empty_file()
         } else {
             RecordedPath::Other
         })

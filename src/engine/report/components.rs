@@ -78,21 +78,16 @@ pub fn components(doc: &Document) -> Vec<Component> {
     }
     let empty = Value::Null;
     let inventory = doc.extra.get("inventory").unwrap_or(&empty);
-    for t in list(inventory, "toolkits") {
-        out.push(Component {
-            kind: "cuda-toolkit",
-            name: text(t, "root").unwrap_or_default(),
-            version: text(t, "version"),
-            detail: text(t, "root").unwrap_or_default(),
-        });
-    }
-    for c in list(inventory, "cudnn") {
-        out.push(Component {
-            kind: "cudnn",
-            name: text(c, "root").unwrap_or_default(),
-            version: text(c, "version"),
-            detail: text(c, "root").unwrap_or_default(),
-        });
+    for (key, kind) in [("toolkits", "cuda-toolkit"), ("cudnn", "cudnn")] {
+        for install in list(inventory, key) {
+            let root = text(install, "root").unwrap_or_default();
+            out.push(Component {
+                kind,
+                name: root.clone(),
+                version: text(install, "version"),
+                detail: root,
+            });
+        }
     }
     for env in list(inventory, "python_envs") {
         let root = text(env, "root").unwrap_or_default();
@@ -143,6 +138,52 @@ fn framework(f: &Value, env_root: &str) -> Component {
         version: text(f, "version"),
         detail: build,
     }
+}
+
+/// The report's one-line facts: platform, driver, source, capture time, tool version, redaction.
+pub fn header_facts(doc: &Document) -> Vec<String> {
+    let m = &doc.machine;
+    let mut facts = vec![format!(
+        "{}{}",
+        m.platform.as_str(),
+        if m.wsl { " (WSL)" } else { "" }
+    )];
+    facts.push(match &m.driver {
+        Some(d) => format!(
+            "driver {}{}",
+            d.version,
+            d.cuda
+                .as_ref()
+                .map(|c| format!(" (CUDA ≤ {c})"))
+                .unwrap_or_default()
+        ),
+        None => "no NVIDIA driver found".to_string(),
+    });
+    facts.push(m.source.describe());
+    if let Some(t) = doc.extra.get("captured_at").and_then(Value::as_str) {
+        facts.push(format!("captured {t}"));
+    }
+    if let Some(v) = doc
+        .extra
+        .get("tool")
+        .and_then(|t| t.get("version"))
+        .and_then(Value::as_str)
+    {
+        facts.push(format!("cuda-triage {v}"));
+    }
+    if doc.extra.get("redacted").and_then(Value::as_bool) == Some(true) {
+        facts.push("redacted".to_string());
+    }
+    facts
+}
+
+/// A JSON value as pretty-printed lines (for the folded parts of Markdown and HTML).
+pub fn json_lines(value: &Value) -> Vec<String> {
+    serde_json::to_string_pretty(value)
+        .unwrap_or_default()
+        .lines()
+        .map(String::from)
+        .collect()
 }
 
 /// Counts of findings by severity: (errors, warnings, notes).

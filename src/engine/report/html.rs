@@ -4,7 +4,7 @@
 //! folder named `<script>alert(1)</script>` on PATH renders as text.
 
 use super::Document;
-use super::components::{components, severity_counts};
+use super::components::{components, header_facts, json_lines, severity_counts};
 use super::trees::trees;
 use crate::engine::findings::Severity;
 
@@ -56,38 +56,7 @@ pub fn render(doc: &Document) -> String {
 }
 
 fn header(doc: &Document) -> String {
-    let m = &doc.machine;
-    let mut facts = vec![format!(
-        "{}{}",
-        m.platform.as_str(),
-        if m.wsl { " (WSL)" } else { "" }
-    )];
-    facts.push(match &m.driver {
-        Some(d) => format!(
-            "driver {}{}",
-            d.version,
-            d.cuda
-                .as_ref()
-                .map(|c| format!(" (CUDA ≤ {c})"))
-                .unwrap_or_default()
-        ),
-        None => "no NVIDIA driver found".into(),
-    });
-    facts.push(m.source.describe());
-    if let Some(t) = doc.extra.get("captured_at").and_then(|v| v.as_str()) {
-        facts.push(format!("captured {t}"));
-    }
-    if let Some(v) = doc
-        .extra
-        .get("tool")
-        .and_then(|t| t.get("version"))
-        .and_then(|v| v.as_str())
-    {
-        facts.push(format!("cuda-triage {v}"));
-    }
-    if doc.extra.get("redacted").and_then(|v| v.as_bool()) == Some(true) {
-        facts.push("redacted".into());
-    }
+    let facts = header_facts(doc);
     let (e, w, i) = severity_counts(doc);
     format!(
         "<h1>CUDA Triage report</h1>\n<p>{}</p>\n<p><strong>{e} error(s), {w} warning(s), {i} note(s)</strong></p>\n",
@@ -176,14 +145,6 @@ fn folded(title: &str, lines: &[String]) -> String {
         escape(title),
         escape(&lines.join("\n"))
     )
-}
-
-fn json_lines(value: &serde_json::Value) -> Vec<String> {
-    serde_json::to_string_pretty(value)
-        .unwrap_or_default()
-        .lines()
-        .map(String::from)
-        .collect()
 }
 
 fn details(doc: &Document) -> String {

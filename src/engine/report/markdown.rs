@@ -5,7 +5,7 @@
 //! issue-body limit, cut at a section boundary with a note pointing at the JSON report.
 
 use super::Document;
-use super::components::{components, severity_counts};
+use super::components::{components, header_facts, json_lines, severity_counts};
 use super::trees::trees;
 use crate::engine::findings::Severity;
 
@@ -96,38 +96,7 @@ pub fn render(doc: &Document) -> String {
 }
 
 fn header(doc: &Document) -> String {
-    let m = &doc.machine;
-    let mut facts = vec![format!(
-        "{}{}",
-        m.platform.as_str(),
-        if m.wsl { " (WSL)" } else { "" }
-    )];
-    facts.push(match &m.driver {
-        Some(d) => format!(
-            "driver {}{}",
-            d.version,
-            d.cuda
-                .as_ref()
-                .map(|c| format!(" (CUDA ≤ {c})"))
-                .unwrap_or_default()
-        ),
-        None => "no NVIDIA driver found".to_string(),
-    });
-    facts.push(m.source.describe());
-    if let Some(t) = doc.extra.get("captured_at").and_then(|v| v.as_str()) {
-        facts.push(format!("captured {t}"));
-    }
-    if let Some(v) = doc
-        .extra
-        .get("tool")
-        .and_then(|t| t.get("version"))
-        .and_then(|v| v.as_str())
-    {
-        facts.push(format!("cuda-triage {v}"));
-    }
-    if doc.extra.get("redacted").and_then(|v| v.as_bool()) == Some(true) {
-        facts.push("redacted".to_string());
-    }
+    let facts = header_facts(doc);
     let (e, w, i) = severity_counts(doc);
     format!(
         "# CUDA Triage report\n\n{}\n\n**{e} error(s), {w} warning(s), {i} note(s)**\n\n",
@@ -228,21 +197,10 @@ fn details(doc: &Document) -> Vec<String> {
             &code_block(&lines),
         ));
     }
-    if let Some(gpu) = doc.extra.get("gpu") {
-        let lines = serde_json::to_string_pretty(gpu)
-            .unwrap_or_default()
-            .lines()
-            .map(String::from)
-            .collect::<Vec<_>>();
-        out.push(folded("GPU test", &code_block(&lines)));
-    }
-    if let Some(fixes) = doc.extra.get("fixes_applied") {
-        let lines = serde_json::to_string_pretty(fixes)
-            .unwrap_or_default()
-            .lines()
-            .map(String::from)
-            .collect::<Vec<_>>();
-        out.push(folded("Fixes applied", &code_block(&lines)));
+    for (key, title) in [("gpu", "GPU test"), ("fixes_applied", "Fixes applied")] {
+        if let Some(value) = doc.extra.get(key) {
+            out.push(folded(title, &code_block(&json_lines(value))));
+        }
     }
     for t in trees(doc) {
         out.push(folded(
