@@ -16,6 +16,21 @@ fn built(spec: DllSpec, dir: &std::path::Path) -> std::path::PathBuf {
         .unwrap_or_else(|e| panic!("mingw build failed: {e}"))
 }
 
+/// Types `binary` into the step, clicks Analyze and steps the UI until the tree is built
+/// (bounded, never a timing assertion).
+fn analyze(h: &mut Harness<'_, TriageApp>, binary: &str) {
+    h.state_mut().deps.binary_input = binary.into();
+    h.get_by_label("Analyze").click();
+    h.run_steps(1);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while h.state().deps.job.is_some() {
+        assert!(Instant::now() < deadline, "tree did not finish");
+        std::thread::sleep(Duration::from_millis(20));
+        h.step();
+    }
+    h.run_steps(3);
+}
+
 #[test]
 fn dependencies_step_resolves_filters_and_explains() {
     assert!(
@@ -59,16 +74,7 @@ fn dependencies_step_resolves_filters_and_explains() {
     h.get_by_label("4. Dependencies").click();
     h.run_steps(2);
     assert_eq!(h.state().step, Step::Dependencies);
-    h.state_mut().deps.binary_input = r"C:\app\lib\torch_cuda.dll".into();
-    h.get_by_label("Analyze").click();
-    h.run_steps(1);
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while h.state().deps.job.is_some() {
-        assert!(Instant::now() < deadline, "tree did not finish");
-        std::thread::sleep(Duration::from_millis(20));
-        h.step();
-    }
-    h.run_steps(3);
+    analyze(&mut h, r"C:\app\lib\torch_cuda.dll");
     assert!(h.state().deps.error.is_none(), "{:?}", h.state().deps.error);
     assert!(h.query_by_label("cudart64_12.dll").is_some());
     assert!(h.query_by_label("cublas64_11.dll").is_some());
@@ -134,16 +140,7 @@ fn dependencies_step_takes_a_bare_name_and_searches_for_it_as_the_process_would(
     h.get_by_label("4. Dependencies").click();
     h.run_steps(2);
     for (name, found) in [("cudart64_12.dll", true), ("cudnn64_8.dll", false)] {
-        h.state_mut().deps.binary_input = name.into();
-        h.get_by_label("Analyze").click();
-        h.run_steps(1);
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while h.state().deps.job.is_some() {
-            assert!(Instant::now() < deadline, "tree did not finish");
-            std::thread::sleep(Duration::from_millis(20));
-            h.step();
-        }
-        h.run_steps(3);
+        analyze(&mut h, name);
         if found {
             assert!(h.state().deps.error.is_none(), "{:?}", h.state().deps.error);
             let root = &h.state().deps.result.as_ref().unwrap().graph.root;
