@@ -383,20 +383,13 @@ impl TriageApp {
         }
     }
 
-    /// The report as it would be saved now (with the Dependencies step's tree, if one was built).
+    /// The report as it would be saved now (with every tree the Dependencies step built).
     fn report_now(&self) -> Option<Document> {
         let doc = self.document.as_ref()?;
-        let nodes = self.deps.result.as_ref().map(|r| {
-            (
-                r.graph.root.clone(),
-                serde_json::to_value(&r.graph.nodes).unwrap_or_default(),
-            )
-        });
-        let tree = nodes.as_ref().map(|(root, nodes)| (root.as_str(), nodes));
         Some(super::report_export::build_report(
             doc,
             &self.target,
-            tree,
+            &self.deps.examined,
             self.report.redact,
         ))
     }

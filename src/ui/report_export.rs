@@ -35,15 +35,16 @@ impl Default for ReportState {
 pub fn build_report(
     doc: &Document,
     target: &Target,
-    tree: Option<(&str, &serde_json::Value)>,
+    trees: &[(String, serde_json::Value)],
     redact: bool,
 ) -> Document {
     let mut doc = doc.clone();
-    if let Some((root, nodes)) = tree {
-        doc = doc.with(
-            "trees",
-            vec![serde_json::json!({ "root": root, "nodes": nodes })],
-        );
+    if !trees.is_empty() {
+        let trees: Vec<serde_json::Value> = trees
+            .iter()
+            .map(|(root, nodes)| serde_json::json!({ "root": root, "nodes": nodes }))
+            .collect();
+        doc = doc.with("trees", trees);
     }
     // A reopened report is saved as it was written.
     if doc.extra.contains_key("captured_at") {

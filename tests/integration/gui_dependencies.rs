@@ -5,7 +5,7 @@ use crate::fixtures_build::{DllSpec, tool_available};
 use cuda_triage::engine::context::Platform;
 use cuda_triage::engine::context::fake::FakeMachine;
 use cuda_triage::ui::TriageApp;
-use cuda_triage::ui::steps::Step;
+use cuda_triage::ui::steps::{Step, UiCommand};
 use cuda_triage::ui::worker::Target;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -158,4 +158,23 @@ fn dependencies_step_takes_a_bare_name_and_searches_for_it_as_the_process_would(
             );
         }
     }
+    // The tree the user examined goes into the report saved afterwards.
+    h.state_mut().apply(UiCommand::StartScan);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while h.state().scan_running() {
+        assert!(Instant::now() < deadline, "scan did not finish");
+        std::thread::sleep(Duration::from_millis(20));
+        h.step();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let md = dir.path().join("r.md");
+    h.state_mut().apply(UiCommand::SaveReportTo(
+        md.clone(),
+        cuda_triage::engine::report::ReportFormat::Markdown,
+    ));
+    let text = std::fs::read_to_string(&md).expect("the report is written");
+    assert!(
+        text.contains(r"Dependency tree of C:\cuda\bin\cudart64_12.dll"),
+        "{text}"
+    );
 }

@@ -132,11 +132,27 @@ fn framework(f: &Value, env_root: &str) -> Component {
         Some(false) => "CPU-only build".to_string(),
         None => "build unknown".to_string(),
     };
+    // What it loads: the DLL names its build names, and the nvidia-* wheels it pins.
+    let mut loads: Vec<String> = list(expects, "dll_names")
+        .filter_map(|v| v.as_str().map(String::from))
+        .collect();
+    loads.extend(list(expects, "wheels").map(|w| {
+        let name = text(w, "name").unwrap_or_default();
+        match text(w, "version") {
+            Some(v) => format!("{name} {v}"),
+            None => name,
+        }
+    }));
+    let detail = match loads.len() {
+        0 => build,
+        n if n <= 8 => format!("{build}; loads {}", loads.join(", ")),
+        n => format!("{build}; loads {}, … ({n} in all)", loads[..8].join(", ")),
+    };
     Component {
         kind: "framework",
         name: format!("{package} ({env_root})"),
         version: text(f, "version"),
-        detail: build,
+        detail,
     }
 }
 

@@ -32,6 +32,8 @@ pub struct DependenciesState {
     pub error: Option<String>,
     pub filter: RowFilter,
     pub selected: Option<usize>,
+    /// Every tree built in this session: root and its nodes as JSON (for the report).
+    pub examined: Vec<(String, serde_json::Value)>,
     rows: Vec<Row>,
     rows_for: Option<RowFilter>,
 }
@@ -88,6 +90,10 @@ impl DependenciesState {
         match job.poll() {
             None => true,
             Some(Ok(result)) => {
+                // Every tree the user examined goes into the report (the latest per root).
+                let nodes = serde_json::to_value(&result.graph.nodes).unwrap_or_default();
+                self.examined.retain(|(root, _)| *root != result.graph.root);
+                self.examined.push((result.graph.root.clone(), nodes));
                 self.result = Some(result);
                 self.job = None;
                 false
