@@ -32,8 +32,15 @@ pub enum Command {
     /// Explain a library name or a pasted error message ("-" reads it from standard input).
     Why {
         /// A library name such as cublas64_11.dll, or error text.
-        #[arg(value_name = "LIBRARY-OR-ERROR-TEXT")]
-        query: String,
+        #[arg(
+            value_name = "LIBRARY-OR-ERROR-TEXT",
+            required_unless_present = "corpus"
+        )]
+        query: Option<String>,
+        /// Measure the catalog instead: triage every entry of an error corpus (TOML) and report
+        /// the hit rate and the misses.
+        #[arg(long, value_name = "FILE", conflicts_with = "query")]
+        corpus: Option<std::path::PathBuf>,
     },
     /// Show the dependency tree of a DLL, .so or executable, and why each piece resolved where it did.
     Tree(TreeArgs),

@@ -36,7 +36,10 @@ pub fn run(cli: Cli) -> i32 {
         Command::Scan(args) => scan_command(&common, &args),
         Command::Report(args) => super::report_command::report_command(&common, &args),
         Command::Open { report } => super::report_command::open_command(&common, &report),
-        Command::Why { query } => super::why_command::why_command(&common, &query),
+        Command::Why { query, corpus } => match corpus {
+            Some(path) => super::why_command::why_corpus_command(&common, &path),
+            None => super::why_command::why_command(&common, query.as_deref().unwrap_or_default()),
+        },
         Command::Tree(args) => super::tree_command::tree_command(&common, &args),
         Command::GpuTest(args) => super::gpu_command::gpu_test_command(&common, &args),
         Command::Fix { action } => super::fix_command::fix_command(&common, action),

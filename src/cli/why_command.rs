@@ -1,7 +1,8 @@
 //! `why <LIBRARY-OR-ERROR-TEXT | ->`: explains a library name or a pasted error text. Text
 //! output lists what was identified and the findings; `--json` is the standard document plus
 //! `"identified"` (and `"unrecognized"`, `"symbols"`, `"codes"`). Exit codes: 0 no error finding,
-//! 1 at least one, 2 the tool failed (e.g. standard input unreadable).
+//! 1 at least one, 2 the tool failed (e.g. standard input unreadable). `why --corpus FILE`
+//! measures the error catalog over a corpus of real reported errors instead.
 
 use super::args::Common;
 use super::commands::load_context;
@@ -84,4 +85,52 @@ fn render_why(result: &triage::Triage, doc: &Document) -> String {
     out.push('\n');
     out.push_str(&render_findings(&doc.findings, use_colour()));
     out
+}
+
+/// `why --corpus FILE`: triages every corpus entry and reports hits/total and the misses.
+/// Exit codes: 0 every entry met, 1 at least one miss, 2 the corpus could not be read.
+pub fn why_corpus_command(common: &Common, path: &std::path::Path) -> i32 {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => return fail(&format!("cannot read {}: {e}", path.display()), common.json),
+    };
+    let entries = match triage::corpus::parse(&text) {
+        Ok(e) => e,
+        Err(e) => return fail(&format!("{}: {e}", path.display()), common.json),
+    };
+    let report = triage::corpus::run(&entries);
+    let out = if common.json {
+        let doc = serde_json::json!({
+            "schema": crate::engine::report::SCHEMA,
+            "corpus": path.display().to_string(),
+            "total": report.total,
+            "hits": report.hits,
+            "hit_rate": report.hit_rate,
+            "misses": report.misses,
+        });
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(&doc).unwrap_or_default()
+        )
+    } else {
+        let mut text = format!(
+            "Corpus {}: {}/{} entries met ({:.1} %)\n",
+            path.display(),
+            report.hits,
+            report.total,
+            report.hit_rate
+        );
+        for miss in &report.misses {
+            text.push_str(&format!(
+                "  miss #{} ({}): {}\n",
+                miss.index,
+                miss.source,
+                miss.missing.join("; ")
+            ));
+        }
+        text
+    };
+    // A closed pipe (`| head`) is not a failure of the measurement.
+    let _ = std::io::Write::write_all(&mut std::io::stdout(), out.as_bytes());
+    if report.misses.is_empty() { 0 } else { 1 }
 }

@@ -37,3 +37,4 @@ mod tree;
 mod tree_bare_names;
 mod wheels;
 mod why;
+mod why_corpus;

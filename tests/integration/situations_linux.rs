@@ -101,7 +101,10 @@ fn conda_env_lib_not_searched_without_python_rpath() {
     );
     assert!(!evidence.contains(&format!("{ENV}/lib (rpath)")), "{f:#}");
     let fix = &f["fixes"][0];
-    assert_eq!(fix["kind"], "path-edit", "a typed LD_LIBRARY_PATH edit: {f:#}");
+    assert_eq!(
+        fix["kind"], "path-edit",
+        "a typed LD_LIBRARY_PATH edit: {f:#}"
+    );
     assert!(
         fix["summary"].to_string().contains("LD_LIBRARY_PATH"),
         "{f:#}"

@@ -62,7 +62,7 @@ fn fill(template: &str, groups: &[String]) -> String {
 }
 
 /// Extra plain-language detail some messages call for (decoded version numbers).
-fn decoded(id: &str, groups: &[String]) -> Option<String> {
+fn decoded(id: &str, groups: &[String], k: &Knowledge) -> Option<String> {
     let num = |i: usize| groups.get(i).and_then(|g| g.parse::<u64>().ok());
     match id {
         "torch-driver-too-old" => Some(format!(
@@ -92,6 +92,14 @@ fn decoded(id: &str, groups: &[String]) -> Option<String> {
                 )
             })
         }
+        "torch-winerror-loading-dll" | "torch-paging-file" | "ort-loadlibrary-failed" => {
+            let path = if id == "torch-paging-file" {
+                groups.first()?
+            } else {
+                groups.get(1)?
+            };
+            super::folders::framework_dll_detail(path, k)
+        }
         _ => None,
     }
 }
@@ -114,7 +122,7 @@ pub fn message_findings(matches: &[MessageMatch], k: &Knowledge) -> Vec<Finding>
         let hits = &by_id[id];
         let first = &hits[0].groups;
         let mut detail = format!("{} (Message from {}.)", row.root_cause, row.tool);
-        if let Some(extra) = decoded(id, first) {
+        if let Some(extra) = decoded(id, first, k) {
             detail = format!("{extra} {detail}");
         }
         if let Some(note) = &row.note {
@@ -267,7 +275,10 @@ pub fn library_findings(ids: &[LibraryIdentity]) -> Vec<Finding> {
                 id.file, id.component
             ),
             "unversioned" | "unknown" | "any" => format!("{} is {}.", id.file, id.component),
-            fam if id.component == "cuDNN" => format!("{} is cuDNN {fam}.", id.file),
+            // cuDNN and TensorRT families are their own majors, not CUDA releases.
+            fam if id.component == "cuDNN" || id.component.starts_with("TensorRT") => {
+                format!("{} is {} {fam}.", id.file, id.component)
+            }
             fam => format!(
                 "{} is {} from the CUDA {fam} family.",
                 id.file, id.component

@@ -3,7 +3,8 @@
 //! Windows paths), any `lib*.so[.N...]` soname, the usual phrasings of Win32 load errors
 //! (`[WinError 126]`, `Error code 126`, `error 0x7E`, `LoadLibrary failed with error 126`,
 //! "The specified module could not be found"), CUDA runtime/driver error names and numbers, and
-//! `CUDNN_STATUS_*` names.
+//! `CUDNN_STATUS_*` names. Wildcard names as some tools print them (`nvJitLink*.dll`,
+//! `libnvJitLink.so*`) are kept with their `*`.
 
 use crate::engine::knowledge::Catalog;
 use regex::Regex;
@@ -55,8 +56,8 @@ fn patterns() -> &'static Patterns {
     P.get_or_init(|| {
         let re = |s: &str| Regex::new(s).expect("static pattern compiles");
         Patterns {
-            dll: re(r"(?i)([A-Za-z0-9_+\-][A-Za-z0-9_.+\-]*\.dll)\b"),
-            soname: re(r"(?:^|[^A-Za-z0-9_.+\-])(lib[A-Za-z0-9_+\-]+\.so(?:\.[0-9]+)*)\b"),
+            dll: re(r"(?i)([A-Za-z0-9_+\-][A-Za-z0-9_.+\-]*\*?[A-Za-z0-9_.+\-]*\.dll)\b"),
+            soname: re(r"(?:^|[^A-Za-z0-9_.+\-])(lib[A-Za-z0-9_+\-]+\.so(?:\.[0-9]+)*(?:\*|\b))"),
             undefined: re(r"undefined symbol:?\s*([A-Za-z_][A-Za-z0-9_@.$]*)"),
             entry_point: re(
                 r"(?i)(?:procedure )?entry point\s+([A-Za-z_?@][A-Za-z0-9_?@$.]*)\s+could not be located in the dynamic link library\s+([^\r\n]+?\.dll)",

@@ -8,7 +8,9 @@
 //! scan/resolve work fills in.
 
 pub mod classify;
+pub mod corpus;
 pub mod extract;
+mod folders;
 pub mod machine;
 
 #[cfg(test)]
@@ -63,7 +65,7 @@ pub fn triage(text: &str) -> Triage {
     let k = knowledge::knowledge();
     let mut t = Triage::default();
     for name in extract::libraries(text) {
-        match k.libraries.identify(&name) {
+        match identify_name(k, &name) {
             Some(id) => {
                 t.identified.push(Identified {
                     file: id.file.clone(),
@@ -97,6 +99,19 @@ pub fn triage(text: &str) -> Triage {
     sort_by_severity(&mut findings);
     t.findings = findings;
     t
+}
+
+/// Identifies a name from the text; a wildcard name (`nvJitLink*.dll`, `libnvJitLink.so*`, as
+/// cuda.core prints them) is identified by the family it names, keeps its own spelling, and
+/// stands for any version.
+fn identify_name(k: &knowledge::Knowledge, name: &str) -> Option<LibraryIdentity> {
+    if !name.contains('*') {
+        return k.libraries.identify(name);
+    }
+    let mut id = k.libraries.identify(&name.replace('*', ""))?;
+    id.file = name.to_string();
+    id.version_family = "any".to_string();
+    Some(id)
 }
 
 /// A bare name such as `cublas64_11` (no extension) typed on its own.
