@@ -65,6 +65,7 @@ fn tree_options(args: &TreeArgs) -> Result<GraphOptions, String> {
             load_flags,
             cwd: args.cwd.clone(),
         },
+        main_program: None,
     })
 }
 

@@ -84,6 +84,10 @@ pub enum FixKind {
         /// The interpreter of the environment to install into (`<env>/bin/python`, `python.exe`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         python: Option<String>,
+        /// Reinstall the pinned versions even when pip thinks they are there (a file deleted from
+        /// an installed wheel): `pip install --force-reinstall --no-deps`.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        reinstall: bool,
     },
     CopyFile {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -201,6 +205,7 @@ impl From<&str> for FixKind {
             "pin-version" => FixKind::PinVersion {
                 requirements: Vec::new(),
                 python: None,
+                reinstall: false,
             },
             "copy-file" => FixKind::CopyFile { copy: None },
             "install" => FixKind::Install,

@@ -42,6 +42,9 @@ pub struct GraphOptions {
     pub runtime: bool,
     /// The Windows loading context (ignored for Linux).
     pub windows: WindowsOptions,
+    /// Linux: the process's main program (a framework's `python`), whose DT_RPATH ends every
+    /// RPATH chain as in ld.so; `None` when the root is the program itself.
+    pub main_program: Option<String>,
 }
 
 impl Default for GraphOptions {
@@ -50,6 +53,7 @@ impl Default for GraphOptions {
             max_depth: DEFAULT_MAX_DEPTH,
             runtime: true,
             windows: WindowsOptions::default(),
+            main_program: None,
         }
     }
 }

@@ -4,6 +4,8 @@
 
 mod binfmt;
 mod cli;
+mod closure_installs;
+mod closure_symbols;
 mod fix;
 mod fix_situations;
 mod fixtures_build;

@@ -67,10 +67,10 @@ fn split_path(text: &str, target: &mut Vec<String>) {
 
 /// `.dynstr`, read on demand: goblin's `Strtab::parse` would first decode every string in it
 /// (tens of thousands in a CUDA library) to answer the handful of lookups the loaders need.
-struct DynStr<'a>(&'a [u8]);
+pub(super) struct DynStr<'a>(&'a [u8]);
 
 impl<'a> DynStr<'a> {
-    fn get(&self, offset: u64) -> Option<&'a str> {
+    pub(super) fn get(&self, offset: u64) -> Option<&'a str> {
         let rest = self.0.get(usize::try_from(offset).ok()?..)?;
         let end = memchr::memchr(0, rest)?;
         std::str::from_utf8(&rest[..end]).ok()
@@ -105,7 +105,7 @@ fn check_segments_in_file(
 /// `.gnu.version_d` are.
 /// Unlike `Elf::parse` it never decodes relocations — hundreds of thousands in libcublasLt, which
 /// goblin walks only to size the symbol table — nor the static `.symtab`, nor a string table whole.
-fn parse_tables(bytes: &[u8]) -> goblin::error::Result<(Elf<'_>, DynStr<'_>)> {
+pub(super) fn parse_tables(bytes: &[u8]) -> goblin::error::Result<(Elf<'_>, DynStr<'_>)> {
     use goblin::container::{Container, Ctx};
     use goblin::elf::section_header::{SHT_DYNSYM, SectionHeader};
     use goblin::elf::{Dynamic, ProgramHeader, Symtab};

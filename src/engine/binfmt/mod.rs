@@ -7,6 +7,7 @@
 //! `parse_bytes` is the same entry point for bytes already in memory (tests, fuzzing).
 
 mod elf;
+mod elf_symbols;
 mod pe;
 mod pe_delay;
 mod pe_version;
@@ -14,6 +15,7 @@ pub mod replay;
 pub mod strings;
 pub mod version;
 
+pub use elf_symbols::{SymbolNeed, VersionedSymbols, read_versioned_symbols};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 

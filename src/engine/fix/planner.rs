@@ -125,15 +125,16 @@ pub fn plan(
         FixKind::PinVersion {
             requirements,
             python: Some(python),
+            reinstall,
         } if !requirements.is_empty() => {
             plan.scope = Scope::Env;
             plan.needs_admin = false;
-            plan.operations.push(super::pip::operation(
-                ctx,
-                python,
-                requirements,
-                &opts.pip_args,
-            )?);
+            let mut pip_args = opts.pip_args.clone();
+            if *reinstall {
+                pip_args.splice(0..0, ["--force-reinstall".to_string(), "--no-deps".into()]);
+            }
+            plan.operations
+                .push(super::pip::operation(ctx, python, requirements, &pip_args)?);
             plan.notes.push("Programs and notebook kernels already running keep the packages they imported: restart them.".into());
             return Ok(plan);
         }

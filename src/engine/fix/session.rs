@@ -61,6 +61,7 @@ pub fn scopes(ctx: &SystemContext, finding: &Finding, fix: &FixRef) -> Result<Ve
         FixKind::PinVersion {
             requirements,
             python: Some(_),
+            ..
         } if !requirements.is_empty() => return Ok(vec![Scope::Env]),
         _ => &[Scope::User],
     };

@@ -207,6 +207,7 @@ fn a_pin_runs_offline_in_a_real_venv_and_undo_restores_the_package_set() {
         kind: FixKind::PinVersion {
             requirements: vec!["demo-pkg==2.0".into()],
             python: Some(python.clone()),
+            reinstall: false,
         },
         summary: "pip install demo-pkg==2.0".into(),
     });

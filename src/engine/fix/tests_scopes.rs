@@ -151,6 +151,7 @@ fn a_pin_written_to_a_requirements_file_is_a_marked_block_undone_byte_for_byte()
         kind: crate::engine::findings::FixKind::PinVersion {
             requirements: vec!["tensorflow<2.11".into()],
             python: None,
+            reinstall: false,
         },
         summary: "pin".into(),
     });

@@ -54,6 +54,8 @@ struct Walk<'a> {
     nodes: Vec<Node>,
     names: HashMap<String, usize>,
     identities: HashMap<FileId, usize>,
+    /// The main program when it is not the root (`GraphOptions::main_program`).
+    main: Option<(String, Arc<BinaryInfo>)>,
 }
 
 pub(super) fn walk(
@@ -107,7 +109,13 @@ pub(super) fn walk(
         nodes: Vec::new(),
         names: HashMap::new(),
         identities: HashMap::new(),
+        main: None,
     };
+    if platform == Platform::Linux
+        && let Some(program) = &opts.main_program
+    {
+        w.main = w.probe.info(program).map(|info| (program.clone(), info));
+    }
     let info = Arc::new(info);
     w.probe.remember(&root, &host, info.clone());
     w.add_obj(&root, &root, info.clone(), None, None);
@@ -251,9 +259,12 @@ impl Walk<'_> {
                     });
                     current = obj.loader;
                 }
-                let main = LinuxObject {
-                    path: &self.objs[0].path,
-                    info: &self.objs[0].info,
+                let main = match &self.main {
+                    Some((path, info)) => LinuxObject { path, info },
+                    None => LinuxObject {
+                        path: &self.objs[0].path,
+                        info: &self.objs[0].info,
+                    },
                 };
                 s.resolve(name, &chain, main, &self.want, &self.probe)
             }

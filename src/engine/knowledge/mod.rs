@@ -8,6 +8,7 @@
 //! [`load_error()`] says why.
 
 pub mod catalog;
+pub mod closure;
 pub mod cudnn;
 pub mod drivers;
 pub mod frameworks;
@@ -76,6 +77,10 @@ pub const TABLES: &[(&str, &str)] = &[
         include_str!("../../../assets/knowledge/install_locations.toml"),
     ),
     (
+        "framework_closure.toml",
+        include_str!("../../../assets/knowledge/framework_closure.toml"),
+    ),
+    (
         "error_catalog.toml",
         include_str!("../../../assets/knowledge/error_catalog.toml"),
     ),
@@ -92,6 +97,7 @@ pub struct Knowledge {
     pub compute: cudnn::ComputeTables,
     pub locations: LocationTables,
     pub catalog: Catalog,
+    pub closure: closure::ClosureTables,
 }
 
 fn table(name: &'static str) -> &'static str {
@@ -124,6 +130,7 @@ impl Knowledge {
             compute: parse("compute_capability.toml")?,
             locations: parse("install_locations.toml")?,
             catalog: Catalog::load()?,
+            closure: parse("framework_closure.toml")?,
         })
     }
 }

@@ -33,7 +33,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                     "TensorFlow 2.10 was the last release with CUDA support on native Windows. Newer releases run on the CPU there, whatever CUDA is installed. Use TensorFlow in WSL2, or pin tensorflow 2.10 with CUDA 11.2 and cuDNN 8.1.",
                 )
                 .with_evidence(Evidence::at("file", format!("{} {}", f.package, f.version.as_deref().unwrap_or("")), f.location.clone()))
-                .with_fix(FixRef { id: "pin-tensorflow-2.10".into(), kind: FixKind::PinVersion { requirements: vec!["tensorflow<2.11".into()], python: env.python_exe.clone() }, summary: "pip install \"tensorflow<2.11\" (with CUDA 11.2 and cuDNN 8.1)".into() })
+                .with_fix(FixRef { id: "pin-tensorflow-2.10".into(), kind: FixKind::PinVersion { requirements: vec!["tensorflow<2.11".into()], python: env.python_exe.clone(), reinstall: false }, summary: "pip install \"tensorflow<2.11\" (with CUDA 11.2 and cuDNN 8.1)".into() })
                 .with_fix(FixRef { id: "use-wsl2".into(), kind: "manual".into(), summary: "Run TensorFlow inside WSL2 with pip install tensorflow[and-cuda]".into() }),
             );
         } else if f.cuda_build == Some(false) {

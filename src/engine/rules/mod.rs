@@ -2,6 +2,8 @@
 //! and the scan's `Inventory` (and the loader emulation in [`process`]). Rules never touch the host.
 
 pub mod builds;
+pub mod closure;
+mod closure_probe;
 pub mod cudnn_zlib;
 pub mod cupti;
 pub mod driver;
@@ -30,6 +32,8 @@ pub fn run_all(ctx: &SystemContext, inventory: &Inventory) -> Vec<Finding> {
     findings.extend(xla::check(ctx, inventory));
     findings.extend(builds::check(ctx, inventory));
     findings.extend(wheels::check(ctx, inventory));
+    let closure = closure::check(ctx, inventory, &findings);
+    findings.extend(closure);
     findings
 }
 

@@ -38,7 +38,7 @@ const CUDA_STEMS: &[&str] = &[
 pub fn check(ctx: &SystemContext, graph: &DependencyGraph) -> Vec<Finding> {
     let mut findings = Vec::new();
     findings.extend(missing(ctx, graph));
-    findings.extend(exports::check(graph));
+    findings.extend(exports::check(ctx, graph));
     findings.extend(duplicates(graph));
     crate::engine::findings::sort_by_severity(&mut findings);
     findings

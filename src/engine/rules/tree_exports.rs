@@ -1,19 +1,28 @@
 //! Import checks on a resolved tree: a PE import the resolved DLL does not export (Windows
 //! error 127, ERROR_PROC_NOT_FOUND — the classic sign of mixed versions), and an ELF symbol
 //! version the resolved library does not define (ld.so: "version `GLIBC_2.38' not found").
-//! ELF imports carry no per-library symbol list, so for ELF the check uses version needs against
-//! the version names the library defines (they appear as absolute dynamic symbols).
+//! ELF imports carry no per-library symbol list; for ELF the check uses version needs against
+//! the version names the library defines, then each versioned undefined symbol against the
+//! symbols the resolved library defines at that version (ld.so: "undefined symbol:
+//! __nvJitLinkComplete_12_4, version libnvJitLink.so.12" — an older build of the same soname
+//! first on the search path), read from the files only for ELF edges.
 
-use crate::engine::binfmt::{BinaryInfo, Format};
+use crate::engine::binfmt::{
+    BinaryInfo, Format, SymbolNeed, VersionedSymbols, read_versioned_symbols,
+};
+use crate::engine::context::SystemContext;
 use crate::engine::findings::{Evidence, Finding, Severity};
-use crate::engine::graph::DependencyGraph;
+use crate::engine::graph::{DependencyGraph, Node};
+use crate::engine::loader::How;
+use std::collections::HashMap;
 
 /// Most missing symbols listed in one finding.
 const MAX_LISTED: usize = 20;
 
-pub(super) fn check(graph: &DependencyGraph) -> Vec<Finding> {
+pub(super) fn check(ctx: &SystemContext, graph: &DependencyGraph) -> Vec<Finding> {
     let p = graph.platform;
     let mut out = Vec::new();
+    let mut symbols = SymbolCache::new(ctx);
     let mut seen: Vec<(String, String)> = Vec::new();
     for node in &graph.nodes {
         let (Some(path), Some(parent)) = (node.path.as_deref(), graph.info(&node.parent)) else {
@@ -42,6 +51,9 @@ pub(super) fn check(graph: &DependencyGraph) -> Vec<Finding> {
             ),
         };
         if missing.is_empty() {
+            if parent.format == Format::Elf {
+                out.extend(symbols.missing_symbols(graph, node, path));
+            }
             continue;
         }
         let listed: Vec<&str> = missing
@@ -138,4 +150,147 @@ pub(super) fn missing_versions(
         .filter(|v| !child.version_definitions.contains(v))
         .cloned()
         .collect()
+}
+
+/// Versioned symbol tables, read once per file and only for ELF edges whose versions matched.
+struct SymbolCache<'a> {
+    ctx: &'a SystemContext,
+    read: HashMap<String, Option<VersionedSymbols>>,
+}
+
+impl<'a> SymbolCache<'a> {
+    fn new(ctx: &'a SystemContext) -> Self {
+        SymbolCache {
+            ctx,
+            read: HashMap::new(),
+        }
+    }
+
+    /// The file's table; `None` when it cannot be read here (a reopened report has no bytes).
+    fn of(&mut self, path: &str) -> Option<&VersionedSymbols> {
+        if !self.read.contains_key(path) {
+            let table = self
+                .ctx
+                .fs
+                .file(path)
+                .ok()
+                .and_then(|host| read_versioned_symbols(&host).ok());
+            self.read.insert(path.to_string(), table);
+        }
+        self.read.get(path).and_then(Option::as_ref)
+    }
+
+    /// Whether another resolved object of the tree defines `need` (at its version).
+    fn defined_elsewhere(
+        &mut self,
+        graph: &DependencyGraph,
+        provider: &str,
+        need: &SymbolNeed,
+    ) -> bool {
+        let mut others: Vec<String> = graph
+            .nodes
+            .iter()
+            .filter_map(|n| n.path.clone())
+            .filter(|p| p != provider)
+            .collect();
+        others.sort();
+        others.dedup();
+        others.into_iter().any(|other| {
+            self.of(&other)
+                .is_some_and(|t| t.defines(&need.symbol, &need.version))
+        })
+    }
+
+    /// A finding when the library that resolved for `node` lacks versioned symbols its parent
+    /// binds to (ld.so fails the load with `undefined symbol: NAME, version VERSION`).
+    fn missing_symbols(
+        &mut self,
+        graph: &DependencyGraph,
+        node: &Node,
+        path: &str,
+    ) -> Option<Finding> {
+        let p = graph.platform;
+        let provider = self.of(path)?.clone();
+        let consumer = self.of(&node.parent)?.clone();
+        let unbound: Vec<&SymbolNeed> = consumer.missing_from(&node.name, &provider);
+        // ld.so binds NAME@VERSION from any object in scope that defines it (glibc 2.34 moved
+        // libpthread's symbols into libc.so.6 under the same versions): only a symbol no loaded
+        // object defines is missing.
+        let mut missing: Vec<String> = Vec::new();
+        for need in unbound {
+            if !self.defined_elsewhere(graph, path, need) {
+                missing.push(format!("{}, version {}", need.symbol, need.version));
+            }
+        }
+        if missing.is_empty() {
+            return None;
+        }
+        let parent_name = p.file_name(&node.parent).to_string();
+        let child_name = p.file_name(path).to_string();
+        let version_of = |path: &str| {
+            graph
+                .info(path)
+                .and_then(|i| i.version.version.clone())
+                .filter(|v| v.contains('.'))
+                .map(|v| format!(" {v}"))
+                .unwrap_or_default()
+        };
+        let why_first = match node.how {
+            How::LdLibraryPath => " LD_LIBRARY_PATH put this copy first.".to_string(),
+            How::Path => " PATH put this copy first.".to_string(),
+            other => format!(" It was found through {}.", other.as_str()),
+        };
+        let listed: Vec<&str> = missing
+            .iter()
+            .take(MAX_LISTED)
+            .map(String::as_str)
+            .collect();
+        let more = missing.len().saturating_sub(MAX_LISTED);
+        let first = missing.first().cloned().unwrap_or_default();
+        Some(
+            Finding::new(
+                "missing-symbol",
+                if node.delay {
+                    Severity::Warning
+                } else {
+                    Severity::Error
+                },
+                format!(
+                    "{child_name} at {path} is older than {parent_name} needs: {} missing",
+                    if missing.len() == 1 {
+                        "1 symbol".to_string()
+                    } else {
+                        format!("{} symbols", missing.len())
+                    }
+                ),
+                format!(
+                    "{parent_name}{} binds to symbols that this {child_name}{} does not define, so \
+                     loading fails with \"undefined symbol: {first}\".{why_first} Remove the older \
+                     copy from the search path, or install the {} that {parent_name} was built against.",
+                    version_of(&node.parent),
+                    version_of(path),
+                    node.name,
+                ),
+            )
+            .with_libraries([node.name.clone(), parent_name.clone()])
+            .with_evidence(Evidence::at(
+                "resolved",
+                format!("{} ({})", node.name, node.how.as_str()),
+                path.to_string(),
+            ))
+            .with_evidence(Evidence::at(
+                "needed by",
+                parent_name.clone(),
+                node.parent.clone(),
+            ))
+            .with_evidence(Evidence::new(
+                "missing",
+                format!(
+                    "{}{}",
+                    listed.join("; "),
+                    if more > 0 { format!(" and {more} more") } else { String::new() }
+                ),
+            )),
+        )
+    }
 }

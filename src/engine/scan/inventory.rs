@@ -417,4 +417,8 @@ pub struct ImportProbe {
     pub exit_code: Option<i32>,
     /// The tail of the error output (the real error text).
     pub stderr_tail: String,
+    /// Linux: the shared objects the real process had mapped after the import
+    /// (`/proc/self/maps`, symbolic links resolved), to lay beside the emulation's prediction.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mapped: Vec<String>,
 }

@@ -189,7 +189,7 @@ fn kill_group(child: &mut std::process::Child) {
 /// The optional import probe: runs `python -c "import <module>"` with a timeout and keeps the
 /// real error text. Only meaningful on the live machine; the caller checks that.
 pub fn probe_import(python_exe: &Path, module: &str, timeout: Duration) -> ImportProbe {
-    let code = format!("import {module}");
+    let code = format!("import {module}\n{MAPPED_FILES}");
     let out = run_with_timeout(Command::new(python_exe).arg("-c").arg(code), timeout);
     let outcome = if let Some(e) = &out.spawn_error {
         return ImportProbe {
@@ -197,6 +197,7 @@ pub fn probe_import(python_exe: &Path, module: &str, timeout: Duration) -> Impor
             outcome: "not-run".into(),
             exit_code: None,
             stderr_tail: e.clone(),
+            mapped: Vec::new(),
         };
     } else if out.timed_out {
         "timed-out"
@@ -219,10 +220,31 @@ pub fn probe_import(python_exe: &Path, module: &str, timeout: Duration) -> Impor
             timeout.as_secs_f32()
         ));
     }
+    let mapped = out
+        .stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix(MAPPED_PREFIX))
+        .map(str::to_string)
+        .collect();
     ImportProbe {
         module: module.to_string(),
         outcome: outcome.into(),
         exit_code: out.exit_code,
         stderr_tail: tail.trim().to_string(),
+        mapped,
     }
 }
+
+/// Marks the lines that name a mapped file in the probe's output.
+const MAPPED_PREFIX: &str = "cuda-triage-mapped: ";
+
+/// After a successful import, prints every shared object the process has mapped (Linux; the
+/// file is absent elsewhere and the probe prints nothing).
+const MAPPED_FILES: &str = r#"
+try:
+    with open("/proc/self/maps") as _m:
+        _seen = sorted({l.split(None, 5)[5].strip() for l in _m if l.count(" ") >= 5 and ".so" in l})
+    print(chr(10).join("cuda-triage-mapped: " + p for p in _seen if p.startswith("/")))
+except OSError:
+    pass
+"#;

@@ -1,0 +1,335 @@
+//! Would it load? For every CUDA build of a framework the scan found, the complete dependency
+//! closure of its native entry libraries (knowledge `framework_closure.toml`: torch's `_C` and
+//! `libtorch_global_deps.so`, TensorFlow's `_pywrap_tensorflow_internal`, the JAX plugin, CuPy's
+//! extension modules, ONNX Runtime's CUDA provider) resolved in *that framework's process*: the
+//! environment's real `python` as the main program (its RPATH), LD_LIBRARY_PATH, each library's
+//! RPATH/RUNPATH, ld.so.cache and the default folders on Linux; Python's extension search
+//! (0x1100, `os.add_dll_directory`, torch's `torch\lib`) on Windows. Every miss, damaged file,
+//! wrong-machine copy, missing export (127) or missing versioned symbol the tree finds becomes a
+//! finding of the scan, naming the framework, the library that needs the file, where the loader
+//! looked and which package provides it — with the pinned reinstall as the fix.
+//!
+//! Run-time loads come from the knowledge table only on Linux (dlopen from a library follows that
+//! library's RPATH/RUNPATH, which the graph models); Windows run-time loads are the
+//! `framework_libs` rule's (TensorFlow's LoadLibrary searches PATH, which an extension's import
+//! does not). An entry library that does not parse (a placeholder in a machine file) is skipped:
+//! there is nothing to follow.
+
+use super::tree;
+use crate::engine::binfmt::read_binary_headers;
+use crate::engine::context::{Platform, SystemContext};
+use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
+use crate::engine::graph::{self, GraphOptions};
+use crate::engine::knowledge::closure::glob_match;
+use crate::engine::knowledge::{self};
+use crate::engine::loader::windows::{Preset, WindowsOptions};
+use crate::engine::scan::inventory::{Framework, FrameworkKind, Inventory, PythonEnv, PythonKind};
+
+/// Tree findings that stop a library from loading (or a feature from working).
+const KEPT: &[&str] = &[
+    "library-not-found",
+    "runtime-library-not-found",
+    "library-unreadable",
+    "library-wrong-machine",
+    "missing-export",
+    "missing-symbol-version",
+    "missing-symbol",
+];
+
+/// The driver's own libraries: the driver rule reports them (with the driver install as the fix).
+const DRIVER_LIBRARIES: &[&str] = &["libcuda.so*", "nvcuda.dll", "libnvidia-ml.so*", "nvml.dll"];
+
+/// Findings about each framework's closure. `earlier` are the other rules' findings: a library
+/// they already report for the same environment is not reported twice.
+pub fn check(ctx: &SystemContext, inventory: &Inventory, earlier: &[Finding]) -> Vec<Finding> {
+    let mut out: Vec<Finding> = Vec::new();
+    for env in &inventory.python_envs {
+        for fw in &env.frameworks {
+            if fw.cuda_build == Some(false) {
+                continue;
+            }
+            let opts = options(ctx, env, fw);
+            let mut graphs = Vec::new();
+            let mut predicted_errors = 0;
+            for entry in entry_libraries(ctx, fw) {
+                let Ok(graph) = graph::build_with(ctx, &entry, &opts, read_binary_headers) else {
+                    continue;
+                };
+                for f in tree::check(ctx, &graph) {
+                    if !KEPT.contains(&f.code.as_str()) || is_driver_library(&f) {
+                        continue;
+                    }
+                    predicted_errors += usize::from(f.severity == Severity::Error);
+                    if !already(&out, earlier, &f, env) {
+                        out.push(framework_finding(ctx, env, fw, &entry, f));
+                    }
+                }
+                graphs.push(graph);
+            }
+            if let Some(probe) = env
+                .import_probes
+                .iter()
+                .find(|p| p.module == fw.kind.module())
+            {
+                out.extend(super::closure_probe::compare(
+                    ctx,
+                    env,
+                    fw,
+                    probe,
+                    &graphs,
+                    predicted_errors,
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The framework's entry libraries that exist, as machine paths.
+pub fn entry_libraries(ctx: &SystemContext, fw: &Framework) -> Vec<String> {
+    let p = ctx.platform;
+    let tables = &knowledge::knowledge().closure;
+    let mut out = Vec::new();
+    for pattern in tables.entries_of(slug(fw.kind), p) {
+        let (mut dir, mut rest) = (fw.location.clone(), pattern);
+        while let Some(r) = rest.strip_prefix("../") {
+            dir = p.parent(&dir).unwrap_or(dir);
+            rest = r;
+        }
+        expand(ctx, &dir, rest, &mut out);
+    }
+    out.dedup();
+    out
+}
+
+/// Globs one path pattern (`*` within a component) below `dir`.
+fn expand(ctx: &SystemContext, dir: &str, pattern: &str, out: &mut Vec<String>) {
+    let p = ctx.platform;
+    let (head, tail) = match pattern.split_once('/') {
+        Some((h, t)) => (h, Some(t)),
+        None => (pattern, None),
+    };
+    let matches: Vec<String> = if head.contains(['*', '?']) {
+        let mut names: Vec<String> = ctx
+            .fs
+            .read_dir(dir)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|e| e.name)
+            .filter(|n| match p {
+                Platform::Windows => glob_match(&head.to_lowercase(), &n.to_lowercase()),
+                Platform::Linux => glob_match(head, n),
+            })
+            .collect();
+        names.sort();
+        names
+    } else {
+        vec![head.to_string()]
+    };
+    for name in matches {
+        let path = p.join(dir, &name);
+        match tail {
+            Some(t) => expand(ctx, &path, t, out),
+            None if ctx.fs.is_file(&path) => out.push(path),
+            None => {}
+        }
+    }
+}
+
+fn slug(kind: FrameworkKind) -> &'static str {
+    match kind {
+        FrameworkKind::TensorFlow => "tensorflow",
+        FrameworkKind::PyTorch => "torch",
+        FrameworkKind::Jax => "jax",
+        FrameworkKind::CuPy => "cupy",
+        FrameworkKind::OnnxRuntime => "onnxruntime",
+    }
+}
+
+/// The framework's process as graph options.
+fn options(ctx: &SystemContext, env: &PythonEnv, fw: &Framework) -> GraphOptions {
+    let p = ctx.platform;
+    let python_dir = env
+        .python_exe
+        .as_deref()
+        .and_then(|exe| p.parent(exe))
+        .unwrap_or_else(|| env.root.clone());
+    match p {
+        Platform::Linux => {
+            let exe = env
+                .python_exe
+                .clone()
+                .unwrap_or_else(|| p.join(&env.root, "bin/python"));
+            GraphOptions {
+                runtime: true,
+                // ld.so takes the main program's $ORIGIN from the real file (a venv's python is a
+                // link to the base interpreter).
+                main_program: Some(ctx.fs.read_link(&exe).unwrap_or(exe)),
+                ..GraphOptions::default()
+            }
+        }
+        Platform::Windows => {
+            let preset = match (fw.kind, env.kind) {
+                (FrameworkKind::PyTorch, _) => Preset::Torch,
+                (_, PythonKind::CondaBase | PythonKind::CondaEnv) => Preset::CondaPython,
+                _ => Preset::Python,
+            };
+            GraphOptions {
+                runtime: false,
+                windows: WindowsOptions {
+                    preset: Some(preset),
+                    app_dir: Some(python_dir),
+                    ..WindowsOptions::default()
+                },
+                ..GraphOptions::default()
+            }
+        }
+    }
+}
+
+fn is_driver_library(f: &Finding) -> bool {
+    f.libraries.first().is_some_and(|lib| {
+        let lib = lib.to_ascii_lowercase();
+        DRIVER_LIBRARIES.iter().any(|g| glob_match(g, &lib))
+    })
+}
+
+/// Whether `f` repeats a finding about the same library: one from another entry of this
+/// environment, or one another rule made.
+fn already(out: &[Finding], earlier: &[Finding], f: &Finding, env: &PythonEnv) -> bool {
+    let Some(lib) = f.libraries.first() else {
+        return false;
+    };
+    let same_env = |g: &Finding| g.evidence.iter().any(|e| e.text == env.root);
+    out.iter()
+        .any(|g| g.code == f.code && g.libraries.first() == Some(lib) && same_env(g))
+        || earlier.iter().any(|g| {
+            g.severity <= Severity::Warning
+                && g.libraries.iter().any(|l| l == lib)
+                && g.code.starts_with("library-")
+        })
+}
+
+/// A tree finding restated for the framework, with the package that provides the library.
+fn framework_finding(
+    ctx: &SystemContext,
+    env: &PythonEnv,
+    fw: &Framework,
+    entry: &str,
+    mut f: Finding,
+) -> Finding {
+    let p = ctx.platform;
+    let name = fw.kind.display_name();
+    let label = match &fw.version {
+        Some(v) => format!("{name} {v}"),
+        None => name.to_string(),
+    };
+    // A run-time load does not stop the import: the first operation that opens it fails.
+    if f.code == "runtime-library-not-found" && f.severity == Severity::Error {
+        f.severity = Severity::Warning;
+    }
+    let consequence = match f.severity {
+        Severity::Error => format!("{label} cannot load its CUDA libraries"),
+        _ => format!(
+            "{label} imports, but the operations that need this library fail when they first open it"
+        ),
+    };
+    f.summary = format!("{label}: {}", f.summary);
+    f.detail = format!(
+        "{consequence} in the Python of {} ({} loads {}). {}",
+        env.root,
+        p.file_name(entry),
+        entry,
+        f.detail
+    );
+    f.evidence.insert(
+        0,
+        Evidence::at("environment", env.root.clone(), env.root.clone()),
+    );
+    f.evidence.insert(
+        1,
+        Evidence::at("entry library", p.file_name(entry), entry.to_string()),
+    );
+    if let Some(lib) = f.libraries.first().cloned() {
+        add_provider(ctx, env, fw, &lib, &mut f);
+    }
+    f
+}
+
+/// Names the package that ships `lib` (the pin the framework declares, when it does) and offers
+/// the reinstall.
+fn add_provider(ctx: &SystemContext, env: &PythonEnv, fw: &Framework, lib: &str, f: &mut Finding) {
+    let p = ctx.platform;
+    let tables = &knowledge::knowledge().closure;
+    let cuda_major = fw
+        .expects
+        .cuda
+        .as_deref()
+        .and_then(|c| c.split('.').next())
+        .filter(|m| !m.is_empty())
+        .unwrap_or("12");
+    let (dist, pin, folder) = match tables.provider_of(lib) {
+        Some(row) => {
+            let dist = row.dist_for(cuda_major);
+            let pin = fw
+                .expects
+                .wheels
+                .iter()
+                .find(|w| w.name.eq_ignore_ascii_case(&dist))
+                .and_then(|w| w.version.clone());
+            (dist, pin, Some(row.folder.clone()))
+        }
+        // Not a CUDA library: the framework's own file (torch\lib, a bundled copy).
+        None if bundled_by(ctx, fw, lib) => (fw.package.clone(), fw.version.clone(), None),
+        None => return,
+    };
+    let requirement = match &pin {
+        Some(v) if v.starts_with(['=', '<', '>', '~', '!']) => format!("{dist}{v}"),
+        Some(v) => format!("{dist}=={v}"),
+        None => dist.clone(),
+    };
+    let installed = folder.as_deref().is_some_and(|folder| {
+        env.site_packages
+            .iter()
+            .any(|sp| ctx.fs.is_dir(&p.join(sp, &format!("nvidia/{folder}"))))
+    });
+    let provided = match (&pin, installed) {
+        (Some(_), true) => format!(
+            "{lib} comes from the pip package {requirement}, which {} pins; the package folder is there, so the installed copy is incomplete or damaged: reinstall it.",
+            fw.package
+        ),
+        (Some(_), false) => format!(
+            "{lib} comes from the pip package {requirement}, which {} pins; it is not installed in this environment.",
+            fw.package
+        ),
+        (None, _) => format!("{lib} comes from the package {dist}."),
+    };
+    f.detail = format!("{} {provided}", f.detail);
+    f.evidence
+        .push(Evidence::new("package", requirement.clone()));
+    if f.fixes.is_empty() {
+        let python = env.python_exe.clone();
+        let command = match &python {
+            Some(py) => {
+                format!("{py} -m pip install --force-reinstall --no-deps \"{requirement}\"")
+            }
+            None => format!("pip install --force-reinstall --no-deps \"{requirement}\""),
+        };
+        f.fixes.push(FixRef {
+            id: format!("reinstall-{dist}"),
+            kind: FixKind::PinVersion {
+                requirements: vec![requirement],
+                python,
+                reinstall: true,
+            },
+            summary: command,
+        });
+    }
+}
+
+/// Whether `lib` is one of the framework's own files (bundled in its package).
+fn bundled_by(ctx: &SystemContext, fw: &Framework, lib: &str) -> bool {
+    fw.bundled_libraries
+        .iter()
+        .any(|b| ctx.platform.same_name(ctx.platform.file_name(b), lib))
+}
