@@ -316,6 +316,14 @@ impl TriageApp {
                     self.scan = ScanState::Running(start_scan(self.target.clone()));
                 }
             }
+            UiCommand::TryImports => {
+                if !self.scan_running() && self.target == Target::Live {
+                    self.status = "Scanning and importing each framework…".into();
+                    self.scan = ScanState::Running(crate::ui::worker::start_probing_scan(
+                        self.target.clone(),
+                    ));
+                }
+            }
             UiCommand::CancelScan => {
                 if let ScanState::Running(job) = &self.scan {
                     job.progress.cancel();

@@ -94,6 +94,19 @@ pub fn start_scan(target: Target) -> ScanJob {
 
 /// Starts a scan that reports on (and can be cancelled through) the given progress handle.
 pub fn start_scan_with_progress(target: Target, progress: Progress) -> ScanJob {
+    start_scan_with_options(target, progress, scan::ScanOptions::default())
+}
+
+/// Starts a scan that also imports each framework in a child process (the import probe).
+pub fn start_probing_scan(target: Target) -> ScanJob {
+    let opts = scan::ScanOptions {
+        probe_imports: true,
+        ..scan::ScanOptions::default()
+    };
+    start_scan_with_options(target, Progress::new(), opts)
+}
+
+fn start_scan_with_options(target: Target, progress: Progress, opts: scan::ScanOptions) -> ScanJob {
     Job::start(progress, move |progress| {
         progress.stage("Reading the machine", 1);
         let mut ctx = target.load(true)?;
@@ -102,7 +115,7 @@ pub fn start_scan_with_progress(target: Target, progress: Progress) -> ScanJob {
         }
         // What the rules read is recorded, so a report saved from this scan reopens anywhere.
         capture::start_recording(&mut ctx);
-        let result = scan::run(&ctx, progress);
+        let result = scan::run_with(&ctx, progress, &opts);
         if result.cancelled {
             return Ok(ScanOutcome::Cancelled);
         }

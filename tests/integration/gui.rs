@@ -6,7 +6,7 @@ use crate::support::fixture;
 use cuda_triage::ui::TriageApp;
 use cuda_triage::ui::steps::Step;
 use cuda_triage::ui::worker::Target;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use egui_kittest::{Harness, SnapshotOptions};
 use std::time::{Duration, Instant};
 
@@ -450,4 +450,24 @@ fn gpu_step_offers_the_scanned_frameworks_libraries_and_fills_the_fields() {
     h.remove_cursor();
     h.run_steps(1);
     h.snapshot_options("5b-gpu-test-sets", &snapshot_options());
+}
+
+#[test]
+fn scan_step_offers_to_try_the_imports_only_on_this_computer() {
+    let mut h = harness(TriageApp::new(relative_machine("win-cuda-tf-torch")));
+    h.run_steps(2);
+    h.get_by_label("Start scan").click();
+    h.run_steps(2);
+    wait_for_scan(&mut h);
+    h.get_by_label("2. Scan").click();
+    h.run_steps(2);
+    let button = h.get_by_label("Try importing them");
+    // A machine file cannot run its Python: the button is there, and disabled.
+    assert!(button.accesskit_node().is_disabled());
+    button.click();
+    h.run_steps(2);
+    assert!(
+        !h.state().scan_running(),
+        "no probing scan of a machine file"
+    );
 }

@@ -6,6 +6,7 @@ mod binfmt;
 mod cli;
 mod closure_installs;
 mod closure_symbols;
+mod closure_windows;
 mod fix;
 mod fix_situations;
 mod fixtures_build;

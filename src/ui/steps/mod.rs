@@ -66,6 +66,8 @@ impl Step {
 pub enum UiCommand {
     GoTo(Step),
     StartScan,
+    /// Scan again, importing each framework in a child process (this computer only).
+    TryImports,
     CancelScan,
     SetDarkMode(bool),
     /// Save the report in a format (asks for the file).

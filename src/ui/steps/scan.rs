@@ -54,7 +54,7 @@ pub fn scan_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>
         }
         ScanState::Done => {
             if let Some(doc) = &app.document {
-                machine_cards_ui(ui, doc, app.dark_mode);
+                machine_cards_ui(ui, doc, app, commands);
             }
             ui.horizontal(|ui| {
                 if ui.button("Scan again").clicked() {
@@ -103,7 +103,14 @@ fn lines_ui(ui: &mut egui::Ui, lines: &[String], max: usize, empty: &str) {
 }
 
 /// Summary cards of what the scan knows about the machine.
-fn machine_cards_ui(ui: &mut egui::Ui, doc: &crate::engine::report::Document, dark: bool) {
+fn machine_cards_ui(
+    ui: &mut egui::Ui,
+    doc: &crate::engine::report::Document,
+    app: &TriageApp,
+    commands: &mut Vec<UiCommand>,
+) {
+    let dark = app.dark_mode;
+    let live = app.target == crate::ui::worker::Target::Live;
     let m = &doc.machine;
     theme::card(ui, |ui| {
         ui.label(egui::RichText::new("Machine").strong());
@@ -125,7 +132,7 @@ fn machine_cards_ui(ui: &mut egui::Ui, doc: &crate::engine::report::Document, da
         environments_card(&mut cols[0], &inv, dark);
         driver_card(&mut cols[1], doc, &inv, dark);
         gpus_card(&mut cols[1], doc, dark);
-        frameworks_card(&mut cols[1], &inv, dark);
+        frameworks_card(&mut cols[1], &inv, dark, live, commands);
     });
     if !inv.skipped.is_empty() {
         ui.collapsing(
@@ -301,7 +308,13 @@ fn environments_card(ui: &mut egui::Ui, inv: &Inventory, dark: bool) {
     });
 }
 
-fn frameworks_card(ui: &mut egui::Ui, inv: &Inventory, dark: bool) {
+fn frameworks_card(
+    ui: &mut egui::Ui,
+    inv: &Inventory,
+    dark: bool,
+    live: bool,
+    commands: &mut Vec<UiCommand>,
+) {
     theme::card(ui, |ui| {
         let all: Vec<_> = inv.frameworks().collect();
         let gpu = all
@@ -335,12 +348,44 @@ fn frameworks_card(ui: &mut egui::Ui, inv: &Inventory, dark: bool) {
                     _ => format!("(?) CUDA unknown: {}", f.expects.unread.join("; ")),
                 };
                 format!(
-                    "{} {} — {cuda}",
+                    "{} {} — {cuda}{}",
                     f.kind.display_name(),
-                    f.version.as_deref().unwrap_or("?")
+                    f.version.as_deref().unwrap_or("?"),
+                    import_outcome(inv, f)
                 )
             })
             .collect();
         lines_ui(ui, &lines, 5, "No GPU framework found.");
+        if !all.is_empty() {
+            let button = ui
+                .add_enabled(live, egui::Button::new("Try importing them"))
+                .on_hover_text(if live {
+                    "Imports each framework in a child process of its own Python (with a time limit) \
+                     and lays the files the real loader mapped beside what the scan predicted"
+                } else {
+                    "Only on this computer: a machine file or report cannot run its Python"
+                });
+            if button.clicked() {
+                commands.push(UiCommand::TryImports);
+            }
+        }
     });
+}
+
+/// ` — import works` / ` — import failed: <last line>` once the import probe ran for `f`.
+fn import_outcome(inv: &Inventory, f: &crate::engine::scan::inventory::Framework) -> String {
+    let probe = inv
+        .python_envs
+        .iter()
+        .find(|e| e.frameworks.iter().any(|g| g.location == f.location))
+        .and_then(|e| e.import_probes.iter().find(|p| p.module == f.kind.module()));
+    match probe {
+        None => String::new(),
+        Some(p) if p.outcome == "ok" => " — ✓ import works".to_string(),
+        Some(p) => format!(
+            " — ✗ import {}: {}",
+            p.outcome,
+            p.stderr_tail.lines().last().unwrap_or_default()
+        ),
+    }
 }
