@@ -1,7 +1,8 @@
 //! `report` and `open`: write the scan (plus any `--tree`s) as a JSON, Markdown or HTML report,
 //! redacted unless `--no-redact`; compare saved reports (`--compare A B [C ...]`); reopen one.
 //! Exit codes: 0/1 by the report's findings (for `--compare`, 1 when the machines differ), 2 when
-//! the tool failed (unwritable file, unreadable, damaged, non-report or newer-schema report).
+//! the tool failed (unwritable file, unreadable, damaged, non-report or newer-schema report, or a
+//! report that redaction could not keep readable — then nothing is written).
 
 use super::args::{Common, ReportArgs, ReportFormat as ArgFormat};
 use super::commands::load_context;
@@ -52,7 +53,10 @@ pub fn report_command(common: &Common, args: &ReportArgs) -> i32 {
     if args.no_redact {
         eprintln!("cuda-triage: {}", capture::unredacted_additions(&ctx));
     }
-    let doc = capture::finish_report(doc, &ctx, opts, capture::now_unix());
+    let doc = match capture::finish_report(doc, &ctx, opts, capture::now_unix()) {
+        Ok(doc) => doc,
+        Err(e) => return fail(&e.to_string(), common.json),
+    };
     let format = match (args.format, &args.output) {
         (Some(ArgFormat::Json), _) => ReportFormat::Json,
         (Some(ArgFormat::Md), _) => ReportFormat::Markdown,

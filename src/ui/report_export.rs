@@ -1,11 +1,15 @@
 //! The Report step's work: the report the wizard would save (the current document, the tree the
-//! Dependencies step built, metadata and snapshot, redacted unless the user turned it off), written
-//! atomically in the chosen format, copied as Markdown, opened, or compared with another report.
+//! Dependencies step built, metadata and snapshot, redacted unless the user turned it off — a
+//! reopened report too, whatever it was saved as), written atomically in the chosen format, copied
+//! as Markdown, opened, or compared with another report. When redaction fails the report is a
+//! stand-in that says so and is never saved.
 
 use super::worker::Target;
 use crate::engine::atomic_file::write_atomically;
-use crate::engine::context::SystemContext;
+use crate::engine::context::{ContextSource, MachineSummary, SystemContext};
+use crate::engine::findings::{Finding, Severity};
 use crate::engine::report::capture::{self, CaptureOptions};
+use crate::engine::report::redact_check::RedactError;
 use crate::engine::report::{Document, ReportFormat, compare};
 use std::path::Path;
 
@@ -30,8 +34,9 @@ impl Default for ReportState {
     }
 }
 
-/// The report as it would be saved now. A reopened report is saved as it is; a fresh result gets
-/// metadata, the scan's snapshot (or this machine's) and, unless turned off, redaction.
+/// The report as it would be saved now. A fresh result gets metadata, the scan's snapshot (or
+/// this machine's) and, unless turned off, redaction; a reopened report keeps its metadata and is
+/// redacted again while the toggle is on (it may have been saved with `--no-redact`).
 pub fn build_report(
     doc: &Document,
     target: &Target,
@@ -46,15 +51,50 @@ pub fn build_report(
             .collect();
         doc = doc.with("trees", trees);
     }
-    // A reopened report is saved as it was written.
-    if doc.extra.contains_key("captured_at") {
-        return doc;
+    let finished = if doc.extra.contains_key("captured_at") {
+        if !redact {
+            return doc;
+        }
+        let identity = capture::identity_of_report(&doc);
+        capture::redact(doc.with("redacted", true), &identity)
+    } else {
+        if *target == Target::Live {
+            doc = doc.with("fixes_applied", capture::fixes_applied());
+        }
+        let ctx = context_of(target, &doc);
+        capture::finish_report(doc, &ctx, CaptureOptions { redact }, capture::now_unix())
+    };
+    finished.unwrap_or_else(|e| redaction_failed(&e))
+}
+
+/// The key of the stand-in for a report that could not be redacted; [`save`] refuses it.
+const REDACTION_FAILED: &str = "redaction_failed";
+
+/// What the report step holds when redaction failed: the reason, nothing of the machine.
+fn redaction_failed(error: &RedactError) -> Document {
+    let machine = MachineSummary {
+        platform: crate::engine::context::Platform::host(),
+        wsl: false,
+        source: ContextSource::Report("(not redacted)".into()),
+        driver: None,
+        driver_note: None,
+        gpus: Vec::new(),
+        env: Default::default(),
+    };
+    let finding = Finding::new(
+        "report-redaction-failed",
+        Severity::Error,
+        "The report could not be redacted, so it is not saved",
+        error.to_string(),
+    );
+    Document {
+        schema: crate::engine::report::SCHEMA.to_string(),
+        machine,
+        findings: vec![finding],
+        extra: Default::default(),
     }
-    if *target == Target::Live {
-        doc = doc.with("fixes_applied", capture::fixes_applied());
-    }
-    let ctx = context_of(target, &doc);
-    capture::finish_report(doc, &ctx, CaptureOptions { redact }, capture::now_unix())
+    .with("redacted", true)
+    .with(REDACTION_FAILED, error.to_string())
 }
 
 /// The context behind a document: the target's (a machine file, or this computer).
@@ -71,6 +111,9 @@ pub fn unredacted_note(target: &Target, doc: &Document) -> String {
 
 /// Writes a report to `path` in `format`.
 pub fn save(report: &Document, path: &Path, format: ReportFormat) -> Result<(), String> {
+    if let Some(why) = report.extra.get(REDACTION_FAILED).and_then(|v| v.as_str()) {
+        return Err(format!("Nothing was saved to {}: {why}", path.display()));
+    }
     write_atomically(path, format.render(report).as_bytes())
         .map_err(|e| format!("Could not save the report to {}: {e}", path.display()))
 }

@@ -125,3 +125,52 @@ fn report_step_saves_every_format_redacted_and_copies_markdown() {
         .apply(UiCommand::SaveReportTo(path.clone(), ReportFormat::Json));
     assert!(names_ana(&std::fs::read_to_string(&path).unwrap()));
 }
+
+#[test]
+fn a_reopened_unredacted_report_is_redacted_when_saved_with_redaction_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let seed = fixture("machines/win-basic/machine.toml");
+    let text = std::fs::read_to_string(&seed)
+        .unwrap()
+        .replace(
+            "[env]\n",
+            "[env]\nUSERNAME = 'ana'\nUSERPROFILE = 'C:\\Users\\ana'\nHF_TOKEN = 'hf_ReopenedSecret77'\n",
+        )
+        .replace(
+            "C = \"fs/C\"",
+            &format!("C = {:?}", seed.parent().unwrap().join("fs/C")),
+        );
+    let machine = dir.path().join("machine.toml");
+    std::fs::write(&machine, text).unwrap();
+    let open = dir.path().join("open.json");
+    let o = crate::support::run_cli(&[
+        "report",
+        "--machine",
+        machine.to_str().unwrap(),
+        "--no-redact",
+        "-o",
+        open.to_str().unwrap(),
+    ]);
+    assert!(o.status.code().is_some_and(|c| c < 2), "{o:?}");
+    assert!(names_ana(&std::fs::read_to_string(&open).unwrap()));
+
+    let doc = cuda_triage::engine::report::Document::load(&open).unwrap();
+    let mut h = Harness::builder()
+        .with_size([1000.0, 640.0])
+        .build_ui_state(
+            |ui, app: &mut TriageApp| app.frame_ui(ui),
+            TriageApp::with_report(Target::MachineFile(machine), doc, "open.json"),
+        );
+    h.state_mut().apply(UiCommand::GoTo(Step::Report));
+    h.run_steps(2);
+    assert!(h.state().report.redact, "redaction is on by default");
+    let path = dir.path().join("saved.json");
+    h.state_mut()
+        .apply(UiCommand::SaveReportTo(path.clone(), ReportFormat::Json));
+    let saved = std::fs::read_to_string(&path).expect("the report is written");
+    assert!(!names_ana(&saved), "the reopened report is redacted");
+    assert!(!saved.contains("hf_ReopenedSecret77"));
+    let saved: serde_json::Value = serde_json::from_str(&saved).unwrap();
+    assert_eq!(saved["redacted"], true);
+    assert_eq!(saved["snapshot"]["env"]["USERNAME"], "<user>");
+}

@@ -420,3 +420,148 @@ fn a_report_with_the_gpu_test_keeps_its_results_when_reopened() {
     ]);
     assert_eq!(refused.status.code(), Some(2));
 }
+
+/// Copies a seed machine into `dir/m` and puts `env` lines at the top of its `[env]` table and
+/// `toml` (whole tables) at the end of its machine file.
+fn seeded_machine(dir: &Path, seed: &str, env: &str, toml: &str) -> PathBuf {
+    let status = std::process::Command::new("cp")
+        .args(["-r"])
+        .arg(fixture(&format!("machines/{seed}")))
+        .arg(dir.join("m"))
+        .status()
+        .expect("cp runs");
+    assert!(status.success());
+    let path = dir.join("m/machine.toml");
+    let text =
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .replacen("[env]\n", &format!("[env]\n{env}"), 1);
+    std::fs::write(&path, format!("{text}{toml}")).unwrap();
+    path
+}
+
+#[test]
+fn registry_environment_values_outside_the_allow_list_are_hidden() {
+    let dir = tempfile::tempdir().unwrap();
+    let machine = seeded_machine(dir.path(), "win-basic", "", "");
+    // Replace the seed's registry table with one holding `setx`-stored secrets.
+    let text = std::fs::read_to_string(&machine).unwrap().replace(
+        "[registry]\n'HKCU\\Environment' = { Path = 'C:\\Users\\ana\\AppData\\Local\\Microsoft\\WindowsApps' }\n",
+        &format!(
+            "[registry]\n'HKCU\\Environment' = {{ Path = 'C:\\Users\\ana\\AppData\\Local\\Microsoft\\WindowsApps', \
+             HF_TOKEN = '{HF_TOKEN}', CUDA_PATH = 'C:\\cuda' }}\n\
+             'HKLM\\SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Environment' = \
+             {{ Path = 'C:\\Windows\\system32', AWS_SECRET_ACCESS_KEY = '{AWS_SECRET}' }}\n"
+        ),
+    );
+    assert!(
+        text.contains(HF_TOKEN),
+        "the seed's registry table was replaced"
+    );
+    std::fs::write(&machine, text).unwrap();
+    for ext in ["json", "md", "html"] {
+        let out = dir.path().join(format!("r.{ext}"));
+        let o = report(&machine, &out, &[]);
+        assert!(o.status.code().is_some_and(|c| c < 2), "{}", stderr(&o));
+        let text = std::fs::read_to_string(&out).unwrap();
+        for secret in [HF_TOKEN, AWS_SECRET] {
+            assert!(!text.contains(secret), "{ext} leaks {secret}");
+        }
+    }
+    let report_json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("r.json")).unwrap()).unwrap();
+    let keys = &report_json["snapshot"]["registry"]["keys"];
+    assert_eq!(keys[r"HKCU\Environment"]["HF_TOKEN"], "<set>", "{keys}");
+    assert_eq!(keys[r"HKCU\Environment"]["CUDA_PATH"], r"C:\cuda");
+    assert_eq!(
+        keys[r"HKCU\Environment"]["Path"],
+        r"C:\Users\ana\AppData\Local\Microsoft\WindowsApps"
+    );
+    let system = &keys[r"HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\Environment"];
+    assert_eq!(system["AWS_SECRET_ACCESS_KEY"], "<set>", "{keys}");
+    assert_eq!(system["Path"], r"C:\Windows\system32");
+}
+
+/// Writes a redacted report of a seed machine with a planted identity and reopens it: the
+/// report must read back whole (inventory included) and give the findings it saved.
+fn redacted_and_reopened(seed: &str, env: &str) -> (serde_json::Value, serde_json::Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let machine = seeded_machine(
+        dir.path(),
+        seed,
+        &format!("{env}HF_TOKEN = '{HF_TOKEN}'\n"),
+        "",
+    );
+    let out = dir.path().join("r.json");
+    let o = report(&machine, &out, &[]);
+    assert!(
+        o.status.code().is_some_and(|c| c < 2),
+        "{env}: {}",
+        stderr(&o)
+    );
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(!text.contains(HF_TOKEN), "{env}: never unredacted");
+    let saved: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(saved["redacted"], true);
+    let o = run_cli(&["open", out.to_str().unwrap(), "--json"]);
+    assert!(
+        !stderr(&o).contains("showing the findings saved"),
+        "{env}: {}",
+        stderr(&o)
+    );
+    (saved, json(&o))
+}
+
+/// Each finding's code and severity (texts differ where a planted name is also a common word).
+fn finding_codes(doc: &serde_json::Value) -> Vec<(String, String)> {
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["code"].to_string(), f["severity"].to_string()))
+        .collect()
+}
+
+#[test]
+fn a_user_named_like_a_field_keeps_the_report_readable() {
+    // `root` is the usual user of GPU servers and containers; `python` would eat `python_version`.
+    for (user, seed) in [
+        ("root", "linux-cuda124-jax"),
+        ("python", "linux-cuda124-jax"),
+    ] {
+        let env = format!("USER = '{user}'\nHOME = '/{user}'\n");
+        let (saved, reopened) = redacted_and_reopened(seed, &env);
+        assert_eq!(finding_codes(&reopened), finding_codes(&saved), "{user}");
+        assert_eq!(reopened["inventory"], saved["inventory"], "{user}");
+        let inventory = &saved["inventory"];
+        assert!(
+            inventory["toolkits"][0]["root"].is_string(),
+            "{user}: {inventory}"
+        );
+        let envs = inventory["python_envs"].as_array().unwrap();
+        assert!(!envs.is_empty());
+        assert!(
+            envs.iter()
+                .all(|e| e["root"].is_string() && e.get("python_version").is_some())
+        );
+        assert_eq!(saved["snapshot"]["env"]["USER"], "<user>", "{user}");
+    }
+}
+
+#[test]
+fn a_name_that_is_also_an_enum_value_is_redacted_without_breaking_the_report() {
+    // A user "error" meets every finding's severity.
+    let env = "USER = 'error'\nHOME = '/home/error'\n";
+    let (saved, reopened) = redacted_and_reopened("linux-cuda124-jax", env);
+    assert_eq!(saved["snapshot"]["env"]["USER"], "<user>");
+    let codes = finding_codes(&saved);
+    assert!(codes.iter().any(|(_, s)| s == "\"error\""), "{codes:?}");
+    assert_eq!(finding_codes(&reopened), codes);
+    assert_eq!(reopened["inventory"], saved["inventory"]);
+    // A host "linux" meets the platform (its findings change: the loader's own folders, such as
+    // /usr/lib/x86_64-linux-gnu, are redacted too).
+    let (saved, _) = redacted_and_reopened("linux-cuda124-jax", "HOSTNAME = 'linux'\n");
+    assert_eq!(saved["machine"]["platform"], "linux");
+    assert_eq!(saved["snapshot"]["platform"], "linux");
+    assert_eq!(saved["snapshot"]["env"]["HOSTNAME"], "<host>");
+}

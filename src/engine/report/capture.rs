@@ -1,11 +1,13 @@
 //! What turns a command's document into a saved report: the tool and its version, the capture
 //! time, the snapshot of the context the engine used (platform, the whole environment of the
-//! diagnosed process, the registry view, driver and GPU facts), and redaction.
+//! diagnosed process, the registry view, driver and GPU facts), and redaction — which fails rather
+//! than hand out the document unredacted ([`RedactError`]).
 //!
 //! Keys added next to `machine` and `findings`: `tool`, `captured_at`, `redacted`, `snapshot`.
 
 use super::Document;
 use super::redact::{Identity, Redactor};
+use super::redact_check::{self, RedactError};
 use crate::engine::context::recorded::FsRecording;
 use crate::engine::context::{DriverFacts, GpuFacts, Platform, RegistryView, SystemContext};
 use serde::{Deserialize, Serialize};
@@ -101,7 +103,7 @@ pub fn finish_report(
     ctx: &SystemContext,
     opts: CaptureOptions,
     now_unix: u64,
-) -> Document {
+) -> Result<Document, RedactError> {
     let mut doc = doc
         .with("tool", ToolInfo::this_build())
         .with("captured_at", rfc3339_utc(now_unix))
@@ -113,7 +115,7 @@ pub fn finish_report(
     if opts.redact {
         redact(doc, &identity_of(ctx))
     } else {
-        doc
+        Ok(doc)
     }
 }
 
@@ -123,22 +125,54 @@ pub fn identity_of(ctx: &SystemContext) -> Identity {
     Identity::from_env(ctx.env.iter()).merge(Identity::of_host())
 }
 
-/// Redacts a document with an identity (the document's JSON form is walked and read back).
-pub fn redact(doc: Document, identity: &Identity) -> Document {
-    let Ok(mut value) = serde_json::to_value(&doc) else {
-        return doc;
-    };
-    Redactor::new(identity).redact_document(&mut value);
-    serde_json::from_value(value).unwrap_or(doc)
+/// The identifying values of a saved report: its snapshot's and summary's environment (aliases
+/// already, when it was redacted) and this host's. For redacting a reopened report again.
+pub fn identity_of_report(doc: &Document) -> Identity {
+    let snapshot_env = doc
+        .extra
+        .get("snapshot")
+        .and_then(|s| s.get("env"))
+        .and_then(serde_json::Value::as_object);
+    let vars = snapshot_env
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| Some((k.as_str(), v.as_str()?)))
+        .chain(
+            doc.machine
+                .env
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str())),
+        );
+    Identity::from_env(vars).merge(Identity::of_host())
+}
+
+/// Redacts a document with an identity: its JSON form is walked, the enum tags redaction met are
+/// put back, and it must read back whole — else an error, never the document unredacted.
+pub fn redact(doc: Document, identity: &Identity) -> Result<Document, RedactError> {
+    let original = serde_json::to_value(&doc).map_err(|e| RedactError::Serialize(e.to_string()))?;
+    let mut value = original.clone();
+    let changed = Redactor::new(identity).redact_document(&mut value);
+    redact_check::keep_readable(&original, &mut value, &changed)?;
+    serde_json::from_value(value).map_err(|e| RedactError::Unreadable {
+        part: "document".into(),
+        message: e.to_string(),
+    })
 }
 
 /// What a report written without redaction adds, in words (for `--no-redact` and the GUI toggle).
 pub fn unredacted_additions(ctx: &SystemContext) -> String {
     let kinds = identity_of(ctx).describe();
+    let registry_env = ctx
+        .registry
+        .keys()
+        .filter(|(key, _)| key.to_ascii_lowercase().ends_with("\\environment"))
+        .flat_map(|(_, values)| values.keys().map(String::as_str));
     let hidden = ctx
         .env
         .iter()
-        .filter(|(k, _)| !super::redact::env_allowed(k))
+        .map(|(k, _)| k)
+        .chain(registry_env)
+        .filter(|k| !super::redact::env_allowed(k))
         .count();
     let mut parts: Vec<String> = kinds.iter().map(|k| format!("the {k}")).collect();
     parts.push(format!(

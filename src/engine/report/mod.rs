@@ -5,7 +5,7 @@
 //!
 //! A saved report also carries `tool`, `captured_at`, `redacted` and `snapshot` ([`capture`]);
 //! it is written as JSON, Markdown ([`markdown`]) or HTML ([`html`]), redacted by default
-//! ([`redact`]), and compared with others ([`compare`]).
+//! ([`redact`], [`redact_check`]), and compared with others ([`compare`]).
 
 pub mod capture;
 pub mod compare;
@@ -14,6 +14,7 @@ pub mod format;
 pub mod html;
 pub mod markdown;
 pub mod redact;
+pub mod redact_check;
 pub mod reopen;
 pub mod trees;
 

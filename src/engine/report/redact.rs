@@ -3,7 +3,14 @@
 //! host name, domain) are collected first and replaced wherever they appear — paths included —
 //! by stable marked aliases (`<home>`, `<user>`, `<host>`, `<domain>`); GPU UUIDs become
 //! `GPU-1`, `GPU-2`, … in order of appearance; environment variables outside an allow-list of
-//! names that steer library loading keep their name but show `<set>` instead of their value.
+//! names that steer library loading keep their name but show `<set>` instead of their value —
+//! in an `env` map and in the registry's `…\Environment` keys (what `setx` writes) alike.
+//!
+//! Only string values and keys that are paths are rewritten: field names, variable names and
+//! registry value names stay as they are, so a user called `root` or `python` leaves `root` and
+//! `python_version` readable. Values that look like enum tags are reported back to the caller
+//! ([`Redactor::redact_document`]), which puts back those the report's types read as tags
+//! ([`super::redact_check`]).
 //!
 //! Replacing known values (rather than guessing at patterns) is what torch's `collect_env` lacks
 //! and what `nvidia-bug-report.sh` users are burned by (see `fix-report-rules.md`).
@@ -139,8 +146,10 @@ impl Identity {
 
     fn add(&mut self, kind: Kind, value: &str) {
         let value = value.trim().trim_end_matches(['/', '\\']);
-        // A home of "/" or "C:" or a one-letter user would redact everything.
-        if value.chars().count() < 2 || value == "/" || value.ends_with(':') {
+        // A home of "/" or "C:" or a one-letter user would redact everything; an alias (a report
+        // redacted before) is no value of its own.
+        let alias = value.starts_with('<') && value.ends_with('>');
+        if value.chars().count() < 2 || value == "/" || value.ends_with(':') || alias {
             return;
         }
         if !self
@@ -167,6 +176,57 @@ impl Identity {
             })
             .collect()
     }
+}
+
+/// A tag-like string that redaction changed: where it is now (a JSON pointer into the redacted
+/// document) and what it was.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Changed {
+    pub pointer: String,
+    pub original: String,
+}
+
+/// Where in a document a value sits, for what redaction does to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    Plain,
+    /// The values of environment variables, by name.
+    Env,
+    /// Inside a registry view: a key ending in `\Environment` holds environment variables.
+    Registry,
+}
+
+impl Place {
+    fn child(self, key: &str) -> Place {
+        match self {
+            Place::Registry if is_environment_key(key) => Place::Env,
+            Place::Registry => Place::Registry,
+            _ if key == "env" => Place::Env,
+            _ if key == "registry" => Place::Registry,
+            _ => Place::Plain,
+        }
+    }
+}
+
+/// `HKCU\Environment`, `HKLM\…\Session Manager\Environment`: the keys `setx` writes variables to.
+fn is_environment_key(key: &str) -> bool {
+    let lower = key.trim_end_matches('\\').to_ascii_lowercase();
+    lower == "environment" || lower.ends_with("\\environment")
+}
+
+/// A key that names a path (a file view's paths and links, registry key paths) may hold a user or
+/// host name; a field or variable name never does, and is never rewritten.
+fn is_path_like(key: &str) -> bool {
+    key.contains(['/', '\\'])
+}
+
+/// A string shaped like a serde enum tag (`error`, `machine-file`, `conda`).
+fn is_tag_like(text: &str) -> bool {
+    !text.is_empty()
+        && text.len() <= 64
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 /// Replaces identifying values in every string of a JSON document.
@@ -205,27 +265,52 @@ impl Redactor {
         }
     }
 
-    /// Redacts a whole document in place: strings everywhere, and environment maps by name.
-    pub fn redact_document(&mut self, doc: &mut Value) {
-        self.walk(doc, false);
+    /// Redacts a whole document in place: strings everywhere, keys that are paths, environment
+    /// maps by name. Returns the tag-like strings it changed ([`Changed`]), which a typed part of
+    /// the report may read as an enum value.
+    pub fn redact_document(&mut self, doc: &mut Value) -> Vec<Changed> {
+        let mut changed = Vec::new();
+        self.walk(doc, Place::Plain, &mut String::new(), &mut changed);
+        changed
     }
 
-    fn walk(&mut self, value: &mut Value, in_env: bool) {
+    fn walk(&mut self, value: &mut Value, place: Place, at: &mut String, log: &mut Vec<Changed>) {
         match value {
-            Value::String(s) => *s = self.redact_text(s),
-            Value::Array(items) => items.iter_mut().for_each(|v| self.walk(v, false)),
+            Value::String(s) => {
+                let redacted = self.redact_text(s);
+                if redacted != *s && is_tag_like(s) {
+                    log.push(Changed {
+                        pointer: at.clone(),
+                        original: s.clone(),
+                    });
+                }
+                *s = redacted;
+            }
+            Value::Array(items) => {
+                for (i, item) in items.iter_mut().enumerate() {
+                    let len = at.len();
+                    at.push_str(&format!("/{i}"));
+                    self.walk(item, Place::Plain, at, log);
+                    at.truncate(len);
+                }
+            }
             Value::Object(map) => {
-                let keys: Vec<String> = map.keys().cloned().collect();
-                for key in keys {
-                    let Some(mut inner) = map.remove(&key) else {
-                        continue;
+                for (key, mut inner) in std::mem::take(map) {
+                    let new_key = if is_path_like(&key) {
+                        self.redact_text(&key)
+                    } else {
+                        key.clone()
                     };
-                    if in_env && !env_allowed(&key) {
+                    if place == Place::Env && !env_allowed(&key) {
                         inner = Value::String(HIDDEN_VALUE.into());
                     } else {
-                        self.walk(&mut inner, key == "env");
+                        let len = at.len();
+                        at.push('/');
+                        at.push_str(&new_key.replace('~', "~0").replace('/', "~1"));
+                        self.walk(&mut inner, place.child(&key), at, log);
+                        at.truncate(len);
                     }
-                    map.insert(self.redact_text(&key), inner);
+                    map.insert(new_key, inner);
                 }
             }
             _ => {}
@@ -290,7 +375,14 @@ fn replace_word(text: &str, needle: &str, alias: &str, is_path: bool) -> String 
         let end = start + lower_needle.len();
         let before_ok = start == 0 || !is_word(bytes[start - 1]) || is_path;
         let after_ok = end == bytes.len() || !is_word(bytes[end]);
-        if before_ok && after_ok && text.is_char_boundary(start) && text.is_char_boundary(end) {
+        // An alias already there (`<user>` of a user named "user") stays as it is.
+        let in_alias = start > 0 && bytes[start - 1] == b'<' && bytes.get(end) == Some(&b'>');
+        if before_ok
+            && after_ok
+            && !in_alias
+            && text.is_char_boundary(start)
+            && text.is_char_boundary(end)
+        {
             out.push_str(&text[last..start]);
             out.push_str(alias);
             last = end;
@@ -369,5 +461,64 @@ mod tests {
     fn too_short_values_are_not_needles() {
         let id = Identity::from_env([("HOME", "/"), ("USER", "a")]);
         assert!(id.describe().is_empty());
+    }
+
+    #[test]
+    fn registry_environment_keys_are_hidden_like_the_environment() {
+        let mut doc = serde_json::json!({"snapshot": {"registry": {"keys": {
+            r"HKCU\Environment": {"Path": r"C:\Users\Alice\bin", "HF_TOKEN": "hf_secret"},
+            r"HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\Environment":
+                {"CUDA_PATH": "C:\\cuda", "GITHUB_TOKEN": "ghp_secret"},
+            r"HKLM\SOFTWARE\NVIDIA Corporation\GPU Computing Toolkit\CUDA\v12.1":
+                {"InstallDir": "x", "Secretless": "y"}}}}});
+        Redactor::new(&identity()).redact_document(&mut doc);
+        let keys = &doc["snapshot"]["registry"]["keys"];
+        assert_eq!(keys[r"HKCU\Environment"]["HF_TOKEN"], "<set>");
+        assert_eq!(keys[r"HKCU\Environment"]["Path"], r"C:\Users\<user>\bin");
+        let system = &keys[r"HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\Environment"];
+        assert_eq!(system["GITHUB_TOKEN"], "<set>");
+        assert_eq!(system["CUDA_PATH"], "C:\\cuda");
+        let toolkit = &keys[r"HKLM\SOFTWARE\NVIDIA Corporation\GPU Computing Toolkit\CUDA\v12.1"];
+        assert_eq!(
+            toolkit["Secretless"], "y",
+            "other keys are not environments"
+        );
+    }
+
+    #[test]
+    fn field_and_variable_names_stay_and_path_keys_are_redacted() {
+        let mut doc = serde_json::json!({
+            "inventory": {"toolkits": [{"root": "/root/cuda", "python_version": "3.10"}]},
+            "env": {"PYTHON_ROOT": "/root"},
+            "files": {"paths": {"/root/x": {"kind": "file"}, "/opt/python": {"kind": "dir"}}}});
+        let id = Identity::from_env([("USER", "root"), ("HOME", "/root"), ("LOGNAME", "python")]);
+        Redactor::new(&id).redact_document(&mut doc);
+        let toolkit = &doc["inventory"]["toolkits"][0];
+        assert_eq!(toolkit["root"], "/<user>/cuda");
+        assert_eq!(toolkit["python_version"], "3.10");
+        assert_eq!(doc["env"]["PYTHON_ROOT"], "/<user>");
+        assert_eq!(doc["files"]["paths"]["/<user>/x"]["kind"], "file");
+        assert_eq!(doc["files"]["paths"]["/opt/<user>"]["kind"], "dir");
+    }
+
+    #[test]
+    fn tag_like_values_that_changed_are_reported() {
+        let mut doc = serde_json::json!({"a": [{"severity": "error"}], "b": "/home/error/x",
+            "c/d": {"e~": "error"}});
+        let changed =
+            Redactor::new(&Identity::from_env([("USER", "error")])).redact_document(&mut doc);
+        let pointers: Vec<&str> = changed.iter().map(|c| c.pointer.as_str()).collect();
+        assert_eq!(pointers, ["/a/0/severity", "/c~1d/e~0"]);
+        assert!(changed.iter().all(|c| c.original == "error"));
+        assert_eq!(doc.pointer("/c~1d/e~0").unwrap(), "<user>");
+    }
+
+    #[test]
+    fn redacting_twice_changes_nothing_more() {
+        let id = Identity::from_env([("USER", "user"), ("HOSTNAME", "host"), ("HOME", "<home>")]);
+        let mut r = Redactor::new(&id);
+        let once = r.redact_text("/home/user on host");
+        assert_eq!(once, "/home/<user> on <host>");
+        assert_eq!(r.redact_text(&once), once);
     }
 }
