@@ -175,3 +175,33 @@ fn from_a_library_its_runpath_finds_the_bare_name() {
     let without = json(&run_cli(&["tree", "libtriage_dep.so.2", "--json"]));
     assert_eq!(without["findings"][0]["code"], "library-not-found");
 }
+
+/// Python opens a bare name with `ctypes.CDLL(name)`: LOAD_LIBRARY_SEARCH_DEFAULT_DIRS (0x1000;
+/// CPython adds DLL_LOAD_DIR only for a path), so the app folder and added DLL folders are
+/// searched and PATH is not — never an invented "DLL load folder", never error 87.
+#[test]
+fn a_bare_name_in_a_python_context_is_searched_as_ctypes_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = windows_machine(dir.path());
+    for context in ["python", "conda-python", "torch"] {
+        let o = tree(&m, &["--context", context, "--dll-dir", r"C:\other"]);
+        assert!(
+            o.status.code().is_some_and(|c| c < 2),
+            "{context}: {}",
+            stderr(&o)
+        );
+        let v = json(&o);
+        let r = &v["root_resolution"];
+        assert_eq!(r["path"], r"C:\other\cublas64_11.dll", "{context}: {r:#}");
+        assert_eq!(r["how"], "dll_directory", "{context}: {r:#}");
+        let text = r.to_string();
+        assert!(!text.contains("not given"), "{context}: {text}");
+        assert!(
+            !text.contains(r"C:\\x86\\bin"),
+            "PATH is not searched: {text}"
+        );
+    }
+    // Without an added folder the name is not found: PATH does not count for Python.
+    let o = tree(&m, &["--context", "python"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+}

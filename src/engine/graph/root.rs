@@ -13,7 +13,7 @@ use super::{GraphError, GraphOptions, Reader};
 use crate::engine::binfmt::{BinaryInfo, Format, Machine};
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::loader::linux::{LinuxObject, LinuxSearch};
-use crate::engine::loader::windows::WindowsSearch;
+use crate::engine::loader::windows::{Preset, WindowsOptions, WindowsSearch};
 use crate::engine::loader::{FileProbe, Resolution};
 
 /// `LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR`.
@@ -54,7 +54,8 @@ pub fn resolve_name(
             let want = x64();
             let app_dir = opts.windows.app_dir.as_deref().unwrap_or(NO_APP_DIR);
             let root = Platform::Windows.join(app_dir, name);
-            let search = WindowsSearch::from_context(ctx, &opts.windows, &root, &want);
+            let windows = bare_name_options(&opts.windows);
+            let search = WindowsSearch::from_context(ctx, &windows, &root, &want);
             Ok(search.resolve(name, &want, &probe))
         }
         Platform::Linux => {
@@ -79,6 +80,29 @@ pub fn resolve_name(
         }
     }
 }
+
+/// How Python opens a bare name: CPython's `ctypes.CDLL` (3.8+) calls `LoadLibraryExW(name,
+/// NULL, LOAD_LIBRARY_SEARCH_DEFAULT_DIRS)` and adds `LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR` only when
+/// the name has a folder part (Lib/ctypes/__init__.py); torch opens its DLLs by full path, so a
+/// bare name in torch's process is a ctypes load too. Explicit `--load-flags` win.
+fn bare_name_options(opts: &WindowsOptions) -> WindowsOptions {
+    let mut out = opts.clone();
+    if out.load_flags.is_none()
+        && matches!(
+            out.preset,
+            Some(Preset::Python | Preset::CondaPython | Preset::Torch)
+        )
+    {
+        if out.preset == Some(Preset::Torch) {
+            out.preset = Some(Preset::Python);
+        }
+        out.load_flags = Some(LOAD_LIBRARY_SEARCH_DEFAULT_DIRS);
+    }
+    out
+}
+
+/// `LOAD_LIBRARY_SEARCH_DEFAULT_DIRS`: application folder, added DLL folders, System32.
+const LOAD_LIBRARY_SEARCH_DEFAULT_DIRS: u32 = 0x1000;
 
 fn x64() -> Machine {
     Machine {
