@@ -5,7 +5,8 @@
 //! loads until LD_LIBRARY_PATH puts the 12.1 copy first — then the real loader (python's ctypes,
 //! RTLD_NOW like an import) fails with exactly torch's error: `undefined symbol:
 //! __nvJitLinkComplete_12_4, version libnvJitLink.so.12`. `tree` must say the same, naming
-//! both files and LD_LIBRARY_PATH, and stay quiet when the right copy resolves.
+//! both files and LD_LIBRARY_PATH, and stay quiet when the right copy resolves. Last, a closure
+//! miss in a conda environment names the conda-forge package beside the pip wheel.
 
 use crate::fixtures_build::SoSpec;
 use crate::support::json;
@@ -157,4 +158,69 @@ fn the_matching_nvjitlink_binds_every_symbol() {
         .expect("a node for libnvJitLink.so.12");
     assert_eq!(jit["path"], l.new_lib.display().to_string().as_str());
     assert_eq!(jit["how"], "runpath");
+}
+
+/// In a conda environment the closure finding names the conda-forge package beside the pip wheel
+/// (a gcc-built `libtorch_global_deps.so` with torch's real RUNPATH entry for the cudart wheel,
+/// NEEDED libcudart.so.12, which is nowhere on the machine).
+#[test]
+fn a_miss_in_a_conda_environment_names_the_conda_package_too() {
+    use cuda_triage::engine::context::Platform;
+    use cuda_triage::engine::context::fake::FakeMachine;
+    const ENV: &str = "/opt/conda/envs/t";
+    let build = tempfile::tempdir().unwrap();
+    let python = SoSpec::new("python")
+        .executable()
+        .source("int main(void) { return 0; }\n")
+        .build(build.path())
+        .expect("gcc builds the python stand-in");
+    let deps = SoSpec::new("libtorch_global_deps.so")
+        .soname("libtorch_global_deps.so")
+        .needed("libcudart.so.12")
+        .rpath(&["$ORIGIN/../../nvidia/cuda_runtime/lib", "$ORIGIN"])
+        .build(build.path())
+        .unwrap();
+    let site = format!("{ENV}/lib/python3.11/site-packages");
+    let mut m = FakeMachine::new(Platform::Linux).unwrap();
+    m.copy(&format!("{ENV}/bin/python"), &python)
+        .dir(&format!("{ENV}/conda-meta"))
+        .copy(&format!("{site}/torch/lib/libtorch_global_deps.so"), &deps)
+        .file(
+            &format!("{site}/torch/version.py"),
+            "__version__ = '2.5.1+cu124'\ncuda: Optional[str] = '12.4'\n",
+        )
+        .file(
+            &format!("{site}/torch-2.5.1.dist-info/METADATA"),
+            "Metadata-Version: 2.1\nName: torch\nVersion: 2.5.1\nRequires-Dist: nvidia-cuda-runtime-cu12 (==12.4.127) ; platform_system == \"Linux\"\n",
+        );
+    m.env("PATH", &format!("{ENV}/bin:/usr/bin:/bin"))
+        .env("CONDA_PREFIX", ENV)
+        .driver("550.54.15", "12.4");
+    let file = m.write_machine_file().unwrap().display().to_string();
+    let doc = json(&crate::support::run_cli(&[
+        "scan",
+        "--machine",
+        &file,
+        "--json",
+    ]));
+    let f = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| {
+            f["libraries"][0] == "libcudart.so.12"
+                && f["evidence"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|e| e["kind"] == "entry library")
+        })
+        .unwrap_or_else(|| panic!("the closure names libcudart.so.12: {doc:#}"));
+    let text = f.to_string();
+    assert!(
+        text.contains("nvidia-cuda-runtime-cu12==12.4.127"),
+        "{text}"
+    );
+    assert!(text.contains("cuda-cudart"), "{text}");
+    assert_eq!(f["severity"], "error");
 }

@@ -268,8 +268,17 @@ fn add_provider(ctx: &SystemContext, env: &PythonEnv, fw: &Framework, lib: &str,
         .and_then(|c| c.split('.').next())
         .filter(|m| !m.is_empty())
         .unwrap_or("12");
+    let conda = matches!(env.kind, PythonKind::CondaBase | PythonKind::CondaEnv);
     let (dist, pin, folder) = match tables.provider_of(lib) {
         Some(row) => {
+            if conda {
+                f.detail = format!(
+                    "{} In this conda environment the conda-forge package {} ships it too: conda install -p \"{}\" -c conda-forge {}.",
+                    f.detail, row.conda, env.root, row.conda
+                );
+                f.evidence
+                    .push(Evidence::new("conda package", row.conda.clone()));
+            }
             let dist = row.dist_for(cuda_major);
             let pin = fw
                 .expects
