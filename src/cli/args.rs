@@ -98,7 +98,8 @@ pub struct TreeArgs {
     /// Linux: the library that opens a bare-name BINARY with dlopen (its RPATH/RUNPATH apply).
     #[arg(long, value_name = "LIB")]
     pub from: Option<String>,
-    /// Windows: the current directory of the process.
+    /// The current directory of the process (Windows: part of the search; with --machine, where a
+    /// relative BINARY is opened from on Linux and by Python's ctypes on Windows).
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<String>,
     /// Windows: a loading context preset.

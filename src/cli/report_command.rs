@@ -109,7 +109,7 @@ fn trees_of(
 ) -> Result<Vec<serde_json::Value>, String> {
     let mut out = Vec::new();
     for binary in binaries {
-        let root = super::tree_command::tree_root(ctx, common, binary)?;
+        let root = super::tree_command::tree_root(ctx, common, binary, None)?;
         let graph =
             crate::engine::graph::build(ctx, &root, &crate::engine::graph::GraphOptions::default())
                 .map_err(|e| e.to_string())?;

@@ -21,22 +21,29 @@ fn tree_context(common: &Common) -> Result<SystemContext, String> {
     }
 }
 
-/// The machine path of BINARY: as given with --machine (must be absolute), else made absolute
-/// from this process's current directory (links are not resolved: ld.so does not either).
-pub fn tree_root(ctx: &SystemContext, common: &Common, binary: &str) -> Result<String, String> {
+/// The machine path of BINARY: an absolute path as given; a relative one on this computer made
+/// absolute from this process's current directory (links are not resolved: ld.so does not
+/// either). On a machine file a relative path is the loader's business: on Windows it stays
+/// relative and is searched for as LoadLibrary does; on Linux dlopen opens it relative to the
+/// process's current directory, which `--cwd` gives.
+pub fn tree_root(
+    ctx: &SystemContext,
+    common: &Common,
+    binary: &str,
+    cwd: Option<&str>,
+) -> Result<String, String> {
     let p = ctx.platform;
     if p.is_absolute(binary) {
         return Ok(p.normalize(binary));
     }
     if common.machine.is_some() {
-        return Err(format!(
-            "{binary}: give the binary as an absolute path on the machine (e.g. {})",
-            if p == crate::engine::context::Platform::Windows {
-                r"C:\path\to\file.dll"
-            } else {
-                "/path/to/lib.so"
-            }
-        ));
+        return match (p, cwd) {
+            (crate::engine::context::Platform::Windows, _) => Ok(binary.to_string()),
+            (_, Some(dir)) if p.is_absolute(dir) => Ok(p.normalize(&p.join(dir, binary))),
+            _ => Err(format!(
+                "{binary} is relative: dlopen opens it from the process's current folder; give that folder with --cwd /abs/dir, or the binary as an absolute path"
+            )),
+        };
     }
     let cwd =
         std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
@@ -82,7 +89,7 @@ pub fn tree_command(common: &Common, args: &TreeArgs) -> i32 {
     let arg = if root::is_bare_name(ctx.platform, &args.binary) {
         args.binary.clone()
     } else {
-        match tree_root(&ctx, common, &args.binary) {
+        match tree_root(&ctx, common, &args.binary, args.cwd.as_deref()) {
             Ok(r) => r,
             Err(e) => return fail(&e, common.json),
         }

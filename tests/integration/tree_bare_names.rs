@@ -205,3 +205,114 @@ fn a_bare_name_in_a_python_context_is_searched_as_ctypes_does() {
     let o = tree(&m, &["--context", "python"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
 }
+
+/// A relative Windows path is searched for (the whole relative path appended to each folder of
+/// the order, as LoadLibrary documents); Python's ctypes instead makes it absolute against the
+/// current folder, which --cwd gives (without it the tool says so and fails).
+#[test]
+fn a_relative_windows_path_is_searched_or_taken_from_the_current_folder_for_python() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = windows_machine(dir.path());
+    let sub = dir.path().join("C/cuda/bin/plugins");
+    std::fs::create_dir_all(&sub).unwrap();
+    DllSpec::new("cufft_plugin.dll")
+        .import("KERNEL32.dll", &["GetTickCount"])
+        .build(&sub)
+        .expect("mingw builds DLLs (install gcc-mingw-w64-x86-64)");
+    let machine = m.to_str().unwrap();
+    let rel = r"plugins\cufft_plugin.dll";
+    let v = json(&run_cli(&["tree", rel, "--machine", machine, "--json"]));
+    let r = &v["root_resolution"];
+    assert_eq!(r["path"], r"C:\cuda\bin\plugins\cufft_plugin.dll", "{r:#}");
+    assert_eq!(r["how"], "path", "{r:#}");
+    assert!(
+        r["attempts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["directory"] == r"C:\x86\bin\plugins"),
+        "every PATH folder is tried with the relative path: {r:#}"
+    );
+    let o = run_cli(&[
+        "tree",
+        rel,
+        "--machine",
+        machine,
+        "--json",
+        "--context",
+        "python",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--cwd"), "{}", stderr(&o));
+    let v = json(&run_cli(&[
+        "tree",
+        rel,
+        "--machine",
+        machine,
+        "--json",
+        "--context",
+        "python",
+        "--cwd",
+        r"C:\cuda\bin",
+    ]));
+    assert_eq!(
+        v["root_resolution"]["path"],
+        r"C:\cuda\bin\plugins\cufft_plugin.dll"
+    );
+    assert_eq!(v["root_resolution"]["how"], "direct");
+}
+
+/// dlopen("lib/x.so") opens the path relative to the current folder, searching nothing: the real
+/// loader (python3's ctypes run in that folder) is the oracle; on a machine file --cwd gives it.
+#[test]
+fn a_relative_so_path_opens_from_the_current_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = dir.path().join("app/lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    SoSpec::new("libtriage_rel.so")
+        .soname("libtriage_rel.so")
+        .build(&lib)
+        .expect("gcc builds the library");
+    let app = dir.path().join("app");
+    let oracle = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import ctypes; ctypes.CDLL('lib/libtriage_rel.so'); \
+             print([l.split()[-1] for l in open('/proc/self/maps') if 'libtriage_rel' in l][0])",
+        ])
+        .current_dir(&app)
+        .output()
+        .expect("python3 runs (install python3)");
+    let mapped = String::from_utf8_lossy(&oracle.stdout).trim().to_string();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_cuda-triage"))
+        .args(["tree", "lib/libtriage_rel.so", "--json"])
+        .current_dir(&app)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(v["root"], mapped.as_str());
+
+    let toml = dir.path().join("machine.toml");
+    std::fs::write(&toml, "platform = \"linux\"\nroot = \"/\"\n").unwrap();
+    let machine = toml.to_str().unwrap();
+    let o = run_cli(&[
+        "tree",
+        "lib/libtriage_rel.so",
+        "--machine",
+        machine,
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--cwd"), "{}", stderr(&o));
+    let cwd = app.display().to_string();
+    let v = json(&run_cli(&[
+        "tree",
+        "lib/libtriage_rel.so",
+        "--machine",
+        machine,
+        "--json",
+        "--cwd",
+        &cwd,
+    ]));
+    assert_eq!(v["root"], mapped.as_str());
+}

@@ -53,10 +53,13 @@ pub fn resolve_name(
             }
             let want = x64();
             let app_dir = opts.windows.app_dir.as_deref().unwrap_or(NO_APP_DIR);
-            let root = Platform::Windows.join(app_dir, name);
             let windows = bare_name_options(&opts.windows);
-            let search = WindowsSearch::from_context(ctx, &windows, &root, &want);
-            Ok(search.resolve(name, &want, &probe))
+            if is_bare_name(Platform::Windows, name) {
+                let root = Platform::Windows.join(app_dir, name);
+                let search = WindowsSearch::from_context(ctx, &windows, &root, &want);
+                return Ok(search.resolve(name, &want, &probe));
+            }
+            resolve_relative_windows(ctx, name, opts, &windows, &want, &probe)
         }
         Platform::Linux => {
             let caller = match from {
@@ -79,6 +82,48 @@ pub fn resolve_name(
             Ok(search.resolve(name, &chain, main, &want, &probe as &dyn FileProbe))
         }
     }
+}
+
+/// A relative Windows path: Python (ctypes) makes it absolute against the current folder and
+/// loads it with DLL_LOAD_DIR; any other process searches the standard order with the relative
+/// path appended to each folder.
+fn resolve_relative_windows(
+    ctx: &SystemContext,
+    rel: &str,
+    opts: &GraphOptions,
+    windows: &WindowsOptions,
+    want: &Machine,
+    probe: &FsProbe<'_>,
+) -> Result<Resolution, GraphError> {
+    let w = Platform::Windows;
+    let python = opts.windows.load_flags.is_none()
+        && matches!(
+            opts.windows.preset,
+            Some(Preset::Python | Preset::CondaPython | Preset::Torch)
+        );
+    if python {
+        let cwd = opts.windows.cwd.as_deref().ok_or_else(|| GraphError::InvalidParameter {
+            message: format!(
+                "{rel} is relative: Python's ctypes makes it absolute against the current folder, so give it with --cwd"
+            ),
+        })?;
+        let path = w.normalize(&w.join(cwd, rel));
+        let dir = w.parent(&path).unwrap_or_default();
+        let mut attempts = Vec::new();
+        return Ok(crate::engine::loader::try_dir(
+            probe,
+            want,
+            &path,
+            &dir,
+            crate::engine::loader::How::Direct,
+            &mut attempts,
+        )
+        .unwrap_or_else(|| Resolution::missing(crate::engine::loader::How::Direct, attempts)));
+    }
+    let app_dir = opts.windows.app_dir.as_deref().unwrap_or(NO_APP_DIR);
+    let root = w.join(app_dir, w.file_name(rel));
+    let search = WindowsSearch::from_context(ctx, windows, &root, want);
+    Ok(search.resolve_relative(rel, want, probe))
 }
 
 /// How Python opens a bare name: CPython's `ctypes.CDLL` (3.8+) calls `LoadLibraryExW(name,
@@ -147,7 +192,8 @@ pub fn build_for(
     opts: &GraphOptions,
     from: Option<&str>,
 ) -> Result<Rooted, GraphError> {
-    if !is_bare_name(ctx.platform, arg) {
+    let relative_windows = ctx.platform == Platform::Windows && !ctx.platform.is_absolute(arg);
+    if !is_bare_name(ctx.platform, arg) && !relative_windows {
         let graph = super::build(ctx, arg, opts)?;
         return Ok(Rooted::Built {
             graph,

@@ -305,6 +305,27 @@ impl WindowsSearch {
     }
 }
 
+impl WindowsSearch {
+    /// `LoadLibraryExW("bin\\x.dll")`: a relative path is searched for like a name, with the whole
+    /// relative path appended to each folder of the search order (LoadLibrary's documentation:
+    /// "If the string specifies a relative path or a module name without a path, the function
+    /// uses a standard search strategy"). KnownDLLs and API sets never match a path.
+    pub fn resolve_relative(&self, rel: &str, want: &Machine, probe: &dyn FileProbe) -> Resolution {
+        let w = Platform::Windows;
+        let mut attempts: Vec<Attempt> = Vec::new();
+        let rel = rel.trim().replace('/', "\\");
+        for (how, dir) in self.steps() {
+            let candidate = w.normalize(&w.join(&dir, &rel));
+            let folder = w.parent(&candidate).unwrap_or(dir);
+            if let Some(r) = try_dir(probe, want, &candidate, &folder, how, &mut attempts) {
+                return r;
+            }
+        }
+        let how = attempts.last().map_or(How::Path, |a| a.source);
+        Resolution::missing(how, attempts)
+    }
+}
+
 /// API-set contract names: resolved by the loader from the API-set schema, never from disk.
 pub fn is_api_set(lower_name: &str) -> bool {
     lower_name.starts_with("api-ms-win-") || lower_name.starts_with("ext-ms-")
