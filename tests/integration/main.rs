@@ -27,6 +27,7 @@ mod oracle_linux;
 mod oracle_support;
 mod oracle_wheels;
 mod oracle_windows;
+mod oracle_wine;
 mod release_files;
 mod release_machines;
 mod report_golden;

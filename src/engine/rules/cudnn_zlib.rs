@@ -1,14 +1,38 @@
 //! cuDNN 8 on Windows opens `zlibwapi.dll` at run time (knowledge `runtime_loads.toml`): no copy
-//! in any folder the loading process searches, or a 32-bit copy found first (error 193).
+//! in any folder the loading process searches, or a 32-bit copy on the way (skipped with a
+//! warning when a 64-bit one follows; error 193 when none does).
 
 use super::process::{self, PresenceProbe, Process, attempts_evidence};
 use super::where_else::copies_of;
+use crate::engine::binfmt::{BinaryInfo, Format, Machine};
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::findings::{CopyFile, Evidence, Finding, FixKind, FixRef, Severity};
-use crate::engine::loader::Outcome;
+use crate::engine::loader::{FileProbe, Outcome, Probe};
 use crate::engine::scan::inventory::Inventory;
+use std::sync::Arc;
 
 const ZLIB: &str = "zlibwapi.dll";
+
+/// A file probe that answers "built for x86 (32-bit)" for the copies the scan identified so.
+struct KnownBits<'a> {
+    inner: &'a dyn FileProbe,
+    platform: Platform,
+    thirty_two: Vec<String>,
+}
+
+impl FileProbe for KnownBits<'_> {
+    fn probe(&self, machine_path: &str) -> Probe {
+        if self
+            .thirty_two
+            .iter()
+            .any(|p| self.platform.same_path(p, machine_path))
+        {
+            let x86 = Machine::new("i386".to_string(), 32);
+            return Probe::Binary(Arc::new(BinaryInfo::empty(Format::Pe, x86)));
+        }
+        self.inner.probe(machine_path)
+    }
+}
 
 /// The processes that load cuDNN: each Python environment with a framework, else any application.
 fn loaders(ctx: &SystemContext, inv: &Inventory) -> Vec<Process> {
@@ -28,7 +52,19 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
     if ctx.platform != Platform::Windows {
         return Vec::new();
     }
-    let probe = PresenceProbe::new(ctx);
+    let presence = PresenceProbe::new(ctx);
+    // Copies the scan read as 32-bit are what they are, even where the probe cannot parse them
+    // (a machine file's stand-ins): the loader skips them and goes on searching.
+    let probe = KnownBits {
+        inner: &presence,
+        platform: ctx.platform,
+        thirty_two: inv
+            .zlibwapi
+            .iter()
+            .filter(|z| z.bits == Some(32))
+            .map(|z| z.path.clone())
+            .collect(),
+    };
     let mut out = Vec::new();
     for c in &inv.cudnn {
         let major8 = c
@@ -71,11 +107,11 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                 Some(bitness(
                     &ctx.platform.join(&a.directory, ZLIB),
                     &found,
-                    r.is_resolved(),
+                    r.path.as_deref(),
                     &lib_dir,
                 ))
             } else if let Some(z) = found_32 {
-                Some(bitness(&z.path, "x86 (32-bit)", false, &lib_dir))
+                Some(bitness(&z.path, "x86 (32-bit)", None, &lib_dir))
             } else if !r.is_resolved() {
                 Some(missing(ctx, inv, &lib_dir))
             } else {
@@ -100,22 +136,38 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
     out
 }
 
-fn bitness(path: &str, found: &str, later_ok: bool, lib_dir: &str) -> Finding {
-    let tail = if later_ok {
-        " A 64-bit copy exists later in the search order, but the loader stops at the first file of that name and fails with error 193 (\"%1 is not a valid Win32 application\")."
-    } else {
-        " No 64-bit copy is found, so loading fails with error 193 (\"%1 is not a valid Win32 application\")."
+/// A zlibwapi.dll for the wrong machine on the search path. The loader skips such a file and
+/// goes on searching (the emulation's rule, checked against Wine's loader in
+/// tests/integration/oracle_wine.rs): with a 64-bit copy later it costs nothing today (a warning:
+/// a program that opens the 32-bit one by its path, or a 32-bit process, still takes it); with
+/// none, loading fails with error 193.
+fn bitness(path: &str, found: &str, later: Option<&str>, lib_dir: &str) -> Finding {
+    let f = match later {
+        Some(good) => Finding::new(
+            "zlibwapi-wrong-bitness",
+            Severity::Warning,
+            format!("A zlibwapi.dll built for {found} comes first in the search order; the loader skips it"),
+            format!("cuDNN 8 loads zlibwapi.dll when it first runs a convolution. The copy at {path} is built for {found}, which a 64-bit process cannot load: the loader skips it and takes the 64-bit {good}. Nothing fails today, but the 32-bit copy is a trap: remove it from the search path."),
+        ),
+        None => Finding::new(
+            "zlibwapi-wrong-bitness",
+            Severity::Error,
+            format!("The only zlibwapi.dll found is {found}; cuDNN 8 needs a 64-bit one"),
+            format!("cuDNN 8 loads zlibwapi.dll when it first runs a convolution. The copy at {path} is built for {found}, and a 64-bit process cannot load it; no 64-bit copy is found, so loading fails with error 193 (\"%1 is not a valid Win32 application\")."),
+        )
+        .with_fix(FixRef { id: format!("copy-zlibwapi-x64:{lib_dir}"), kind: copy_zlib(lib_dir, Vec::new()), summary: format!("Put a 64-bit zlibwapi.dll in {lib_dir} (next to the cuDNN DLLs, on PATH)") }),
     };
-    Finding::new(
-        "zlibwapi-wrong-bitness",
-        Severity::Error,
-        format!("The zlibwapi.dll found first is {found}; cuDNN 8 needs a 64-bit one"),
-        format!("cuDNN 8 loads zlibwapi.dll when it first runs a convolution. The copy at {path} is built for {found}, and a 64-bit process cannot load it.{tail}"),
-    )
-    .with_libraries([ZLIB])
-    .with_evidence(Evidence::at("file", format!("zlibwapi.dll built for {found}"), path))
-    .with_fix(FixRef { id: format!("copy-zlibwapi-x64:{lib_dir}"), kind: copy_zlib(lib_dir, Vec::new()), summary: format!("Put a 64-bit zlibwapi.dll in {lib_dir} (next to the cuDNN DLLs, on PATH)") })
-    .with_fix(FixRef { id: format!("remove-32bit-zlibwapi:{path}"), kind: "manual".into(), summary: format!("Move the 32-bit {path} out of the search path") })
+    f.with_libraries([ZLIB])
+        .with_evidence(Evidence::at(
+            "file",
+            format!("zlibwapi.dll built for {found}"),
+            path,
+        ))
+        .with_fix(FixRef {
+            id: format!("remove-32bit-zlibwapi:{path}"),
+            kind: "manual".into(),
+            summary: format!("Move the 32-bit {path} out of the search path"),
+        })
 }
 
 fn missing(ctx: &SystemContext, inv: &Inventory, lib_dir: &str) -> Finding {

@@ -79,8 +79,11 @@ fn zlibwapi_copied_into_a_toolkit_not_on_path_is_named_as_a_copy() {
     assert_eq!(copies, [copy.as_str()], "{f:#?}");
 }
 
+/// The loader skips a wrong-machine file and goes on (Wine's loader agrees:
+/// tests/integration/oracle_wine.rs, "a 32-bit root earlier on PATH is skipped"): a 32-bit copy
+/// ahead of a good 64-bit one is a trap worth a warning, not an error 193.
 #[test]
-fn a_32bit_zlibwapi_first_on_path_is_wrong_bitness() {
+fn a_32bit_zlibwapi_ahead_of_a_64bit_one_is_skipped_with_a_warning() {
     let mut m = FakeMachine::new(Platform::Windows).unwrap();
     cudnn8(&mut m);
     // winimage's dll32 copy in a folder ahead of cuDNN's, and a good 64-bit copy next to cuDNN.
@@ -97,8 +100,9 @@ fn a_32bit_zlibwapi_first_on_path_is_wrong_bitness() {
     let findings = check(&ctx, &inv);
     assert_eq!(findings.len(), 1, "{findings:#?}");
     let f = only(&findings, "zlibwapi-wrong-bitness");
-    assert_eq!(f.severity, Severity::Error);
+    assert_eq!(f.severity, Severity::Warning, "{f:#?}");
     assert!(f.summary.contains("32-bit"), "{}", f.summary);
+    assert!(f.detail.contains("skips it"), "{}", f.detail);
     assert_eq!(f.evidence[0].path.as_deref(), Some(CUDNN));
     assert!(
         f.evidence
@@ -106,6 +110,26 @@ fn a_32bit_zlibwapi_first_on_path_is_wrong_bitness() {
             .any(|e| e.kind == "file" && e.path.as_deref() == Some(bad)),
         "the 32-bit copy is named: {f:#?}"
     );
+    assert_eq!(
+        fixes(f),
+        [("manual", format!("remove-32bit-zlibwapi:{bad}").as_str())]
+    );
+}
+
+#[test]
+fn a_32bit_zlibwapi_alone_is_error_193() {
+    let mut m = FakeMachine::new(Platform::Windows).unwrap();
+    cudnn8(&mut m);
+    let bad = r"C:\tools\zlib\zlibwapi.dll";
+    m.file(bad, fake_pe(0x014c)).env(
+        "PATH",
+        &format!(r"C:\tools\zlib;{CUDNN_BIN};C:\Windows\System32"),
+    );
+    let (ctx, inv) = scan(&m);
+    let findings = check(&ctx, &inv);
+    let f = only(&findings, "zlibwapi-wrong-bitness");
+    assert_eq!(f.severity, Severity::Error);
+    assert!(f.detail.contains("193"), "{}", f.detail);
     assert_eq!(
         fixes(f),
         [
