@@ -237,7 +237,7 @@ pub struct ReportArgs {
     #[arg(long)]
     pub gpu_test: bool,
     /// Compare saved JSON reports instead: two show what differs, more are grouped by what
-    /// their machines have.
+    /// their machines have (text; JSON with --json; -o/--format write JSON or Markdown).
     #[arg(long, num_args = 2.., value_name = "REPORT.json")]
     pub compare: Vec<PathBuf>,
 }

@@ -1,8 +1,10 @@
 //! `report` and `open`: write the scan (plus any `--tree`s) as a JSON, Markdown or HTML report,
-//! redacted unless `--no-redact`; compare saved reports (`--compare A B [C ...]`); reopen one.
+//! redacted unless `--no-redact`; compare saved reports (`--compare A B [C ...]`, as text, JSON
+//! or Markdown, to `-o FILE` or standard output); reopen one.
 //! Exit codes: 0/1 by the report's findings (for `--compare`, 1 when the machines differ), 2 when
-//! the tool failed (unwritable file, unreadable, damaged, non-report or newer-schema report, or a
-//! report that redaction could not keep readable — then nothing is written).
+//! the tool failed (unwritable file, unreadable, damaged, non-report or newer-schema report, a
+//! report that redaction could not keep readable — then nothing is written —, or an option
+//! `--compare` does not take).
 
 use super::args::{Common, ReportArgs, ReportFormat as ArgFormat};
 use super::commands::load_context;
@@ -15,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 pub fn report_command(common: &Common, args: &ReportArgs) -> i32 {
     if !args.compare.is_empty() {
-        return compare_command(common, &args.compare);
+        return compare_command(common, args);
     }
     let mut ctx = match load_context(common) {
         Ok(ctx) => ctx,
@@ -129,49 +131,100 @@ fn load_all(paths: &[PathBuf]) -> Result<Vec<(String, Document)>, String> {
         .collect()
 }
 
-fn compare_command(common: &Common, paths: &[PathBuf]) -> i32 {
-    let reports = match load_all(paths) {
+/// How `--compare` writes: text unless `--json`, `--format` or the output file's extension
+/// says otherwise.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CompareFormat {
+    Text,
+    Json,
+    Markdown,
+}
+
+impl CompareFormat {
+    fn of(common: &Common, args: &ReportArgs) -> Result<CompareFormat, String> {
+        let asked = match (args.format, &args.output) {
+            (Some(ArgFormat::Json), _) => ReportFormat::Json,
+            (Some(ArgFormat::Md), _) => ReportFormat::Markdown,
+            (Some(ArgFormat::Html), _) => ReportFormat::Html,
+            (None, Some(path)) => ReportFormat::from_path(path),
+            (None, None) if common.json => ReportFormat::Json,
+            (None, None) => return Ok(CompareFormat::Text),
+        };
+        match asked {
+            ReportFormat::Json => Ok(CompareFormat::Json),
+            ReportFormat::Markdown => Ok(CompareFormat::Markdown),
+            ReportFormat::Html => Err("--compare writes JSON or Markdown, not HTML \
+                 (use --format json or --format md, or an output file ending in .json or .md)"
+                .to_string()),
+        }
+    }
+}
+
+/// Options that belong to writing a report and mean nothing to `--compare`.
+fn compare_refuses(args: &ReportArgs) -> Option<&'static str> {
+    if !args.trees.is_empty() {
+        Some("--tree")
+    } else if args.gpu_test {
+        Some("--gpu-test")
+    } else if args.no_redact {
+        Some("--no-redact")
+    } else {
+        None
+    }
+}
+
+fn compare_command(common: &Common, args: &ReportArgs) -> i32 {
+    if let Some(option) = compare_refuses(args) {
+        return fail(
+            &format!("{option} does not go with --compare (it compares saved reports as they are)"),
+            common.json,
+        );
+    }
+    let format = match CompareFormat::of(common, args) {
+        Ok(f) => f,
+        Err(e) => return fail(&e, common.json),
+    };
+    let reports = match load_all(&args.compare) {
         Ok(r) => r,
         Err(e) => return fail(&e, common.json),
     };
-    if let [(a_label, a), (b_label, b)] = reports.as_slice() {
+    let pretty = |v: serde_json::Value| serde_json::to_string_pretty(&v).unwrap_or_default() + "\n";
+    let schema = crate::engine::report::SCHEMA;
+    let (text, differs) = if let [(a_label, a), (b_label, b)] = reports.as_slice() {
         let c = compare::compare(a, b);
-        if common.json {
-            let value = serde_json::json!({
-                "schema": crate::engine::report::SCHEMA,
+        let text = match format {
+            CompareFormat::Json => pretty(serde_json::json!({
+                "schema": schema,
                 "comparison": {"a": a_label, "b": b_label, "result": c},
-            });
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&value).unwrap_or_default()
-            );
-        } else {
-            print!("{}", compare::render_text(a_label, b_label, &c));
-        }
-        return if c.differs() {
-            EXIT_PROBLEMS
-        } else {
-            EXIT_CLEAN
+            })),
+            CompareFormat::Markdown => compare::render_markdown(a_label, b_label, &c),
+            CompareFormat::Text => compare::render_text(a_label, b_label, &c),
         };
-    }
-    let groups = compare::group(&reports);
-    if common.json {
-        let value = serde_json::json!({
-            "schema": crate::engine::report::SCHEMA,
-            "groups": groups,
-        });
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&value).unwrap_or_default()
-        );
+        (text, c.differs())
     } else {
-        print!("{}", compare::render_groups_text(&groups));
+        let groups = compare::group(&reports);
+        let text = match format {
+            CompareFormat::Json => pretty(serde_json::json!({"schema": schema, "groups": groups})),
+            CompareFormat::Markdown => compare::render_groups_markdown(&groups),
+            CompareFormat::Text => compare::render_groups_text(&groups),
+        };
+        (text, groups.len() > 1)
+    };
+    match &args.output {
+        None => print!("{text}"),
+        Some(path) => {
+            if let Err(e) = write_atomically(path, text.as_bytes()) {
+                return fail(
+                    &format!("{}: cannot write the comparison: {e}", path.display()),
+                    common.json,
+                );
+            }
+            if !common.json {
+                eprintln!("comparison written to {}", path.display());
+            }
+        }
     }
-    if groups.len() > 1 {
-        EXIT_PROBLEMS
-    } else {
-        EXIT_CLEAN
-    }
+    if differs { EXIT_PROBLEMS } else { EXIT_CLEAN }
 }
 
 /// `open REPORT.json`: this build's rules run again on the report's snapshot (a report written

@@ -32,6 +32,7 @@ mod release_files;
 mod release_machines;
 mod report_golden;
 mod reports;
+mod reports_compare;
 mod scan_inventory;
 mod scan_resilience;
 mod situations;

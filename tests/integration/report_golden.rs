@@ -1,4 +1,4 @@
-//! Golden files guard the report contract: the JSON and Markdown reports of two seed machines,
+//! Golden files guard the report contract: the JSON, Markdown and HTML reports of two seed machines,
 //! written by the CLI in a controlled environment, must match `tests/fixtures/golden/` byte for
 //! byte once the volatile fields (capture time, tool version, where the machine file lies) are
 //! pinned. `UPDATE_GOLDEN=1 cargo test report_golden` rewrites them; review the diff.
@@ -30,17 +30,22 @@ fn report(seed: &str, ext: &str) -> String {
         String::from_utf8_lossy(&o.stderr)
     );
     let text = std::fs::read_to_string(&out).unwrap();
-    normalise(&text, &machine.display().to_string())
+    normalise(&text, &machine.display().to_string(), ext == "html")
 }
 
-/// Pins what changes from run to run: the capture time, this tool's version, the machine path.
-fn normalise(text: &str, machine_path: &str) -> String {
+/// Pins what changes from run to run: the capture time, this tool's version, the machine path
+/// (as `<captured-at>`, `<version>`, `<machine-file>`; escaped in HTML, so the page stays valid).
+fn normalise(text: &str, machine_path: &str, html: bool) -> String {
+    let pin = |name: &str| match html {
+        true => format!("&lt;{name}&gt;"),
+        false => format!("<{name}>"),
+    };
     let time = regex::Regex::new(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z").unwrap();
-    let text = time.replace_all(text, "<captured-at>");
+    let text = time.replace_all(text, pin("captured-at").as_str());
     let escaped_path = machine_path.replace('\\', "\\\\");
-    text.replace(&escaped_path, "<machine-file>")
-        .replace(machine_path, "<machine-file>")
-        .replace(env!("CARGO_PKG_VERSION"), "<version>")
+    text.replace(&escaped_path, &pin("machine-file"))
+        .replace(machine_path, &pin("machine-file"))
+        .replace(env!("CARGO_PKG_VERSION"), &pin("version"))
 }
 
 fn check(seed: &str, ext: &str) {
@@ -66,10 +71,12 @@ fn check(seed: &str, ext: &str) {
 fn windows_seed_report_matches_its_golden_files() {
     check("win-cuda-tf-torch", "json");
     check("win-cuda-tf-torch", "md");
+    check("win-cuda-tf-torch", "html");
 }
 
 #[test]
 fn linux_seed_report_matches_its_golden_files() {
     check("linux-cuda124-jax", "json");
     check("linux-cuda124-jax", "md");
+    check("linux-cuda124-jax", "html");
 }

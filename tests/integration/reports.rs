@@ -1,6 +1,7 @@
 //! Reports through the built CLI: JSON, Markdown and HTML from one machine file with a planted
 //! user, host, domain, GPU UUID and secrets — checked byte by byte for leaks in every format —
-//! reopened byte-stable, compared two and many at a time, and refused with exit 2 when damaged.
+//! reopened byte-stable, compared two and many at a time, and refused with exit 2 when damaged;
+//! `--format` wins over the output extension; a report only reads the fix journal.
 
 use crate::fixtures_build::DllSpec;
 use crate::support::{fixture, json, run_cli, stderr, stdout};
@@ -564,4 +565,90 @@ fn a_name_that_is_also_an_enum_value_is_redacted_without_breaking_the_report() {
     assert_eq!(saved["machine"]["platform"], "linux");
     assert_eq!(saved["snapshot"]["platform"], "linux");
     assert_eq!(saved["snapshot"]["env"]["HOSTNAME"], "<host>");
+}
+
+#[test]
+fn the_format_option_overrides_the_output_extension() {
+    let dir = tempfile::tempdir().unwrap();
+    let machine = fixture("machines/linux-basic/machine.toml");
+    let written = |file: &str, format: &str| {
+        let out = dir.path().join(file);
+        let o = report(&machine, &out, &["--format", format]);
+        assert!(o.status.code().is_some_and(|c| c < 2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(&format!("report written to {}", out.display())));
+        std::fs::read_to_string(&out).unwrap()
+    };
+    let html = written("out.json", "html");
+    assert!(html.starts_with("<!DOCTYPE html>"), "{html}");
+    let md = written("out.html", "md");
+    assert!(
+        md.contains("## Findings") && !md.contains("<!DOCTYPE"),
+        "{md}"
+    );
+    let text = written("out.md", "json");
+    let v: serde_json::Value = serde_json::from_str(&text).expect("JSON despite .md");
+    assert_eq!(v["schema"], "cuda-triage/1");
+}
+
+#[test]
+fn a_report_reads_an_interrupted_journal_and_leaves_it_as_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |rel: &str| dir.path().join(rel);
+    std::fs::create_dir_all(p("home")).unwrap();
+    std::fs::create_dir_all(p("opt/cuda-12.4/bin")).unwrap();
+    std::fs::write(p("home/.profile"), "export KEEP=1\n").unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_cuda-triage"))
+            .args(args)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", p("home"))
+            .env("CUDA_HOME", p("opt/cuda-12.44"))
+            .env("CUDA_TRIAGE_DATA_DIR", p("data"))
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("the binary runs")
+    };
+    let applied = run(&["fix", "apply", "fix-cuda_home", "--yes"]);
+    assert!(applied.status.success(), "{}", stderr(&applied));
+    // Make the journal look as a crash mid-apply leaves it: `applying`, its writer gone.
+    let journals: Vec<PathBuf> = std::fs::read_dir(p("data/journal"))
+        .unwrap()
+        .map(|e| e.unwrap().path().join("journal.json"))
+        .collect();
+    assert_eq!(journals.len(), 1);
+    let mut journal: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&journals[0]).unwrap()).unwrap();
+    journal["state"] = "applying".into();
+    journal["pid"] = 0.into();
+    std::fs::write(&journals[0], serde_json::to_vec_pretty(&journal).unwrap()).unwrap();
+    let target = PathBuf::from(journal["targets"][0]["path"].as_str().unwrap());
+    let before = (
+        std::fs::read(&journals[0]).unwrap(),
+        std::fs::read(&target).unwrap(),
+    );
+    assert_ne!(
+        before.1,
+        b"export KEEP=1\n",
+        "the fix changed {}",
+        target.display()
+    );
+
+    let out = p("r.json");
+    run(&["report", "-o", out.to_str().unwrap()]);
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let fixes = &report["fixes_applied"];
+    assert_eq!(fixes[0]["state"], "applying", "{fixes}");
+    let after = (
+        std::fs::read(&journals[0]).unwrap(),
+        std::fs::read(&target).unwrap(),
+    );
+    assert!(
+        after == before,
+        "the report changed the journal or its file"
+    );
+
+    // The fix commands do recover it (so the journal above really was an interrupted one).
+    assert!(run(&["fix", "history"]).status.success());
+    assert_eq!(std::fs::read(&target).unwrap(), b"export KEEP=1\n");
 }

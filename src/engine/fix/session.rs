@@ -1,6 +1,7 @@
 //! The calls both front ends make: the fixes the findings offer, the plan of one, applying it on
 //! this computer (recovering interrupted journals first, refusing a machine file), undo and
-//! history. Each returns data; the CLI and the wizard only render it.
+//! history (and a read-only history for reports). Each returns data; the CLI and the wizard only
+//! render it.
 
 use super::FixError;
 use super::apply::{self, Applied};
@@ -177,7 +178,16 @@ pub fn undo(id: Option<&str>) -> Result<Journal, FixError> {
     apply::undo(&mut host, &dir, id)
 }
 
-/// Every journal, oldest first.
+/// Every journal as it stands on disk, oldest first — read only: an interrupted journal is
+/// listed as `applying`, never rolled back. For reports, which must not change the machine they
+/// describe.
+pub fn read_history() -> Vec<Journal> {
+    journal::data_dir()
+        .map(|dir| journal::list(&dir))
+        .unwrap_or_default()
+}
+
+/// Every journal, oldest first (interrupted ones rolled back first).
 pub fn history() -> Result<Vec<Journal>, FixError> {
     let dir = data_dir()?;
     apply::recover(&mut SystemHost::new(false), &dir)?;

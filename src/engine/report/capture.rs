@@ -187,10 +187,10 @@ pub fn unredacted_additions(ctx: &SystemContext) -> String {
 }
 
 /// The fixes applied on this computer, from the fix journal (what, when, in what state; never
-/// the before-images, which may hold the user's files).
+/// the before-images, which may hold the user's files). The journal is only read: an
+/// interrupted fix shows as `applying` and is left for `fix` to roll back.
 pub fn fixes_applied() -> Vec<serde_json::Value> {
-    crate::engine::fix::session::history()
-        .unwrap_or_default()
+    crate::engine::fix::session::read_history()
         .iter()
         .map(|j| {
             serde_json::json!({

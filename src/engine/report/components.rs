@@ -16,6 +16,9 @@ pub struct Component {
     pub version: Option<String>,
     /// Where it is, or what it expects.
     pub detail: String,
+    /// The folder or file it was found at (install root, environment root, framework package,
+    /// the library the GPU test mapped); `None` for the driver and GPUs. Compare checks it.
+    pub path: Option<String>,
 }
 
 impl Component {
@@ -60,6 +63,7 @@ pub fn components(doc: &Document) -> Vec<Component> {
                 .as_ref()
                 .map(|c| format!("supports CUDA up to {c}"))
                 .unwrap_or_default(),
+            path: None,
         });
     }
     for (i, g) in m.gpus.iter().enumerate() {
@@ -74,18 +78,20 @@ pub fn components(doc: &Document) -> Vec<Component> {
                     .map(|mib| format!(", {mib} MiB"))
                     .unwrap_or_default()
             ),
+            path: None,
         });
     }
     let empty = Value::Null;
     let inventory = doc.extra.get("inventory").unwrap_or(&empty);
     for (key, kind) in [("toolkits", "cuda-toolkit"), ("cudnn", "cudnn")] {
         for install in list(inventory, key) {
-            let root = text(install, "root").unwrap_or_default();
+            let root = text(install, "root");
             out.push(Component {
                 kind,
-                name: root.clone(),
+                name: root.clone().unwrap_or_default(),
                 version: text(install, "version"),
-                detail: root,
+                detail: root.clone().unwrap_or_default(),
+                path: root,
             });
         }
     }
@@ -96,6 +102,7 @@ pub fn components(doc: &Document) -> Vec<Component> {
             name: root.clone(),
             version: text(env, "python_version"),
             detail: text(env, "kind").unwrap_or_default(),
+            path: text(env, "root"),
         });
         for f in list(env, "frameworks") {
             out.push(framework(f, &root));
@@ -103,13 +110,13 @@ pub fn components(doc: &Document) -> Vec<Component> {
     }
     let gpu = doc.extra.get("gpu").unwrap_or(&empty);
     for lib in list(gpu, "libraries") {
+        let file = text(lib, "mapped").or_else(|| text(lib, "requested"));
         out.push(Component {
             kind: "gpu-library",
             name: text(lib, "role").unwrap_or_default(),
             version: text(lib, "version").or_else(|| text(lib, "file_version")),
-            detail: text(lib, "mapped")
-                .or_else(|| text(lib, "requested"))
-                .unwrap_or_default(),
+            detail: file.clone().unwrap_or_default(),
+            path: file,
         });
     }
     out
@@ -153,6 +160,7 @@ fn framework(f: &Value, env_root: &str) -> Component {
         name: format!("{package} ({env_root})"),
         version: text(f, "version"),
         detail,
+        path: text(f, "location").or_else(|| Some(env_root.to_string()).filter(|r| !r.is_empty())),
     }
 }
 

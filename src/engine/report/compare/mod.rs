@@ -1,8 +1,13 @@
 //! Comparing reports: what differs between two machines ("works on A, fails on B"), and, for
 //! many, which machines are alike. Per component — match, compatible (same major.minor, or the
-//! same driver branch), mismatch, missing — then the loading-related environment, then findings
-//! present on one side only. Volatile fields (capture time, tool version, source path, finding
-//! order) are ignored.
+//! same driver branch), relocated (same version at a different path), mismatch, missing — with
+//! where each side has it, then the loading-related environment, then findings present on one
+//! side only. Volatile fields (capture time, tool version, source path, finding order) are
+//! ignored. [`render`] writes the result as text or Markdown.
+
+mod render;
+
+pub use render::{render_groups_markdown, render_groups_text, render_markdown, render_text};
 
 use super::Document;
 use super::components::{Component, components};
@@ -13,19 +18,56 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
+    /// Same version at the same path.
     Match,
+    /// Versions that differ but stay compatible (same major.minor; same driver branch).
     Compatible,
+    /// Same version, found at a different path (another install root, a library mapped from
+    /// another folder).
+    Relocated,
     Mismatch,
     Missing,
+}
+
+impl Status {
+    /// The word the text and Markdown renderings show.
+    pub fn word(self) -> &'static str {
+        match self {
+            Status::Match => "match",
+            Status::Compatible => "compatible",
+            Status::Relocated => "relocated",
+            Status::Mismatch => "MISMATCH",
+            Status::Missing => "MISSING",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ComponentDiff {
     pub kind: String,
     pub label: String,
+    /// The version on each side (`?` when unknown, null when the side lacks the component).
     pub a: Option<String>,
     pub b: Option<String>,
     pub status: Status,
+    /// Where each side has it (null for the driver and GPUs, or a side that lacks it).
+    pub a_path: Option<String>,
+    pub b_path: Option<String>,
+    /// Set when both sides have it at different paths.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl ComponentDiff {
+    /// Whether this difference matters for loading: another version, a side without it, or the
+    /// same or a compatible version from another place.
+    pub fn differs(&self) -> bool {
+        match self.status {
+            Status::Match => false,
+            Status::Compatible => self.note.is_some(),
+            Status::Relocated | Status::Mismatch | Status::Missing => true,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -53,11 +95,9 @@ pub struct Comparison {
 }
 
 impl Comparison {
-    /// Whether anything differs (compatible versions count as no difference).
+    /// Whether anything differs (compatible versions at the same path count as no difference).
     pub fn differs(&self) -> bool {
-        self.components
-            .iter()
-            .any(|c| matches!(c.status, Status::Mismatch | Status::Missing))
+        self.components.iter().any(ComponentDiff::differs)
             || !self.env.is_empty()
             || !self.only_a.is_empty()
             || !self.only_b.is_empty()
@@ -96,22 +136,55 @@ fn status(kind: &str, a: &Option<String>, b: &Option<String>) -> Status {
     }
 }
 
+/// A path as compared: without a trailing separator; a Windows path (a backslash or a drive
+/// letter) also without case and with one kind of separator.
+fn path_key(path: &str) -> String {
+    let trimmed = path.trim_end_matches(['/', '\\']);
+    let trimmed = if trimmed.is_empty() { path } else { trimmed };
+    let windows = trimmed.contains('\\') || trimmed.as_bytes().get(1) == Some(&b':');
+    if windows {
+        trimmed.replace('/', "\\").to_lowercase()
+    } else {
+        trimmed.to_string()
+    }
+}
+
+/// Whether both sides name a path and the paths differ (an unknown side differs from nothing).
+fn paths_differ(a: &Option<String>, b: &Option<String>) -> bool {
+    match (a, b) {
+        (Some(x), Some(y)) => path_key(x) != path_key(y),
+        _ => false,
+    }
+}
+
 fn diff(kind: &str, label: String, a: Option<&Component>, b: Option<&Component>) -> ComponentDiff {
     let (va, vb) = (
         a.map(|c| c.version.clone().unwrap_or_else(|| "?".into())),
         b.map(|c| c.version.clone().unwrap_or_else(|| "?".into())),
     );
-    let status = if a.is_none() || b.is_none() {
-        Status::Missing
-    } else {
-        status(kind, &va, &vb)
+    let (a_path, b_path) = (
+        a.and_then(|c| c.path.clone()),
+        b.and_then(|c| c.path.clone()),
+    );
+    let moved = paths_differ(&a_path, &b_path);
+    let status = match (a.is_none() || b.is_none(), status(kind, &va, &vb)) {
+        (true, _) => Status::Missing,
+        (false, Status::Match) if moved => Status::Relocated,
+        (false, s) => s,
     };
+    let note = moved.then(|| match status {
+        Status::Relocated => "same version, different path".to_string(),
+        _ => "different path".to_string(),
+    });
     ComponentDiff {
         kind: kind.to_string(),
         label,
         a: va,
         b: vb,
         status,
+        a_path,
+        b_path,
+        note,
     }
 }
 
@@ -193,7 +266,8 @@ pub fn compare(a: &Document, b: &Document) -> Comparison {
     }
 }
 
-/// Machines grouped by what they have: identical groups share versions and finding codes.
+/// Machines grouped by what they have: a group shares component versions and paths, and
+/// finding codes.
 #[derive(Debug, Clone, Serialize)]
 pub struct Group {
     pub members: Vec<String>,
@@ -201,16 +275,17 @@ pub struct Group {
     pub versus_largest: Option<Comparison>,
 }
 
-/// What decides that two machines are alike: component versions and finding codes.
+/// What decides that two machines are alike: component versions and paths, and finding codes.
 fn fingerprint(doc: &Document) -> String {
     let mut parts: Vec<String> = components(doc)
         .iter()
         .map(|c| {
             format!(
-                "{}:{}={}",
+                "{}:{}={}@{}",
                 c.kind,
                 family(c),
-                c.version.as_deref().unwrap_or("?")
+                c.version.as_deref().unwrap_or("?"),
+                c.path.as_deref().map(path_key).unwrap_or_default()
             )
         })
         .collect();
@@ -242,85 +317,62 @@ pub fn group(reports: &[(String, Document)]) -> Vec<Group> {
         .collect()
 }
 
-/// Two reports compared, as text.
-pub fn render_text(a_label: &str, b_label: &str, c: &Comparison) -> String {
-    let mut out = format!("A: {a_label}\nB: {b_label}\n\nComponents:\n");
-    for d in &c.components {
-        let word = match d.status {
-            Status::Match => "match",
-            Status::Compatible => "compatible",
-            Status::Mismatch => "MISMATCH",
-            Status::Missing => "MISSING",
-        };
-        out.push_str(&format!(
-            "  {word:<10} {}: A {} / B {}\n",
-            d.label,
-            d.a.as_deref().unwrap_or("—"),
-            d.b.as_deref().unwrap_or("—")
-        ));
-    }
-    if !c.env.is_empty() {
-        out.push_str("\nEnvironment that differs:\n");
-        for e in &c.env {
-            out.push_str(&format!(
-                "  {}\n    A: {}\n    B: {}\n",
-                e.name,
-                e.a.as_deref().unwrap_or("(unset)"),
-                e.b.as_deref().unwrap_or("(unset)")
-            ));
-        }
-    }
-    for (title, list) in [("Only on A", &c.only_a), ("Only on B", &c.only_b)] {
-        if !list.is_empty() {
-            out.push_str(&format!("\n{title}:\n"));
-            for f in list {
-                out.push_str(&format!("  {}: {} [{}]\n", f.severity, f.summary, f.code));
-            }
-        }
-    }
-    if !c.differs() {
-        out.push_str("\nNo difference that matters for loading GPU libraries.\n");
-    }
-    out
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// Many reports grouped, as text.
-pub fn render_groups_text(groups: &[Group]) -> String {
-    let total: usize = groups.iter().map(|g| g.members.len()).sum();
-    let mut out = format!("{total} report(s) in {} group(s)\n", groups.len());
-    for (k, g) in groups.iter().enumerate() {
-        out.push_str(&format!(
-            "\nGroup {} ({} machine(s)): {}\n",
-            k + 1,
-            g.members.len(),
-            g.members.join(", ")
-        ));
-        if let Some(c) = &g.versus_largest {
-            for d in c
-                .components
-                .iter()
-                .filter(|d| matches!(d.status, Status::Mismatch | Status::Missing))
-            {
-                out.push_str(&format!(
-                    "  differs from group 1 in {}: {} vs {}\n",
-                    d.label,
-                    d.a.as_deref().unwrap_or("—"),
-                    d.b.as_deref().unwrap_or("—")
-                ));
-            }
-            for f in &c.only_b {
-                out.push_str(&format!(
-                    "  only here: {}: {} [{}]\n",
-                    f.severity, f.summary, f.code
-                ));
-            }
-            for f in &c.only_a {
-                out.push_str(&format!(
-                    "  not here: {}: {} [{}]\n",
-                    f.severity, f.summary, f.code
-                ));
-            }
+    fn toolkit(version: &str, root: &str) -> Component {
+        Component {
+            kind: "cuda-toolkit",
+            name: root.into(),
+            version: Some(version.into()),
+            detail: root.into(),
+            path: Some(root.into()),
         }
     }
-    out
+
+    fn one(a: Component, b: Component) -> ComponentDiff {
+        let mut pairs = pair_components(&[a], &[b]);
+        assert_eq!(pairs.len(), 1, "{pairs:?}");
+        pairs.remove(0)
+    }
+
+    #[test]
+    fn same_version_at_another_root_is_relocated_not_a_match() {
+        let d = one(
+            toolkit("12.4.1", "/usr/local/cuda-12.4"),
+            toolkit("12.4.1", "/opt/cuda-12.4"),
+        );
+        assert_eq!(d.status, Status::Relocated);
+        assert_eq!(d.note.as_deref(), Some("same version, different path"));
+        assert_eq!(d.b_path.as_deref(), Some("/opt/cuda-12.4"));
+        assert!(d.differs());
+    }
+
+    #[test]
+    fn windows_paths_compare_without_case_or_a_trailing_separator() {
+        let d = one(
+            toolkit("12.1", r"C:\Program Files\CUDA\v12.1"),
+            toolkit("12.1", r"c:\program files\cuda\v12.1\"),
+        );
+        assert_eq!(d.status, Status::Match, "{d:?}");
+        assert!(!d.differs());
+    }
+
+    #[test]
+    fn compatible_versions_differ_only_when_their_paths_do() {
+        let same = one(
+            toolkit("12.4.1", "/usr/local/cuda"),
+            toolkit("12.4.0", "/usr/local/cuda"),
+        );
+        assert_eq!(same.status, Status::Compatible);
+        assert!(!same.differs());
+        let moved = one(
+            toolkit("12.4.1", "/usr/local/cuda"),
+            toolkit("12.4.0", "/opt/cuda"),
+        );
+        assert_eq!(moved.status, Status::Compatible);
+        assert_eq!(moved.note.as_deref(), Some("different path"));
+        assert!(moved.differs());
+    }
 }
