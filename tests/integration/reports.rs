@@ -354,23 +354,8 @@ fn a_redacted_report_reopens_with_its_findings() {
 fn a_report_of_this_computer_lists_the_fixes_applied_from_the_journal() {
     let dir = tempfile::tempdir().unwrap();
     let p = |rel: &str| dir.path().join(rel);
-    std::fs::create_dir_all(p("home")).unwrap();
-    std::fs::create_dir_all(p("opt/cuda-12.4/bin")).unwrap();
-    std::fs::write(p("home/.profile"), "export SECRET_IN_PROFILE=1\n").unwrap();
-    let run = |args: &[&str]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_cuda-triage"))
-            .args(args)
-            .env_clear()
-            .env("PATH", "/usr/bin:/bin")
-            .env("HOME", p("home"))
-            .env("CUDA_HOME", p("opt/cuda-12.44"))
-            .env("CUDA_TRIAGE_DATA_DIR", p("data"))
-            .env("NO_COLOR", "1")
-            .output()
-            .expect("the binary runs")
-    };
-    let applied = run(&["fix", "apply", "fix-cuda_home", "--yes"]);
-    assert!(applied.status.success(), "{}", stderr(&applied));
+    let run = |args: &[&str]| run_in_home(dir.path(), args);
+    cuda_home_fix_applied(dir.path(), "export SECRET_IN_PROFILE=1\n");
     let out = p("r.json");
     run(&["report", "-o", out.to_str().unwrap()]);
     let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
@@ -594,23 +579,8 @@ fn the_format_option_overrides_the_output_extension() {
 fn a_report_reads_an_interrupted_journal_and_leaves_it_as_it_is() {
     let dir = tempfile::tempdir().unwrap();
     let p = |rel: &str| dir.path().join(rel);
-    std::fs::create_dir_all(p("home")).unwrap();
-    std::fs::create_dir_all(p("opt/cuda-12.4/bin")).unwrap();
-    std::fs::write(p("home/.profile"), "export KEEP=1\n").unwrap();
-    let run = |args: &[&str]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_cuda-triage"))
-            .args(args)
-            .env_clear()
-            .env("PATH", "/usr/bin:/bin")
-            .env("HOME", p("home"))
-            .env("CUDA_HOME", p("opt/cuda-12.44"))
-            .env("CUDA_TRIAGE_DATA_DIR", p("data"))
-            .env("NO_COLOR", "1")
-            .output()
-            .expect("the binary runs")
-    };
-    let applied = run(&["fix", "apply", "fix-cuda_home", "--yes"]);
-    assert!(applied.status.success(), "{}", stderr(&applied));
+    let run = |args: &[&str]| run_in_home(dir.path(), args);
+    cuda_home_fix_applied(dir.path(), "export KEEP=1\n");
     // Make the journal look as a crash mid-apply leaves it: `applying`, its writer gone.
     let journals: Vec<PathBuf> = std::fs::read_dir(p("data/journal"))
         .unwrap()
@@ -651,4 +621,27 @@ fn a_report_reads_an_interrupted_journal_and_leaves_it_as_it_is() {
     // The fix commands do recover it (so the journal above really was an interrupted one).
     assert!(run(&["fix", "history"]).status.success());
     assert_eq!(std::fs::read(&target).unwrap(), b"export KEEP=1\n");
+}
+
+/// Runs the binary with a temporary HOME, a mistyped CUDA_HOME and its own data folder.
+fn run_in_home(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_cuda-triage"))
+        .args(args)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", dir.join("home"))
+        .env("CUDA_HOME", dir.join("opt/cuda-12.44"))
+        .env("CUDA_TRIAGE_DATA_DIR", dir.join("data"))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the binary runs")
+}
+
+/// A HOME whose login profile holds `profile`, with the CUDA_HOME typo fix applied to it.
+fn cuda_home_fix_applied(dir: &std::path::Path, profile: &str) {
+    std::fs::create_dir_all(dir.join("home")).unwrap();
+    std::fs::create_dir_all(dir.join("opt/cuda-12.4/bin")).unwrap();
+    std::fs::write(dir.join("home/.profile"), profile).unwrap();
+    let applied = run_in_home(dir, &["fix", "apply", "fix-cuda_home", "--yes"]);
+    assert!(applied.status.success(), "{}", stderr(&applied));
 }

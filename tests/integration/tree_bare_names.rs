@@ -121,16 +121,10 @@ fn a_bare_so_name_resolves_where_the_real_loader_maps_it() {
     }
     let ld_path = format!("{}:{}", b.display(), a.display());
     // The oracle: ld.so itself, through python3's ctypes.
-    let oracle = std::process::Command::new("python3")
-        .args([
-            "-c",
-            "import ctypes; ctypes.CDLL('libtriage_bare.so.1'); \
-             print([l.split()[-1] for l in open('/proc/self/maps') if 'libtriage_bare' in l][0])",
-        ])
-        .env("LD_LIBRARY_PATH", &ld_path)
-        .output()
-        .expect("python3 runs (install python3)");
-    let mapped = String::from_utf8_lossy(&oracle.stdout).trim().to_string();
+    let mapped = real_loader_maps(
+        "libtriage_bare.so.1",
+        std::process::Command::new("python3").env("LD_LIBRARY_PATH", &ld_path),
+    );
     assert!(
         mapped.starts_with(&b.display().to_string()),
         "oracle: {mapped}"
@@ -274,16 +268,10 @@ fn a_relative_so_path_opens_from_the_current_folder() {
         .build(&lib)
         .expect("gcc builds the library");
     let app = dir.path().join("app");
-    let oracle = std::process::Command::new("python3")
-        .args([
-            "-c",
-            "import ctypes; ctypes.CDLL('lib/libtriage_rel.so'); \
-             print([l.split()[-1] for l in open('/proc/self/maps') if 'libtriage_rel' in l][0])",
-        ])
-        .current_dir(&app)
-        .output()
-        .expect("python3 runs (install python3)");
-    let mapped = String::from_utf8_lossy(&oracle.stdout).trim().to_string();
+    let mapped = real_loader_maps(
+        "lib/libtriage_rel.so",
+        std::process::Command::new("python3").current_dir(&app),
+    );
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_cuda-triage"))
         .args(["tree", "lib/libtriage_rel.so", "--json"])
         .current_dir(&app)
@@ -315,4 +303,19 @@ fn a_relative_so_path_opens_from_the_current_folder() {
         &cwd,
     ]));
     assert_eq!(v["root"], mapped.as_str());
+}
+
+/// The file the real loader maps for `dlopen(name)`: python3's ctypes opens it in `python3` (a
+/// command with its environment and folder set) and /proc/self/maps says which file it mapped.
+fn real_loader_maps(name: &str, python3: &mut std::process::Command) -> String {
+    let stem = name.rsplit('/').next().unwrap_or(name);
+    let code = format!(
+        "import ctypes; ctypes.CDLL('{name}'); \
+         print([l.split()[-1] for l in open('/proc/self/maps') if '{stem}' in l][0])"
+    );
+    let out = python3
+        .args(["-c", &code])
+        .output()
+        .expect("python3 runs (install python3)");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
 }

@@ -3,6 +3,7 @@
 //! library a closure can miss (the pip wheel's folder and name, the conda package).
 
 use crate::engine::context::Platform;
+use crate::engine::loader::glob_match;
 use serde::Deserialize;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -50,12 +51,9 @@ impl ClosureTables {
 
     /// The package that ships a library file name (case-insensitive on Windows names).
     pub fn provider_of(&self, file_name: &str) -> Option<&ProviderRow> {
-        let lower = file_name.to_ascii_lowercase();
-        self.providers.iter().find(|p| {
-            p.names
-                .iter()
-                .any(|g| glob_match(&g.to_ascii_lowercase(), &lower))
-        })
+        self.providers
+            .iter()
+            .find(|p| p.names.iter().any(|g| glob_match(g, file_name, true)))
     }
 }
 
@@ -64,29 +62,6 @@ impl ProviderRow {
     pub fn dist_for(&self, cuda_major: &str) -> String {
         self.dist.replace("{cu}", &format!("cu{cuda_major}"))
     }
-}
-
-/// `*` (any run) and `?` (one character) glob match.
-pub fn glob_match(pattern: &str, text: &str) -> bool {
-    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
-    let (mut pi, mut ti, mut star, mut mark) = (0, 0, None, 0);
-    while ti < t.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
-            pi += 1;
-            ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some(pi);
-            mark = ti;
-            pi += 1;
-        } else if let Some(s) = star {
-            pi = s + 1;
-            mark += 1;
-            ti = mark;
-        } else {
-            return false;
-        }
-    }
-    p[pi..].iter().all(|c| *c == '*')
 }
 
 #[cfg(test)]

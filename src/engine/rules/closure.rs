@@ -20,8 +20,8 @@ use crate::engine::binfmt::read_binary_headers;
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use crate::engine::graph::{self, GraphOptions};
-use crate::engine::knowledge::closure::glob_match;
 use crate::engine::knowledge::{self};
+use crate::engine::loader::glob_match;
 use crate::engine::loader::windows::{Preset, WindowsOptions};
 use crate::engine::scan::inventory::{Framework, FrameworkKind, Inventory, PythonEnv, PythonKind};
 
@@ -117,8 +117,8 @@ fn expand(ctx: &SystemContext, dir: &str, pattern: &str, out: &mut Vec<String>) 
             .into_iter()
             .map(|e| e.name)
             .filter(|n| match p {
-                Platform::Windows => glob_match(&head.to_lowercase(), &n.to_lowercase()),
-                Platform::Linux => glob_match(head, n),
+                Platform::Windows => glob_match(head, n, true),
+                Platform::Linux => glob_match(head, n, false),
             })
             .collect();
         names.sort();
@@ -190,7 +190,7 @@ fn options(ctx: &SystemContext, env: &PythonEnv, fw: &Framework) -> GraphOptions
 fn is_driver_library(f: &Finding) -> bool {
     f.libraries.first().is_some_and(|lib| {
         let lib = lib.to_ascii_lowercase();
-        DRIVER_LIBRARIES.iter().any(|g| glob_match(g, &lib))
+        DRIVER_LIBRARIES.iter().any(|g| glob_match(g, &lib, true))
     })
 }
 
