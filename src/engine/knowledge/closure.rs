@@ -92,10 +92,15 @@ mod tests {
             assert!(!t.entries_of(f, Platform::Linux).is_empty(), "{f}");
         }
         assert!(t.entries.iter().all(|e| !e.source.is_empty()));
-        assert!(glob_match("_C.*.so", "_C.cpython-311-x86_64-linux-gnu.so"));
+        assert!(glob_match(
+            "_C.*.so",
+            "_C.cpython-311-x86_64-linux-gnu.so",
+            false
+        ));
         assert!(!glob_match(
             "_C.*.so",
-            "_C_flatbuffer.cpython-311-x86_64-linux-gnu.so"
+            "_C_flatbuffer.cpython-311-x86_64-linux-gnu.so",
+            false
         ));
     }
 }
