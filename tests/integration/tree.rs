@@ -323,3 +323,36 @@ fn live_tree_of_a_system_binary_and_the_bench_flag() {
     let out = run_cli(&["tree", "/bin/ls", "--bench", "3"]);
     assert!(stderr(&out).contains("tree --bench 3"), "{}", stderr(&out));
 }
+
+/// Names embedded in a dependency are followed as run-time loads only when the dependency is an
+/// NVIDIA or framework library: a helper elsewhere that mentions `libtriage_plugin.so.1` (as
+/// libselinux or libmount mention their plug-ins) adds nothing; the same helper inside a
+/// framework's site-packages folder adds the run-time edge.
+#[test]
+fn embedded_names_are_followed_only_out_of_nvidia_and_framework_libraries() {
+    use crate::fixtures_build::SoSpec;
+    let dir = tempfile::tempdir().unwrap();
+    for folder in ["plain", "venv/lib/python3.11/site-packages/fw"] {
+        let d = dir.path().join(folder);
+        std::fs::create_dir_all(&d).unwrap();
+        let helper = SoSpec::new("libtriage_helper.so")
+            .soname("libtriage_helper.so")
+            .source("const char *fixture_plugin = \"libtriage_plugin.so.1\";\n")
+            .build(&d)
+            .expect("gcc builds the helper");
+        let root = SoSpec::new("libtriage_root.so")
+            .soname("libtriage_root.so")
+            .link_with(&helper)
+            .runpath(&["$ORIGIN"])
+            .build(&d)
+            .unwrap();
+        let o = run_cli(&["tree", root.to_str().unwrap(), "--json"]);
+        let v = json(&o);
+        let plugin = v["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n["name"] == "libtriage_plugin.so.1");
+        assert_eq!(plugin, folder != "plain", "{folder}: {v:#}");
+    }
+}

@@ -6,7 +6,7 @@ use super::{DependencyGraph, GraphError, GraphOptions, Node, Reader, RuntimeEdge
 use crate::engine::binfmt::{BinaryInfo, Format, ImportKind, Machine};
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::loader::linux::{LinuxObject, LinuxSearch};
-use crate::engine::loader::runtime::{RuntimeLoad, is_os_library, runtime_loads};
+use crate::engine::loader::runtime::{RuntimeLoad, follows_embedded_names, runtime_loads};
 use crate::engine::loader::windows::WindowsSearch;
 use crate::engine::loader::{How, Resolution};
 use std::collections::{HashMap, VecDeque};
@@ -233,7 +233,8 @@ impl Walk<'_> {
         let platform = self.ctx.platform;
         let file_name = platform.file_name(&self.objs[o].path).to_string();
         let system_root = self.ctx.env.get("SystemRoot").unwrap_or(r"C:\Windows");
-        let follow_embedded = o == 0 || !is_os_library(platform, &self.objs[o].path, system_root);
+        let follow_embedded =
+            o == 0 || follows_embedded_names(platform, &self.objs[o].path, system_root);
         for load in runtime_loads(platform, &file_name, &self.objs[o].info, follow_embedded) {
             let name = load.name.clone();
             if let Some(new) = self.edge(o, &name, false, Some(load)) {

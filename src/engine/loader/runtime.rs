@@ -98,6 +98,20 @@ pub fn is_os_library(platform: Platform, path: &str, system_root: &str) -> bool 
     }
 }
 
+/// Whether the names embedded in the library at `path` are followed as run-time loads: only for
+/// NVIDIA's libraries (the knowledge table identifies them) and a Python framework's own files
+/// (under site-packages), never for the operating system's or any other library's — their
+/// strings name optional plug-ins (`mono-2.0.dll`, libselinux's helpers) that are noise here.
+pub fn follows_embedded_names(platform: Platform, path: &str, system_root: &str) -> bool {
+    if is_os_library(platform, path, system_root) {
+        return false;
+    }
+    let lower = path.to_ascii_lowercase().replace('\\', "/");
+    crate::engine::knowledge::identify_library(platform.file_name(path)).is_some()
+        || lower.contains("/site-packages/")
+        || lower.contains("/dist-packages/")
+}
+
 /// The run-time loads of one binary named `file_name`, minus what it imports at load time.
 /// `follow_embedded` is false for the operating system's own libraries (see [`is_os_library`]):
 /// only the knowledge table's rows apply to them.
