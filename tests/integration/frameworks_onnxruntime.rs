@@ -1,5 +1,6 @@
 //! The ONNX Runtime reader on the real files of real releases (onnxruntime-gpu 1.12 → 1.20, cuDNN
-//! 8 and 9 builds, and the Linux wheel that records no version), listed in
+//! 8 and 9 builds, and the Linux wheels that record no version: the requirements table's row, or
+//! the newest row marked inferred), listed in
 //! tests/fixtures/framework_releases.toml.
 
 use crate::release_machines::check_every_release;
@@ -41,14 +42,15 @@ fn cudnn_8_and_9_builds_ask_for_their_own_libraries() {
     );
 }
 
-/// The wizard's Scan card never calls a build whose CUDA could not be read "OK": the real Linux
-/// onnxruntime-gpu 1.20.0 files record no version, and the card says so and why.
+/// The wizard's Scan card never calls a build whose CUDA was only inferred "OK": the real Linux
+/// onnxruntime-gpu 1.22.0 files record no version and the table's newest row is 1.20, so the card
+/// marks it and says what it was inferred from.
 #[test]
-fn scan_card_marks_an_unreadable_build_and_says_why() {
+fn scan_card_marks_an_inferred_build_and_says_why() {
     use cuda_triage::ui::TriageApp;
     use cuda_triage::ui::worker::Target;
     use egui_kittest::kittest::Queryable;
-    let rel = crate::release_files::release("onnxruntime", "1.20.0", "linux");
+    let rel = crate::release_files::release("onnxruntime", "1.22.0", "linux");
     let (m, _) = crate::release_machines::machine_with(&rel);
     let file = m.write_machine_file().expect("machine.toml");
     let mut h = crate::gui::harness(TriageApp::new(Target::MachineFile(file)));
@@ -60,9 +62,9 @@ fn scan_card_marks_an_unreadable_build_and_says_why() {
     assert!(h.query_by_label_contains("OK  GPU frameworks").is_none());
     assert!(
         h.query_by_label_contains(
-            "ONNX Runtime 1.20.0 — (?) CUDA unknown: no onnxruntime/capi/version_info.py"
+            "ONNX Runtime 1.22.0 — (!) CUDA 12 (inferred from ONNX Runtime 1.20)"
         )
         .is_some(),
-        "the framework line says CUDA is unknown, and why"
+        "the framework line says CUDA was inferred, and from what"
     );
 }

@@ -53,6 +53,8 @@ pub struct Expect {
     pub optional: Vec<(String, String)>,
     /// A substring of one of `expects.unread`.
     pub unread: Option<String>,
+    /// `expects.inferred_from`, for a release newer than every documented row.
+    pub inferred: Option<String>,
 }
 
 #[derive(Deserialize)]

@@ -140,8 +140,8 @@ pub fn assert_expected(rel: &Release, f: &Framework) {
         ),
     }
     assert_eq!(
-        f.expects.inferred_from, None,
-        "a real release is not inferred: {what}"
+        f.expects.inferred_from, e.inferred,
+        "expects.inferred_from of {what}"
     );
 }
 

@@ -14,6 +14,7 @@ pub mod drivers;
 pub mod frameworks;
 pub mod libraries;
 pub mod locations;
+pub mod onnxruntime;
 pub mod version;
 
 #[cfg(test)]
@@ -77,6 +78,10 @@ pub const TABLES: &[(&str, &str)] = &[
         include_str!("../../../assets/knowledge/install_locations.toml"),
     ),
     (
+        "onnxruntime_builds.toml",
+        include_str!("../../../assets/knowledge/onnxruntime_builds.toml"),
+    ),
+    (
         "framework_closure.toml",
         include_str!("../../../assets/knowledge/framework_closure.toml"),
     ),
@@ -98,6 +103,7 @@ pub struct Knowledge {
     pub locations: LocationTables,
     pub catalog: Catalog,
     pub closure: closure::ClosureTables,
+    pub onnxruntime: onnxruntime::OnnxruntimeTables,
 }
 
 fn table(name: &'static str) -> &'static str {
@@ -131,6 +137,7 @@ impl Knowledge {
             locations: parse("install_locations.toml")?,
             catalog: Catalog::load()?,
             closure: parse("framework_closure.toml")?,
+            onnxruntime: parse("onnxruntime_builds.toml")?,
         })
     }
 }

@@ -233,8 +233,9 @@ fn a_cuda_build_whose_version_cannot_be_read_is_a_warning_saying_why() {
     let mut m = FakeMachine::new(Platform::Linux).unwrap();
     let site = linux_venv(&mut m, "ort");
     m.file(
-        &format!("{site}/onnxruntime_gpu-1.20.0.dist-info/METADATA"),
-        "Metadata-Version: 2.1\nName: onnxruntime-gpu\nVersion: 1.20.0\n",
+        // 1.8 predates the requirements table's rows, and Linux wheels record nothing.
+        &format!("{site}/onnxruntime_gpu-1.8.0.dist-info/METADATA"),
+        "Metadata-Version: 2.1\nName: onnxruntime-gpu\nVersion: 1.8.0\n",
     );
     m.file(
         &format!("{site}/onnxruntime/capi/libonnxruntime_providers_cuda.so"),
@@ -245,4 +246,5 @@ fn a_cuda_build_whose_version_cannot_be_read_is_a_warning_saying_why() {
     let f = only(&findings, "framework-expectations-unknown");
     assert_eq!(f.severity, Severity::Warning);
     assert!(f.detail.contains("version_info.py"), "{}", f.detail);
+    assert!(f.detail.contains("no row for 1.8.0"), "{}", f.detail);
 }

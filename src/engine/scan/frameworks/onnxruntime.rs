@@ -1,7 +1,8 @@
 //! ONNX Runtime: the CUDA and TensorRT provider libraries in `onnxruntime/capi`, and on Windows
 //! `capi/version_info.py` (`use_cuda = True`, `cuda_version = "11.8.89"`, `cudnn_version = "8"`),
 //! which tells a cuDNN 8 build (≤ 1.18) from a cuDNN 9 one (1.19+ default wheels, CUDA 12).
-//! The Linux wheels ship no such file: what they need is recorded as unread, not guessed.
+//! The Linux wheels ship no such file: their release's row of `onnxruntime_builds.toml` (the
+//! official requirements table) says what they need — marked inferred past the newest row.
 
 use super::{Site, read_metadata};
 use crate::engine::scan::inventory::{Framework, FrameworkKind, Package};
@@ -51,14 +52,36 @@ pub(super) fn read(w: &mut Walker, site: &Site) -> Option<Framework> {
         f.expects.cudnn = py_assignment(&text, "cudnn_version").flatten();
         f.evidence.push(vi);
     } else if f.cuda_build == Some(true) {
-        f.expects.unread.push(
-            "no onnxruntime/capi/version_info.py (only the Windows wheels record their CUDA and cuDNN there)"
-                .into(),
-        );
+        from_table(&mut f);
     }
     if let Some(d) = d {
         f.expects.wheels = read_metadata(w, &d.2.path, 256 << 10).1;
         f.evidence.push(d.2.path.clone());
     }
     Some(f)
+}
+
+/// Fills CUDA and cuDNN from the release's row of the requirements table.
+fn from_table(f: &mut Framework) {
+    let k = crate::engine::knowledge::knowledge();
+    let row = f.version.as_deref().and_then(|v| k.onnxruntime.build(v));
+    let Some((row, inferred)) = row else {
+        f.expects.unread.push(format!(
+            "no onnxruntime/capi/version_info.py (only the Windows wheels record their CUDA and cuDNN there), and onnxruntime_builds.toml has no row for {}",
+            f.version.as_deref().unwrap_or("this release")
+        ));
+        return;
+    };
+    f.expects.cuda = Some(row.cuda.clone());
+    f.expects.cudnn = Some(row.cudnn.clone());
+    let own_minor = f
+        .version
+        .as_deref()
+        .and_then(crate::engine::knowledge::version::Version::parse)
+        .map(|v| v.major_minor());
+    let minor = inferred.clone().or(own_minor).unwrap_or_default();
+    f.expects.basis = Some(format!("onnxruntime_builds.toml ({minor} row)"));
+    if let Some(m) = inferred {
+        f.expects.inferred_from = Some(format!("ONNX Runtime {m}"));
+    }
 }
