@@ -1,5 +1,7 @@
 //! `cuda-triage`: with no subcommand, the wizard (or a text scan where there is no display);
-//! with one, the command line.
+//! with one, the command line. On Windows it is a GUI program (a double-click opens no console
+//! window) that prints to the console of cmd or PowerShell when started from one.
+#![cfg_attr(windows, windows_subsystem = "windows")]
 
 use clap::Parser;
 use cuda_triage::cli::args::Command;
@@ -8,6 +10,7 @@ use cuda_triage::engine::report::Document;
 use cuda_triage::ui::{self, TriageApp, worker::Target};
 
 fn main() {
+    let can_print = cuda_triage::cli::console::attach_parent_console();
     let cli = Cli::parse();
     let target = cli
         .common
@@ -31,6 +34,17 @@ fn main() {
     if let Some(app) = gui_app {
         match ui::run(app) {
             Ok(()) => return,
+            Err(e) if !can_print => {
+                // Double-clicked and no window: a message box is the only way to say so.
+                rfd::MessageDialog::new()
+                    .set_level(rfd::MessageLevel::Error)
+                    .set_title("CUDA Triage")
+                    .set_description(format!(
+                        "Could not open a window: {e}\n\nRun `cuda-triage scan` from a terminal for a text scan."
+                    ))
+                    .show();
+                std::process::exit(2);
+            }
             Err(e) => eprintln!(
                 "cuda-triage: could not open a window ({e}); printing a text scan instead."
             ),

@@ -2,6 +2,7 @@
 
 pub mod args;
 pub mod commands;
+pub mod console;
 pub mod fix_command;
 pub mod gpu_command;
 pub mod output;

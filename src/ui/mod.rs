@@ -36,8 +36,15 @@ pub fn run(mut app: TriageApp) -> Result<(), String> {
         Ok(_) => {}
         Err(e) => app.status = format!("Could not roll back an interrupted fix: {e}"),
     }
+    let mut viewport = egui::ViewportBuilder::default();
+    // The same picture as the Windows .exe's icon (src/build.rs).
+    if let Ok(icon) =
+        eframe::icon_data::from_png_bytes(include_bytes!("../../assets/icon/cuda-triage-256.png"))
+    {
+        viewport = viewport.with_icon(icon);
+    }
     let options = eframe::NativeOptions {
-        viewport: egui::ViewportBuilder::default()
+        viewport: viewport
             .with_title("CUDA Triage")
             .with_inner_size([1100.0, 720.0])
             .with_min_inner_size([760.0, 480.0])

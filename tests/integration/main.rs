@@ -43,3 +43,5 @@ mod tree_bare_names;
 mod wheels;
 mod why;
 mod why_corpus;
+mod windows_exe;
+mod wine_support;

@@ -9,106 +9,22 @@
 //! files. Wine 8.0 differs from Windows in two documented ways (no KnownDLLs; a missing export
 //! does not fail the load), so no case uses a KnownDLL name or a missing export.
 
+use super::wine_support::{LOAD_PROBE_C, Prefix, WINE, build_c, build_dll};
 use cuda_triage::engine::context::machine_file;
 use cuda_triage::engine::graph::root::{Rooted, build_for};
 use cuda_triage::engine::graph::{GraphError, GraphOptions};
 use cuda_triage::engine::loader::Outcome;
 use cuda_triage::engine::loader::windows::WindowsOptions;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
 
-const WINE: &str = "/usr/lib/wine/wine64";
-
-const PROBE_C: &str = r#"
-#include <windows.h>
-#include <stdio.h>
-#include <wchar.h>
-#include <stdlib.h>
-int wmain(int argc, wchar_t **argv) {
-    wchar_t buf[2048];
-    if (argc == 2 && !wcscmp(argv[1], L"path")) {
-        GetEnvironmentVariableW(L"PATH", buf, 2048);
-        printf("%ls\n", buf);
-        return 0;
-    }
-    if (argc < 3) return 2;
-    DWORD flags = wcstoul(argv[1], NULL, 16);
-    GetEnvironmentVariableW(L"PATH", buf, 2048);
-    printf("path %ls\n", buf);
-    for (int i = 3; i < argc; i++) {
-        if (!wcscmp(argv[i], L"--dll-dir") && i + 1 < argc) AddDllDirectory(argv[++i]);
-        else if (!wcscmp(argv[i], L"--set-dll-dir") && i + 1 < argc) SetDllDirectoryW(argv[++i]);
-        else if (!wcscmp(argv[i], L"--default-dirs") && i + 1 < argc)
-            SetDefaultDllDirectories(wcstoul(argv[++i], NULL, 16));
-    }
-    HMODULE h = LoadLibraryExW(argv[2], NULL, flags);
-    if (!h) { printf("error %lu\n", GetLastError()); return 0; }
-    GetModuleFileNameW(h, buf, 2048);
-    printf("loaded %ls\n", buf);
-    for (int i = 3; i < argc; i++) {
-        if (!wcscmp(argv[i], L"--dep") && i + 1 < argc) {
-            HMODULE m = GetModuleHandleW(argv[++i]);
-            if (m && GetModuleFileNameW(m, buf, 2048)) printf("dep %ls\n", buf);
-            else printf("dep -\n");
-        }
-    }
-    return 0;
-}
-"#;
-
-/// The prefix, the probe and the PATH Wine gives a process started with WINEPATH unset.
-struct Wine {
-    _dir: tempfile::TempDir,
-    prefix: PathBuf,
-}
-
-impl Wine {
-    fn drive_c(&self) -> PathBuf {
-        self.prefix.join("drive_c")
-    }
-
-    fn c(&self, rel: &str) -> PathBuf {
-        self.drive_c().join(rel.replace('\\', "/"))
-    }
-}
-
-fn wine() -> &'static Wine {
-    static WINE_PREFIX: OnceLock<Wine> = OnceLock::new();
+/// The prefix with the probe built into `C:\app`.
+fn wine() -> &'static Prefix {
+    static WINE_PREFIX: OnceLock<Prefix> = OnceLock::new();
     WINE_PREFIX.get_or_init(|| {
-        assert!(
-            Path::new(WINE).is_file(),
-            "{WINE} is needed: install wine64 (Debian package wine64)"
-        );
-        let dir = tempfile::tempdir().unwrap();
-        let prefix = dir.path().join("prefix");
-        let out = Command::new(WINE)
-            .args(["wineboot", "-i"])
-            .env("WINEPREFIX", &prefix)
-            .env("WINEDEBUG", "-all")
-            .output()
-            .expect("wine64 starts");
-        assert!(
-            prefix.join("drive_c/windows/system32").is_dir(),
-            "wineboot made no prefix: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        // One wineserver for every probe run (each run would otherwise start and stop its own).
-        let _ = Command::new("/usr/lib/wine/wineserver")
-            .arg("-p30")
-            .env("WINEPREFIX", &prefix)
-            .status();
-        let w = Wine { _dir: dir, prefix };
-        let src = w._dir.path().join("probe.c");
-        std::fs::write(&src, PROBE_C).unwrap();
-        std::fs::create_dir_all(w.c("app")).unwrap();
-        let o = Command::new("x86_64-w64-mingw32-gcc")
-            .args(["-municode", "-O1", "-o"])
-            .arg(w.c("app/probe.exe"))
-            .arg(&src)
-            .output()
-            .expect("x86_64-w64-mingw32-gcc runs (install gcc-mingw-w64-x86-64)");
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let w = Prefix::new();
+        build_c(&w.c(r"C:\app\probe.exe"), LOAD_PROBE_C, &["-municode"]);
         w
     })
 }
@@ -197,42 +113,6 @@ impl Case {
     }
 }
 
-/// Builds `<dir>/<name>` (64- or 32-bit, no C runtime) importing `imports`.
-fn build_dll(dir: &Path, name: &str, imports: &[&str], bits32: bool) -> PathBuf {
-    std::fs::create_dir_all(dir).unwrap();
-    let stem = name.trim_end_matches(".dll");
-    let mut src = String::new();
-    for (i, imp) in imports.iter().enumerate() {
-        let s = imp.trim_end_matches(".dll");
-        src.push_str(&format!(
-            "__declspec(dllimport) int f_{s}(void);\nint use{i}(void){{return f_{s}();}}\n"
-        ));
-    }
-    src.push_str(&format!(
-        "__declspec(dllexport) int f_{stem}(void){{return 1;}}\n"
-    ));
-    let c = dir.join(format!("{stem}.c"));
-    std::fs::write(&c, src).unwrap();
-    let gcc = if bits32 {
-        "i686-w64-mingw32-gcc"
-    } else {
-        "x86_64-w64-mingw32-gcc"
-    };
-    let out = dir.join(name);
-    let mut cmd = Command::new(gcc);
-    cmd.args(["-nostdlib", "-shared", "-Wl,-e,0", "-o"])
-        .arg(&out)
-        .arg(&c);
-    for imp in imports {
-        cmd.arg(dir.join(imp));
-    }
-    let o = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{gcc} runs (install gcc-mingw-w64): {e}"));
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    out
-}
-
 /// The answer of one load: the module's and the dependency's files, or an error code.
 #[derive(Debug, PartialEq)]
 enum Answer {
@@ -244,13 +124,13 @@ fn lower(s: &str) -> String {
     s.to_ascii_lowercase()
 }
 
-fn run_case(w: &Wine, i: usize, case: &Case) -> (Answer, Answer) {
+fn run_case(w: &Prefix, i: usize, case: &Case) -> (Answer, Answer) {
     let (root, dep, child) = (
         format!("r{i}.dll"),
         format!("d{i}.dll"),
         format!("m{i}.dll"),
     );
-    let build = w._dir.path().join(format!("build{i}"));
+    let build = w.dir.path().join(format!("build{i}"));
     let built = |piece: Piece| -> PathBuf {
         let (sub, bits32) = match piece {
             Piece::Root32 | Piece::Dep32 => ("x86", true),
@@ -339,7 +219,7 @@ fn run_case(w: &Wine, i: usize, case: &Case) -> (Answer, Answer) {
     };
 
     // The prediction, from a machine file whose drive C is the prefix's drive_c.
-    let toml = w._dir.path().join(format!("machine{i}.toml"));
+    let toml = w.dir.path().join(format!("machine{i}.toml"));
     std::fs::write(
         &toml,
         format!(

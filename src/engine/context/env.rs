@@ -55,6 +55,40 @@ impl EnvVars {
         })
     }
 
+    /// `text` with each `%NAME%` replaced by the variable's value, as Windows expands a
+    /// REG_EXPAND_SZ value; a name that is not set is left as written. The flag says whether
+    /// every name was set.
+    pub fn expand_percent(&self, text: &str) -> (String, bool) {
+        let mut out = String::with_capacity(text.len());
+        let mut all_set = true;
+        let mut rest = text;
+        while let Some(start) = rest.find('%') {
+            out.push_str(&rest[..start]);
+            let after = &rest[start + 1..];
+            match after.find('%') {
+                Some(end) if end > 0 => {
+                    let name = &after[..end];
+                    match self.get(name) {
+                        Some(v) => out.push_str(v),
+                        None => {
+                            all_set = false;
+                            out.push('%');
+                            out.push_str(name);
+                            out.push('%');
+                        }
+                    }
+                    rest = &after[end + 1..];
+                }
+                _ => {
+                    out.push('%');
+                    rest = after;
+                }
+            }
+        }
+        out.push_str(rest);
+        (out, all_set)
+    }
+
     pub fn len(&self) -> usize {
         self.vars.len()
     }

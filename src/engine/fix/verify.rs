@@ -109,6 +109,16 @@ fn new_environment(
                 }
                 checked.push(format!("re-read {key}\\{name} from the registry"));
                 match fix {
+                    FixKind::PathEdit { .. }
+                        if ctx.source == ContextSource::Live
+                            && let Some(path) = new_session_path(ctx, host)? =>
+                    {
+                        env.retain(|k, _| !k.eq_ignore_ascii_case("PATH"));
+                        env.insert("Path".into(), path);
+                        checked.push(
+                            "rebuilt PATH as a new session gets it: the machine's Path, then the user's, %VARS% expanded".into(),
+                        );
+                    }
                     FixKind::PathEdit { edit: Some(e) } => {
                         let old = env.get(name).cloned().unwrap_or_default();
                         env.insert(name.clone(), apply_edit(&old, e, ListStyle::WINDOWS));
@@ -134,6 +144,25 @@ fn new_environment(
         }
     }
     Ok(env)
+}
+
+/// The PATH a process started from now on gets on Windows: the machine's `Path` followed by the
+/// user's, each read back from the registry and expanded (REG_EXPAND_SZ) with the environment.
+fn new_session_path(ctx: &SystemContext, host: &dyn Host) -> Result<Option<String>, FixError> {
+    let mut parts = Vec::new();
+    for key in [super::planner::MACHINE_KEY, super::planner::USER_KEY] {
+        if let Some(v) = host.read_registry(key, "Path")? {
+            let value = if v.kind == "REG_EXPAND_SZ" {
+                ctx.env.expand_percent(&v.data).0
+            } else {
+                v.data
+            };
+            if !value.is_empty() {
+                parts.push(value.trim_end_matches(';').to_string());
+            }
+        }
+    }
+    Ok((!parts.is_empty()).then(|| parts.join(";")))
 }
 
 /// Whether `findings` still offer the plan's fix.

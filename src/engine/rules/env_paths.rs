@@ -32,19 +32,13 @@ pub fn check(ctx: &SystemContext) -> Vec<Finding> {
 
 /// Expands `%VAR%` (Windows) from the context's environment; `None` when a variable is unset.
 fn expand(ctx: &SystemContext, entry: &str) -> Option<String> {
-    if ctx.platform != Platform::Windows || !entry.contains('%') {
+    if ctx.platform != Platform::Windows {
         return Some(entry.to_string());
     }
-    static VAR: OnceLock<Regex> = OnceLock::new();
-    let re = VAR.get_or_init(|| Regex::new(r"%([^%]+)%").expect("valid regex"));
-    let mut missing = false;
-    let expanded = re.replace_all(entry, |c: &regex::Captures| {
-        ctx.env.get(&c[1]).map(str::to_string).unwrap_or_else(|| {
-            missing = true;
-            String::new()
-        })
-    });
-    (!missing).then(|| expanded.into_owned())
+    match ctx.env.expand_percent(entry) {
+        (expanded, true) => Some(expanded),
+        _ => None,
+    }
 }
 
 fn list_variable(ctx: &SystemContext, var: &str) -> Vec<Finding> {
