@@ -50,5 +50,6 @@ fn main() {
             ),
         }
     }
+    cuda_triage::cli::console::quiet_broken_pipe();
     std::process::exit(commands::run(cli));
 }

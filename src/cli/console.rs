@@ -71,3 +71,14 @@ pub fn attach_parent_console() -> bool {
 pub fn attach_parent_console() -> bool {
     true
 }
+
+/// A command whose output is piped into `head` stops quietly when the reader goes away, as Unix
+/// tools do, instead of failing on a broken pipe (Rust ignores SIGPIPE by default). Only for
+/// the command line: the wizard keeps the default, so a closed display socket is an error.
+pub fn quiet_broken_pipe() {
+    #[cfg(unix)]
+    // SAFETY: restoring a signal's default disposition at start-up, before any thread runs.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}

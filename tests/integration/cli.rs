@@ -148,3 +148,21 @@ fn no_arguments_without_display_prints_a_text_scan() {
     );
     assert!(text.contains("NVIDIA GeForce RTX 3070"));
 }
+
+#[test]
+fn output_piped_into_a_reader_that_stops_early_ends_quietly() {
+    // `cuda-triage scan --json | head -c 1`: the reader closes the pipe after one byte.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cuda-triage"))
+        .args(["scan", "--machine", &machine("win-cuda-tf-torch"), "--json"])
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!err.contains("Broken pipe"), "{err}");
+}

@@ -44,4 +44,5 @@ mod wheels;
 mod why;
 mod why_corpus;
 mod windows_exe;
+mod windows_live;
 mod wine_support;
