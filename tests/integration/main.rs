@@ -44,5 +44,6 @@ mod wheels;
 mod why;
 mod why_corpus;
 mod windows_exe;
+mod windows_fix;
 mod windows_live;
 mod wine_support;

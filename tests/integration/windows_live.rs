@@ -65,7 +65,17 @@ fn replicate(wine: &Prefix, machine: &Path) -> PathBuf {
             } else {
                 "REG_SZ"
             };
-            wine.reg(&["add", SESSION_ENV, "/v", name, "/t", kind, "/d", value, "/f"]);
+            wine.reg(&[
+                "add",
+                SESSION_ENV,
+                "/v",
+                name,
+                "/t",
+                kind,
+                "/d",
+                value,
+                "/f",
+            ]);
         }
     }
     if let Some(registry) = doc.get("registry").and_then(|r| r.as_table()) {
@@ -95,11 +105,9 @@ fn lowercase(v: &Value) -> Value {
     match v {
         Value::String(s) => Value::String(s.to_lowercase()),
         Value::Array(a) => Value::Array(a.iter().map(lowercase).collect()),
-        Value::Object(o) => Value::Object(
-            o.iter()
-                .map(|(k, v)| (k.clone(), lowercase(v)))
-                .collect(),
-        ),
+        Value::Object(o) => {
+            Value::Object(o.iter().map(|(k, v)| (k.clone(), lowercase(v))).collect())
+        }
         other => other.clone(),
     }
 }
@@ -255,7 +263,11 @@ fn tree_in_wine_agrees_with_wines_loader() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|n| n["name"].as_str().is_some_and(|s| s.eq_ignore_ascii_case("ldep.dll")))
+        .find(|n| {
+            n["name"]
+                .as_str()
+                .is_some_and(|s| s.eq_ignore_ascii_case("ldep.dll"))
+        })
         .expect("ldep.dll in the tree");
     assert_eq!(node["path"].as_str().unwrap().to_lowercase(), real_dep);
     assert_eq!(node["how"], "path");
@@ -272,7 +284,13 @@ fn tree_in_wine_agrees_with_wines_loader() {
     );
     let out = wine
         .command(&exe)
-        .args(["tree", r"C:\app\lmiss.dll", "--app-dir", r"C:\app", "--json"])
+        .args([
+            "tree",
+            r"C:\app\lmiss.dll",
+            "--app-dir",
+            r"C:\app",
+            "--json",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{out:?}");
@@ -281,7 +299,11 @@ fn tree_in_wine_agrees_with_wines_loader() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|n| n["name"].as_str().is_some_and(|s| s.eq_ignore_ascii_case("lgone.dll")))
+        .find(|n| {
+            n["name"]
+                .as_str()
+                .is_some_and(|s| s.eq_ignore_ascii_case("lgone.dll"))
+        })
         .expect("lgone.dll in the tree");
     assert!(gone["path"].is_null(), "{gone:#}");
 }
