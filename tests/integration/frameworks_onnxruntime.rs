@@ -1,13 +1,13 @@
-//! The ONNX Runtime reader on the real files of real releases (onnxruntime-gpu 1.12 → 1.20, cuDNN
-//! 8 and 9 builds, and the Linux wheels that record no version: the requirements table's row, or
-//! the newest row marked inferred), listed in
-//! tests/fixtures/framework_releases.toml.
+//! The ONNX Runtime reader on the real files of real releases (onnxruntime-gpu 1.12 → 1.20 and
+//! 1.22 on Windows and Linux: CUDA 11 / cuDNN 8 builds to 1.18, CUDA 12 / cuDNN 9 from 1.19; the
+//! Linux wheels record no version, so the requirements table's row is taken, or the newest row
+//! marked inferred), listed in tests/fixtures/framework_releases.toml.
 
 use crate::release_machines::check_every_release;
 
 #[test]
 fn every_listed_onnxruntime_release_reads_as_its_files_say() {
-    check_every_release("onnxruntime", 3);
+    check_every_release("onnxruntime", 17);
 }
 
 /// The same Windows machine (CUDA 12.1 with cuDNN 8 in its bin) seen by a real cuDNN 8 build

@@ -1,7 +1,9 @@
-//! The TensorFlow reader on the real files of real releases (1.13 → 2.17, Windows and Linux,
-//! listed in tests/fixtures/framework_releases.toml), and what the rules make of them: a real
-//! TensorFlow 2.10.1 or 2.0 Windows install next to only CUDA 12 gets errors naming the DLLs it
-//! will ask for; its profiler's CUPTI is named as TensorFlow asks for it (`cupti64_112.dll`).
+//! The TensorFlow reader on the real files of real releases, listed in
+//! tests/fixtures/framework_releases.toml: every minor from 1.13 to 2.17 on Linux, every native
+//! Windows GPU minor (1.13 to 2.10) and the CPU-only `tensorflow` + `tensorflow-intel` pairs after
+//! it. And what the rules make of them: a real TensorFlow 2.10.1 or 2.0 Windows install next to
+//! only CUDA 12 gets errors naming the DLLs it will ask for; its profiler's CUPTI is named as
+//! TensorFlow asks for it (`cupti64_112.dll`).
 
 use crate::release_files::Release;
 use crate::release_machines::{CUDA11_DLLS, CUDA12_DLLS, check_every_release, windows_findings};
@@ -9,7 +11,7 @@ use cuda_triage::engine::findings::{Finding, Severity};
 
 #[test]
 fn every_listed_tensorflow_release_reads_as_its_files_say() {
-    check_every_release("tensorflow", 10);
+    check_every_release("tensorflow", 41);
 }
 
 fn release(version: &str, platform: &str) -> Release {
