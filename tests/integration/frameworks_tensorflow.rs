@@ -168,3 +168,97 @@ fn real_tf_2_10_1_machine_file_scan_reports_the_dlls_through_the_cli() {
     assert_eq!(tf["expects"]["basis"], "build_info.py", "{tf:#}");
     assert!(tf["expects"].get("inferred_from").is_none(), "{tf:#}");
 }
+
+/// The findings for the release's real Linux install in a venv beside CUDA 11.8 under
+/// /usr/local/cuda-11.8, whose CUPTI folder holds `cupti_files`, with `ld_library_path` set.
+fn linux_findings(version: &str, cupti_files: &[&str], ld_library_path: &str) -> Vec<Finding> {
+    use cuda_triage::engine::progress::Progress;
+    use cuda_triage::engine::{rules, scan};
+    let (mut m, _) = crate::release_machines::machine_with(&release(version, "linux"));
+    m.file(
+        "/usr/local/cuda-11.8/version.json",
+        r#"{"cuda" : {"name" : "CUDA SDK", "version" : "11.8.0"}}"#,
+    )
+    .file("/usr/local/cuda-11.8/bin/nvcc", b"\x7fELF")
+    .env("PATH", "/usr/local/cuda-11.8/bin:/usr/bin:/bin")
+    .env("LD_LIBRARY_PATH", ld_library_path);
+    for f in cupti_files {
+        m.file(
+            &format!("/usr/local/cuda-11.8/extras/CUPTI/lib64/{f}"),
+            b"\x7fELF",
+        );
+    }
+    let ctx = m.context();
+    let inv = scan::run(&ctx, &Progress::new()).inventory;
+    rules::run_all(&ctx, &inv)
+}
+
+/// Real TensorFlow 2.10.1 on Linux asks for `libcupti.so.11.2`, then `libcupti.so`: CUDA 11.8's
+/// CUPTI folder holds `libcupti.so` but ld.so does not search it, so profiling is lost — the same
+/// warning Windows gets, with the LD_LIBRARY_PATH fix; once the folder is searched, nothing.
+#[test]
+fn real_tf_2_10_1_on_linux_warns_when_cupti_is_not_searched() {
+    const CUPTI: &str = "/usr/local/cuda-11.8/extras/CUPTI/lib64";
+    let files = ["libcupti.so.11.8", "libcupti.so"];
+    let findings = linux_findings("2.10.1", &files, "/usr/local/cuda-11.8/lib64");
+    let f = findings
+        .iter()
+        .find(|f| f.code == "framework-cupti-missing")
+        .unwrap_or_else(|| panic!("{findings:#?}"));
+    assert_eq!(f.severity, Severity::Warning);
+    assert_eq!(f.libraries, ["libcupti.so.11.2", "libcupti.so"]);
+    assert!(
+        f.summary.contains("asks for libcupti.so.11.2"),
+        "{}",
+        f.summary
+    );
+    assert!(f.detail.contains("profiling"), "{}", f.detail);
+    assert!(f.detail.contains(CUPTI), "{}", f.detail);
+    assert!(
+        f.fixes
+            .iter()
+            .any(|x| x.id == format!("ld-library-path-prepend:{CUPTI}")),
+        "{:?}",
+        f.fixes
+    );
+    let searched = linux_findings(
+        "2.10.1",
+        &files,
+        &format!("/usr/local/cuda-11.8/lib64:{CUPTI}"),
+    );
+    assert!(
+        !searched.iter().any(|f| f.code.contains("cupti")),
+        "{searched:#?}"
+    );
+}
+
+/// A CUPTI folder with none of the asked names (only `libcupti.so.11.8`, as the pip wheel
+/// nvidia-cuda-cupti-cu11 ships it) needs a link by the asked name as well as the search path.
+#[test]
+fn real_tf_2_10_1_on_linux_is_told_to_link_cupti_by_the_asked_name() {
+    const CUPTI: &str = "/usr/local/cuda-11.8/extras/CUPTI/lib64";
+    let findings = linux_findings("2.10.1", &["libcupti.so.11.8"], CUPTI);
+    let f = findings
+        .iter()
+        .find(|f| f.code == "framework-cupti-missing")
+        .unwrap_or_else(|| panic!("{findings:#?}"));
+    assert!(f.detail.contains("libcupti.so.11.8 only"), "{}", f.detail);
+    // The folder is on LD_LIBRARY_PATH already: the link is the whole fix.
+    assert!(!f.detail.contains("does not search"), "{}", f.detail);
+    assert!(
+        !f.fixes.iter().any(|x| x.id.starts_with("ld-library-path")),
+        "{:?}",
+        f.fixes
+    );
+    let link = f
+        .fixes
+        .iter()
+        .find(|x| x.id == "link-as:libcupti.so.11.2")
+        .unwrap_or_else(|| panic!("{:?}", f.fixes));
+    assert!(
+        link.summary
+            .contains(&format!("ln -s libcupti.so.11.8 {CUPTI}/libcupti.so.11.2")),
+        "{}",
+        link.summary
+    );
+}
