@@ -7,7 +7,7 @@ use crate::release_machines::check_every_release;
 
 #[test]
 fn every_listed_onnxruntime_release_reads_as_its_files_say() {
-    check_every_release("onnxruntime", 17);
+    check_every_release("onnxruntime", 18);
 }
 
 /// The same Windows machine (CUDA 12.1 with cuDNN 8 in its bin) seen by a real cuDNN 8 build
