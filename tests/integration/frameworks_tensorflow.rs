@@ -18,6 +18,22 @@ fn release(version: &str, platform: &str) -> Release {
     crate::release_files::release("tensorflow", version, platform)
 }
 
+/// The profiling warning: a framework asking for `asked` (in its order) that it will not find.
+fn cupti_warning<'a>(findings: &'a [Finding], asked: &[&str]) -> &'a Finding {
+    let f = findings
+        .iter()
+        .find(|f| f.code == "framework-cupti-missing")
+        .unwrap_or_else(|| panic!("{findings:#?}"));
+    assert_eq!(f.severity, Severity::Warning);
+    assert_eq!(f.libraries, asked);
+    assert!(
+        f.summary.contains(&format!("asks for {}", asked[0])),
+        "{}",
+        f.summary
+    );
+    f
+}
+
 /// Every error finding's libraries.
 fn errors_naming(findings: &[Finding]) -> Vec<String> {
     findings
@@ -98,17 +114,7 @@ fn real_tf_2_10_1_asks_for_cupti64_112_which_cuda_11_8_names_otherwise() {
         ],
         &[r"extras\CUPTI\lib64"],
     );
-    let f = findings
-        .iter()
-        .find(|f| f.code == "framework-cupti-missing")
-        .unwrap_or_else(|| panic!("{findings:#?}"));
-    assert_eq!(f.severity, Severity::Warning);
-    assert_eq!(f.libraries, ["cupti64_112.dll", "cupti.dll"]);
-    assert!(
-        f.summary.contains("asks for cupti64_112.dll"),
-        "{}",
-        f.summary
-    );
+    let f = cupti_warning(&findings, &["cupti64_112.dll", "cupti.dll"]);
     assert!(
         f.detail.contains("profiling"),
         "the consequence is spelled out: {}",
@@ -201,17 +207,7 @@ fn real_tf_2_10_1_on_linux_warns_when_cupti_is_not_searched() {
     const CUPTI: &str = "/usr/local/cuda-11.8/extras/CUPTI/lib64";
     let files = ["libcupti.so.11.8", "libcupti.so"];
     let findings = linux_findings("2.10.1", &files, "/usr/local/cuda-11.8/lib64");
-    let f = findings
-        .iter()
-        .find(|f| f.code == "framework-cupti-missing")
-        .unwrap_or_else(|| panic!("{findings:#?}"));
-    assert_eq!(f.severity, Severity::Warning);
-    assert_eq!(f.libraries, ["libcupti.so.11.2", "libcupti.so"]);
-    assert!(
-        f.summary.contains("asks for libcupti.so.11.2"),
-        "{}",
-        f.summary
-    );
+    let f = cupti_warning(&findings, &["libcupti.so.11.2", "libcupti.so"]);
     assert!(f.detail.contains("profiling"), "{}", f.detail);
     assert!(f.detail.contains(CUPTI), "{}", f.detail);
     assert!(
@@ -238,10 +234,7 @@ fn real_tf_2_10_1_on_linux_warns_when_cupti_is_not_searched() {
 fn real_tf_2_10_1_on_linux_is_told_to_link_cupti_by_the_asked_name() {
     const CUPTI: &str = "/usr/local/cuda-11.8/extras/CUPTI/lib64";
     let findings = linux_findings("2.10.1", &["libcupti.so.11.8"], CUPTI);
-    let f = findings
-        .iter()
-        .find(|f| f.code == "framework-cupti-missing")
-        .unwrap_or_else(|| panic!("{findings:#?}"));
+    let f = cupti_warning(&findings, &["libcupti.so.11.2", "libcupti.so"]);
     assert!(f.detail.contains("libcupti.so.11.8 only"), "{}", f.detail);
     // The folder is on LD_LIBRARY_PATH already: the link is the whole fix.
     assert!(!f.detail.contains("does not search"), "{}", f.detail);
