@@ -128,11 +128,7 @@ fn real_tf_2_10_1_asks_for_cupti64_112_which_cuda_11_8_names_otherwise() {
             .is_some_and(|p| p.ends_with(r"CUPTI\lib64\cupti64_2022.3.0.dll"))),
         "{f:#?}"
     );
-    assert!(
-        f.fixes.iter().any(|x| x.id == "copy-as:cupti64_112.dll"),
-        "{:?}",
-        f.fixes
-    );
+    crate::support::fix(f, "copy-as:cupti64_112.dll");
     // Everything else TF 2.10 loads is there: no error names one of its CUDA libraries.
     assert!(
         !findings.iter().any(|f| f.code.starts_with("library-")),
@@ -210,13 +206,7 @@ fn real_tf_2_10_1_on_linux_warns_when_cupti_is_not_searched() {
     let f = cupti_warning(&findings, &["libcupti.so.11.2", "libcupti.so"]);
     assert!(f.detail.contains("profiling"), "{}", f.detail);
     assert!(f.detail.contains(CUPTI), "{}", f.detail);
-    assert!(
-        f.fixes
-            .iter()
-            .any(|x| x.id == format!("ld-library-path-prepend:{CUPTI}")),
-        "{:?}",
-        f.fixes
-    );
+    crate::support::fix(f, &format!("ld-library-path-prepend:{CUPTI}"));
     let searched = linux_findings(
         "2.10.1",
         &files,
@@ -243,11 +233,7 @@ fn real_tf_2_10_1_on_linux_is_told_to_link_cupti_by_the_asked_name() {
         "{:?}",
         f.fixes
     );
-    let link = f
-        .fixes
-        .iter()
-        .find(|x| x.id == "link-as:libcupti.so.11.2")
-        .unwrap_or_else(|| panic!("{:?}", f.fixes));
+    let link = crate::support::fix(f, "link-as:libcupti.so.11.2");
     assert!(
         link.summary
             .contains(&format!("ln -s libcupti.so.11.8 {CUPTI}/libcupti.so.11.2")),

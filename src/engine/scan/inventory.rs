@@ -336,6 +336,11 @@ pub struct Framework {
     /// wheel's `cupy\.data\lib`). Python ≥ 3.8 searches them for its extensions' DLLs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dll_directories: Vec<String>,
+    /// What the framework's own import code raises on this machine under Python ≥ 3.8, as its
+    /// files say (CuPy 7 on Windows: `RuntimeError: CUDA path could not be detected.` when neither
+    /// CUDA_PATH nor an nvcc on PATH gives it a CUDA folder).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub import_error: Option<String>,
     /// Files the facts were read from.
     pub evidence: Vec<String>,
 }
@@ -361,6 +366,7 @@ impl Framework {
             plugins: Vec::new(),
             libdevice: None,
             dll_directories: Vec::new(),
+            import_error: None,
             evidence: Vec::new(),
         }
     }

@@ -9,7 +9,8 @@
 //! (`cupy/.data/lib/libcudnn.so.7`, `cupy\cuda\cudnn64_7.dll`), for the same optional modules.
 //! On Windows `cupy/_environment.py` (`_setup_win32_dll_directory`, called by `import cupy`) adds
 //! `<CUDA path>\bin` with `os.add_dll_directory` — the CUDA path being `CUDA_PATH`, else the folder
-//! above the first `nvcc` on PATH — and, from 8.x, the wheel's `cupy\.data\lib`.
+//! above the first `nvcc` on PATH — and, from 8.x, the wheel's `cupy\.data\lib`; 7.x raises
+//! `RuntimeError('CUDA path could not be detected.')` at import when it finds neither.
 
 use super::Site;
 use crate::engine::context::Platform;
@@ -109,8 +110,13 @@ fn dll_directories(w: &mut Walker, f: &mut Framework, cupy_dir: &str) {
         return;
     }
     f.evidence.push(env_py);
-    if let Some(cuda) = cuda_path(w) {
-        f.dll_directories.push(p.join(&cuda, "bin"));
+    match cuda_path(w) {
+        Some(cuda) => f.dll_directories.push(p.join(&cuda, "bin")),
+        // 7.x raises where 8.x and later only warn.
+        None if text.contains("raise RuntimeError('CUDA path could not be detected.')") => {
+            f.import_error = Some("RuntimeError: CUDA path could not be detected.".into());
+        }
+        None => {}
     }
     let wheel_lib = p.normalize(&p.join(cupy_dir, ".data/lib"));
     if text.contains("'.data', 'lib'") && w.is_dir(&wheel_lib) {
