@@ -10,6 +10,7 @@ pub mod driver;
 pub mod env_paths;
 pub mod framework_libs;
 pub mod import_errors;
+pub mod jax_plugins;
 pub mod process;
 pub mod suggest;
 pub mod tree;
@@ -28,6 +29,7 @@ pub fn run_all(ctx: &SystemContext, inventory: &Inventory) -> Vec<Finding> {
     findings.extend(env_paths::check(ctx));
     findings.extend(framework_libs::check(ctx, inventory));
     findings.extend(import_errors::check(inventory));
+    findings.extend(jax_plugins::check(inventory));
     findings.extend(cudnn_zlib::check(ctx, inventory));
     findings.extend(cupti::check(ctx, inventory));
     findings.extend(cupti::asked_names(ctx, inventory));
