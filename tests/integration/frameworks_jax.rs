@@ -1,5 +1,6 @@
 //! The JAX reader on the real files of real releases (the jax-cudaNN plugins for CUDA 11 and 12,
-//! and a CPU-only jaxlib), listed in tests/fixtures/framework_releases.toml.
+//! and a CPU-only jaxlib), listed in tests/fixtures/framework_releases.toml; and the rules on
+//! them: ptxas and libdevice for XLA, and CUDA pieces (plugin, PJRT plugin) of different releases.
 
 use crate::release_machines::check_every_release;
 
@@ -65,4 +66,56 @@ fn libdevice_is_missing_only_for_a_plugin_that_does_not_ship_one() {
     assert!(!old.iter().any(|c| c == "libdevice-missing"), "{old:?}");
     let new = codes("0.6.0");
     assert!(new.iter().any(|c| c == "libdevice-missing"), "{new:?}");
+}
+
+/// JAX's CUDA pieces of one release say nothing; the real jax-cuda12-plugin 0.6.0 beside the real
+/// jax-cuda12-pjrt 0.4.26 (the plugin pins `jax-cuda12-pjrt ==0.6.0`) gets a warning naming both
+/// versions, with `jax[cuda12]==0.6.0` as the fix.
+#[test]
+fn jax_cuda_pieces_of_different_releases_are_named() {
+    use cuda_triage::engine::progress::Progress;
+    use cuda_triage::engine::{rules, scan};
+    let findings = |rel: &crate::release_files::Release| {
+        let (m, _) = crate::release_machines::machine_with(rel);
+        let ctx = m.context();
+        let inv = scan::run(&ctx, &Progress::new()).inventory;
+        rules::run_all(&ctx, &inv)
+    };
+    let new = crate::release_files::release("jax", "0.6.0", "linux");
+    let healthy = findings(&new);
+    assert!(
+        !healthy.iter().any(|f| f.code == "jax-plugin-mismatch"),
+        "{healthy:#?}"
+    );
+    let old = crate::release_files::release("jax", "0.4.26", "linux");
+    let mut mixed = new.clone();
+    mixed.wheel.retain(|w| w.dist != "jax-cuda12-pjrt");
+    mixed.wheel.extend(
+        old.wheel
+            .iter()
+            .filter(|w| w.dist == "jax-cuda12-pjrt")
+            .cloned(),
+    );
+    assert_eq!(mixed.wheel.len(), 3, "{:?}", mixed.wheel);
+    let found = findings(&mixed);
+    let f = found
+        .iter()
+        .find(|f| f.code == "jax-plugin-mismatch")
+        .unwrap_or_else(|| panic!("{found:#?}"));
+    assert!(
+        f.summary.contains("jax-cuda12-plugin 0.6.0")
+            && f.summary.contains("jax-cuda12-pjrt 0.4.26"),
+        "{}",
+        f.summary
+    );
+    assert!(
+        f.detail.contains("Mismatched PJRT plugin PJRT API version"),
+        "{}",
+        f.detail
+    );
+    assert!(
+        crate::support::fix(f, "pin-jax-cuda12-0.6.0")
+            .summary
+            .contains("jax[cuda12]==0.6.0")
+    );
 }

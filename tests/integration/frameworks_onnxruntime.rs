@@ -1,44 +1,94 @@
-//! The ONNX Runtime reader on the real files of real releases (onnxruntime-gpu 1.12 → 1.20, cuDNN
-//! 8 and 9 builds, and the Linux wheels that record no version: the requirements table's row, or
-//! the newest row marked inferred), listed in
-//! tests/fixtures/framework_releases.toml.
+//! The ONNX Runtime reader on the real files of real releases (onnxruntime-gpu 1.12 → 1.20 on
+//! Windows, 1.13 → 1.22 on Linux: CUDA 11 / cuDNN 8 builds to 1.18, CUDA 12 / cuDNN 9 from 1.19;
+//! the Linux wheels record no version, so the requirements table's row is taken, or the newest row
+//! marked inferred), listed in tests/fixtures/framework_releases.toml; and a cuDNN 8 and a cuDNN 9
+//! build on one machine, on both platforms, each told what it lacks.
 
 use crate::release_machines::check_every_release;
 
 #[test]
 fn every_listed_onnxruntime_release_reads_as_its_files_say() {
-    check_every_release("onnxruntime", 3);
+    check_every_release("onnxruntime", 18);
+}
+
+/// The libraries the error findings about missing or wrong-major CUDA libraries name.
+fn error_libraries(findings: Vec<cuda_triage::engine::findings::Finding>) -> Vec<String> {
+    use cuda_triage::engine::findings::Severity;
+    findings
+        .into_iter()
+        .filter(|f| f.severity == Severity::Error && f.code.starts_with("library-"))
+        .flat_map(|f| f.libraries)
+        .collect()
+}
+
+/// Asserts that a cuDNN 8 / CUDA 11 build (`old`) and a cuDNN 9 / CUDA 12 build (`new`) on the
+/// same machine with CUDA 12 and cuDNN 8 are each told what they lack: `old` its CUDA 11 cuBLAS
+/// (`old_cublas`) and no cuDNN, `new` its cuDNN 9 (`new_cudnn`) and no cuBLAS.
+fn assert_each_asks_for_its_own(old: &[String], old_cublas: &str, new: &[String], new_cudnn: &str) {
+    assert!(old.iter().any(|l| l == old_cublas), "{old:?}");
+    assert!(!old.iter().any(|l| l.contains("cudnn")), "{old:?}");
+    assert!(new.iter().any(|l| l == new_cudnn), "{new:?}");
+    assert!(!new.iter().any(|l| l.contains("cublas")), "{new:?}");
 }
 
 /// The same Windows machine (CUDA 12.1 with cuDNN 8 in its bin) seen by a real cuDNN 8 build
 /// (1.18.1, CUDA 11.8) and a real cuDNN 9 build (1.20.0, CUDA 12.2): each is told what it lacks.
 #[test]
 fn cudnn_8_and_9_builds_ask_for_their_own_libraries() {
-    use cuda_triage::engine::findings::Severity;
     let errors = |version: &str| -> Vec<String> {
         let rel = crate::release_files::release("onnxruntime", version, "windows");
-        crate::release_machines::windows_findings(
+        error_libraries(crate::release_machines::windows_findings(
             &rel,
             ("12.1", crate::release_machines::CUDA12_DLLS),
             &[r"bin\cudnn64_8.dll"],
             &[],
-        )
-        .into_iter()
-        .filter(|f| f.severity == Severity::Error && f.code.starts_with("library-"))
-        .flat_map(|f| f.libraries)
-        .collect()
+        ))
     };
-    let ort118 = errors("1.18.1");
-    assert!(
-        ort118.contains(&"cublas64_11.dll".to_string()),
-        "{ort118:?}"
+    assert_each_asks_for_its_own(
+        &errors("1.18.1"),
+        "cublas64_11.dll",
+        &errors("1.20.0"),
+        "cudnn64_9.dll",
     );
-    assert!(!ort118.iter().any(|l| l.starts_with("cudnn")), "{ort118:?}");
-    let ort120 = errors("1.20.0");
-    assert!(ort120.contains(&"cudnn64_9.dll".to_string()), "{ort120:?}");
-    assert!(
-        !ort120.iter().any(|l| l.starts_with("cublas")),
-        "{ort120:?}"
+}
+
+/// The same on Linux: a venv with the real 1.17.1 (CUDA 11.8, cuDNN 8 by the requirements table)
+/// or 1.19.2 (CUDA 12, cuDNN 9) files, CUDA 12.4 with cuDNN 8 in /usr/local/cuda-12.4/lib64 on
+/// LD_LIBRARY_PATH.
+#[test]
+fn linux_cudnn_8_and_9_builds_ask_for_their_own_libraries() {
+    use cuda_triage::engine::progress::Progress;
+    use cuda_triage::engine::{rules, scan};
+    const LIB: &str = "/usr/local/cuda-12.4/lib64";
+    let errors = |version: &str| -> Vec<String> {
+        let rel = crate::release_files::release("onnxruntime", version, "linux");
+        let (mut m, _) = crate::release_machines::machine_with(&rel);
+        for lib in [
+            "libcudart.so.12",
+            "libcublas.so.12",
+            "libcublasLt.so.12",
+            "libcufft.so.11",
+            "libcurand.so.10",
+            "libcusolver.so.11",
+            "libcusparse.so.12",
+            "libcudnn.so.8",
+        ] {
+            m.file(&format!("{LIB}/{lib}"), b"\x7fELF");
+        }
+        m.file(
+            "/usr/local/cuda-12.4/version.json",
+            r#"{"cuda" : {"name" : "CUDA SDK", "version" : "12.4.1"}}"#,
+        )
+        .env("LD_LIBRARY_PATH", LIB);
+        let ctx = m.context();
+        let inv = scan::run(&ctx, &Progress::new()).inventory;
+        error_libraries(rules::run_all(&ctx, &inv))
+    };
+    assert_each_asks_for_its_own(
+        &errors("1.17.1"),
+        "libcublas.so.11",
+        &errors("1.19.2"),
+        "libcudnn.so.9",
     );
 }
 

@@ -68,3 +68,14 @@ pub fn build_shared_library(dir: &std::path::Path, name: &str, c_source: &str) -
     assert!(status.success(), "gcc failed to build {name}");
     out
 }
+
+/// The finding's fix with this id; panics listing the fixes it has.
+pub fn fix<'a>(
+    f: &'a cuda_triage::engine::findings::Finding,
+    id: &str,
+) -> &'a cuda_triage::engine::findings::FixRef {
+    f.fixes
+        .iter()
+        .find(|x| x.id == id)
+        .unwrap_or_else(|| panic!("no fix {id} in {:?}", f.fixes))
+}

@@ -179,6 +179,7 @@ fn options(ctx: &SystemContext, env: &PythonEnv, fw: &Framework) -> GraphOptions
                 windows: WindowsOptions {
                     preset: Some(preset),
                     app_dir: Some(python_dir),
+                    dll_dirs: fw.dll_directories.clone(),
                     ..WindowsOptions::default()
                 },
                 ..GraphOptions::default()

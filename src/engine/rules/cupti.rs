@@ -3,12 +3,15 @@
 //! And TensorFlow ≤ 2.10 on Windows asks for `"cupti" + TF_CUDA_VERSION` (`cupti64_112.dll`),
 //! then `cupti.dll` ([TF] dso_loader.cc `GetCuptiDsoHandle`), while CUDA 11+ names the file
 //! after CUPTI's own release (`cupti64_2022.3.0.dll`, cuda-facts §1.2, tensorflow#44697): the
-//! findings name the file the framework asks for. Profiling is what is lost, so: a warning.
+//! findings name the file the framework asks for. On Linux TensorFlow asks for `libcupti.so.11.2`
+//! (CUDA 11: major.minor) or `libcupti.so.12`, then `libcupti.so`, and a toolkit keeps CUPTI in
+//! `extras/CUPTI/lib64`, which ld.so searches only when told (LD_LIBRARY_PATH, ld.so.conf).
+//! Profiling is what is lost, so: a warning.
 
 use super::process::{self, PresenceProbe, attempts_evidence};
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, PathEdit, Severity};
-use crate::engine::scan::inventory::{FrameworkKind, Inventory, Toolkit};
+use crate::engine::scan::inventory::{Cupti, FrameworkKind, Inventory, Toolkit};
 
 /// Whether a framework built for `cuda` would load this toolkit's CUPTI (same major.minor
 /// before CUDA 11, same major from 11 on).
@@ -145,12 +148,15 @@ pub fn asked_names(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                 t.cupti.as_ref().is_some_and(|c| !c.libraries.is_empty()) && matches(t, cuda)
             })
             .collect();
-        let reported = toolkits.iter().any(|t| {
-            t.cupti
-                .as_ref()
-                .and_then(|c| c.libraries.first())
-                .is_some_and(|l| !loader.resolve(l, &probe).is_resolved())
-        });
+        // `check` reports a Windows toolkit's CUPTI folder missing from PATH; Linux has no such rule.
+        let linux = ctx.platform == Platform::Linux;
+        let reported = !linux
+            && toolkits.iter().any(|t| {
+                t.cupti
+                    .as_ref()
+                    .and_then(|c| c.libraries.first())
+                    .is_some_and(|l| !loader.resolve(l, &probe).is_resolved())
+            });
         if reported {
             continue;
         }
@@ -170,13 +176,22 @@ pub fn asked_names(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
             let Some(c) = &t.cupti else { continue };
             let lib = &c.libraries[0];
             let path = process::join(ctx, &c.dir, lib);
-            detail.push_str(&format!(
-                " CUDA {} ships CUPTI as {lib}: from CUDA 11 the file is named after CUPTI's own release, a name TensorFlow never asks for.",
-                t.version.as_deref().unwrap_or("?")
-            ));
-            finding = finding
-                .with_evidence(Evidence::at("file", format!("{lib} present"), path.clone()))
-                .with_fix(copy_as_fix(&path, first));
+            let version = t.version.as_deref().unwrap_or("?");
+            finding =
+                finding.with_evidence(Evidence::at("file", format!("{lib} present"), path.clone()));
+            if linux {
+                let searched = loader.resolve(lib, &probe).is_resolved();
+                let (text, fixes) = linux_toolkit_cupti(c, version, &f.expects.cupti, searched);
+                detail.push_str(&text);
+                for fix in fixes {
+                    finding = finding.with_fix(fix);
+                }
+            } else {
+                detail.push_str(&format!(
+                    " CUDA {version} ships CUPTI as {lib}: from CUDA 11 the file is named after CUPTI's own release, a name TensorFlow never asks for."
+                ));
+                finding = finding.with_fix(copy_as_fix(&path, first));
+            }
         }
         if toolkits.is_empty() {
             detail.push_str(&format!(" No CUDA {cuda} toolkit with CUPTI was found."));
@@ -187,4 +202,45 @@ pub fn asked_names(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
         out.push(finding);
     }
     out
+}
+
+/// What a Linux toolkit's CUPTI folder (`extras/CUPTI/lib64`, which ld.so searches only when
+/// told) offers a framework asking for `asked`: searched, it serves an asked name it holds
+/// (`libcupti.so`, TensorFlow's fallback, is a symlink there); a folder holding none of them needs
+/// a link by the asked name (TF 2.5–2.11 ask for `libcupti.so.11.2`, CUDA 11.8 ships
+/// `libcupti.so.11.8`). `searched`: ld.so already finds the folder's own file for this process.
+fn linux_toolkit_cupti(
+    c: &Cupti,
+    version: &str,
+    asked: &[String],
+    searched: bool,
+) -> (String, Vec<FixRef>) {
+    let dir = &c.dir;
+    let mut fixes = Vec::new();
+    let mut text = String::new();
+    if !searched {
+        text.push_str(&format!(
+            " CUDA {version} keeps CUPTI in {dir}, a folder ld.so does not search for this process (not in LD_LIBRARY_PATH, ld.so.cache or an RPATH)."
+        ));
+        fixes.push(FixRef {
+            id: format!("ld-library-path-prepend:{dir}"),
+            kind: FixKind::path(PathEdit::add("LD_LIBRARY_PATH", dir, true)),
+            summary: format!(
+                "Add {dir} to LD_LIBRARY_PATH for this process (or list it in /etc/ld.so.conf.d and run ldconfig)"
+            ),
+        });
+    }
+    if !asked.iter().any(|a| c.libraries.contains(a)) {
+        let lib = &c.libraries[0];
+        let wanted = &asked[0];
+        text.push_str(&format!(
+            " It holds CUPTI as {lib} only, none of the names asked for: a link by the asked name is needed."
+        ));
+        fixes.push(FixRef {
+            id: format!("link-as:{wanted}"),
+            kind: "manual".into(),
+            summary: format!("ln -s {lib} {dir}/{wanted}"),
+        });
+    }
+    (text, fixes)
 }

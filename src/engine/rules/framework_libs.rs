@@ -115,7 +115,8 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
             && f.kind != FrameworkKind::TensorFlow
             && process::python_ignores_path(env) == Some(true)
         {
-            let ext = process::python_extension_loader(ctx, env, &f.location);
+            let ext =
+                process::python_extension_loader_with(ctx, env, &f.location, &f.dll_directories);
             out.extend(ignores_path(ctx, env, f, &loader, &ext, &names, &probe));
         }
     }

@@ -9,6 +9,8 @@ pub mod cupti;
 pub mod driver;
 pub mod env_paths;
 pub mod framework_libs;
+pub mod import_errors;
+pub mod jax_plugins;
 pub mod process;
 pub mod suggest;
 pub mod tree;
@@ -26,6 +28,8 @@ pub fn run_all(ctx: &SystemContext, inventory: &Inventory) -> Vec<Finding> {
     findings.extend(driver::check(ctx));
     findings.extend(env_paths::check(ctx));
     findings.extend(framework_libs::check(ctx, inventory));
+    findings.extend(import_errors::check(inventory));
+    findings.extend(jax_plugins::check(inventory));
     findings.extend(cudnn_zlib::check(ctx, inventory));
     findings.extend(cupti::check(ctx, inventory));
     findings.extend(cupti::asked_names(ctx, inventory));

@@ -174,6 +174,17 @@ pub fn framework_loader(
 /// Python ≥ 3.8 resolving an extension module's imports (`LOAD_LIBRARY_SEARCH_DEFAULT_DIRS`):
 /// the extension's folder, the application folder, `os.add_dll_directory` folders, System32.
 pub fn python_extension_loader(ctx: &SystemContext, env: &PythonEnv, ext_dir: &str) -> Process {
+    python_extension_loader_with(ctx, env, ext_dir, &[])
+}
+
+/// [`python_extension_loader`] after the framework's import added `dll_dirs` with
+/// `os.add_dll_directory` (CuPy's `<CUDA path>\bin`: `Framework::dll_directories`).
+pub fn python_extension_loader_with(
+    ctx: &SystemContext,
+    env: &PythonEnv,
+    ext_dir: &str,
+    dll_dirs: &[String],
+) -> Process {
     let preset = if matches!(env.kind, PythonKind::CondaBase | PythonKind::CondaEnv) {
         Preset::CondaPython
     } else {
@@ -182,6 +193,7 @@ pub fn python_extension_loader(ctx: &SystemContext, env: &PythonEnv, ext_dir: &s
     let opts = WindowsOptions {
         preset: Some(preset),
         app_dir: Some(python_dir(ctx, env)),
+        dll_dirs: dll_dirs.to_vec(),
         ..WindowsOptions::default()
     };
     let root = ctx.platform.join(ext_dir, "_extension.pyd");

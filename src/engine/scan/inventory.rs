@@ -331,6 +331,16 @@ pub struct Framework {
     /// `jax_cuda12_plugin/nvvm/libdevice/libdevice.10.bc`), so no toolkit's is needed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub libdevice: Option<String>,
+    /// Windows: folders the framework adds with `os.add_dll_directory` when imported, as its own
+    /// files say (CuPy's `_environment._setup_win32_dll_directory`: `<CUDA path>\bin`, then the
+    /// wheel's `cupy\.data\lib`). Python ≥ 3.8 searches them for its extensions' DLLs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dll_directories: Vec<String>,
+    /// What the framework's own import code raises on this machine under Python ≥ 3.8, as its
+    /// files say (CuPy 7 on Windows: `RuntimeError: CUDA path could not be detected.` when neither
+    /// CUDA_PATH nor an nvcc on PATH gives it a CUDA folder).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub import_error: Option<String>,
     /// Files the facts were read from.
     pub evidence: Vec<String>,
 }
@@ -355,6 +365,8 @@ impl Framework {
             search_library: None,
             plugins: Vec::new(),
             libdevice: None,
+            dll_directories: Vec::new(),
+            import_error: None,
             evidence: Vec::new(),
         }
     }

@@ -5,8 +5,15 @@
 //! preloads are optional: `_environment.py` loads them only when they were installed with
 //! `python -m cupyx.tools.install_library`, so they go to `expects.optional`, not `cudnn`.
 //! A plain `cupy` dist is a source build whose CUDA is whatever it was compiled against.
+//! Releases before `_wheel.json` (cupy-cuda101 7.x) carry cuDNN and NCCL inside the wheel
+//! (`cupy/.data/lib/libcudnn.so.7`, `cupy\cuda\cudnn64_7.dll`), for the same optional modules.
+//! On Windows `cupy/_environment.py` (`_setup_win32_dll_directory`, called by `import cupy`) adds
+//! `<CUDA path>\bin` with `os.add_dll_directory` — the CUDA path being `CUDA_PATH`, else the folder
+//! above the first `nvcc` on PATH — and, from 8.x, the wheel's `cupy\.data\lib`; 7.x raises
+//! `RuntimeError('CUDA path could not be detected.')` at import when it finds neither.
 
 use super::Site;
+use crate::engine::context::Platform;
 use crate::engine::scan::inventory::{Framework, FrameworkKind, Package};
 use crate::engine::scan::version;
 use crate::engine::scan::walk::Walker;
@@ -29,7 +36,9 @@ pub(super) fn read(w: &mut Walker, site: &Site) -> Option<Framework> {
         };
         f.expects.basis = Some(format!("{name} (package name)"));
     }
-    let json_path = dir.map(|d| p.normalize(&p.join(&d, ".data/_wheel.json")));
+    let json_path = dir
+        .as_ref()
+        .map(|d| p.normalize(&p.join(d, ".data/_wheel.json")));
     match json_path.and_then(|j| w.read_text(&j, 64 << 10).map(|t| (j, t))) {
         Some((path, text)) => {
             apply_wheel_json(&mut f, &text);
@@ -41,7 +50,93 @@ pub(super) fn read(w: &mut Walker, site: &Site) -> Option<Framework> {
         ),
         None => {}
     }
+    if let Some(d) = &dir {
+        bundled(w, &mut f, d);
+        if p == Platform::Windows {
+            dll_directories(w, &mut f, d);
+        }
+    }
     Some(f)
+}
+
+/// cuDNN/NCCL shipped inside the wheel (7.x: `cupy/.data/lib` on Linux, `cupy\cuda` on Windows),
+/// loaded by CuPy's optional cuDNN/NCCL modules only: recorded, with the major from the file
+/// name, in `expects.optional` beside the `_wheel.json` preloads of later releases.
+fn bundled(w: &mut Walker, f: &mut Framework, cupy_dir: &str) {
+    let p = w.platform();
+    for sub in [".data/lib", "cuda"] {
+        let dir = p.normalize(&p.join(cupy_dir, sub));
+        for e in w.list(&dir) {
+            let Some((lib, major)) = bundled_major(&e.name) else {
+                continue;
+            };
+            if !e.is_dir && !f.expects.optional.iter().any(|o| o.name == lib) {
+                f.expects.optional.push(Package {
+                    name: lib.to_string(),
+                    version: Some(major),
+                });
+                f.evidence.push(e.path);
+            }
+        }
+    }
+}
+
+/// `libcudnn.so.7` / `cudnn64_7.dll` → (`cudnn`, `7`); `libnccl.so.2` → (`nccl`, `2`).
+fn bundled_major(name: &str) -> Option<(&'static str, String)> {
+    let (lib, v) = [
+        ("cudnn", name.strip_prefix("libcudnn.so.")),
+        (
+            "cudnn",
+            name.strip_prefix("cudnn64_")
+                .and_then(|r| r.strip_suffix(".dll")),
+        ),
+        ("nccl", name.strip_prefix("libnccl.so.")),
+    ]
+    .into_iter()
+    .find_map(|(lib, v)| v.map(|v| (lib, v)))?;
+    let major = v.split('.').next()?;
+    (!major.is_empty() && major.chars().all(|c| c.is_ascii_digit()))
+        .then(|| (lib, major.to_string()))
+}
+
+/// What `_setup_win32_dll_directory` in the installed `cupy/_environment.py` adds.
+fn dll_directories(w: &mut Walker, f: &mut Framework, cupy_dir: &str) {
+    let p = w.platform();
+    let env_py = p.join(cupy_dir, "_environment.py");
+    let Some(text) = w.read_text(&env_py, 128 << 10) else {
+        return;
+    };
+    if !text.contains("def _setup_win32_dll_directory") || !text.contains("add_dll_directory") {
+        return;
+    }
+    f.evidence.push(env_py);
+    match cuda_path(w) {
+        Some(cuda) => f.dll_directories.push(p.join(&cuda, "bin")),
+        // 7.x raises where 8.x and later only warn.
+        None if text.contains("raise RuntimeError('CUDA path could not be detected.')") => {
+            f.import_error = Some("RuntimeError: CUDA path could not be detected.".into());
+        }
+        None => {}
+    }
+    let wheel_lib = p.normalize(&p.join(cupy_dir, ".data/lib"));
+    if text.contains("'.data', 'lib'") && w.is_dir(&wheel_lib) {
+        f.dll_directories.push(wheel_lib);
+    }
+}
+
+/// CuPy's `get_cuda_path()` on Windows: `CUDA_PATH` when that folder exists, else the folder above
+/// the first PATH entry holding `nvcc.exe`.
+fn cuda_path(w: &Walker) -> Option<String> {
+    let p = w.platform();
+    if let Some(c) = w.ctx.env.get("CUDA_PATH").filter(|c| w.is_dir(c)) {
+        return Some(p.normalize(c));
+    }
+    w.ctx
+        .path_entries()
+        .into_iter()
+        .map(|e| p.normalize(&e))
+        .find(|e| w.is_file(&p.join(e, "nvcc.exe")))
+        .and_then(|bin| p.parent(&bin))
 }
 
 fn apply_wheel_json(f: &mut Framework, text: &str) {
@@ -67,5 +162,19 @@ fn apply_wheel_json(f: &mut Framework, text: &str) {
                 version: Some(v.to_string()),
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bundled_major;
+
+    #[test]
+    fn bundled_libraries_give_their_major() {
+        assert_eq!(bundled_major("libcudnn.so.7"), Some(("cudnn", "7".into())));
+        assert_eq!(bundled_major("cudnn64_7.dll"), Some(("cudnn", "7".into())));
+        assert_eq!(bundled_major("libnccl.so.2"), Some(("nccl", "2".into())));
+        assert_eq!(bundled_major("cudnn.cp38-win_amd64.pyd"), None);
+        assert_eq!(bundled_major("libcudnn.so"), None);
     }
 }

@@ -5,7 +5,9 @@
 //! `tensorflow_builds.toml` where the file is silent or gives only a major (2.0 Linux says `'10'`).
 //! A release newer than every row gets the newest row, marked inferred. On Windows (≤ 2.10) it
 //! also records the CUPTI names TensorFlow asks for: `"cupti" + TF_CUDA_VERSION`, then `cupti`
-//! ([TF] tensorflow/stream_executor/platform/default/dso_loader.cc `GetCuptiDsoHandle`).
+//! ([TF] tensorflow/stream_executor/platform/default/dso_loader.cc `GetCuptiDsoHandle`); on Linux
+//! `libcupti.so.11.2` (CUDA 11: major.minor) or `libcupti.so.12` (CUDA 12+: the major), then
+//! `libcupti.so` (TF_CUPTI_VERSION, third_party/gpus/cuda_configure.bzl).
 
 use super::{Site, read_metadata};
 use crate::engine::context::Platform;
@@ -66,8 +68,11 @@ pub(super) fn read(w: &mut Walker, site: &Site) -> Option<Framework> {
         f.evidence.push(d.2.path.clone());
     }
     complete_from_table(&mut f, p);
-    if p == Platform::Windows && f.cuda_build != Some(false) {
-        f.expects.cupti = cupti_names(f.expects.cuda.as_deref(), raw_cuda.as_deref());
+    if f.cuda_build != Some(false) {
+        f.expects.cupti = match p {
+            Platform::Windows => cupti_names(f.expects.cuda.as_deref(), raw_cuda.as_deref()),
+            Platform::Linux => linux_cupti_names(f.expects.cuda.as_deref()),
+        };
     }
     Some(f)
 }
@@ -150,6 +155,24 @@ fn cupti_names(cuda: Option<&str>, raw: Option<&str>) -> Vec<String> {
     vec![format!("cupti64_{digits}.dll"), "cupti.dll".into()]
 }
 
+/// `libcupti.so.11.2`, then `libcupti.so`: on Linux TensorFlow's TF_CUPTI_VERSION is the CUDA
+/// major.minor up to CUDA 11 and the major alone from CUDA 12 (TF's `cuda_configure.bzl`
+/// `_get_cuda_config`: `cupti_version = cuda_version` for 11, `= cudart_version` for 12+), and
+/// `"lib" + name + ".so." + version` is the name it asks for.
+fn linux_cupti_names(cuda: Option<&str>) -> Vec<String> {
+    let Some(c) = cuda else { return Vec::new() };
+    let mut parts = c.split('.');
+    let (Some(major), minor) = (parts.next(), parts.next()) else {
+        return Vec::new();
+    };
+    let version = match (major.parse::<u32>(), minor) {
+        (Ok(m), _) if m >= 12 => major.to_string(),
+        (Ok(_), Some(minor)) => format!("{major}.{minor}"),
+        _ => return Vec::new(),
+    };
+    vec![format!("libcupti.so.{version}"), "libcupti.so".into()]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,5 +246,19 @@ mod tests {
             ["cupti64_100.dll", "cupti.dll"]
         );
         assert!(cupti_names(Some("12"), None).is_empty());
+    }
+
+    #[test]
+    fn linux_cupti_names_follow_tf_cupti_version() {
+        assert_eq!(
+            linux_cupti_names(Some("11.2")),
+            ["libcupti.so.11.2", "libcupti.so"]
+        );
+        assert_eq!(
+            linux_cupti_names(Some("12.3")),
+            ["libcupti.so.12", "libcupti.so"]
+        );
+        assert!(linux_cupti_names(Some("11")).is_empty());
+        assert!(linux_cupti_names(None).is_empty());
     }
 }
