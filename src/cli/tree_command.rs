@@ -103,18 +103,9 @@ pub fn tree_command(common: &Common, args: &TreeArgs) -> i32 {
         Err(e) => return fail(&e.to_string(), common.json),
     };
     let findings = rules::tree::check(&ctx, &graph);
-    let info = &graph.root_info;
     let mut doc = Document::new(&ctx, findings)
         .with("root", &graph.root)
-        .with(
-            "root_info",
-            serde_json::json!({
-                "version": info.version.version,
-                "machine": info.machine.arch,
-                "bits": info.machine.bits,
-                "format": info.format,
-            }),
-        )
+        .with("root_info", root_info_json(&ctx, &graph))
         .with("nodes", &graph.nodes);
     if let Some(r) = &resolution {
         doc = doc.with("root_resolution", resolution_json(&args.binary, r));
@@ -208,4 +199,57 @@ fn bench_tree(ctx: &SystemContext, root: &str, opts: &GraphOptions, n: u32) {
         mean,
         times[times.len() - 1]
     );
+}
+
+/// The root's own identity: version, machine, and for a PE its side-by-side assemblies and
+/// .NET header where it has them.
+fn root_info_json(
+    ctx: &crate::engine::context::SystemContext,
+    graph: &crate::engine::graph::DependencyGraph,
+) -> serde_json::Value {
+    let info = &graph.root_info;
+    let mut v = serde_json::json!({
+        "version": info.version.version,
+        "machine": info.machine.arch,
+        "bits": info.machine.bits,
+        "format": info.format,
+    });
+    if !graph.assemblies.is_empty() {
+        v["assemblies"] = serde_json::json!(graph.assemblies);
+    }
+    if let Some(clr) = &info.clr {
+        let is_dll = !graph.root.to_ascii_lowercase().ends_with(".exe");
+        v["clr"] = serde_json::json!({
+            "runtime": clr.runtime, "platform": clr.platform, "il_only": clr.il_only,
+            "runs": clr.runs_as(is_dll),
+            "python_env": python_net_env(ctx),
+        });
+    }
+    v
+}
+
+/// What a .NET host hands Python.NET to find and start Python: the variables it reads, and the
+/// bitness of the python DLL `PYTHONNET_PYDLL` names (it must match the host process's).
+fn python_net_env(ctx: &crate::engine::context::SystemContext) -> serde_json::Value {
+    let mut out = serde_json::Map::new();
+    for var in [
+        "PYTHONNET_PYDLL",
+        "PYTHONNET_RUNTIME",
+        "PYTHONHOME",
+        "PYTHONPATH",
+    ] {
+        if let Some(v) = ctx.env.get(var) {
+            out.insert(var.into(), serde_json::json!(v));
+        }
+    }
+    if let Some(dll) = ctx.env.get("PYTHONNET_PYDLL") {
+        let bits = ctx
+            .fs
+            .file(dll)
+            .ok()
+            .and_then(|host| crate::engine::binfmt::read_binary_headers(&host).ok())
+            .map(|info| info.machine.bits);
+        out.insert("pydll_bits".into(), serde_json::json!(bits));
+    }
+    serde_json::Value::Object(out)
 }

@@ -41,6 +41,37 @@ pub fn render_tree(graph: &DependencyGraph, colour: bool) -> String {
             colour
         )
     );
+    for a in &graph.assemblies {
+        let id = &a.identity;
+        let place = match (&a.manifest, a.store) {
+            (Some(m), Some(store)) => format!("{store}: {m}"),
+            _ => format!(
+                "NOT FOUND (the program would not start); tried {}",
+                a.tried.join(", ")
+            ),
+        };
+        out.push_str(&paint(
+            &format!(
+                "  manifest needs {} {} ({}) → {place}\n",
+                id.name, id.version, id.arch
+            ),
+            DIM,
+            colour,
+        ));
+    }
+    if let Some(clr) = &info.clr {
+        let is_dll = !graph.root.to_ascii_lowercase().ends_with(".exe");
+        out.push_str(&paint(
+            &format!(
+                "  .NET {} ({}): runs {}\n",
+                clr.runtime,
+                clr.platform,
+                clr.runs_as(is_dll)
+            ),
+            DIM,
+            colour,
+        ));
+    }
     // Iterative depth-first walk: (node, prefix of its line, is it the last child).
     let mut stack: Vec<(usize, String, bool)> = Vec::new();
     let push_children = |stack: &mut Vec<(usize, String, bool)>, slot: usize, prefix: &str| {
@@ -169,6 +200,7 @@ mod tests {
                 node("libc.so.6", Some("/lib/libc.so.6"), How::LdSoCache, None),
             ],
             infos: Default::default(),
+            assemblies: Vec::new(),
         };
         let text = render_tree(&graph, false);
         assert_eq!(

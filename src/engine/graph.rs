@@ -132,6 +132,8 @@ pub struct DependencyGraph {
     pub nodes: Vec<Node>,
     /// Parsed binaries by machine path (root and every resolved node).
     pub infos: HashMap<String, Arc<BinaryInfo>>,
+    /// Windows: the side-by-side assemblies the root's manifest depends on, where each was found.
+    pub assemblies: Vec<crate::engine::loader::sxs::ResolvedAssembly>,
 }
 
 impl DependencyGraph {

@@ -121,6 +121,7 @@ mod tests {
             root_info: Arc::new(info),
             nodes,
             infos: Default::default(),
+            assemblies: Vec::new(),
         }
     }
 

@@ -46,4 +46,5 @@ mod why_corpus;
 mod windows_exe;
 mod windows_fix;
 mod windows_live;
+mod windows_sxs;
 mod wine_support;

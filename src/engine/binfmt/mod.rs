@@ -9,7 +9,9 @@
 mod elf;
 mod elf_symbols;
 mod pe;
+pub mod pe_clr;
 mod pe_delay;
+pub mod pe_manifest;
 mod pe_version;
 pub mod replay;
 pub mod strings;
@@ -127,6 +129,12 @@ pub struct BinaryInfo {
     /// `.rdata`/`.rodata`, in order, minus names the import table or SONAME already gives.
     pub embedded_library_names: Vec<String>,
     pub version: VersionInfo,
+    /// PE: the side-by-side assemblies its embedded manifest depends on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub assemblies: Vec<pe_manifest::AssemblyRef>,
+    /// PE: the .NET (CLR) header, for a managed program or library.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clr: Option<pe_clr::ClrInfo>,
 }
 
 /// A binary that could not be read.
@@ -172,6 +180,8 @@ impl BinaryInfo {
             version_needs: Vec::new(),
             embedded_library_names: Vec::new(),
             version: VersionInfo::default(),
+            assemblies: Vec::new(),
+            clr: None,
         }
     }
 

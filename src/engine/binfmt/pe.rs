@@ -10,7 +10,8 @@
 use super::strings::{self, Shape};
 use super::{
     BinaryError, BinaryInfo, Export, Format, Import, ImportKind, MAX_EXPORTS, MAX_IMPORTS,
-    MAX_SYMBOLS_PER_IMPORT, Machine, VersionInfo, pe_delay, pe_version, version,
+    MAX_SYMBOLS_PER_IMPORT, Machine, VersionInfo, pe_clr, pe_delay, pe_manifest, pe_version,
+    version,
 };
 use pelite::pe64::exports::Export as PeExport;
 use pelite::pe64::imports::Import as PeImport;
@@ -51,7 +52,11 @@ pub(super) fn parse(
     info.imports.extend(delayed);
     let own_name;
     (info.exports, own_name) = exports(file).map_err(|e| bad(&format!("export table: {e}")))?;
-    info.version = version_info(file);
+    if resources_aligned(file) {
+        info.version = version_info(file);
+        info.assemblies = pe_manifest::dependencies(file);
+    }
+    info.clr = pe_clr::read(file);
     if scan_strings {
         info.embedded_library_names = embedded_names(file, &info, own_name.as_deref());
     }
@@ -225,17 +230,16 @@ fn exports(file: PeFile<'_>) -> pelite::Result<(Vec<Export>, Option<String>)> {
     Ok((out, own_name))
 }
 
+/// pelite checks resource-table alignment relative to the directory, not in memory (UB found
+/// by the damaged-copy test); real images start .rsrc on a section boundary.
+fn resources_aligned(file: PeFile<'_>) -> bool {
+    file.data_directory()
+        .get(pelite::image::IMAGE_DIRECTORY_ENTRY_RESOURCE)
+        .is_some_and(|d| d.VirtualAddress % 8 == 0)
+}
+
 fn version_info(file: PeFile<'_>) -> VersionInfo {
     let mut info = VersionInfo::default();
-    // pelite checks resource-table alignment relative to the directory, not in memory (UB found
-    // by the damaged-copy test); real images start .rsrc on a section boundary.
-    let aligned_dir = file
-        .data_directory()
-        .get(pelite::image::IMAGE_DIRECTORY_ENTRY_RESOURCE)
-        .is_some_and(|d| d.VirtualAddress % 8 == 0);
-    if !aligned_dir {
-        return info;
-    }
     let Ok(resources) = file.resources() else {
         return info;
     };

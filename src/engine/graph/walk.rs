@@ -7,8 +7,9 @@ use crate::engine::binfmt::{BinaryInfo, Format, ImportKind, Machine};
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::loader::linux::{LinuxObject, LinuxSearch};
 use crate::engine::loader::runtime::{RuntimeLoad, follows_embedded_names, runtime_loads};
+use crate::engine::loader::sxs::{self, ResolvedAssembly};
 use crate::engine::loader::windows::WindowsSearch;
-use crate::engine::loader::{How, Resolution};
+use crate::engine::loader::{How, Resolution, try_dir};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
@@ -56,6 +57,8 @@ struct Walk<'a> {
     identities: HashMap<FileId, usize>,
     /// The main program when it is not the root (`GraphOptions::main_program`).
     main: Option<(String, Arc<BinaryInfo>)>,
+    /// The process's activation context: the root .exe's manifest (resource ID 1).
+    process_context: Vec<ResolvedAssembly>,
 }
 
 pub(super) fn walk(
@@ -110,6 +113,7 @@ pub(super) fn walk(
         names: HashMap::new(),
         identities: HashMap::new(),
         main: None,
+        process_context: Vec::new(),
     };
     if platform == Platform::Linux
         && let Some(program) = &opts.main_program
@@ -117,6 +121,17 @@ pub(super) fn walk(
         w.main = w.probe.info(program).map(|info| (program.clone(), info));
     }
     let info = Arc::new(info);
+    let is_exe = platform
+        .file_name(&root)
+        .to_ascii_lowercase()
+        .ends_with(".exe");
+    if is_exe && let Search::Windows(s) = &w.search {
+        w.process_context = w.context_of(s, &info, 1, s.app_dir.as_deref());
+    }
+    let mut assemblies = w.process_context.clone();
+    if let Search::Windows(s) = &w.search {
+        assemblies.extend(w.context_of(s, &info, 2, platform.parent(&root).as_deref()));
+    }
     w.probe.remember(&root, &host, info.clone());
     w.add_obj(&root, &root, info.clone(), None, None);
     w.seed_rtld();
@@ -139,6 +154,7 @@ pub(super) fn walk(
         root_info: info,
         nodes: w.nodes,
         infos,
+        assemblies,
     })
 }
 
@@ -243,9 +259,57 @@ impl Walk<'_> {
         }
     }
 
+    /// The assemblies `info`'s manifest resource `id` depends on, probed for this process.
+    fn context_of(
+        &self,
+        s: &WindowsSearch,
+        info: &BinaryInfo,
+        id: u32,
+        app_dir: Option<&str>,
+    ) -> Vec<ResolvedAssembly> {
+        info.assemblies
+            .iter()
+            .filter(|a| a.resource_id == id)
+            .map(|a| sxs::resolve(self.ctx, &s.windows_dir, app_dir, &self.want, a))
+            .collect()
+    }
+
+    /// A bare name that an activation context redirects: the process's (the .exe's manifest),
+    /// or the loading DLL's own (its manifest resource 2, probed beside it).
+    fn side_by_side(&self, s: &WindowsSearch, o: usize, name: &str) -> Option<Resolution> {
+        let w = Platform::Windows;
+        if name.contains(['\\', '/']) {
+            return None;
+        }
+        let obj = &self.objs[o];
+        let own = self.context_of(s, &obj.info, 2, w.parent(&obj.path).as_deref());
+        let mut name = name.to_string();
+        if !name.contains('.') {
+            name.push_str(".dll");
+        }
+        let path = sxs::redirect(&own, &name)
+            .or_else(|| sxs::redirect(&self.process_context, &name))?
+            .to_string();
+        let dir = w.parent(&path).unwrap_or_default();
+        let mut attempts = Vec::new();
+        Some(
+            try_dir(
+                &self.probe,
+                &self.want,
+                &path,
+                &dir,
+                How::SideBySide,
+                &mut attempts,
+            )
+            .unwrap_or_else(|| Resolution::missing(How::SideBySide, attempts)),
+        )
+    }
+
     fn resolve(&self, o: usize, name: &str) -> Resolution {
         match &self.search {
-            Search::Windows(s) => s.resolve(name, &self.want, &self.probe),
+            Search::Windows(s) => self
+                .side_by_side(s, o, name)
+                .unwrap_or_else(|| s.resolve(name, &self.want, &self.probe)),
             Search::Linux(s) => {
                 let mut chain = Vec::new();
                 let mut current = Some(o);

@@ -13,6 +13,7 @@ pub mod ldconf;
 pub mod linux;
 pub mod locate;
 pub mod runtime;
+pub mod sxs;
 pub mod windows;
 
 use crate::engine::binfmt::{BinaryInfo, Machine};
@@ -54,6 +55,9 @@ pub enum How {
     /// Windows: the directory of the DLL being loaded (LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR or
     /// LOAD_WITH_ALTERED_SEARCH_PATH).
     DllLoadDir,
+    /// Windows: redirected by a side-by-side manifest's activation context (WinSxS or a private
+    /// assembly beside the application).
+    SideBySide,
     /// Already loaded in the process (same module name or soname): reused, not searched.
     Loaded,
     /// Not a load-time import: the parent opens it with LoadLibrary/dlopen at run time.
@@ -79,6 +83,7 @@ impl How {
             How::ApiSet => "api_set",
             How::DllDirectory => "dll_directory",
             How::DllLoadDir => "dll_load_dir",
+            How::SideBySide => "side_by_side",
             How::Loaded => "loaded",
             How::Runtime => "runtime",
         }

@@ -40,6 +40,7 @@ pub fn check(ctx: &SystemContext, graph: &DependencyGraph) -> Vec<Finding> {
     findings.extend(missing(ctx, graph));
     findings.extend(exports::check(ctx, graph));
     findings.extend(duplicates(graph));
+    findings.extend(missing_assemblies(ctx, graph));
     crate::engine::findings::sort_by_severity(&mut findings);
     findings
 }
@@ -339,3 +340,35 @@ fn duplicates(graph: &DependencyGraph) -> Vec<Finding> {
 #[cfg(test)]
 #[path = "tree_tests.rs"]
 mod tests;
+
+/// A side-by-side assembly the root's manifest names that is nowhere: Windows cannot build the
+/// activation context and the program does not start (error 14001).
+fn missing_assemblies(ctx: &SystemContext, graph: &DependencyGraph) -> Vec<Finding> {
+    let root = ctx.platform.file_name(&graph.root);
+    graph
+        .assemblies
+        .iter()
+        .filter(|a| a.manifest.is_none())
+        .map(|a| {
+            let id = &a.identity;
+            let mut f = Finding::new(
+                "assembly-not-found",
+                Severity::Error,
+                format!(
+                    "{root} needs the side-by-side assembly {} {} ({}), which is not installed",
+                    id.name, id.version, id.arch
+                ),
+                "Windows builds a program's activation context from its manifest before the program runs. \
+                 When an assembly the manifest names is neither in the WinSxS store nor beside the program, \
+                 the program does not start: \"The application has failed to start because its side-by-side \
+                 configuration is incorrect\" (error 14001). Install the redistributable that provides the \
+                 assembly (Microsoft.VC80.CRT / VC90.CRT: the Visual C++ 2005 / 2008 redistributable of the \
+                 same architecture), or put the private assembly's folder beside the program.",
+            );
+            for t in &a.tried {
+                f = f.with_evidence(Evidence::at("file", "looked for the assembly's manifest", t.clone()));
+            }
+            f
+        })
+        .collect()
+}
