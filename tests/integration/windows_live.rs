@@ -8,7 +8,7 @@
 
 use super::situations::{machine_file, tf210};
 use super::support::{json, run_cli};
-use super::wine_support::{LOAD_PROBE_C, Prefix, build_c, build_dll, install_triage};
+use super::wine_support::{LOAD_PROBE_C, Prefix, build_c, build_dll, install_triage, tree_node};
 use cuda_triage::engine::context::Platform;
 use cuda_triage::engine::context::fake::{FakeMachine, WINDOWS_TOOLKITS};
 use serde_json::Value;
@@ -252,23 +252,9 @@ fn tree_in_wine_agrees_with_wines_loader() {
         .to_lowercase();
     assert_eq!(real_dep, r"c:\userlibs\ldep.dll");
 
-    let out = wine
-        .command(&exe)
-        .args(["tree", r"C:\app\lv.dll", "--app-dir", r"C:\app", "--json"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
-    let tree: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let node = tree["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|n| {
-            n["name"]
-                .as_str()
-                .is_some_and(|s| s.eq_ignore_ascii_case("ldep.dll"))
-        })
-        .expect("ldep.dll in the tree");
+    let (code, tree) = wine.live_tree(&exe, r"C:\app\lv.dll", r"C:\app");
+    assert_eq!(code, Some(0), "{tree:#}");
+    let node = tree_node(&tree, "ldep.dll");
     assert_eq!(node["path"].as_str().unwrap().to_lowercase(), real_dep);
     assert_eq!(node["how"], "path");
 
@@ -282,28 +268,8 @@ fn tree_in_wine_agrees_with_wines_loader() {
         String::from_utf8_lossy(&probe.stdout).contains("error 126"),
         "{probe:?}"
     );
-    let out = wine
-        .command(&exe)
-        .args([
-            "tree",
-            r"C:\app\lmiss.dll",
-            "--app-dir",
-            r"C:\app",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{out:?}");
-    let tree: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let gone = tree["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|n| {
-            n["name"]
-                .as_str()
-                .is_some_and(|s| s.eq_ignore_ascii_case("lgone.dll"))
-        })
-        .expect("lgone.dll in the tree");
+    let (code, tree) = wine.live_tree(&exe, r"C:\app\lmiss.dll", r"C:\app");
+    assert_eq!(code, Some(1), "{tree:#}");
+    let gone = tree_node(&tree, "lgone.dll");
     assert!(gone["path"].is_null(), "{gone:#}");
 }

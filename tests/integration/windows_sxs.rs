@@ -7,7 +7,7 @@
 //! from a real one (Python.NET's `Python.Runtime.dll` from its PyPI wheel).
 
 use super::support::{json, run_cli};
-use super::wine_support::{Prefix, build_c, build_dll};
+use super::wine_support::{Prefix, build_c, build_dll, tree_node};
 use std::path::Path;
 use std::process::Command;
 
@@ -133,24 +133,18 @@ fn side_by_side_assemblies_resolve_as_wines_activation_context_does() {
         ),
     )
     .unwrap();
-    let tree = json(&run_cli(&[
-        "tree",
-        r"C:\app\sxsapp.exe",
-        "--machine",
-        machine.to_str().unwrap(),
-        "--json",
-    ]));
+    let tree_of_app = || {
+        json(&run_cli(&[
+            "tree",
+            r"C:\app\sxsapp.exe",
+            "--machine",
+            machine.to_str().unwrap(),
+            "--json",
+        ]))
+    };
+    let tree = tree_of_app();
     for name in ["ctpriv.dll", "ctshared.dll"] {
-        let node = tree["nodes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|n| {
-                n["name"]
-                    .as_str()
-                    .is_some_and(|s| s.eq_ignore_ascii_case(name))
-            })
-            .unwrap_or_else(|| panic!("{name} not in {:#}", tree["nodes"]));
+        let node = tree_node(&tree, name);
         assert_eq!(node["path"].as_str().unwrap().to_lowercase(), real(name));
         assert_eq!(node["how"], "side_by_side", "{node:#}");
     }
@@ -171,13 +165,7 @@ fn side_by_side_assemblies_resolve_as_wines_activation_context_does() {
         said.contains(r"ctshared.dll c:\app\ctshared.dll"),
         "Wine now refuses a broken activation context as Windows does; make this case agree: {said}"
     );
-    let tree = json(&run_cli(&[
-        "tree",
-        r"C:\app\sxsapp.exe",
-        "--machine",
-        machine.to_str().unwrap(),
-        "--json",
-    ]));
+    let tree = tree_of_app();
     let missing = &tree["root_info"]["assemblies"][0];
     assert!(missing["manifest"].is_null(), "{missing:#}");
     assert!(

@@ -243,3 +243,37 @@ pub fn install_triage(prefix: &Prefix, folder: &str) -> String {
     );
     format!(r"C:\{}\cuda-triage.exe", folder.trim_start_matches("C:\\"))
 }
+
+/// The node of a `tree --json` document whose name is `name` (Windows case rules).
+pub fn tree_node<'a>(tree: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    tree["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| {
+            n["name"]
+                .as_str()
+                .is_some_and(|s| s.eq_ignore_ascii_case(name))
+        })
+        .unwrap_or_else(|| panic!("{name} not in the tree: {:#}", tree["nodes"]))
+}
+
+impl Prefix {
+    /// `cuda-triage.exe tree BINARY --app-dir APP --json` run live in the prefix: exit code, JSON.
+    pub fn live_tree(
+        &self,
+        exe: &str,
+        binary: &str,
+        app_dir: &str,
+    ) -> (Option<i32>, serde_json::Value) {
+        let out = self
+            .command(exe)
+            .args(["tree", binary, "--app-dir", app_dir, "--json"])
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}")),
+        )
+    }
+}
