@@ -152,12 +152,10 @@ impl TriageApp {
         egui::CentralPanel::default_margins().show(ui, |ui| {
             if self.step == Step::Dependencies {
                 // Its tree scrolls by itself (virtualised rows), so no outer scroll area.
-                let suggestions = self.binary_suggestions();
                 steps::dependencies::dependencies_ui(
                     ui,
                     &mut self.deps,
                     self.dark_mode,
-                    &suggestions,
                     &mut commands,
                 );
                 return;
@@ -264,8 +262,9 @@ impl TriageApp {
         };
         match job.poll() {
             None => ctx.request_repaint_after(std::time::Duration::from_millis(100)),
-            Some(Ok(ScanOutcome::Done(doc, sets))) => {
+            Some(Ok(ScanOutcome::Done(doc, sets, suggestions))) => {
                 self.gpu.offer_sets(sets);
+                self.deps.suggestions = suggestions;
                 let errors = doc
                     .findings
                     .iter()
@@ -374,6 +373,11 @@ impl TriageApp {
                 self.status = format!("Resolving the dependencies of {path}…");
                 self.deps.start(&self.target, path);
             }
+            UiCommand::AnalyzeSuggestion(index) => {
+                self.step = Step::Dependencies;
+                self.deps.start_suggestion(&self.target, index);
+                self.status = format!("Resolving the dependencies of {}…", self.deps.binary_input);
+            }
             UiCommand::SelectDependency(index) => self.deps.selected = Some(index),
             UiCommand::ToggleDependency(index) => {
                 if !self.deps.filter.collapsed.remove(&index) {
@@ -471,15 +475,6 @@ impl TriageApp {
                 self.status = "This wizard diagnoses a machine file: type the binary's path on that machine instead.".into()
             }
         }
-    }
-
-    /// Binaries worth analysing that the scan found (frameworks' CUDA DLLs, cuDNN, ...).
-    fn binary_suggestions(&self) -> Vec<String> {
-        self.document
-            .as_ref()
-            .and_then(|d| d.extra.get("suggested_binaries"))
-            .and_then(|v| serde_json::from_value(v.clone()).ok())
-            .unwrap_or_default()
     }
 
     fn open_report_file(&mut self, path: &std::path::Path) {

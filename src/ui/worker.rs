@@ -7,6 +7,7 @@ use crate::engine::progress::Progress;
 use crate::engine::report::Document;
 use crate::engine::report::capture;
 use crate::engine::scan;
+use crate::engine::suggest::{self, BinarySuggestion};
 use crate::gpu::sets::{self, LibrarySet};
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
@@ -79,8 +80,9 @@ impl<T: Send + 'static> Job<T> {
 /// How a finished scan ended.
 #[derive(Debug, Clone)]
 pub enum ScanOutcome {
-    /// The document, and the library sets the GPU test can take from the scan (a live scan only).
-    Done(Box<Document>, Vec<LibrarySet>),
+    /// The document, the library sets the GPU test can take from the scan (a live scan only),
+    /// and the binaries the Dependencies step suggests.
+    Done(Box<Document>, Vec<LibrarySet>, Vec<BinarySuggestion>),
     Cancelled,
 }
 
@@ -123,9 +125,10 @@ fn start_scan_with_options(target: Target, progress: Progress, opts: scan::ScanO
             Target::Live => sets::from_inventory(&ctx, &result.inventory),
             Target::MachineFile(_) => Vec::new(),
         };
+        let suggestions = suggest::binaries(&ctx, &result.inventory);
         let document = result
             .into_document(&ctx)
             .with("snapshot", capture::ContextSnapshot::of(&ctx));
-        Ok(ScanOutcome::Done(Box::new(document), sets))
+        Ok(ScanOutcome::Done(Box::new(document), sets, suggestions))
     })
 }

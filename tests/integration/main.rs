@@ -37,6 +37,7 @@ mod scan_inventory;
 mod scan_resilience;
 mod situations;
 mod situations_linux;
+mod suggestions;
 mod support;
 mod tree;
 mod tree_bare_names;

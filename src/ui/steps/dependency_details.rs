@@ -22,7 +22,7 @@ pub fn details_ui(
         .striped(true)
         .show(ui, |ui| {
             ui.label("Path");
-            ui.label(node.path.as_deref().unwrap_or("not found"));
+            ui.add(egui::Label::new(node.path.as_deref().unwrap_or("not found")).wrap());
             ui.end_row();
             ui.label("How found");
             if node.is_resolved() {
@@ -46,7 +46,7 @@ pub fn details_ui(
             ui.label(node.machine.as_deref().unwrap_or("unknown"));
             ui.end_row();
             ui.label("Needed by");
-            ui.label(&node.parent);
+            ui.add(egui::Label::new(node.parent.as_str()).wrap());
             ui.end_row();
         });
     if let Some(path) = &node.path {

@@ -89,6 +89,8 @@ pub enum UiCommand {
     BrowseBinary,
     /// Build the dependency tree of a binary (a machine path).
     AnalyzeBinary(String),
+    /// Build the tree of the scan's suggestion at this index, in the process it names.
+    AnalyzeSuggestion(usize),
     SelectDependency(usize),
     ToggleDependency(usize),
     CopyText(String),
