@@ -41,7 +41,7 @@ pub fn findings_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiComm
         ui.label(egui::RichText::new("From the scan").strong());
     }
     if doc.findings.is_empty() {
-        ui.colored_label(theme::ok_colour(app.dark_mode), "OK  No problems found.");
+        theme::marked(ui, theme::Mark::Ok, "No problems found.", app.dark_mode);
         return;
     }
     cards_ui(ui, "scan", &doc.findings, app.dark_mode);

@@ -11,6 +11,7 @@ pub mod gpu_state;
 pub mod gpu_test;
 pub mod report;
 pub mod scan;
+pub mod scan_cards;
 pub mod welcome;
 
 /// The wizard's steps in order.
