@@ -1,6 +1,7 @@
 //! The wizard's state and frame loop. State is plain data; step functions emit commands that
 //! `apply` carries out after drawing; the scan runs on a worker thread polled each frame.
 
+use super::prefs::Prefs;
 use super::steps::dependencies::DependenciesState;
 use super::steps::{self, Step, UiCommand};
 use super::theme;
@@ -40,6 +41,8 @@ pub struct TriageApp {
     /// The current result: from a scan, or a reopened report.
     pub document: Option<Document>,
     pub dark_mode: bool,
+    /// Reports opened or saved lately, most recent first (remembered between runs).
+    pub recent_reports: Vec<String>,
     pub status: String,
     pub last_saved_report: Option<String>,
     /// The Welcome step's paste box and its triage.
@@ -65,6 +68,7 @@ impl TriageApp {
             scan: ScanState::NotStarted,
             document: None,
             dark_mode: true,
+            recent_reports: Vec::new(),
             status: "Ready.".into(),
             last_saved_report: None,
             paste: Default::default(),
@@ -87,16 +91,45 @@ impl TriageApp {
         app
     }
 
+    /// What is remembered between runs.
+    pub fn prefs(&self) -> Prefs {
+        Prefs {
+            dark_mode: self.dark_mode,
+            recent_reports: self.recent_reports.clone(),
+        }
+    }
+
+    pub fn restore(&mut self, prefs: Prefs) {
+        self.dark_mode = prefs.dark_mode;
+        self.recent_reports = prefs.recent_reports;
+    }
+
+    /// Starts over with `next` (another target or a reopened report), keeping the preferences.
+    fn replace_keeping_prefs(&mut self, mut next: TriageApp) {
+        next.restore(self.prefs());
+        *self = next;
+    }
+
+    fn remember_report(&mut self, path: &std::path::Path) {
+        let mut prefs = self.prefs();
+        prefs.remember_report(&path.display().to_string());
+        self.restore(prefs);
+    }
+
+    /// Diagnoses another target from the start (Welcome's quick choices).
+    fn diagnose(&mut self, target: Target) {
+        self.replace_keeping_prefs(TriageApp::new(target));
+        self.apply(UiCommand::StartScan);
+        self.step = Step::Scan;
+    }
+
     pub fn target_description(&self) -> String {
         if let Some(doc) = &self.document
             && let crate::engine::context::ContextSource::Report(_) = doc.machine.source
         {
             return doc.machine.source.describe();
         }
-        match &self.target {
-            Target::Live => "this computer".to_string(),
-            Target::MachineFile(p) => format!("the machine described in {}", p.display()),
-        }
+        self.target.describe()
     }
 
     /// Draws one frame into `ui` and applies what it asked for. Used by eframe and by tests.
@@ -316,7 +349,7 @@ impl TriageApp {
                 }
             }
             UiCommand::TryImports => {
-                if !self.scan_running() && self.target == Target::Live {
+                if !self.scan_running() && self.target.is_this_computer() {
                     self.status = "Scanning and importing each framework…".into();
                     self.scan = ScanState::Running(crate::ui::worker::start_probing_scan(
                         self.target.clone(),
@@ -359,6 +392,40 @@ impl TriageApp {
                 }
             }
             UiCommand::OpenDropped(path) => self.open_dropped(path),
+            UiCommand::OpenRecent(path) => {
+                if path.is_file() {
+                    self.open_report_file(&path);
+                } else {
+                    let mut prefs = self.prefs();
+                    prefs.forget_report(&path.display().to_string());
+                    self.restore(prefs);
+                    self.status = format!(
+                        "{} is no longer there: removed from the recent reports.",
+                        path.display()
+                    );
+                }
+            }
+            UiCommand::ScanThisComputer => self.diagnose(Target::Live),
+            UiCommand::PickPythonEnv => match rfd::FileDialog::new().pick_folder() {
+                Some(dir) => self.apply(UiCommand::DiagnosePythonEnv(dir)),
+                None => self.status = NO_FILE_CHOSEN.into(),
+            },
+            UiCommand::DiagnosePythonEnv(dir) => {
+                let target = Target::PythonEnv(dir);
+                match target.load(false) {
+                    Ok(_) => self.diagnose(target),
+                    Err(e) => self.status = e,
+                }
+            }
+            UiCommand::PickProgram => {
+                if self.target.is_this_computer() {
+                    self.apply(UiCommand::BrowseBinary);
+                } else {
+                    self.step = Step::Dependencies;
+                    self.status =
+                        "Type the program's or library's path on the diagnosed machine.".into();
+                }
+            }
             UiCommand::SetPasteText(text) => self.paste.text = text,
             UiCommand::ExplainPaste => {
                 self.status = "Explaining the pasted text…".into();
@@ -431,6 +498,7 @@ impl TriageApp {
         };
         match super::report_export::save(&report, path, format) {
             Ok(()) => {
+                self.remember_report(path);
                 self.last_saved_report = Some(path.display().to_string());
                 self.status = format!("{} report saved to {}.", format.label(), path.display());
             }
@@ -470,7 +538,9 @@ impl TriageApp {
     /// Analyses a file picked or dropped on this computer (only meaningful for the live target).
     fn analyze_host_file(&mut self, path: std::path::PathBuf) {
         match self.target {
-            Target::Live => self.apply(UiCommand::AnalyzeBinary(path.display().to_string())),
+            Target::Live | Target::PythonEnv(_) => {
+                self.apply(UiCommand::AnalyzeBinary(path.display().to_string()))
+            }
             Target::MachineFile(_) => {
                 self.status = "This wizard diagnoses a machine file: type the binary's path on that machine instead.".into()
             }
@@ -481,11 +551,12 @@ impl TriageApp {
         match Document::load(path) {
             Ok(doc) => {
                 let reopened = crate::engine::report::reopen::rediagnose(doc);
-                *self = TriageApp::with_report(
+                self.replace_keeping_prefs(TriageApp::with_report(
                     self.target.clone(),
                     reopened.document,
                     &path.display().to_string(),
-                );
+                ));
+                self.remember_report(path);
                 if let Some(note) = reopened.note {
                     let mut chars = note.chars();
                     let first = chars.next().map(|c| c.to_uppercase().to_string());
@@ -505,5 +576,10 @@ impl TriageApp {
 impl eframe::App for TriageApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         self.frame_ui(ui);
+    }
+
+    /// The theme and recent reports (eframe keeps the window's size and position itself).
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        self.prefs().store(storage);
     }
 }

@@ -23,6 +23,7 @@ mod gui_dependencies;
 mod gui_fix;
 mod gui_marks;
 mod gui_report;
+mod gui_welcome;
 mod oracle_chroot;
 mod oracle_linux;
 mod oracle_support;

@@ -12,7 +12,6 @@ use crate::gpu::report::{GpuReport, Role};
 use crate::gpu::select;
 use crate::ui::app::TriageApp;
 use crate::ui::theme;
-use crate::ui::worker::Target;
 
 /// The live test measures this computer: not while the wizard shows a machine file or a report.
 pub fn can_run(app: &TriageApp) -> bool {
@@ -22,7 +21,7 @@ pub fn can_run(app: &TriageApp) -> bool {
             crate::engine::context::ContextSource::Report(_)
         )
     });
-    app.target == Target::Live && !report_open
+    app.target.is_this_computer() && !report_open
 }
 
 pub fn gpu_test_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>) {

@@ -82,6 +82,16 @@ pub enum UiCommand {
     OpenReport,
     /// A file dropped onto the window (a saved report).
     OpenDropped(std::path::PathBuf),
+    /// Reopen a report from the Welcome step's recent list.
+    OpenRecent(std::path::PathBuf),
+    /// Diagnose this computer (from a machine file or report, start over).
+    ScanThisComputer,
+    /// Pick a Python environment's folder, then diagnose it.
+    PickPythonEnv,
+    /// Diagnose this computer with the environment in this folder activated.
+    DiagnosePythonEnv(std::path::PathBuf),
+    /// Pick a program or library and show its dependencies.
+    PickProgram,
     /// The Welcome step's paste box changed.
     SetPasteText(String),
     /// Explain the pasted text (triage + the machine).

@@ -77,7 +77,7 @@ fn machine_cards_ui(
     commands: &mut Vec<UiCommand>,
 ) {
     let dark = app.dark_mode;
-    let live = app.target == crate::ui::worker::Target::Live;
+    let live = app.target.is_this_computer();
     let m = &doc.machine;
     theme::card(ui, |ui| {
         ui.label(egui::RichText::new("Machine").strong());
