@@ -258,7 +258,8 @@ impl TriageApp {
         ui.add_space(2.0);
     }
 
-    /// Alt+Right / Alt+Left step forward and back; Alt+1…7 jump to a step.
+    /// Alt+Right / Alt+Left step forward and back; Alt+1…7 jump to a step; Ctrl+O opens a
+    /// report, F5 scans (again), Escape cancels a running scan.
     fn keyboard_commands(&self, ctx: &egui::Context, commands: &mut Vec<UiCommand>) {
         use egui::{Key, Modifiers};
         ctx.input_mut(|input| {
@@ -281,6 +282,16 @@ impl TriageApp {
                 Key::Num6,
                 Key::Num7,
             ];
+            if input.consume_key(Modifiers::COMMAND, Key::O) {
+                commands.push(UiCommand::OpenReport);
+            }
+            if input.consume_key(Modifiers::NONE, Key::F5) {
+                commands.push(UiCommand::StartScan);
+                commands.push(UiCommand::GoTo(Step::Scan));
+            }
+            if self.scan_running() && input.consume_key(Modifiers::NONE, Key::Escape) {
+                commands.push(UiCommand::CancelScan);
+            }
             for (key, step) in digits.into_iter().zip(Step::ALL) {
                 if input.consume_key(Modifiers::ALT, key) {
                     commands.push(UiCommand::GoTo(step));
@@ -451,7 +462,14 @@ impl TriageApp {
                     self.deps.filter.collapsed.insert(index);
                 }
             }
-            UiCommand::CopyText(text) => self.clipboard.push(text),
+            UiCommand::CopyText(text) => {
+                self.status = format!("Copied to the clipboard: {text}");
+                self.clipboard.push(text);
+            }
+            UiCommand::OpenUrl(url) => match open::that_detached(&url) {
+                Ok(()) => self.status = format!("Opened {url} in the browser."),
+                Err(e) => self.status = format!("Could not open {url}: {e}"),
+            },
             UiCommand::OpenFolder(path) => {
                 if let Err(e) = open::that_detached(&path) {
                     self.status = format!("Could not open {}: {e}", path.display());

@@ -3,6 +3,7 @@
 //! functions draw and emit `UiCommand`s that the app applies after drawing.
 
 pub mod app;
+pub mod glossary;
 pub mod paste;
 pub mod prefs;
 pub mod report_export;

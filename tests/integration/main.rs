@@ -21,6 +21,7 @@ mod gpu_test;
 mod gui;
 mod gui_dependencies;
 mod gui_fix;
+mod gui_help;
 mod gui_marks;
 mod gui_report;
 mod gui_welcome;

@@ -11,9 +11,9 @@ use crate::engine::graph::framework::preset_label;
 use crate::engine::graph::{self, DependencyGraph, GraphOptions};
 use crate::engine::loader::windows::Preset;
 use crate::engine::suggest::BinarySuggestion;
-use crate::ui::theme;
 use crate::ui::tree_rows::{Row, RowFilter, is_problem, visible_rows};
 use crate::ui::worker::{Job, Target};
+use crate::ui::{glossary, theme};
 
 const ROW_HEIGHT: f32 = 20.0;
 const INDENT: f32 = 16.0;
@@ -240,6 +240,7 @@ fn suggestions_ui(ui: &mut egui::Ui, state: &DependenciesState, commands: &mut V
                         if ui.button(&s.label).on_hover_text(hover).clicked() {
                             commands.push(UiCommand::AnalyzeSuggestion(i));
                         }
+                        super::findings::copy_button(ui, &s.path, commands);
                         ui.add(egui::Label::new(egui::RichText::new(&s.path).weak()).truncate());
                     });
                 }
@@ -337,7 +338,10 @@ fn tree_ui(
                     {
                         commands.push(UiCommand::SelectDependency(row.node));
                     }
-                    ui.label(egui::RichText::new(row_note(node, platform)).weak());
+                    let note = ui.label(egui::RichText::new(row_note(node, platform)).weak());
+                    if let Some(explanation) = glossary::explain_how(node.how.as_str()) {
+                        note.on_hover_text(explanation);
+                    }
                 });
             }
         });

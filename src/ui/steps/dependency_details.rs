@@ -26,7 +26,10 @@ pub fn details_ui(
             ui.end_row();
             ui.label("How found");
             if node.is_resolved() {
-                ui.label(node.how.as_str());
+                let how = ui.label(node.how.as_str());
+                if let Some(explanation) = crate::ui::glossary::explain_how(node.how.as_str()) {
+                    how.on_hover_text(explanation);
+                }
             } else {
                 ui.label(format!(
                     "not found (searched through: {})",

@@ -105,6 +105,8 @@ pub enum UiCommand {
     SelectDependency(usize),
     ToggleDependency(usize),
     CopyText(String),
+    /// Open a documentation page in the browser.
+    OpenUrl(String),
     /// Open a host folder in the file manager.
     OpenFolder(std::path::PathBuf),
     /// Run, cancel or configure the live GPU test.

@@ -42,6 +42,8 @@ fn card_ui(ui: &mut egui::Ui, title: &str, lines: &[Line], max: usize, empty: &s
     theme::card(ui, |ui| {
         title_ui(ui, lines, Mark::Error, title, dark);
         lines_ui(ui, lines, max, empty, dark);
+        let words: Vec<&str> = lines.iter().map(|(_, t)| t.as_str()).collect();
+        crate::ui::glossary::terms_ui(ui, &words.join("\n"));
     });
 }
 

@@ -28,7 +28,7 @@ pub fn welcome_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiComma
     recent_ui(ui, app, commands);
     ui.label(
         egui::RichText::new(
-            "Keyboard: Tab moves between controls, Enter or Space presses, Alt+Right / Alt+Left go to the next or previous step, Alt+1…7 jump to a step.",
+            "Keyboard: Tab moves between controls, Enter or Space presses, Alt+Right / Alt+Left go to the next or previous step, Alt+1…7 jump to a step, F5 scans, Escape cancels the scan, Ctrl+O opens a report.",
         )
         .weak(),
     );
