@@ -20,6 +20,7 @@ mod gpu_sets;
 mod gpu_test;
 mod gui;
 mod gui_dependencies;
+mod gui_findings;
 mod gui_fix;
 mod gui_help;
 mod gui_marks;

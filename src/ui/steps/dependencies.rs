@@ -153,12 +153,14 @@ pub fn dependencies_ui(
     ui.label("Every library a DLL, .so or executable loads, where each one resolved, and why.");
     suggestions_ui(ui, state, commands);
     ui.horizontal(|ui| {
-        ui.label("Binary:");
-        let edit = ui.add(
-            egui::TextEdit::singleline(&mut state.binary_input)
-                .hint_text("a path on the diagnosed machine, or a bare name (cublas64_11.dll)")
-                .desired_width(420.0),
-        );
+        let label = ui.label("Binary:");
+        let edit = ui
+            .add(
+                egui::TextEdit::singleline(&mut state.binary_input)
+                    .hint_text("a path on the diagnosed machine, or a bare name (cublas64_11.dll)")
+                    .desired_width(420.0),
+            )
+            .labelled_by(label.id);
         let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
         if ui.button("Browse…").clicked() {
             commands.push(UiCommand::BrowseBinary);
@@ -194,8 +196,9 @@ pub fn dependencies_ui(
     }
     summary_ui(ui, state, dark);
     ui.horizontal(|ui| {
-        ui.label("Search:");
-        ui.add(egui::TextEdit::singleline(&mut state.filter.search).desired_width(220.0));
+        let label = ui.label("Search:");
+        ui.add(egui::TextEdit::singleline(&mut state.filter.search).desired_width(220.0))
+            .labelled_by(label.id);
         ui.checkbox(&mut state.filter.only_problems, "Only problems");
     });
     ui.separator();
@@ -251,7 +254,7 @@ fn suggestions_ui(ui: &mut egui::Ui, state: &DependenciesState, commands: &mut V
 /// The process the tree is built in: a suggestion's, or a Windows loading context chosen here.
 fn context_ui(ui: &mut egui::Ui, state: &mut DependenciesState) {
     ui.horizontal(|ui| {
-        ui.label("Loading context:");
+        let label = ui.label("Loading context:");
         if let Some((words, _)) = &state.process {
             let reset = ui.small_button("Use the standard search").clicked();
             ui.add(egui::Label::new(words.as_str()).truncate());
@@ -272,7 +275,9 @@ fn context_ui(ui: &mut egui::Ui, state: &mut DependenciesState) {
                 ] {
                     ui.selectable_value(&mut state.preset, p, preset_label(p));
                 }
-            });
+            })
+            .response
+            .labelled_by(label.id);
     });
 }
 

@@ -78,8 +78,23 @@ fn cards_ui(
         .filter(|f| f.severity == crate::engine::findings::Severity::Error)
         .count();
     ui.label(format!("{} finding(s), {errors} error(s)", findings.len()));
+    // Only the cards in view are laid out; the others take the height they had when last
+    // drawn (at this width), so hundreds of findings scroll smoothly.
+    let width = ui.available_width().round() as i32;
+    let visible = ui.clip_rect();
     for (index, finding) in findings.iter().enumerate() {
+        let id = ui.scope_id().with(("finding_card", group, index, width));
+        let top = ui.cursor().top();
+        let known: Option<f32> = ui.data(|d| d.get_temp(id));
+        if let Some(height) = known
+            && (top + height < visible.top() || top > visible.bottom())
+        {
+            ui.add_space(height);
+            continue;
+        }
         finding_card_ui(ui, (group, index), finding, platform, dark, commands);
+        let height = ui.cursor().top() - top;
+        ui.data_mut(|d| d.insert_temp(id, height));
     }
 }
 
