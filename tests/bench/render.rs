@@ -25,6 +25,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+#[path = "../integration/wheel.rs"]
+mod wheel;
+
 const FRAMES: usize = 200;
 const GOAL_MS: f64 = 8.0;
 
@@ -140,15 +143,7 @@ fn many_findings() -> Document {
 
 /// One notch of the wheel over the middle of the window (the tree or the findings list).
 fn scroll(h: &mut Harness<'static, TriageApp>, _frame: usize) {
-    let events = &mut h.input_mut().events;
-    events.push(egui::Event::PointerMoved(egui::pos2(640.0, 520.0)));
-    events.push(egui::Event::MouseWheel {
-        unit: egui::MouseWheelUnit::Line,
-        delta: egui::vec2(0.0, -3.0),
-        phase: egui::TouchPhase::Move,
-        source: egui::MouseWheelSource::Wheel,
-        modifiers: egui::Modifiers::NONE,
-    });
+    wheel::wheel(h, egui::pos2(640.0, 520.0), egui::MouseWheelUnit::Line, 3.0);
 }
 
 fn harness(app: TriageApp) -> Harness<'static, TriageApp> {

@@ -46,6 +46,16 @@ pub fn wait_for_scan(h: &mut Harness<'_, TriageApp>) {
     h.run_steps(3);
 }
 
+/// A wizard on a seed machine whose scan has run (started by its button, as a user would).
+pub fn scanned(machine: &str) -> Harness<'static, TriageApp> {
+    let mut h = harness(TriageApp::new(relative_machine(machine)));
+    h.run_steps(2);
+    h.get_by_label("Start scan").click();
+    h.step();
+    wait_for_scan(&mut h);
+    h
+}
+
 #[test]
 fn wizard_walks_every_step_and_snapshots_it() {
     std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).unwrap();

@@ -40,15 +40,12 @@ fn two_hundred_findings_scroll_from_the_first_to_the_last() {
         if h.query_by_label("Finding number 199").is_some() {
             break;
         }
-        let events = &mut h.input_mut().events;
-        events.push(egui::Event::PointerMoved(egui::pos2(600.0, 400.0)));
-        events.push(egui::Event::MouseWheel {
-            unit: egui::MouseWheelUnit::Page,
-            delta: egui::vec2(0.0, -1.0),
-            phase: egui::TouchPhase::Move,
-            source: egui::MouseWheelSource::Wheel,
-            modifiers: egui::Modifiers::NONE,
-        });
+        crate::wheel::wheel(
+            &mut h,
+            egui::pos2(600.0, 400.0),
+            egui::MouseWheelUnit::Page,
+            1.0,
+        );
         h.run_steps(2);
     }
     assert!(h.query_by_label("Finding number 199").is_some());

@@ -2,7 +2,7 @@
 //! and paths a finding gives, links to the documentation it relies on, and keys for the common
 //! actions.
 
-use crate::gui::{harness, relative_machine, wait_for_scan};
+use crate::gui::{harness, relative_machine, scanned, wait_for_scan};
 use cuda_triage::ui::TriageApp;
 use cuda_triage::ui::steps::Step;
 use egui_kittest::kittest::Queryable;
@@ -69,12 +69,8 @@ fn findings_explain_their_terms_copy_their_commands_and_link_their_docs() {
 
 #[test]
 fn the_gpus_card_explains_compute_capability() {
-    let mut h = harness(TriageApp::new(relative_machine("win-cuda-tf-torch")));
+    let mut h = scanned("win-cuda-tf-torch");
     no_tooltip_delay(&h);
-    h.run_steps(2);
-    h.get_by_label("Start scan").click();
-    h.step();
-    wait_for_scan(&mut h);
     h.query_all_by_label("compute capability")
         .next()
         .expect("the term under the GPUs card")

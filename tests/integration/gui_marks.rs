@@ -2,7 +2,7 @@
 //! worst, so unknown content never shows as fine and a framework the findings name is not ✔;
 //! the GPU test step on a machine file picks no library and says why.
 
-use crate::gui::{harness, relative_machine, wait_for_scan};
+use crate::gui::{harness, relative_machine, scanned};
 use crate::support::fixture;
 use cuda_triage::ui::TriageApp;
 use cuda_triage::ui::steps::Step;
@@ -10,11 +10,7 @@ use egui_kittest::kittest::Queryable;
 
 #[test]
 fn scan_cards_mark_each_line_and_frameworks_named_by_findings_are_not_fine() {
-    let mut h = harness(TriageApp::new(relative_machine("win-cuda-tf-torch")));
-    h.run_steps(2);
-    h.get_by_label("Start scan").click();
-    h.step();
-    wait_for_scan(&mut h);
+    let h = scanned("win-cuda-tf-torch");
     assert!(h.query_by_label("✔ NVIDIA driver 546.33").is_some());
     assert!(h.query_by_label("✔ CUDA toolkits (3)").is_some());
     // ONNX Runtime and CuPy cannot find their DLLs (Python ignores PATH): warnings, not ✔.
@@ -73,11 +69,7 @@ fn content_the_scan_could_not_read_is_marked_unknown_never_fine() {
 
 #[test]
 fn gpu_test_step_of_a_machine_file_fills_no_library_field_and_says_why() {
-    let mut h = harness(TriageApp::new(relative_machine("linux-cuda124-jax")));
-    h.run_steps(2);
-    h.get_by_label("Start scan").click();
-    h.step();
-    wait_for_scan(&mut h);
+    let mut h = scanned("linux-cuda124-jax");
     h.get_by_label("5. GPU test").click();
     h.run_steps(2);
     assert!(h.query_by_label_contains("No GPU test here").is_some());

@@ -45,6 +45,7 @@ mod suggestions;
 mod support;
 mod tree;
 mod tree_bare_names;
+mod wheel;
 mod wheels;
 mod why;
 mod why_corpus;
