@@ -13,4 +13,5 @@ pub mod progress;
 pub mod report;
 pub mod rules;
 pub mod scan;
+pub mod suggest;
 pub mod triage;

@@ -1,15 +1,14 @@
 //! The wizard's state and frame loop. State is plain data; step functions emit commands that
 //! `apply` carries out after drawing; the scan runs on a worker thread polled each frame.
 
+use super::prefs::Prefs;
 use super::steps::dependencies::DependenciesState;
 use super::steps::{self, Step, UiCommand};
 use super::theme;
-use super::worker::{ScanJob, ScanOutcome, Target, start_scan};
+use super::worker::{ScanJob, ScanOutcome, Target};
 use crate::engine::report::Document;
 
-/// Shown when a file dialog returns nothing: cancelled, or no dialog could be shown at all.
-const NO_FILE_CHOSEN: &str = "No file chosen. If no dialog appeared, this desktop has no file-dialog service (xdg-desktop-portal): \
-     use `cuda-triage report -o FILE` / `cuda-triage open FILE`, or drop a report onto this window.";
+mod commands;
 
 /// A report file dropped onto the window opens it.
 fn dropped_file_commands(ctx: &egui::Context, commands: &mut Vec<UiCommand>) {
@@ -40,6 +39,8 @@ pub struct TriageApp {
     /// The current result: from a scan, or a reopened report.
     pub document: Option<Document>,
     pub dark_mode: bool,
+    /// Reports opened or saved lately, most recent first (remembered between runs).
+    pub recent_reports: Vec<String>,
     pub status: String,
     pub last_saved_report: Option<String>,
     /// The Welcome step's paste box and its triage.
@@ -65,6 +66,7 @@ impl TriageApp {
             scan: ScanState::NotStarted,
             document: None,
             dark_mode: true,
+            recent_reports: Vec::new(),
             status: "Ready.".into(),
             last_saved_report: None,
             paste: Default::default(),
@@ -87,16 +89,26 @@ impl TriageApp {
         app
     }
 
+    /// What is remembered between runs.
+    pub fn prefs(&self) -> Prefs {
+        Prefs {
+            dark_mode: self.dark_mode,
+            recent_reports: self.recent_reports.clone(),
+        }
+    }
+
+    pub fn restore(&mut self, prefs: Prefs) {
+        self.dark_mode = prefs.dark_mode;
+        self.recent_reports = prefs.recent_reports;
+    }
+
     pub fn target_description(&self) -> String {
         if let Some(doc) = &self.document
             && let crate::engine::context::ContextSource::Report(_) = doc.machine.source
         {
             return doc.machine.source.describe();
         }
-        match &self.target {
-            Target::Live => "this computer".to_string(),
-            Target::MachineFile(p) => format!("the machine described in {}", p.display()),
-        }
+        self.target.describe()
     }
 
     /// Draws one frame into `ui` and applies what it asked for. Used by eframe and by tests.
@@ -152,12 +164,10 @@ impl TriageApp {
         egui::CentralPanel::default_margins().show(ui, |ui| {
             if self.step == Step::Dependencies {
                 // Its tree scrolls by itself (virtualised rows), so no outer scroll area.
-                let suggestions = self.binary_suggestions();
                 steps::dependencies::dependencies_ui(
                     ui,
                     &mut self.deps,
                     self.dark_mode,
-                    &suggestions,
                     &mut commands,
                 );
                 return;
@@ -227,7 +237,8 @@ impl TriageApp {
         ui.add_space(2.0);
     }
 
-    /// Alt+Right / Alt+Left step forward and back; Alt+1…7 jump to a step.
+    /// Alt+Right / Alt+Left step forward and back; Alt+1…7 jump to a step; Ctrl+O opens a
+    /// report, F5 scans (again), Escape cancels a running scan.
     fn keyboard_commands(&self, ctx: &egui::Context, commands: &mut Vec<UiCommand>) {
         use egui::{Key, Modifiers};
         ctx.input_mut(|input| {
@@ -250,6 +261,16 @@ impl TriageApp {
                 Key::Num6,
                 Key::Num7,
             ];
+            if input.consume_key(Modifiers::COMMAND, Key::O) {
+                commands.push(UiCommand::OpenReport);
+            }
+            if input.consume_key(Modifiers::NONE, Key::F5) {
+                commands.push(UiCommand::StartScan);
+                commands.push(UiCommand::GoTo(Step::Scan));
+            }
+            if self.scan_running() && input.consume_key(Modifiers::NONE, Key::Escape) {
+                commands.push(UiCommand::CancelScan);
+            }
             for (key, step) in digits.into_iter().zip(Step::ALL) {
                 if input.consume_key(Modifiers::ALT, key) {
                     commands.push(UiCommand::GoTo(step));
@@ -264,8 +285,9 @@ impl TriageApp {
         };
         match job.poll() {
             None => ctx.request_repaint_after(std::time::Duration::from_millis(100)),
-            Some(Ok(ScanOutcome::Done(doc, sets))) => {
+            Some(Ok(ScanOutcome::Done(doc, sets, suggestions))) => {
                 self.gpu.offer_sets(sets);
+                self.deps.suggestions = suggestions;
                 let errors = doc
                     .findings
                     .iter()
@@ -306,209 +328,15 @@ impl TriageApp {
     pub fn scan_running(&self) -> bool {
         matches!(self.scan, ScanState::Running(_))
     }
-
-    pub fn apply(&mut self, command: UiCommand) {
-        match command {
-            UiCommand::GoTo(step) => self.step = step,
-            UiCommand::StartScan => {
-                if !self.scan_running() {
-                    self.status = "Scanning…".into();
-                    self.scan = ScanState::Running(start_scan(self.target.clone()));
-                }
-            }
-            UiCommand::TryImports => {
-                if !self.scan_running() && self.target == Target::Live {
-                    self.status = "Scanning and importing each framework…".into();
-                    self.scan = ScanState::Running(crate::ui::worker::start_probing_scan(
-                        self.target.clone(),
-                    ));
-                }
-            }
-            UiCommand::CancelScan => {
-                if let ScanState::Running(job) = &self.scan {
-                    job.progress.cancel();
-                    self.status = "Cancelling…".into();
-                }
-            }
-            UiCommand::SetDarkMode(dark) => self.dark_mode = dark,
-            UiCommand::SaveReport(format) => self.save_report(format),
-            UiCommand::SaveReportTo(path, format) => self.save_report_to(&path, format),
-            UiCommand::SetReportRedaction(redact) => {
-                self.report.redact = redact;
-                self.report.unredacted_note = match (&self.document, redact) {
-                    (Some(doc), false) => {
-                        Some(super::report_export::unredacted_note(&self.target, doc))
-                    }
-                    _ => None,
-                };
-            }
-            UiCommand::CopyReportMarkdown => {
-                if let Some(report) = self.report_now() {
-                    let text = crate::engine::report::ReportFormat::Markdown.render(&report);
-                    self.clipboard.push(text);
-                    self.status = "Markdown report copied to the clipboard.".into();
-                }
-            }
-            UiCommand::CompareReport => self.compare_report(),
-            UiCommand::OpenReport => {
-                match rfd::FileDialog::new()
-                    .add_filter("JSON report", &["json"])
-                    .pick_file()
-                {
-                    Some(path) => self.open_report_file(&path),
-                    None => self.status = NO_FILE_CHOSEN.into(),
-                }
-            }
-            UiCommand::OpenDropped(path) => self.open_dropped(path),
-            UiCommand::SetPasteText(text) => self.paste.text = text,
-            UiCommand::ExplainPaste => {
-                self.status = "Explaining the pasted text…".into();
-                self.paste.start(&self.target);
-            }
-            UiCommand::BrowseBinary => match rfd::FileDialog::new().pick_file() {
-                Some(path) => self.analyze_host_file(path),
-                None => self.status = NO_FILE_CHOSEN.into(),
-            },
-            UiCommand::AnalyzeBinary(path) => {
-                self.step = Step::Dependencies;
-                self.status = format!("Resolving the dependencies of {path}…");
-                self.deps.start(&self.target, path);
-            }
-            UiCommand::SelectDependency(index) => self.deps.selected = Some(index),
-            UiCommand::ToggleDependency(index) => {
-                if !self.deps.filter.collapsed.remove(&index) {
-                    self.deps.filter.collapsed.insert(index);
-                }
-            }
-            UiCommand::CopyText(text) => self.clipboard.push(text),
-            UiCommand::OpenFolder(path) => {
-                if let Err(e) = open::that_detached(&path) {
-                    self.status = format!("Could not open {}: {e}", path.display());
-                }
-            }
-            UiCommand::Gpu(command) => steps::gpu_test::apply(self, command),
-            UiCommand::Fix(command) => steps::fix_state::apply(self, command),
-        }
-    }
-
-    /// The report as it would be saved now (with every tree the Dependencies step built).
-    fn report_now(&self) -> Option<Document> {
-        let doc = self.document.as_ref()?;
-        Some(super::report_export::build_report(
-            doc,
-            &self.target,
-            &self.deps.examined,
-            self.report.redact,
-        ))
-    }
-
-    fn save_report(&mut self, format: crate::engine::report::ReportFormat) {
-        if self.document.is_none() {
-            return;
-        }
-        let Some(path) = rfd::FileDialog::new()
-            .add_filter(format!("{} report", format.label()), &[format.extension()])
-            .set_file_name(format!("cuda-triage-report.{}", format.extension()))
-            .save_file()
-        else {
-            self.status = NO_FILE_CHOSEN.into();
-            return;
-        };
-        self.save_report_to(&path, format);
-    }
-
-    fn save_report_to(
-        &mut self,
-        path: &std::path::Path,
-        format: crate::engine::report::ReportFormat,
-    ) {
-        let Some(report) = self.report_now() else {
-            return;
-        };
-        match super::report_export::save(&report, path, format) {
-            Ok(()) => {
-                self.last_saved_report = Some(path.display().to_string());
-                self.status = format!("{} report saved to {}.", format.label(), path.display());
-            }
-            Err(e) => self.status = e,
-        }
-    }
-
-    fn compare_report(&mut self) {
-        let Some(report) = self.report_now() else {
-            return;
-        };
-        let Some(path) = rfd::FileDialog::new()
-            .add_filter("JSON report", &["json"])
-            .pick_file()
-        else {
-            self.status = NO_FILE_CHOSEN.into();
-            return;
-        };
-        match super::report_export::compare_with(&report, &path) {
-            Ok(text) => self.report.comparison = Some(text),
-            Err(e) => self.status = e,
-        }
-    }
-
-    /// A dropped JSON file is a report; anything else is a binary to analyse.
-    fn open_dropped(&mut self, path: std::path::PathBuf) {
-        if path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
-        {
-            self.open_report_file(&path);
-        } else {
-            self.analyze_host_file(path);
-        }
-    }
-
-    /// Analyses a file picked or dropped on this computer (only meaningful for the live target).
-    fn analyze_host_file(&mut self, path: std::path::PathBuf) {
-        match self.target {
-            Target::Live => self.apply(UiCommand::AnalyzeBinary(path.display().to_string())),
-            Target::MachineFile(_) => {
-                self.status = "This wizard diagnoses a machine file: type the binary's path on that machine instead.".into()
-            }
-        }
-    }
-
-    /// Binaries worth analysing that the scan found (frameworks' CUDA DLLs, cuDNN, ...).
-    fn binary_suggestions(&self) -> Vec<String> {
-        self.document
-            .as_ref()
-            .and_then(|d| d.extra.get("suggested_binaries"))
-            .and_then(|v| serde_json::from_value(v.clone()).ok())
-            .unwrap_or_default()
-    }
-
-    fn open_report_file(&mut self, path: &std::path::Path) {
-        match Document::load(path) {
-            Ok(doc) => {
-                let reopened = crate::engine::report::reopen::rediagnose(doc);
-                *self = TriageApp::with_report(
-                    self.target.clone(),
-                    reopened.document,
-                    &path.display().to_string(),
-                );
-                if let Some(note) = reopened.note {
-                    let mut chars = note.chars();
-                    let first = chars.next().map(|c| c.to_uppercase().to_string());
-                    self.status = format!(
-                        "{} {}{}.",
-                        self.status,
-                        first.unwrap_or_default(),
-                        chars.as_str()
-                    );
-                }
-            }
-            Err(e) => self.status = e.to_string(),
-        }
-    }
 }
 
 impl eframe::App for TriageApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         self.frame_ui(ui);
+    }
+
+    /// The theme and recent reports (eframe keeps the window's size and position itself).
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        self.prefs().store(storage);
     }
 }

@@ -3,7 +3,9 @@
 //! functions draw and emit `UiCommand`s that the app applies after drawing.
 
 pub mod app;
+pub mod glossary;
 pub mod paste;
+pub mod prefs;
 pub mod report_export;
 pub mod steps;
 pub mod theme;
@@ -51,6 +53,13 @@ pub fn run(mut app: TriageApp) -> Result<(), String> {
             .with_drag_and_drop(true),
         ..Default::default()
     };
-    eframe::run_native("CUDA Triage", options, Box::new(|_cc| Ok(Box::new(app))))
-        .map_err(|e| e.to_string())
+    eframe::run_native(
+        "CUDA Triage",
+        options,
+        Box::new(move |cc| {
+            app.restore(prefs::Prefs::load(cc.storage));
+            Ok(Box::new(app))
+        }),
+    )
+    .map_err(|e| e.to_string())
 }

@@ -58,7 +58,7 @@ pub fn build_report(
         let identity = capture::identity_of_report(&doc);
         capture::redact(doc.with("redacted", true), &identity)
     } else {
-        if *target == Target::Live {
+        if target.is_this_computer() {
             doc = doc.with("fixes_applied", capture::fixes_applied());
         }
         let ctx = context_of(target, &doc);

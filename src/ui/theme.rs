@@ -16,32 +16,103 @@ pub fn apply(ctx: &egui::Context, dark: bool) {
     });
 }
 
+/// What a line or card says about what it shows, drawn as one icon everywhere: ✔ checked and
+/// fine, ℹ for information, ⚠ a warning, ✖ an error or something missing, ? not known (the
+/// files do not say, or it could not be checked) — never shown as fine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Mark {
+    Ok,
+    Info,
+    Unknown,
+    Warning,
+    Error,
+}
+
+impl Mark {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Mark::Ok => "✔",
+            Mark::Info => "ℹ",
+            Mark::Unknown => "?",
+            Mark::Warning => "⚠",
+            Mark::Error => "✖",
+        }
+    }
+
+    /// Words for screen readers and tooltips.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Mark::Ok => "checked and fine",
+            Mark::Info => "information",
+            Mark::Unknown => "not known",
+            Mark::Warning => "warning",
+            Mark::Error => "error or missing",
+        }
+    }
+
+    /// A colour readable on both themes.
+    pub fn colour(self, dark: bool) -> Color32 {
+        match (self, dark) {
+            (Mark::Ok, true) => Color32::from_rgb(110, 210, 120),
+            (Mark::Ok, false) => Color32::from_rgb(20, 130, 40),
+            (Mark::Error, true) => Color32::from_rgb(255, 110, 100),
+            (Mark::Error, false) => Color32::from_rgb(190, 30, 30),
+            (Mark::Warning, true) => Color32::from_rgb(255, 200, 90),
+            (Mark::Warning, false) => Color32::from_rgb(160, 100, 0),
+            (Mark::Info, true) => Color32::from_rgb(120, 180, 255),
+            (Mark::Info, false) => Color32::from_rgb(30, 90, 180),
+            (Mark::Unknown, true) => Color32::from_rgb(190, 160, 255),
+            (Mark::Unknown, false) => Color32::from_rgb(100, 60, 170),
+        }
+    }
+
+    /// The worst of several marks (`Ok` when there are none).
+    pub fn worst(marks: impl IntoIterator<Item = Mark>) -> Mark {
+        marks.into_iter().max().unwrap_or(Mark::Ok)
+    }
+}
+
+impl From<Severity> for Mark {
+    fn from(severity: Severity) -> Mark {
+        match severity {
+            Severity::Error => Mark::Error,
+            Severity::Warning => Mark::Warning,
+            Severity::Info => Mark::Info,
+        }
+    }
+}
+
 /// The colour that stands for a severity, readable on both themes.
 pub fn severity_colour(severity: Severity, dark: bool) -> Color32 {
-    match (severity, dark) {
-        (Severity::Error, true) => Color32::from_rgb(255, 110, 100),
-        (Severity::Error, false) => Color32::from_rgb(190, 30, 30),
-        (Severity::Warning, true) => Color32::from_rgb(255, 200, 90),
-        (Severity::Warning, false) => Color32::from_rgb(160, 100, 0),
-        (Severity::Info, true) => Color32::from_rgb(120, 180, 255),
-        (Severity::Info, false) => Color32::from_rgb(30, 90, 180),
-    }
+    Mark::from(severity).colour(dark)
 }
 
 /// A symbol for a severity, so colour is never the only cue.
 pub fn severity_symbol(severity: Severity) -> &'static str {
-    match severity {
-        Severity::Error => "×",
-        Severity::Warning => "!",
-        Severity::Info => "i",
-    }
+    Mark::from(severity).symbol()
 }
 
-pub const OK_GREEN_DARK: Color32 = Color32::from_rgb(110, 210, 120);
-pub const OK_GREEN_LIGHT: Color32 = Color32::from_rgb(20, 130, 40);
+/// A title `✔ text`, strong and in the mark's colour (an icon and words, never colour alone).
+pub fn marked(
+    ui: &mut egui::Ui,
+    mark: Mark,
+    text: impl std::fmt::Display,
+    dark: bool,
+) -> egui::Response {
+    let text = egui::RichText::new(format!("{} {text}", mark.symbol())).strong();
+    ui.colored_label(mark.colour(dark), text)
+        .on_hover_text(mark.meaning())
+}
 
-pub fn ok_colour(dark: bool) -> Color32 {
-    if dark { OK_GREEN_DARK } else { OK_GREEN_LIGHT }
+/// A line `? text`: the icon in the mark's colour, the words in the text colour (one label, so
+/// a screen reader reads both).
+pub fn mark_line(ui: &mut egui::Ui, mark: Mark, text: &str, dark: bool) -> egui::Response {
+    let font = egui::TextStyle::Body.resolve(ui.style());
+    let mut job = egui::text::LayoutJob::default();
+    let format = |colour| egui::TextFormat::simple(font.clone(), colour);
+    job.append(mark.symbol(), 0.0, format(mark.colour(dark)));
+    job.append(&format!(" {text}"), 0.0, format(ui.visuals().text_color()));
+    ui.add(egui::Label::new(job)).on_hover_text(mark.meaning())
 }
 
 /// A framed card for a group of facts.
@@ -50,7 +121,9 @@ pub fn card(ui: &mut egui::Ui, add_contents: impl FnOnce(&mut egui::Ui)) {
         .inner_margin(egui::Margin::same(CARD_MARGIN))
         .show(ui, |ui| {
             ui.set_width(ui.available_width());
-            add_contents(ui)
+            // Left-aligned, never justified: a wrapped line inside `ui.columns` (a justified
+            // layout) would otherwise be stretched letter by letter.
+            ui.with_layout(egui::Layout::top_down(egui::Align::Min), add_contents)
         });
     ui.add_space(CARD_SPACING);
 }

@@ -2,11 +2,13 @@
 //! `Progress` (stage, counts, cancel); the UI polls it each frame and never blocks. Scans and
 //! dependency trees both run this way.
 
+use crate::engine::context::activate::activate_python_env;
 use crate::engine::context::{SystemContext, live, machine_file};
 use crate::engine::progress::Progress;
 use crate::engine::report::Document;
 use crate::engine::report::capture;
 use crate::engine::scan;
+use crate::engine::suggest::{self, BinarySuggestion};
 use crate::gpu::sets::{self, LibrarySet};
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
@@ -15,6 +17,8 @@ use std::sync::mpsc::{Receiver, TryRecvError, channel};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
     Live,
+    /// This computer, as a shell where this Python environment is activated.
+    PythonEnv(PathBuf),
     MachineFile(PathBuf),
 }
 
@@ -22,9 +26,35 @@ impl Target {
     /// Loads the context of the target. `with_driver` queries NVML on a live machine.
     pub fn load(&self, with_driver: bool) -> Result<SystemContext, String> {
         match self {
-            Target::Live if with_driver => Ok(live::load()),
-            Target::Live => Ok(live::load_without_driver()),
+            Target::Live | Target::PythonEnv(_) => {
+                let mut ctx = if with_driver {
+                    live::load()
+                } else {
+                    live::load_without_driver()
+                };
+                if let Target::PythonEnv(root) = self {
+                    activate_python_env(&mut ctx, &root.display().to_string())?;
+                }
+                Ok(ctx)
+            }
             Target::MachineFile(path) => machine_file::load(path).map_err(|e| e.to_string()),
+        }
+    }
+
+    /// Whether the target is this computer (its Python can run, its GPU can be tested).
+    pub fn is_this_computer(&self) -> bool {
+        !matches!(self, Target::MachineFile(_))
+    }
+
+    /// The target in words: "this computer", "the machine described in m.toml".
+    pub fn describe(&self) -> String {
+        match self {
+            Target::Live => "this computer".to_string(),
+            Target::PythonEnv(root) => format!(
+                "this computer, with the Python environment {} activated",
+                root.display()
+            ),
+            Target::MachineFile(p) => format!("the machine described in {}", p.display()),
         }
     }
 }
@@ -79,8 +109,9 @@ impl<T: Send + 'static> Job<T> {
 /// How a finished scan ended.
 #[derive(Debug, Clone)]
 pub enum ScanOutcome {
-    /// The document, and the library sets the GPU test can take from the scan (a live scan only).
-    Done(Box<Document>, Vec<LibrarySet>),
+    /// The document, the library sets the GPU test can take from the scan (a live scan only),
+    /// and the binaries the Dependencies step suggests.
+    Done(Box<Document>, Vec<LibrarySet>, Vec<BinarySuggestion>),
     Cancelled,
 }
 
@@ -120,12 +151,13 @@ fn start_scan_with_options(target: Target, progress: Progress, opts: scan::ScanO
             return Ok(ScanOutcome::Cancelled);
         }
         let sets = match target {
-            Target::Live => sets::from_inventory(&ctx, &result.inventory),
+            Target::Live | Target::PythonEnv(_) => sets::from_inventory(&ctx, &result.inventory),
             Target::MachineFile(_) => Vec::new(),
         };
+        let suggestions = suggest::binaries(&ctx, &result.inventory);
         let document = result
             .into_document(&ctx)
             .with("snapshot", capture::ContextSnapshot::of(&ctx));
-        Ok(ScanOutcome::Done(Box::new(document), sets))
+        Ok(ScanOutcome::Done(Box::new(document), sets, suggestions))
     })
 }

@@ -42,7 +42,7 @@ fn torch_venv() -> &'static Path {
 
 /// The torch venv plus the real CuPy 13.3.0 (its CUDA 12 libraries come from the same
 /// `nvidia-*` wheels torch pulled in).
-fn cupy_venv() -> &'static Path {
+pub(crate) fn cupy_venv() -> &'static Path {
     static VENV: OnceLock<PathBuf> = OnceLock::new();
     VENV.get_or_init(|| cached_venv("cupy-13.3.0", Some(torch_venv()), &[CUPY]))
 }

@@ -92,7 +92,7 @@ fn linux_cudnn_8_and_9_builds_ask_for_their_own_libraries() {
     );
 }
 
-/// The wizard's Scan card never calls a build whose CUDA was only inferred "OK": the real Linux
+/// The wizard's Scan card never calls a build whose CUDA was only inferred fine (✔): the real Linux
 /// onnxruntime-gpu 1.22.0 files record no version and the table's newest row is 1.20, so the card
 /// marks it and says what it was inferred from.
 #[test]
@@ -108,11 +108,11 @@ fn scan_card_marks_an_inferred_build_and_says_why() {
     h.get_by_label("Start scan").click();
     h.step();
     crate::gui::wait_for_scan(&mut h);
-    assert!(h.query_by_label_contains("!  GPU frameworks (1)").is_some());
-    assert!(h.query_by_label_contains("OK  GPU frameworks").is_none());
+    assert!(h.query_by_label_contains("⚠ GPU frameworks (1)").is_some());
+    assert!(h.query_by_label_contains("✔ GPU frameworks").is_none());
     assert!(
         h.query_by_label_contains(
-            "ONNX Runtime 1.22.0 — (!) CUDA 12 (inferred from ONNX Runtime 1.20)"
+            "⚠ ONNX Runtime 1.22.0 — CUDA 12 (inferred from ONNX Runtime 1.20)"
         )
         .is_some(),
         "the framework line says CUDA was inferred, and from what"

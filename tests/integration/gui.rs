@@ -46,12 +46,29 @@ pub fn wait_for_scan(h: &mut Harness<'_, TriageApp>) {
     h.run_steps(3);
 }
 
+/// A wizard on a seed machine whose scan has run (started by its button, as a user would).
+pub fn scanned(machine: &str) -> Harness<'static, TriageApp> {
+    let mut h = harness(TriageApp::new(relative_machine(machine)));
+    h.run_steps(2);
+    h.get_by_label("Start scan").click();
+    h.step();
+    wait_for_scan(&mut h);
+    h
+}
+
 #[test]
 fn wizard_walks_every_step_and_snapshots_it() {
     std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).unwrap();
-    let mut h = harness(TriageApp::new(relative_machine("win-cuda-tf-torch")));
+    let mut app = TriageApp::new(relative_machine("win-cuda-tf-torch"));
+    // As remembered from earlier runs (the snapshot shows the list).
+    app.recent_reports = vec![
+        "reports/gpu-node-07.json".into(),
+        "reports/ana-laptop.json".into(),
+    ];
+    let mut h = harness(app);
     h.run_steps(2);
     assert!(h.query_by_label("Start scan").is_some());
+    assert!(h.query_by_label("gpu-node-07.json").is_some());
     let mut results = egui_kittest::SnapshotResults::new();
     h.remove_cursor();
     results.add(h.try_snapshot_options("1-welcome", &snapshot_options()));

@@ -21,6 +21,11 @@ fn built(spec: DllSpec, dir: &std::path::Path) -> std::path::PathBuf {
 fn analyze(h: &mut Harness<'_, TriageApp>, binary: &str) {
     h.state_mut().deps.binary_input = binary.into();
     h.get_by_label("Analyze").click();
+    wait_for_tree(h);
+}
+
+/// Steps the UI until the tree being built is there (bounded, never a timing assertion).
+fn wait_for_tree(h: &mut Harness<'_, TriageApp>) {
     h.run_steps(1);
     let deadline = Instant::now() + Duration::from_secs(60);
     while h.state().deps.job.is_some() {
@@ -114,7 +119,7 @@ fn dependencies_step_resolves_filters_and_explains() {
         .output_path(concat!(env!("CARGO_MANIFEST_DIR"), "/screenshots"))
         .threshold(2.0)
         .max_failed_pixels(200);
-    h.snapshot_options("4-dependencies", &options);
+    h.snapshot_options("4b-dependencies-search", &options);
 }
 
 #[test]
@@ -177,4 +182,92 @@ fn dependencies_step_takes_a_bare_name_and_searches_for_it_as_the_process_would(
         text.contains(r"Dependency tree of C:\cuda\bin\cudart64_12.dll"),
         "{text}"
     );
+}
+
+/// A copy of the Windows seed machine whose torch\lib holds real (mingw-built) DLLs: torch_cuda.dll
+/// imports cudart64_12.dll and cublas64_12.dll, which lie beside it in torch\lib.
+fn windows_seed_with_real_torch_dlls(work: &std::path::Path) -> std::path::PathBuf {
+    let seed = crate::support::fixture("machines/win-cuda-tf-torch");
+    let copy = work.join("win-cuda-tf-torch");
+    let status = std::process::Command::new("cp")
+        .arg("-r")
+        .arg(&seed)
+        .arg(&copy)
+        .status()
+        .expect("cp runs");
+    assert!(status.success());
+    let lib = copy.join("fs/C/Users/ana/projects/vision/.venv/Lib/site-packages/torch/lib");
+    let dlls = work.join("dlls");
+    std::fs::create_dir_all(&dlls).unwrap();
+    for spec in [
+        DllSpec::new("cudart64_12.dll").export("cudaMalloc", None),
+        DllSpec::new("cublas64_12.dll").export("cublasCreate_v2", None),
+        DllSpec::new("torch_cuda.dll")
+            .import("cudart64_12.dll", &["cudaMalloc"])
+            .import("cublas64_12.dll", &["cublasCreate_v2"])
+            .export("torch_entry", None),
+    ] {
+        let built = built(spec, &dlls);
+        let dest = lib.join(built.file_name().unwrap());
+        // The copy's placeholder is replaced, never written through (the seed stays as it is).
+        std::fs::remove_file(&dest).unwrap();
+        std::fs::copy(&built, &dest).unwrap();
+    }
+    copy.join("machine.toml")
+}
+
+#[test]
+fn after_a_scan_the_step_suggests_torch_cuda_in_torchs_process_and_one_click_builds_it() {
+    let work = tempfile::tempdir().unwrap();
+    let machine = windows_seed_with_real_torch_dlls(work.path());
+    let mut h = crate::gui::harness(TriageApp::new(Target::MachineFile(machine)));
+    h.run_steps(1);
+    h.get_by_label("4. Dependencies").click();
+    h.run_steps(2);
+    assert!(
+        h.query_by_label_contains("After a scan, the libraries that matter")
+            .is_some()
+    );
+    h.state_mut().apply(UiCommand::StartScan);
+    crate::gui::wait_for_scan(&mut h);
+    // What the user sees: the scan's suggestions, frameworks first, toolkits' cuBLAS/cuDNN after.
+    assert!(
+        h.query_by_label_contains("Suggested by the scan (")
+            .is_some()
+    );
+    for label in [
+        "torch_cuda.dll — PyTorch 2.1.2+cu121",
+        "onnxruntime_providers_cuda.dll — ONNX Runtime 1.16.3",
+        "cublas64_12.dll — CUDA 12.1.1 toolkit",
+        "cublas64_11.dll — CUDA 11.8.0 toolkit",
+        "cudnn64_8.dll — cuDNN 8.9.7",
+    ] {
+        assert!(h.query_by_label(label).is_some(), "no suggestion {label}");
+    }
+    // One click builds the tree in PyTorch's process: torch\lib is a DLL directory there.
+    h.get_by_label("torch_cuda.dll — PyTorch 2.1.2+cu121")
+        .click();
+    wait_for_tree(&mut h);
+    assert!(h.state().deps.error.is_none(), "{:?}", h.state().deps.error);
+    let result = h.state().deps.result.as_ref().unwrap();
+    assert!(result.graph.root.ends_with(r"torch\lib\torch_cuda.dll"));
+    let cublas = result
+        .graph
+        .nodes
+        .iter()
+        .find(|n| n.name == "cublas64_12.dll");
+    let path = cublas.and_then(|n| n.path.as_deref()).unwrap_or_default();
+    assert!(path.ends_with(r"torch\lib\cublas64_12.dll"), "{cublas:?}");
+    assert!(
+        h.query_by_label_contains("importing torch (PyTorch (LoadLibraryExW 0x1100))")
+            .is_some(),
+        "the loading context shows the framework's process"
+    );
+    assert!(h.query_by_label("cudart64_12.dll").is_some());
+    h.get_by_label("cublas64_12.dll").click();
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("Places tried (").is_some());
+    h.remove_cursor();
+    h.run_steps(1);
+    h.snapshot_options("4-dependencies", &crate::gui::snapshot_options());
 }

@@ -7,6 +7,7 @@
 //! engine never touches the host directly, a Windows machine can be diagnosed on Linux, a report
 //! re-diagnosed elsewhere, and every rule tested against a fixture.
 
+pub mod activate;
 pub mod env;
 pub mod fake;
 pub mod fs;

@@ -14,6 +14,10 @@ pub struct EntryRow {
     pub platform: String,
     /// Globs relative to the framework's package folder (`../` reaches sibling packages).
     pub paths: Vec<String>,
+    /// The entry libraries worth a dependency tree of their own (globs like `paths`): the ones
+    /// that import the CUDA libraries (`lib/libtorch_cuda.so`); `paths` when absent.
+    #[serde(default)]
+    pub key: Vec<String>,
     pub source: String,
 }
 
@@ -46,6 +50,16 @@ impl ClosureTables {
             .iter()
             .filter(|e| e.framework == framework && e.platform == platform.as_str())
             .flat_map(|e| e.paths.iter().map(String::as_str))
+            .collect()
+    }
+
+    /// The key entry globs of a framework on a platform (its `key`, else its `paths`).
+    pub fn key_entries_of(&self, framework: &str, platform: Platform) -> Vec<&str> {
+        self.entries
+            .iter()
+            .filter(|e| e.framework == framework && e.platform == platform.as_str())
+            .flat_map(|e| if e.key.is_empty() { &e.paths } else { &e.key })
+            .map(String::as_str)
             .collect()
     }
 

@@ -10,6 +10,7 @@
 pub mod catalog;
 pub mod closure;
 pub mod cudnn;
+pub mod docs;
 pub mod drivers;
 pub mod frameworks;
 pub mod libraries;
@@ -86,6 +87,10 @@ pub const TABLES: &[(&str, &str)] = &[
         include_str!("../../../assets/knowledge/framework_closure.toml"),
     ),
     (
+        "finding_docs.toml",
+        include_str!("../../../assets/knowledge/finding_docs.toml"),
+    ),
+    (
         "error_catalog.toml",
         include_str!("../../../assets/knowledge/error_catalog.toml"),
     ),
@@ -104,6 +109,7 @@ pub struct Knowledge {
     pub catalog: Catalog,
     pub closure: closure::ClosureTables,
     pub onnxruntime: onnxruntime::OnnxruntimeTables,
+    pub docs: docs::DocTables,
 }
 
 fn table(name: &'static str) -> &'static str {
@@ -138,6 +144,7 @@ impl Knowledge {
             catalog: Catalog::load()?,
             closure: parse("framework_closure.toml")?,
             onnxruntime: parse("onnxruntime_builds.toml")?,
+            docs: parse("finding_docs.toml")?,
         })
     }
 }

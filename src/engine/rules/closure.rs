@@ -17,13 +17,12 @@
 
 use super::tree;
 use crate::engine::binfmt::read_binary_headers;
-use crate::engine::context::{Platform, SystemContext};
+use crate::engine::context::SystemContext;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
-use crate::engine::graph::{self, GraphOptions};
+use crate::engine::graph::{self, framework};
 use crate::engine::knowledge::{self};
 use crate::engine::loader::glob_match;
-use crate::engine::loader::windows::{Preset, WindowsOptions};
-use crate::engine::scan::inventory::{Framework, FrameworkKind, Inventory, PythonEnv, PythonKind};
+use crate::engine::scan::inventory::{Framework, Inventory, PythonEnv, PythonKind};
 
 /// Tree findings that stop a library from loading (or a feature from working).
 const KEPT: &[&str] = &[
@@ -48,10 +47,10 @@ pub fn check(ctx: &SystemContext, inventory: &Inventory, earlier: &[Finding]) ->
             if fw.cuda_build == Some(false) {
                 continue;
             }
-            let opts = options(ctx, env, fw);
+            let opts = framework::process_options(ctx, env, fw);
             let mut graphs = Vec::new();
             let mut predicted_errors = 0;
-            for entry in entry_libraries(ctx, fw) {
+            for entry in framework::entry_libraries(ctx, fw) {
                 let Ok(graph) = graph::build_with(ctx, &entry, &opts, read_binary_headers) else {
                     continue;
                 };
@@ -83,109 +82,6 @@ pub fn check(ctx: &SystemContext, inventory: &Inventory, earlier: &[Finding]) ->
         }
     }
     out
-}
-
-/// The framework's entry libraries that exist, as machine paths.
-pub fn entry_libraries(ctx: &SystemContext, fw: &Framework) -> Vec<String> {
-    let p = ctx.platform;
-    let tables = &knowledge::knowledge().closure;
-    let mut out = Vec::new();
-    for pattern in tables.entries_of(slug(fw.kind), p) {
-        let (mut dir, mut rest) = (fw.location.clone(), pattern);
-        while let Some(r) = rest.strip_prefix("../") {
-            dir = p.parent(&dir).unwrap_or(dir);
-            rest = r;
-        }
-        expand(ctx, &dir, rest, &mut out);
-    }
-    out.dedup();
-    out
-}
-
-/// Globs one path pattern (`*` within a component) below `dir`.
-fn expand(ctx: &SystemContext, dir: &str, pattern: &str, out: &mut Vec<String>) {
-    let p = ctx.platform;
-    let (head, tail) = match pattern.split_once('/') {
-        Some((h, t)) => (h, Some(t)),
-        None => (pattern, None),
-    };
-    let matches: Vec<String> = if head.contains(['*', '?']) {
-        let mut names: Vec<String> = ctx
-            .fs
-            .read_dir(dir)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|e| e.name)
-            .filter(|n| match p {
-                Platform::Windows => glob_match(head, n, true),
-                Platform::Linux => glob_match(head, n, false),
-            })
-            .collect();
-        names.sort();
-        names
-    } else {
-        vec![head.to_string()]
-    };
-    for name in matches {
-        let path = p.join(dir, &name);
-        match tail {
-            Some(t) => expand(ctx, &path, t, out),
-            None if ctx.fs.is_file(&path) => out.push(path),
-            None => {}
-        }
-    }
-}
-
-fn slug(kind: FrameworkKind) -> &'static str {
-    match kind {
-        FrameworkKind::TensorFlow => "tensorflow",
-        FrameworkKind::PyTorch => "torch",
-        FrameworkKind::Jax => "jax",
-        FrameworkKind::CuPy => "cupy",
-        FrameworkKind::OnnxRuntime => "onnxruntime",
-    }
-}
-
-/// The framework's process as graph options.
-fn options(ctx: &SystemContext, env: &PythonEnv, fw: &Framework) -> GraphOptions {
-    let p = ctx.platform;
-    let python_dir = env
-        .python_exe
-        .as_deref()
-        .and_then(|exe| p.parent(exe))
-        .unwrap_or_else(|| env.root.clone());
-    match p {
-        Platform::Linux => {
-            let exe = env
-                .python_exe
-                .clone()
-                .unwrap_or_else(|| p.join(&env.root, "bin/python"));
-            GraphOptions {
-                runtime: true,
-                // ld.so takes the main program's $ORIGIN from the real file (a venv's python is a
-                // link to the base interpreter).
-                main_program: Some(ctx.fs.read_link(&exe).unwrap_or(exe)),
-                ..GraphOptions::default()
-            }
-        }
-        Platform::Windows => {
-            let preset = match (fw.kind, env.kind) {
-                (FrameworkKind::PyTorch, _) => Preset::Torch,
-                (_, PythonKind::CondaBase | PythonKind::CondaEnv) => Preset::CondaPython,
-                _ => Preset::Python,
-            };
-            GraphOptions {
-                runtime: false,
-                windows: WindowsOptions {
-                    preset: Some(preset),
-                    app_dir: Some(python_dir),
-                    dll_dirs: fw.dll_directories.clone(),
-                    ..WindowsOptions::default()
-                },
-                ..GraphOptions::default()
-            }
-        }
-    }
 }
 
 fn is_driver_library(f: &Finding) -> bool {

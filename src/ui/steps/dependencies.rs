@@ -1,16 +1,19 @@
-//! Dependencies step: choose a binary (path field, file dialog, drag-and-drop, or a suggestion),
-//! build its dependency tree on a worker thread, and browse it — a virtualised tree that stays
-//! smooth with thousands of nodes, a search box, an "only problems" switch and a details panel.
+//! Dependencies step: choose a binary (path field, file dialog, drag-and-drop, or one the scan
+//! suggests, which also presets the process that loads it), build its dependency tree on a
+//! worker thread, and browse it — a virtualised tree that stays smooth with thousands of nodes,
+//! a search box, an "only problems" switch and a details panel.
 
 use super::UiCommand;
 use super::dependency_details::details_ui;
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::findings::Finding;
+use crate::engine::graph::framework::preset_label;
 use crate::engine::graph::{self, DependencyGraph, GraphOptions};
 use crate::engine::loader::windows::Preset;
-use crate::ui::theme;
+use crate::engine::suggest::BinarySuggestion;
 use crate::ui::tree_rows::{Row, RowFilter, is_problem, visible_rows};
 use crate::ui::worker::{Job, Target};
+use crate::ui::{glossary, theme};
 
 const ROW_HEIGHT: f32 = 20.0;
 const INDENT: f32 = 16.0;
@@ -27,6 +30,10 @@ pub struct TreeResult {
 pub struct DependenciesState {
     pub binary_input: String,
     pub preset: Option<Preset>,
+    /// The process a suggestion chose (its words and options); replaces `preset` while set.
+    pub process: Option<(String, GraphOptions)>,
+    /// What the last scan suggests analysing.
+    pub suggestions: Vec<BinarySuggestion>,
     pub job: Option<Job<TreeResult>>,
     pub result: Option<TreeResult>,
     pub error: Option<String>,
@@ -46,8 +53,14 @@ impl DependenciesState {
         self.selected = None;
         self.rows_for = None;
         let target = target.clone();
-        let mut opts = GraphOptions::default();
-        opts.windows.preset = self.preset;
+        let opts = match &self.process {
+            Some((_, opts)) => opts.clone(),
+            None => {
+                let mut opts = GraphOptions::default();
+                opts.windows.preset = self.preset;
+                opts
+            }
+        };
         self.job = Some(Job::start(Default::default(), move |progress| {
             progress.stage("Resolving dependencies", 0);
             let ctx = target.load(false)?;
@@ -82,6 +95,17 @@ impl DependenciesState {
                 findings,
             })
         }));
+    }
+
+    /// Builds the tree of suggestion `index` in the process it names.
+    pub fn start_suggestion(&mut self, target: &Target, index: usize) {
+        let Some(s) = self.suggestions.get(index) else {
+            return;
+        };
+        self.process = Some((s.process.clone(), s.options.clone()));
+        self.preset = s.options.windows.preset;
+        let path = s.path.clone();
+        self.start(target, path);
     }
 
     /// Takes a finished job's result; true while work is still running.
@@ -123,18 +147,20 @@ pub fn dependencies_ui(
     ui: &mut egui::Ui,
     state: &mut DependenciesState,
     dark: bool,
-    suggestions: &[String],
     commands: &mut Vec<UiCommand>,
 ) {
     ui.heading("Dependencies");
     ui.label("Every library a DLL, .so or executable loads, where each one resolved, and why.");
+    suggestions_ui(ui, state, commands);
     ui.horizontal(|ui| {
-        ui.label("Binary:");
-        let edit = ui.add(
-            egui::TextEdit::singleline(&mut state.binary_input)
-                .hint_text("absolute path")
-                .desired_width(420.0),
-        );
+        let label = ui.label("Binary:");
+        let edit = ui
+            .add(
+                egui::TextEdit::singleline(&mut state.binary_input)
+                    .hint_text("a path on the diagnosed machine, or a bare name (cublas64_11.dll)")
+                    .desired_width(420.0),
+            )
+            .labelled_by(label.id);
         let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
         if ui.button("Browse…").clicked() {
             commands.push(UiCommand::BrowseBinary);
@@ -151,17 +177,7 @@ pub fn dependencies_ui(
             ));
         }
     });
-    preset_ui(ui, state);
-    if !suggestions.is_empty() {
-        ui.horizontal_wrapped(|ui| {
-            ui.label("Suggested:");
-            for path in suggestions {
-                if ui.small_button(path).clicked() {
-                    commands.push(UiCommand::AnalyzeBinary(path.clone()));
-                }
-            }
-        });
-    }
+    context_ui(ui, state);
     if state.job.is_some() {
         ui.horizontal(|ui| {
             ui.spinner();
@@ -180,13 +196,15 @@ pub fn dependencies_ui(
     }
     summary_ui(ui, state, dark);
     ui.horizontal(|ui| {
-        ui.label("Search:");
-        ui.add(egui::TextEdit::singleline(&mut state.filter.search).desired_width(220.0));
+        let label = ui.label("Search:");
+        ui.add(egui::TextEdit::singleline(&mut state.filter.search).desired_width(220.0))
+            .labelled_by(label.id);
         ui.checkbox(&mut state.filter.only_problems, "Only problems");
     });
     ui.separator();
     egui::Panel::right("dependency_details")
         .default_size(340.0)
+        .max_size((ui.available_width() * 0.55).max(340.0))
         .resizable(true)
         .show(ui, |ui| match (state.selected, &state.result) {
             (Some(index), Some(result)) => details_ui(ui, result, index, dark, commands),
@@ -197,17 +215,57 @@ pub fn dependencies_ui(
     tree_ui(ui, state, dark, commands);
 }
 
-fn preset_ui(ui: &mut egui::Ui, state: &mut DependenciesState) {
-    let label = |p: Option<Preset>| match p {
-        None | Some(Preset::App) => "Application (standard search order)",
-        Some(Preset::Python) => "Python 3.8+ (PATH ignored)",
-        Some(Preset::CondaPython) => "conda Python",
-        Some(Preset::Torch) => "PyTorch (LoadLibraryExW 0x1100)",
-    };
+/// The binaries the scan says matter, one click each (the process that loads it comes along).
+fn suggestions_ui(ui: &mut egui::Ui, state: &DependenciesState, commands: &mut Vec<UiCommand>) {
+    if state.suggestions.is_empty() {
+        ui.label(
+            egui::RichText::new(
+                "After a scan, the libraries that matter on the machine are suggested here.",
+            )
+            .weak(),
+        );
+        return;
+    }
+    egui::CollapsingHeader::new(format!(
+        "Suggested by the scan ({})",
+        state.suggestions.len()
+    ))
+    .default_open(true)
+    .show(ui, |ui| {
+        egui::ScrollArea::vertical()
+            .id_salt("suggestions")
+            .max_height(132.0)
+            .show(ui, |ui| {
+                for (i, s) in state.suggestions.iter().enumerate() {
+                    ui.horizontal(|ui| {
+                        let hover =
+                            format!("{}.\nPath: {}\nLoaded by: {}", s.why, s.path, s.process);
+                        if ui.button(&s.label).on_hover_text(hover).clicked() {
+                            commands.push(UiCommand::AnalyzeSuggestion(i));
+                        }
+                        super::findings::copy_button(ui, &s.path, commands);
+                        ui.add(egui::Label::new(egui::RichText::new(&s.path).weak()).truncate());
+                    });
+                }
+            });
+    });
+}
+
+/// The process the tree is built in: a suggestion's, or a Windows loading context chosen here.
+fn context_ui(ui: &mut egui::Ui, state: &mut DependenciesState) {
     ui.horizontal(|ui| {
-        ui.label("Windows loading context:");
+        let label = ui.label("Loading context:");
+        if let Some((words, _)) = &state.process {
+            let reset = ui.small_button("Use the standard search").clicked();
+            ui.add(egui::Label::new(words.as_str()).truncate());
+            if reset {
+                state.process = None;
+                state.preset = None;
+            }
+            return;
+        }
         egui::ComboBox::from_id_salt("loading_context")
-            .selected_text(label(state.preset))
+            .selected_text(format!("Windows: {}", preset_label(state.preset)))
             .show_ui(ui, |ui| {
                 for p in [
                     None,
@@ -215,9 +273,11 @@ fn preset_ui(ui: &mut egui::Ui, state: &mut DependenciesState) {
                     Some(Preset::CondaPython),
                     Some(Preset::Torch),
                 ] {
-                    ui.selectable_value(&mut state.preset, p, label(p));
+                    ui.selectable_value(&mut state.preset, p, preset_label(p));
                 }
-            });
+            })
+            .response
+            .labelled_by(label.id);
     });
 }
 
@@ -283,7 +343,10 @@ fn tree_ui(
                     {
                         commands.push(UiCommand::SelectDependency(row.node));
                     }
-                    ui.label(egui::RichText::new(row_note(node, platform)).weak());
+                    let note = ui.label(egui::RichText::new(row_note(node, platform)).weak());
+                    if let Some(explanation) = glossary::explain_how(node.how.as_str()) {
+                        note.on_hover_text(explanation);
+                    }
                 });
             }
         });

@@ -22,11 +22,14 @@ pub fn details_ui(
         .striped(true)
         .show(ui, |ui| {
             ui.label("Path");
-            ui.label(node.path.as_deref().unwrap_or("not found"));
+            ui.add(egui::Label::new(node.path.as_deref().unwrap_or("not found")).wrap());
             ui.end_row();
             ui.label("How found");
             if node.is_resolved() {
-                ui.label(node.how.as_str());
+                let how = ui.label(node.how.as_str());
+                if let Some(explanation) = crate::ui::glossary::explain_how(node.how.as_str()) {
+                    how.on_hover_text(explanation);
+                }
             } else {
                 ui.label(format!(
                     "not found (searched through: {})",
@@ -46,7 +49,7 @@ pub fn details_ui(
             ui.label(node.machine.as_deref().unwrap_or("unknown"));
             ui.end_row();
             ui.label("Needed by");
-            ui.label(&node.parent);
+            ui.add(egui::Label::new(node.parent.as_str()).wrap());
             ui.end_row();
         });
     if let Some(path) = &node.path {

@@ -1,10 +1,14 @@
 //! Findings step: one card per finding, errors first — plain-language detail, the libraries
 //! involved, a "Why?" expander with the evidence (every place searched, files seen, variables),
-//! and the linked fixes. Findings from a pasted error text come first, then the scan's.
+//! the linked fixes (each command with a Copy button), the technical terms it uses (explained on
+//! hover) and links to the documentation it relies on. Findings from a pasted error text come
+//! first, then the scan's.
 
 use super::{Step, UiCommand};
+use crate::engine::context::Platform;
 use crate::engine::findings::Finding;
 use crate::ui::app::TriageApp;
+use crate::ui::glossary;
 use crate::ui::theme;
 
 pub fn findings_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>) {
@@ -27,7 +31,14 @@ pub fn findings_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiComm
                 ui.label(format!("Recognised: {}", names.join(", ")));
             }
         }
-        cards_ui(ui, "pasted", &pasted.findings, app.dark_mode);
+        cards_ui(
+            ui,
+            "pasted",
+            &pasted.findings,
+            pasted.machine.platform,
+            app.dark_mode,
+            commands,
+        );
         ui.add_space(8.0);
     }
     let Some(doc) = &app.document else {
@@ -41,24 +52,60 @@ pub fn findings_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiComm
         ui.label(egui::RichText::new("From the scan").strong());
     }
     if doc.findings.is_empty() {
-        ui.colored_label(theme::ok_colour(app.dark_mode), "OK  No problems found.");
+        theme::marked(ui, theme::Mark::Ok, "No problems found.", app.dark_mode);
         return;
     }
-    cards_ui(ui, "scan", &doc.findings, app.dark_mode);
+    cards_ui(
+        ui,
+        "scan",
+        &doc.findings,
+        doc.machine.platform,
+        app.dark_mode,
+        commands,
+    );
 }
 
-fn cards_ui(ui: &mut egui::Ui, group: &str, findings: &[Finding], dark: bool) {
+fn cards_ui(
+    ui: &mut egui::Ui,
+    group: &str,
+    findings: &[Finding],
+    platform: Platform,
+    dark: bool,
+    commands: &mut Vec<UiCommand>,
+) {
     let errors = findings
         .iter()
         .filter(|f| f.severity == crate::engine::findings::Severity::Error)
         .count();
     ui.label(format!("{} finding(s), {errors} error(s)", findings.len()));
+    // Only the cards in view are laid out; the others take the height they had when last
+    // drawn (at this width), so hundreds of findings scroll smoothly.
+    let width = ui.available_width().round() as i32;
+    let visible = ui.clip_rect();
     for (index, finding) in findings.iter().enumerate() {
-        finding_card_ui(ui, (group, index), finding, dark);
+        let id = ui.scope_id().with(("finding_card", group, index, width));
+        let top = ui.cursor().top();
+        let known: Option<f32> = ui.data(|d| d.get_temp(id));
+        if let Some(height) = known
+            && (top + height < visible.top() || top > visible.bottom())
+        {
+            ui.add_space(height);
+            continue;
+        }
+        finding_card_ui(ui, (group, index), finding, platform, dark, commands);
+        let height = ui.cursor().top() - top;
+        ui.data_mut(|d| d.insert_temp(id, height));
     }
 }
 
-fn finding_card_ui(ui: &mut egui::Ui, id: (&str, usize), finding: &Finding, dark: bool) {
+fn finding_card_ui(
+    ui: &mut egui::Ui,
+    id: (&str, usize),
+    finding: &Finding,
+    platform: Platform,
+    dark: bool,
+    commands: &mut Vec<UiCommand>,
+) {
     theme::card(ui, |ui| {
         let colour = theme::severity_colour(finding.severity, dark);
         ui.horizontal_wrapped(|ui| {
@@ -89,13 +136,59 @@ fn finding_card_ui(ui: &mut egui::Ui, id: (&str, usize), finding: &Finding, dark
                             .as_ref()
                             .map(|p| format!(" — {p}"))
                             .unwrap_or_default();
-                        ui.label(format!("{}: {}{path}", e.kind, e.text));
+                        ui.horizontal_wrapped(|ui| {
+                            if let Some(p) = &e.path {
+                                copy_button(ui, p, commands);
+                            }
+                            ui.label(format!("{}: {}{path}", e.kind, e.text));
+                        });
                     }
                 });
         }
         for fix in &finding.fixes {
-            ui.label(format!("Fix ({}): {}", fix.kind, fix.summary));
+            ui.horizontal_wrapped(|ui| {
+                copy_button(ui, &fix.summary, commands);
+                ui.label(format!("Fix ({}): {}", fix.kind, fix.summary));
+            });
         }
+        glossary::terms_ui(ui, &format!("{} {}", finding.summary, finding.detail));
+        docs_ui(ui, finding, platform, commands);
         ui.label(egui::RichText::new(&finding.code).weak().small());
+    });
+}
+
+/// A small button that puts `text` (a path, a command) on the clipboard.
+pub fn copy_button(ui: &mut egui::Ui, text: &str, commands: &mut Vec<UiCommand>) {
+    if ui
+        .small_button("Copy")
+        .on_hover_text(format!("Copy to the clipboard: {text}"))
+        .clicked()
+    {
+        commands.push(UiCommand::CopyText(text.to_string()));
+    }
+}
+
+/// Links to the documentation the finding relies on (opened in the browser).
+fn docs_ui(
+    ui: &mut egui::Ui,
+    finding: &Finding,
+    platform: Platform,
+    commands: &mut Vec<UiCommand>,
+) {
+    let docs = crate::engine::knowledge::knowledge().docs.for_finding(
+        &finding.code,
+        &finding.summary,
+        platform,
+    );
+    if docs.is_empty() {
+        return;
+    }
+    ui.horizontal_wrapped(|ui| {
+        ui.label(egui::RichText::new("Docs:").weak());
+        for doc in docs {
+            if ui.link(&doc.title).on_hover_text(&doc.url).clicked() {
+                commands.push(UiCommand::OpenUrl(doc.url.clone()));
+            }
+        }
     });
 }

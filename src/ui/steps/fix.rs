@@ -8,7 +8,6 @@ use super::fix_state::FixCommand;
 use crate::engine::fix::Scope;
 use crate::ui::app::TriageApp;
 use crate::ui::theme;
-use crate::ui::worker::Target;
 
 pub fn fix_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>) {
     ui.heading("Fix");
@@ -17,7 +16,7 @@ pub fn fix_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>)
         return;
     };
     let state = &app.fix;
-    let live = app.target == Target::Live
+    let live = app.target.is_this_computer()
         && matches!(
             doc.machine.source,
             crate::engine::context::ContextSource::Live

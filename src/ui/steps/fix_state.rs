@@ -206,7 +206,7 @@ pub fn apply(app: &mut TriageApp, command: FixCommand) {
             state.start_plan(target, findings);
         }
         FixCommand::ApplyChecked => {
-            if !state.busy() && target == Target::Live && !state.checked.is_empty() {
+            if !state.busy() && target.is_this_computer() && !state.checked.is_empty() {
                 state.start_apply(target, findings);
             }
         }

@@ -12,7 +12,6 @@ use crate::gpu::report::{GpuReport, Role};
 use crate::gpu::select;
 use crate::ui::app::TriageApp;
 use crate::ui::theme;
-use crate::ui::worker::Target;
 
 /// The live test measures this computer: not while the wizard shows a machine file or a report.
 pub fn can_run(app: &TriageApp) -> bool {
@@ -22,7 +21,7 @@ pub fn can_run(app: &TriageApp) -> bool {
             crate::engine::context::ContextSource::Report(_)
         )
     });
-    app.target == Target::Live && !report_open
+    app.target.is_this_computer() && !report_open
 }
 
 pub fn gpu_test_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>) {
@@ -38,8 +37,12 @@ pub fn gpu_test_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiComm
     let report = state.result.as_ref().or(from_report.as_ref());
     let live = can_run(app);
     device_card_ui(ui, app, report);
-    libraries_ui(ui, state, report, live, commands);
-    run_ui(ui, state, live, commands);
+    if live {
+        libraries_ui(ui, state, report, commands);
+        run_ui(ui, state, commands);
+    } else {
+        not_here_ui(ui, app, report);
+    }
     if let Some(r) = report {
         results_ui(ui, app, r);
     }
@@ -98,7 +101,7 @@ fn device_card_ui(ui: &mut egui::Ui, app: &TriageApp, report: Option<&GpuReport>
 }
 
 /// The sets the scan offers: "what PyTorch in this venv loads", "CUDA Toolkit 12.4", ...
-fn sets_ui(ui: &mut egui::Ui, state: &GpuTestState, live: bool, commands: &mut Vec<UiCommand>) {
+fn sets_ui(ui: &mut egui::Ui, state: &GpuTestState, commands: &mut Vec<UiCommand>) {
     if state.sets.is_empty() {
         return;
     }
@@ -108,7 +111,7 @@ fn sets_ui(ui: &mut egui::Ui, state: &GpuTestState, live: bool, commands: &mut V
             .chosen_set
             .and_then(|i| state.sets.get(i))
             .map_or("(files chosen below)", |s| s.label.as_str());
-        ui.add_enabled_ui(live && !state.running(), |ui| {
+        ui.add_enabled_ui(!state.running(), |ui| {
             egui::ComboBox::from_id_salt("gpu_sets")
                 .selected_text(selected)
                 .width(460.0)
@@ -132,17 +135,34 @@ fn opt(v: Option<u32>) -> String {
     v.map_or("?".into(), |v| v.to_string())
 }
 
+/// A machine file or a report: its files are not this computer's, so no library is picked and
+/// nothing runs; the card says why and where to run the test instead.
+fn not_here_ui(ui: &mut egui::Ui, app: &TriageApp, report: Option<&GpuReport>) {
+    theme::card(ui, |ui| {
+        ui.label(egui::RichText::new("Libraries to test").strong());
+        ui.label(format!(
+            "No GPU test here: the test loads the libraries into a process on this computer and \
+             runs them on its GPU, and the wizard shows {}, whose files are not this computer's. \
+             Run `cuda-triage gpu-test` (or this wizard) on that machine; `cuda-triage gpu-test \
+             --sets --machine FILE` lists what each framework there would load.",
+            app.target_description()
+        ));
+        if let Some(r) = report {
+            loaded_ui(ui, r);
+        }
+    });
+}
+
 fn libraries_ui(
     ui: &mut egui::Ui,
     state: &GpuTestState,
     report: Option<&GpuReport>,
-    live: bool,
     commands: &mut Vec<UiCommand>,
 ) {
     let windows = cfg!(windows);
     theme::card(ui, |ui| {
         ui.label(egui::RichText::new("Libraries to test").strong());
-        sets_ui(ui, state, live, commands);
+        sets_ui(ui, state, commands);
         ui.label("Leave a field empty to let the system loader choose by the usual names.");
         egui::Grid::new("gpu_libs").num_columns(2).show(ui, |ui| {
             for role in Role::ALL {
@@ -152,7 +172,7 @@ fn libraries_ui(
                 let edit = egui::TextEdit::singleline(&mut text)
                     .hint_text(hint)
                     .desired_width(420.0);
-                let response = ui.add_enabled(live && !state.running(), edit);
+                let response = ui.add_enabled(!state.running(), edit);
                 if response.changed() {
                     commands.push(UiCommand::Gpu(GpuCommand::SetPath(role, text)));
                 }
@@ -164,14 +184,11 @@ fn libraries_ui(
                 let edit = egui::TextEdit::singleline(&mut dir)
                     .hint_text("toolkit bin, site-packages/nvidia, torch/lib")
                     .desired_width(320.0);
-                if ui.add_enabled(live && !state.running(), edit).changed() {
+                if ui.add_enabled(!state.running(), edit).changed() {
                     commands.push(UiCommand::Gpu(GpuCommand::SetDir(dir)));
                 }
                 if ui
-                    .add_enabled(
-                        live && !state.running(),
-                        egui::Button::new("Choose folder..."),
-                    )
+                    .add_enabled(!state.running(), egui::Button::new("Choose folder..."))
                     .clicked()
                 {
                     commands.push(UiCommand::Gpu(GpuCommand::PickDir));
@@ -179,35 +196,37 @@ fn libraries_ui(
             });
             ui.end_row();
         });
-        if let Some(r) = report.filter(|r| !r.libraries.is_empty()) {
-            ui.add_space(4.0);
-            ui.label(egui::RichText::new("Loaded by the last test").strong());
-            egui::Grid::new("gpu_loaded")
-                .num_columns(3)
-                .striped(true)
-                .show(ui, |ui| {
-                    for lib in &r.libraries {
-                        ui.label(lib.role.title());
-                        let version = ui.label(lib.version_label());
-                        if let Some(e) = &lib.error {
-                            version.on_hover_text(e);
-                        }
-                        ui.label(lib.mapped.as_deref().unwrap_or(&lib.requested));
-                        ui.end_row();
-                    }
-                });
+        if let Some(r) = report {
+            loaded_ui(ui, r);
         }
     });
 }
 
-fn run_ui(ui: &mut egui::Ui, state: &GpuTestState, live: bool, commands: &mut Vec<UiCommand>) {
+/// The files the last test's process mapped, with the version each reported.
+fn loaded_ui(ui: &mut egui::Ui, r: &GpuReport) {
+    if r.libraries.is_empty() {
+        return;
+    }
+    ui.add_space(4.0);
+    ui.label(egui::RichText::new("Loaded by the last test").strong());
+    egui::Grid::new("gpu_loaded")
+        .num_columns(3)
+        .striped(true)
+        .show(ui, |ui| {
+            for lib in &r.libraries {
+                ui.label(lib.role.title());
+                let version = ui.label(lib.version_label());
+                if let Some(e) = &lib.error {
+                    version.on_hover_text(e);
+                }
+                ui.label(lib.mapped.as_deref().unwrap_or(&lib.requested));
+                ui.end_row();
+            }
+        });
+}
+
+fn run_ui(ui: &mut egui::Ui, state: &GpuTestState, commands: &mut Vec<UiCommand>) {
     theme::card(ui, |ui| {
-        if !live {
-            ui.label(
-                "The live test runs on this computer's GPU, so it is not available while the wizard \
-                 shows a machine file or a saved report.",
-            );
-        }
         ui.horizontal(|ui| {
             let mut quick = state.quick;
             if ui
@@ -223,10 +242,7 @@ fn run_ui(ui: &mut egui::Ui, state: &GpuTestState, live: bool, commands: &mut Ve
                 if ui.button("Cancel test").clicked() {
                     commands.push(UiCommand::Gpu(GpuCommand::Cancel));
                 }
-            } else if ui
-                .add_enabled(live, egui::Button::new("Run GPU test"))
-                .clicked()
-            {
+            } else if ui.add(egui::Button::new("Run GPU test")).clicked() {
                 commands.push(UiCommand::Gpu(GpuCommand::Start));
             }
         });

@@ -11,6 +11,7 @@ pub mod gpu_state;
 pub mod gpu_test;
 pub mod report;
 pub mod scan;
+pub mod scan_cards;
 pub mod welcome;
 
 /// The wizard's steps in order.
@@ -81,6 +82,16 @@ pub enum UiCommand {
     OpenReport,
     /// A file dropped onto the window (a saved report).
     OpenDropped(std::path::PathBuf),
+    /// Reopen a report from the Welcome step's recent list.
+    OpenRecent(std::path::PathBuf),
+    /// Diagnose this computer (from a machine file or report, start over).
+    ScanThisComputer,
+    /// Pick a Python environment's folder, then diagnose it.
+    PickPythonEnv,
+    /// Diagnose this computer with the environment in this folder activated.
+    DiagnosePythonEnv(std::path::PathBuf),
+    /// Pick a program or library and show its dependencies.
+    PickProgram,
     /// The Welcome step's paste box changed.
     SetPasteText(String),
     /// Explain the pasted text (triage + the machine).
@@ -89,9 +100,13 @@ pub enum UiCommand {
     BrowseBinary,
     /// Build the dependency tree of a binary (a machine path).
     AnalyzeBinary(String),
+    /// Build the tree of the scan's suggestion at this index, in the process it names.
+    AnalyzeSuggestion(usize),
     SelectDependency(usize),
     ToggleDependency(usize),
     CopyText(String),
+    /// Open a documentation page in the browser.
+    OpenUrl(String),
     /// Open a host folder in the file manager.
     OpenFolder(std::path::PathBuf),
     /// Run, cancel or configure the live GPU test.

@@ -1,8 +1,11 @@
-//! Welcome step: what the tool does, where to start, and a box to paste an error message or
-//! log — its libraries, codes and known messages are explained for the machine being diagnosed.
+//! Welcome step: what the tool does and where to start — quick choices (this computer, a
+//! Python environment, a program or DLL, a saved report), the reports opened lately, and a box
+//! to paste an error message or log, whose libraries, codes and known messages are explained
+//! for the machine being diagnosed.
 
 use super::{Step, UiCommand};
 use crate::ui::app::TriageApp;
+use crate::ui::theme;
 
 pub fn welcome_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>) {
     ui.heading("Why won't my GPU libraries load?");
@@ -12,21 +15,84 @@ pub fn welcome_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiComma
          or libcudnn.so.9 will not load, explains it in plain language, and fixes it reversibly.",
     );
     ui.add_space(10.0);
-    crate::ui::theme::card(ui, |ui| {
+    theme::card(ui, |ui| {
         ui.label(egui::RichText::new("Machine to diagnose").strong());
         ui.label(app.target_description());
-    });
-    ui.horizontal(|ui| {
         if ui.button("Start scan").clicked() {
             commands.push(UiCommand::StartScan);
             commands.push(UiCommand::GoTo(Step::Scan));
         }
-        if ui.button("Open a saved report…").clicked() {
-            commands.push(UiCommand::OpenReport);
+    });
+    paste_ui(ui, app, commands);
+    quick_choices_ui(ui, commands);
+    recent_ui(ui, app, commands);
+    ui.label(
+        egui::RichText::new(
+            "Keyboard: Tab moves between controls, Enter or Space presses, Alt+Right / Alt+Left go to the next or previous step, Alt+1…7 jump to a step, F5 scans, Escape cancels the scan, Ctrl+O opens a report.",
+        )
+        .weak(),
+    );
+}
+
+/// The four ways in, each one click.
+fn quick_choices_ui(ui: &mut egui::Ui, commands: &mut Vec<UiCommand>) {
+    theme::card(ui, |ui| {
+        ui.label(egui::RichText::new("Or start from").strong());
+        ui.horizontal_wrapped(|ui| {
+            let choices = [
+                (
+                    "This computer",
+                    "Scan this computer: CUDA toolkits, cuDNN, the driver and GPUs, every Python environment and GPU framework it finds",
+                    UiCommand::ScanThisComputer,
+                ),
+                (
+                    "A Python environment…",
+                    "Pick a venv or conda environment's folder: the scan looks at this computer as a shell with that environment activated",
+                    UiCommand::PickPythonEnv,
+                ),
+                (
+                    "A program or DLL…",
+                    "Pick an executable, DLL or .so: see every library it loads, where each one resolved and what was tried",
+                    UiCommand::PickProgram,
+                ),
+                (
+                    "Open a report…",
+                    "Reopen a JSON report saved here or on another machine (dropping it onto the window works too)",
+                    UiCommand::OpenReport,
+                ),
+            ];
+            for (label, hover, command) in choices {
+                if ui.button(label).on_hover_text(hover).clicked() {
+                    commands.push(command);
+                }
+            }
+        });
+    });
+}
+
+/// Reports opened or saved lately (remembered between runs).
+fn recent_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>) {
+    if app.recent_reports.is_empty() {
+        return;
+    }
+    theme::card(ui, |ui| {
+        ui.label(egui::RichText::new("Recent reports").strong());
+        for path in &app.recent_reports {
+            let name = std::path::Path::new(path)
+                .file_name()
+                .map_or(path.clone(), |n| n.to_string_lossy().into_owned());
+            ui.horizontal(|ui| {
+                if ui.button(&name).on_hover_text(path).clicked() {
+                    commands.push(UiCommand::OpenRecent(path.into()));
+                }
+                ui.add(egui::Label::new(egui::RichText::new(path).weak()).truncate());
+            });
         }
     });
-    ui.add_space(10.0);
-    crate::ui::theme::card(ui, |ui| {
+}
+
+fn paste_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>) {
+    theme::card(ui, |ui| {
         ui.label(egui::RichText::new("Got an error message?").strong());
         ui.label("Paste it (or a whole log) here: every library name, error code and known message in it is explained.");
         let mut text = app.paste.text.clone();
@@ -52,11 +118,4 @@ pub fn welcome_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiComma
             }
         });
     });
-    ui.add_space(10.0);
-    ui.label(
-        egui::RichText::new(
-            "Keyboard: Tab moves between controls, Enter or Space presses, Alt+Right / Alt+Left go to the next or previous step, Alt+1…7 jump to a step.",
-        )
-        .weak(),
-    );
 }

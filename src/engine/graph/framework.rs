@@ -1,0 +1,155 @@
+//! A framework's process as a graph walk: its native entry libraries (knowledge
+//! `framework_closure.toml`, globs below the framework's package folder) and the loading context
+//! its `python` gives them — the real interpreter as the main program (its RPATH) on Linux,
+//! Python's extension search (0x1100, conda's folders, torch's `torch\lib`) on Windows. The
+//! closure rule walks every entry library this way; the Dependencies suggestions preset it.
+
+use super::GraphOptions;
+use crate::engine::context::{Platform, SystemContext};
+use crate::engine::knowledge;
+use crate::engine::loader::glob_match;
+use crate::engine::loader::windows::{Preset, WindowsOptions};
+use crate::engine::scan::inventory::{Framework, FrameworkKind, PythonEnv, PythonKind};
+
+/// The framework's entry libraries that exist, as machine paths.
+pub fn entry_libraries(ctx: &SystemContext, fw: &Framework) -> Vec<String> {
+    let tables = &knowledge::knowledge().closure;
+    matching(ctx, fw, &tables.entries_of(fw.kind.module(), ctx.platform))
+}
+
+/// The one or two entry libraries whose tree tells the most about the framework's CUDA
+/// loading (`libtorch_cuda.so`, `_pywrap_tensorflow_internal.pyd`, ...) that exist.
+pub fn key_libraries(ctx: &SystemContext, fw: &Framework) -> Vec<String> {
+    let tables = &knowledge::knowledge().closure;
+    matching(
+        ctx,
+        fw,
+        &tables.key_entries_of(fw.kind.module(), ctx.platform),
+    )
+}
+
+/// Files below the framework's package folder matching any of `patterns` (`../` goes up).
+fn matching(ctx: &SystemContext, fw: &Framework, patterns: &[&str]) -> Vec<String> {
+    let p = ctx.platform;
+    let mut out = Vec::new();
+    for pattern in patterns {
+        let (mut dir, mut rest) = (fw.location.clone(), *pattern);
+        while let Some(r) = rest.strip_prefix("../") {
+            dir = p.parent(&dir).unwrap_or(dir);
+            rest = r;
+        }
+        expand(ctx, &dir, rest, &mut out);
+    }
+    out.dedup();
+    out
+}
+
+/// Globs one path pattern (`*` within a component) below `dir`.
+fn expand(ctx: &SystemContext, dir: &str, pattern: &str, out: &mut Vec<String>) {
+    let p = ctx.platform;
+    let (head, tail) = match pattern.split_once('/') {
+        Some((h, t)) => (h, Some(t)),
+        None => (pattern, None),
+    };
+    let matches: Vec<String> = if head.contains(['*', '?']) {
+        let mut names: Vec<String> = ctx
+            .fs
+            .read_dir(dir)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|e| e.name)
+            .filter(|n| glob_match(head, n, p == Platform::Windows))
+            .collect();
+        names.sort();
+        names
+    } else {
+        vec![head.to_string()]
+    };
+    for name in matches {
+        let path = p.join(dir, &name);
+        match tail {
+            Some(t) => expand(ctx, &path, t, out),
+            None if ctx.fs.is_file(&path) => out.push(path),
+            None => {}
+        }
+    }
+}
+
+/// The framework's process as graph options.
+pub fn process_options(ctx: &SystemContext, env: &PythonEnv, fw: &Framework) -> GraphOptions {
+    let p = ctx.platform;
+    match p {
+        Platform::Linux => GraphOptions {
+            runtime: true,
+            // ld.so takes the main program's $ORIGIN from the real file (a venv's python is a
+            // link to the base interpreter).
+            main_program: Some({
+                let exe = python(ctx, env);
+                ctx.fs.read_link(&exe).unwrap_or(exe)
+            }),
+            ..GraphOptions::default()
+        },
+        Platform::Windows => GraphOptions {
+            runtime: false,
+            windows: WindowsOptions {
+                preset: Some(windows_preset(env, fw)),
+                app_dir: Some(python_dir(ctx, env)),
+                dll_dirs: fw.dll_directories.clone(),
+                ..WindowsOptions::default()
+            },
+            ..GraphOptions::default()
+        },
+    }
+}
+
+/// The process in words: "python.exe of C:\...\.venv (PyTorch: LoadLibraryExW 0x1100)".
+pub fn process_label(ctx: &SystemContext, env: &PythonEnv, fw: &Framework) -> String {
+    match ctx.platform {
+        Platform::Linux => format!(
+            "{} importing {} (its RPATH, each library's RUNPATH, LD_LIBRARY_PATH, ld.so.cache)",
+            python(ctx, env),
+            fw.kind.module()
+        ),
+        Platform::Windows => format!(
+            "{} importing {} ({})",
+            python(ctx, env),
+            fw.kind.module(),
+            preset_label(Some(windows_preset(env, fw)))
+        ),
+    }
+}
+
+/// Words for a Windows loading context.
+pub fn preset_label(preset: Option<Preset>) -> &'static str {
+    match preset {
+        None | Some(Preset::App) => "Application (standard search order)",
+        Some(Preset::Python) => "Python 3.8+ (PATH ignored)",
+        Some(Preset::CondaPython) => "conda Python",
+        Some(Preset::Torch) => "PyTorch (LoadLibraryExW 0x1100)",
+    }
+}
+
+fn windows_preset(env: &PythonEnv, fw: &Framework) -> Preset {
+    match (fw.kind, env.kind) {
+        (FrameworkKind::PyTorch, _) => Preset::Torch,
+        (_, PythonKind::CondaBase | PythonKind::CondaEnv) => Preset::CondaPython,
+        _ => Preset::Python,
+    }
+}
+
+fn python(ctx: &SystemContext, env: &PythonEnv) -> String {
+    let fallback = match ctx.platform {
+        Platform::Linux => "bin/python",
+        Platform::Windows => "python.exe",
+    };
+    env.python_exe
+        .clone()
+        .unwrap_or_else(|| ctx.platform.join(&env.root, fallback))
+}
+
+fn python_dir(ctx: &SystemContext, env: &PythonEnv) -> String {
+    env.python_exe
+        .as_deref()
+        .and_then(|exe| ctx.platform.parent(exe))
+        .unwrap_or_else(|| env.root.clone())
+}
