@@ -18,5 +18,4 @@
 
 pub mod cli;
 pub mod engine;
-pub mod gpu;
 pub mod ui;

@@ -6,8 +6,8 @@
 use clap::Parser;
 use cuda_triage::cli::args::Command;
 use cuda_triage::cli::{Cli, commands};
-use cuda_triage::engine::report::Document;
-use cuda_triage::ui::{self, TriageApp, worker::Target};
+use cuda_triage::engine::report::Report;
+use cuda_triage::ui::{self, TriageApp, worker::Source};
 
 fn main() {
     let can_print = cuda_triage::cli::console::attach_parent_console();
@@ -16,11 +16,11 @@ fn main() {
         .common
         .machine
         .clone()
-        .map_or(Target::Live, Target::MachineFile);
+        .map_or(Source::Live, Source::MachineFile);
     let gui_app = match &cli.command {
         None if ui::display_available() && !cli.common.json => Some(TriageApp::new(target)),
         Some(Command::Open { report }) if ui::display_available() && !cli.common.json => {
-            match Document::load(report) {
+            match Report::load(report) {
                 Ok(doc) => Some(TriageApp::with_report(
                     target,
                     cuda_triage::engine::report::reopen::rediagnose(doc).document,

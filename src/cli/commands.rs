@@ -3,27 +3,35 @@
 
 use super::args::{Cli, Command, Common, ScanArgs};
 use super::output::{emit, fail};
-use crate::engine::context::{SystemContext, live, machine_file};
+use crate::engine::api::{self, Driver, Source};
+use crate::engine::context::SystemContext;
 use crate::engine::progress::Progress;
-use crate::engine::report::Document;
+use crate::engine::report::Report;
 use crate::engine::scan;
 
-/// Loads the context a command works on: the machine file when given, else this computer.
-pub fn load_context(common: &Common) -> Result<SystemContext, String> {
+/// The machine a command works on: the machine file when given, else this computer.
+pub fn source(common: &Common) -> Source {
     match &common.machine {
-        Some(path) => machine_file::load(path).map_err(|e| e.to_string()),
-        None => Ok(live::load()),
+        Some(path) => Source::MachineFile(path.clone()),
+        None => Source::Live,
     }
 }
 
-/// Runs a scan and wraps it in a document (findings plus the `"inventory"` key).
-pub fn scan_document(ctx: &SystemContext) -> Document {
-    scan_document_with(ctx, &scan::ScanOptions::default())
+/// Loads the machine a command works on; `driver` says whether this computer's driver is asked.
+pub fn load_context_with(common: &Common, driver: Driver) -> Result<SystemContext, String> {
+    api::load(&source(common), driver).map_err(|e| e.to_string())
 }
 
-/// Runs a scan with options and wraps it in a document.
-pub fn scan_document_with(ctx: &SystemContext, opts: &scan::ScanOptions) -> Document {
-    scan::run_with(ctx, &Progress::new(), opts).into_document(ctx)
+/// Loads the machine a command works on, with this computer's driver facts.
+pub fn load_context(common: &Common) -> Result<SystemContext, String> {
+    load_context_with(common, Driver::Ask)
+}
+
+/// Runs a scan to the end and returns its report (findings plus `inventory`).
+pub fn scan_document_with(ctx: &SystemContext, opts: &scan::ScanOptions) -> Report {
+    api::scan(ctx, opts, &Progress::new())
+        .expect("a scan nobody can cancel runs to the end")
+        .report
 }
 
 /// Runs one parsed command line; returns the process exit code.

@@ -12,7 +12,7 @@ use crate::engine::fix::plan::PlanView;
 use crate::engine::fix::planner::PlanOptions;
 use crate::engine::fix::{Scope, session};
 use crate::engine::progress::Progress;
-use crate::engine::report::{Document, SCHEMA};
+use crate::engine::report::{Report, SCHEMA};
 use std::io::{BufRead, IsTerminal, Write};
 
 pub fn fix_command(common: &Common, action: FixAction) -> i32 {
@@ -84,7 +84,8 @@ fn list(common: &Common, ctx: &SystemContext, findings: Vec<Finding>) -> i32 {
         })
         .collect();
     if common.json {
-        let doc = Document::new(ctx, findings.clone()).with("fixes", &rows);
+        let mut doc = Report::new(ctx, findings.clone());
+        doc.fixes = Some(rows);
         println!("{}", doc.to_json_pretty());
     } else if rows.is_empty() {
         println!("No fixes offered.");
@@ -113,7 +114,8 @@ fn show(
     match session::plan(ctx, &findings, id, &options(choice)) {
         Ok(plan) => {
             if common.json {
-                let doc = Document::new(ctx, findings.clone()).with("plan", PlanView::from(&plan));
+                let mut doc = Report::new(ctx, findings.clone());
+                doc.plan = serde_json::to_value(PlanView::from(&plan)).ok();
                 println!("{}", doc.to_json_pretty());
             } else {
                 print!("{}", plan.preview());
@@ -178,9 +180,9 @@ fn apply(
     };
     let verified = report.verification.as_ref().is_none_or(|v| v.verified);
     if common.json {
-        let doc = Document::new(ctx, findings.clone())
-            .with("plan", PlanView::from(&plan))
-            .with("apply", &report);
+        let mut doc = Report::new(ctx, findings.clone());
+        doc.plan = serde_json::to_value(PlanView::from(&plan)).ok();
+        doc.apply = serde_json::to_value(&report).ok();
         println!("{}", doc.to_json_pretty());
     } else {
         match report.outcome.as_str() {

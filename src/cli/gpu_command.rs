@@ -4,16 +4,16 @@
 
 use super::args::{Common, GpuTestArgs};
 use super::output::{emit, fail, use_colour};
-use crate::engine::context::{SystemContext, live};
+use crate::engine::api::{self, Driver, Source};
+use crate::engine::context::SystemContext;
+use crate::engine::gpu::child;
+use crate::engine::gpu::report::GpuReport;
+use crate::engine::gpu::report::Role;
+use crate::engine::gpu::runner::{self, Options, Update};
+use crate::engine::gpu::select::{self, Selection};
 use crate::engine::progress::Progress;
-use crate::engine::report::Document;
+use crate::engine::report::Report;
 use crate::engine::scan;
-use crate::gpu::child;
-use crate::gpu::report::GpuReport;
-use crate::gpu::report::Role;
-use crate::gpu::runner::{self, Options, Update};
-use crate::gpu::select::{self, Selection};
-use crate::gpu::sets;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -35,7 +35,7 @@ pub fn gpu_test_command(common: &Common, args: &GpuTestArgs) -> i32 {
             );
         }
         let kind = framework.kind();
-        let Some(set) = scanned_sets(&live::load())
+        let Some(set) = scanned_sets(&live_context())
             .into_iter()
             .find(|s| s.framework == Some(kind))
         else {
@@ -88,8 +88,9 @@ pub fn gpu_test_command(common: &Common, args: &GpuTestArgs) -> i32 {
             }
         }
     });
-    let ctx = live::load();
-    let doc = Document::new(&ctx, outcome.findings).with("gpu", &outcome.report);
+    let ctx = live_context();
+    let mut doc = Report::new(&ctx, outcome.findings);
+    doc.gpu = Some(outcome.report.clone());
     if !common.json {
         print!("{}", render_gpu_text(&outcome.report));
         println!();
@@ -120,15 +121,19 @@ fn sets_command(common: &Common) -> i32 {
         }
         return 0;
     }
-    emit(
-        &Document::new(&ctx, Vec::new()).with("gpu_sets", &found),
-        true,
-    )
+    let mut doc = Report::new(&ctx, Vec::new());
+    doc.gpu_sets = Some(found);
+    emit(&doc, true)
+}
+
+/// This computer with its driver facts.
+fn live_context() -> SystemContext {
+    api::load(&Source::Live, Driver::Ask).expect("this computer always loads")
 }
 
 /// Scans the machine and returns the library sets it offers the test.
-fn scanned_sets(ctx: &SystemContext) -> Vec<sets::LibrarySet> {
-    sets::from_inventory(ctx, &scan::run(ctx, &Progress::new()).inventory)
+fn scanned_sets(ctx: &SystemContext) -> Vec<crate::engine::gpu::sets::LibrarySet> {
+    api::gpu_sets(ctx, &scan::run(ctx, &Progress::new()).inventory)
 }
 
 /// Absolute paths from the flags, then `--dir` for the rest.

@@ -2,7 +2,7 @@
 //! (0 no error-severity finding, 1 at least one, 2 the tool itself failed).
 
 use crate::engine::findings::{Finding, Severity, has_errors};
-use crate::engine::report::{Document, SCHEMA};
+use crate::engine::report::{Report, SCHEMA};
 use std::io::IsTerminal;
 
 pub const EXIT_CLEAN: i32 = 0;
@@ -31,7 +31,7 @@ pub fn severity_label(severity: Severity, colour: bool) -> String {
 }
 
 /// Renders the machine summary and findings of a document as plain text.
-pub fn render_text(doc: &Document, colour: bool) -> String {
+pub fn render_text(doc: &Report, colour: bool) -> String {
     let m = &doc.machine;
     let mut out = String::new();
     out.push_str(&format!(
@@ -131,7 +131,7 @@ fn textwrap(text: &str, width: usize) -> Vec<String> {
 }
 
 /// Prints a document as JSON or text and returns the exit code its findings call for.
-pub fn emit(doc: &Document, json: bool) -> i32 {
+pub fn emit(doc: &Report, json: bool) -> i32 {
     if json {
         println!("{}", doc.to_json_pretty());
     } else {
@@ -140,7 +140,7 @@ pub fn emit(doc: &Document, json: bool) -> i32 {
     exit_code(doc)
 }
 
-pub fn exit_code(doc: &Document) -> i32 {
+pub fn exit_code(doc: &Report) -> i32 {
     if has_errors(&doc.findings) {
         EXIT_PROBLEMS
     } else {

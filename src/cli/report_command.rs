@@ -12,7 +12,7 @@ use super::output::{EXIT_CLEAN, EXIT_PROBLEMS, exit_code, fail, render_text, use
 use crate::engine::atomic_file::write_atomically;
 use crate::engine::context::SystemContext;
 use crate::engine::report::capture::{self, CaptureOptions};
-use crate::engine::report::{Document, ReportFormat, compare, reopen};
+use crate::engine::report::{Report, ReportFormat, compare, reopen};
 use std::path::{Path, PathBuf};
 
 pub fn report_command(common: &Common, args: &ReportArgs) -> i32 {
@@ -30,24 +30,22 @@ pub fn report_command(common: &Common, args: &ReportArgs) -> i32 {
         );
     }
     capture::start_recording(&mut ctx);
-    let result = crate::engine::scan::run(&ctx, &crate::engine::progress::Progress::new());
-    let sets = if args.gpu_test {
-        crate::gpu::sets::from_inventory(&ctx, &result.inventory)
-    } else {
-        Vec::new()
+    let mut doc = super::commands::scan_document_with(&ctx, &Default::default());
+    let sets = match (&doc.inventory, args.gpu_test) {
+        (Some(inventory), true) => crate::engine::api::gpu_sets(&ctx, inventory),
+        _ => Vec::new(),
     };
-    let mut doc = result.into_document(&ctx);
     if args.gpu_test {
         doc = with_gpu_test(doc, sets.into_iter().next());
     }
     if !args.trees.is_empty() {
         match trees_of(&ctx, common, &args.trees) {
-            Ok(trees) => doc = doc.with("trees", trees),
+            Ok(trees) => doc.trees = Some(trees),
             Err(e) => return fail(&e, common.json),
         }
     }
     if ctx.source == crate::engine::context::ContextSource::Live {
-        doc = doc.with("fixes_applied", capture::fixes_applied());
+        doc.fixes_applied = Some(capture::fixes_applied());
     }
     let opts = CaptureOptions {
         redact: !args.no_redact,
@@ -86,8 +84,8 @@ pub fn report_command(common: &Common, args: &ReportArgs) -> i32 {
 
 /// Runs the quick GPU test on the first library set the scan offers (the libraries the first
 /// framework's process would load) and puts its result and findings into the report.
-fn with_gpu_test(mut doc: Document, set: Option<crate::gpu::sets::LibrarySet>) -> Document {
-    use crate::gpu::runner;
+fn with_gpu_test(mut doc: Report, set: Option<crate::engine::gpu::sets::LibrarySet>) -> Report {
+    use crate::engine::gpu::runner;
     if let Some(set) = &set {
         eprintln!("GPU test of {}", set.label);
     }
@@ -100,31 +98,38 @@ fn with_gpu_test(mut doc: Document, set: Option<crate::gpu::sets::LibrarySet>) -
     let outcome = runner::run(&opts, &std::sync::atomic::AtomicBool::new(false), |_| {});
     doc.findings.extend(outcome.findings.iter().cloned());
     crate::engine::findings::sort_by_severity(&mut doc.findings);
-    doc.with("gpu", &outcome.report)
+    doc.gpu = Some(outcome.report);
+    doc
 }
 
-/// The dependency trees `--tree` asks for, as `{"root", "nodes"}` objects.
+/// The dependency trees `--tree` asks for.
 fn trees_of(
     ctx: &SystemContext,
     common: &Common,
     binaries: &[String],
-) -> Result<Vec<serde_json::Value>, String> {
+) -> Result<Vec<crate::engine::report::SavedTree>, String> {
     let mut out = Vec::new();
     for binary in binaries {
-        let root = super::tree_command::tree_root(ctx, common, binary, None)?;
-        let graph =
-            crate::engine::graph::build(ctx, &root, &crate::engine::graph::GraphOptions::default())
-                .map_err(|e| e.to_string())?;
-        out.push(serde_json::json!({ "root": graph.root, "nodes": graph.nodes }));
+        let graph = match super::tree_command::build(ctx, common, binary, Default::default(), None)?
+        {
+            crate::engine::api::TreeOutcome::Built { graph, .. } => graph,
+            crate::engine::api::TreeOutcome::NotFound { finding, .. } => {
+                return Err(finding.summary);
+            }
+        };
+        out.push(crate::engine::report::SavedTree {
+            nodes: graph.nodes,
+            root: graph.root,
+        });
     }
     Ok(out)
 }
 
-fn load_all(paths: &[PathBuf]) -> Result<Vec<(String, Document)>, String> {
+fn load_all(paths: &[PathBuf]) -> Result<Vec<(String, Report)>, String> {
     paths
         .iter()
         .map(|p| {
-            Document::load(p)
+            Report::load(p)
                 .map(|d| (p.display().to_string(), d))
                 .map_err(|e| e.to_string())
         })
@@ -230,7 +235,7 @@ fn compare_command(common: &Common, args: &ReportArgs) -> i32 {
 /// `open REPORT.json`: this build's rules run again on the report's snapshot (a report written
 /// by this build on its own machine reopens byte for byte); JSON or text.
 pub fn open_command(common: &Common, report: &Path) -> i32 {
-    let loaded = Document::load(report).map(|doc| {
+    let loaded = Report::load(report).map(|doc| {
         let reopened = reopen::rediagnose(doc);
         if let Some(note) = &reopened.note {
             eprintln!("cuda-triage: {note}");

@@ -43,7 +43,7 @@ pub fn render_tree(graph: &DependencyGraph, colour: bool) -> String {
     );
     for a in &graph.assemblies {
         let id = &a.identity;
-        let place = match (&a.manifest, a.store) {
+        let place = match (&a.manifest, &a.store) {
             (Some(m), Some(store)) => format!("{store}: {m}"),
             _ => format!(
                 "NOT FOUND (the program would not start); tried {}",

@@ -7,7 +7,7 @@
 use super::args::Common;
 use super::commands::load_context;
 use super::output::{emit, exit_code, fail, render_findings, use_colour};
-use crate::engine::report::Document;
+use crate::engine::report::Report;
 use crate::engine::triage;
 use std::io::Read;
 
@@ -39,12 +39,10 @@ pub fn why_command(common: &Common, query: &str) -> i32 {
         Ok(ctx) => ctx,
         Err(e) => return fail(&e, common.json),
     };
-    let result = triage::triage(&text);
-    let doc = Document::new(&ctx, triage::all_findings(&ctx, &result))
-        .with("identified", &result.identified)
-        .with("unrecognized", &result.unrecognized)
-        .with("symbols", &result.symbols)
-        .with("codes", &result.codes);
+    let crate::engine::api::Explained {
+        triage: result,
+        report: doc,
+    } = crate::engine::api::explain(&ctx, &text);
     if common.json {
         return emit(&doc, true);
     }
@@ -53,7 +51,7 @@ pub fn why_command(common: &Common, query: &str) -> i32 {
 }
 
 /// The text form: what was identified, then the findings.
-fn render_why(result: &triage::Triage, doc: &Document) -> String {
+fn render_why(result: &triage::Triage, doc: &Report) -> String {
     let mut out = String::new();
     if result.identified.is_empty() && result.unrecognized.is_empty() {
         out.push_str("No library names recognised in the text.\n");

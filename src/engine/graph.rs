@@ -46,6 +46,8 @@ pub struct GraphOptions {
     /// Linux: the process's main program (a framework's `python`), whose DT_RPATH ends every
     /// RPATH chain as in ld.so; `None` when the root is the program itself.
     pub main_program: Option<String>,
+    /// Cancels the walk (the wizard's Cancel); the build then fails with [`GraphError::Cancelled`].
+    pub cancel: Option<crate::engine::progress::Progress>,
 }
 
 impl Default for GraphOptions {
@@ -55,6 +57,7 @@ impl Default for GraphOptions {
             runtime: true,
             windows: WindowsOptions::default(),
             main_program: None,
+            cancel: None,
         }
     }
 }
@@ -115,6 +118,9 @@ pub enum GraphError {
     /// The loader would refuse the request itself (error 87).
     #[error("{message}")]
     InvalidParameter { message: String },
+    /// The walk was cancelled through [`GraphOptions::cancel`].
+    #[error("cancelled")]
+    Cancelled,
     #[error("{path}: a {format} binary cannot be loaded on a {platform} machine")]
     WrongPlatform {
         path: String,

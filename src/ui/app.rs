@@ -5,8 +5,8 @@ use super::prefs::Prefs;
 use super::steps::dependencies::DependenciesState;
 use super::steps::{self, Step, UiCommand};
 use super::theme;
-use super::worker::{ScanJob, ScanOutcome, Target};
-use crate::engine::report::Document;
+use super::worker::{ScanJob, ScanOutcome, Source};
+use crate::engine::report::Report;
 
 mod commands;
 
@@ -34,10 +34,10 @@ pub enum ScanState {
 /// The whole wizard.
 pub struct TriageApp {
     pub step: Step,
-    pub target: Target,
+    pub target: Source,
     pub scan: ScanState,
     /// The current result: from a scan, or a reopened report.
-    pub document: Option<Document>,
+    pub document: Option<Report>,
     pub dark_mode: bool,
     /// Reports opened or saved lately, most recent first (remembered between runs).
     pub recent_reports: Vec<String>,
@@ -59,7 +59,7 @@ pub struct TriageApp {
 }
 
 impl TriageApp {
-    pub fn new(target: Target) -> TriageApp {
+    pub fn new(target: Source) -> TriageApp {
         TriageApp {
             step: Step::Welcome,
             target,
@@ -80,7 +80,7 @@ impl TriageApp {
     }
 
     /// A wizard showing a saved report, opened on its findings.
-    pub fn with_report(target: Target, document: Document, path: &str) -> TriageApp {
+    pub fn with_report(target: Source, document: Report, path: &str) -> TriageApp {
         let mut app = TriageApp::new(target);
         app.document = Some(document);
         app.scan = ScanState::Done;

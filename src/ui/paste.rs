@@ -2,31 +2,29 @@
 //! against the machine on a worker thread; the result is a document whose findings the
 //! Findings step shows above the scan's.
 
-use super::worker::{Job, Target};
-use crate::engine::report::Document;
-use crate::engine::triage;
+use super::worker::{Job, Source};
+use crate::engine::api;
+use crate::engine::report::Report;
 
 /// The paste box's text, its running triage and the last result.
 #[derive(Default)]
 pub struct PasteState {
     pub text: String,
-    pub job: Option<Job<Document>>,
-    pub result: Option<Document>,
+    pub job: Option<Job<Report>>,
+    pub result: Option<Report>,
     pub error: Option<String>,
 }
 
 impl PasteState {
     /// Triages the current text for `target` on a worker thread.
-    pub fn start(&mut self, target: &Target) {
+    pub fn start(&mut self, target: &Source) {
         let text = self.text.clone();
         let target = target.clone();
         self.error = None;
         self.job = Some(Job::start(Default::default(), move |progress| {
             progress.stage("Explaining the pasted text", 0);
-            let ctx = target.load(false)?;
-            let result = triage::triage(&text);
-            Ok(Document::new(&ctx, triage::all_findings(&ctx, &result))
-                .with("identified", &result.identified))
+            let ctx = api::load(&target, api::Driver::Skip).map_err(|e| e.to_string())?;
+            Ok(api::explain(&ctx, &text).report)
         }));
     }
 

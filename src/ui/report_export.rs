@@ -4,13 +4,13 @@
 //! as Markdown, opened, or compared with another report. When redaction fails the report is a
 //! stand-in that says so and is never saved.
 
-use super::worker::Target;
+use super::worker::Source;
 use crate::engine::atomic_file::write_atomically;
 use crate::engine::context::{ContextSource, MachineSummary, SystemContext};
 use crate::engine::findings::{Finding, Severity};
 use crate::engine::report::capture::{self, CaptureOptions};
 use crate::engine::report::redact_check::RedactError;
-use crate::engine::report::{Document, ReportFormat, compare};
+use crate::engine::report::{Report, ReportFormat, compare};
 use std::path::Path;
 
 /// The Report step's own state.
@@ -38,28 +38,32 @@ impl Default for ReportState {
 /// this machine's) and, unless turned off, redaction; a reopened report keeps its metadata and is
 /// redacted again while the toggle is on (it may have been saved with `--no-redact`).
 pub fn build_report(
-    doc: &Document,
-    target: &Target,
+    doc: &Report,
+    target: &Source,
     trees: &[(String, serde_json::Value)],
     redact: bool,
-) -> Document {
+) -> Report {
     let mut doc = doc.clone();
     if !trees.is_empty() {
-        let trees: Vec<serde_json::Value> = trees
+        let trees = trees
             .iter()
-            .map(|(root, nodes)| serde_json::json!({ "root": root, "nodes": nodes }))
+            .map(|(root, nodes)| crate::engine::report::SavedTree {
+                nodes: serde_json::from_value(nodes.clone()).unwrap_or_default(),
+                root: root.clone(),
+            })
             .collect();
-        doc = doc.with("trees", trees);
+        doc.trees = Some(trees);
     }
-    let finished = if doc.extra.contains_key("captured_at") {
+    let finished = if doc.captured_at.is_some() {
         if !redact {
             return doc;
         }
         let identity = capture::identity_of_report(&doc);
-        capture::redact(doc.with("redacted", true), &identity)
+        doc.redacted = Some(true);
+        capture::redact(doc, &identity)
     } else {
         if target.is_this_computer() {
-            doc = doc.with("fixes_applied", capture::fixes_applied());
+            doc.fixes_applied = Some(capture::fixes_applied());
         }
         let ctx = context_of(target, &doc);
         capture::finish_report(doc, &ctx, CaptureOptions { redact }, capture::now_unix())
@@ -67,11 +71,8 @@ pub fn build_report(
     finished.unwrap_or_else(|e| redaction_failed(&e))
 }
 
-/// The key of the stand-in for a report that could not be redacted; [`save`] refuses it.
-const REDACTION_FAILED: &str = "redaction_failed";
-
 /// What the report step holds when redaction failed: the reason, nothing of the machine.
-fn redaction_failed(error: &RedactError) -> Document {
+fn redaction_failed(error: &RedactError) -> Report {
     let machine = MachineSummary {
         platform: crate::engine::context::Platform::host(),
         wsl: false,
@@ -87,31 +88,30 @@ fn redaction_failed(error: &RedactError) -> Document {
         "The report could not be redacted, so it is not saved",
         error.to_string(),
     );
-    Document {
-        schema: crate::engine::report::SCHEMA.to_string(),
-        machine,
-        findings: vec![finding],
-        extra: Default::default(),
-    }
-    .with("redacted", true)
-    .with(REDACTION_FAILED, error.to_string())
+    let mut report = Report::new(
+        &SystemContext::from_report_machine(&machine, "unsaved"),
+        vec![finding],
+    );
+    report.machine = machine;
+    report.redacted = Some(true);
+    report.redaction_failed = Some(error.to_string());
+    report
 }
 
 /// The context behind a document: the target's (a machine file, or this computer).
-fn context_of(target: &Target, doc: &Document) -> SystemContext {
-    target
-        .load(true)
+fn context_of(target: &Source, doc: &Report) -> SystemContext {
+    crate::engine::api::load(target, crate::engine::api::Driver::Ask)
         .unwrap_or_else(|_| SystemContext::from_report_machine(&doc.machine, "unsaved"))
 }
 
 /// What turning redaction off adds, for the toggle's explanation.
-pub fn unredacted_note(target: &Target, doc: &Document) -> String {
+pub fn unredacted_note(target: &Source, doc: &Report) -> String {
     capture::unredacted_additions(&context_of(target, doc))
 }
 
 /// Writes a report to `path` in `format`.
-pub fn save(report: &Document, path: &Path, format: ReportFormat) -> Result<(), String> {
-    if let Some(why) = report.extra.get(REDACTION_FAILED).and_then(|v| v.as_str()) {
+pub fn save(report: &Report, path: &Path, format: ReportFormat) -> Result<(), String> {
+    if let Some(why) = &report.redaction_failed {
         return Err(format!("Nothing was saved to {}: {why}", path.display()));
     }
     write_atomically(path, format.render(report).as_bytes())
@@ -119,8 +119,8 @@ pub fn save(report: &Document, path: &Path, format: ReportFormat) -> Result<(), 
 }
 
 /// Compares the current document with a saved report, as text.
-pub fn compare_with(current: &Document, other_path: &Path) -> Result<String, String> {
-    let other = Document::load(other_path).map_err(|e| e.to_string())?;
+pub fn compare_with(current: &Report, other_path: &Path) -> Result<String, String> {
+    let other = Report::load(other_path).map_err(|e| e.to_string())?;
     let c = compare::compare(current, &other);
     Ok(compare::render_text(
         "this report",

@@ -2,62 +2,15 @@
 //! `Progress` (stage, counts, cancel); the UI polls it each frame and never blocks. Scans and
 //! dependency trees both run this way.
 
-use crate::engine::context::activate::activate_python_env;
-use crate::engine::context::{SystemContext, live, machine_file};
+pub use crate::engine::api::Source;
+use crate::engine::api::{self, Driver};
+use crate::engine::gpu::sets::LibrarySet;
 use crate::engine::progress::Progress;
-use crate::engine::report::Document;
+use crate::engine::report::Report;
 use crate::engine::report::capture;
 use crate::engine::scan;
-use crate::engine::suggest::{self, BinarySuggestion};
-use crate::gpu::sets::{self, LibrarySet};
-use std::path::PathBuf;
+use crate::engine::suggest::BinarySuggestion;
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
-
-/// Which machine the wizard diagnoses.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Target {
-    Live,
-    /// This computer, as a shell where this Python environment is activated.
-    PythonEnv(PathBuf),
-    MachineFile(PathBuf),
-}
-
-impl Target {
-    /// Loads the context of the target. `with_driver` queries NVML on a live machine.
-    pub fn load(&self, with_driver: bool) -> Result<SystemContext, String> {
-        match self {
-            Target::Live | Target::PythonEnv(_) => {
-                let mut ctx = if with_driver {
-                    live::load()
-                } else {
-                    live::load_without_driver()
-                };
-                if let Target::PythonEnv(root) = self {
-                    activate_python_env(&mut ctx, &root.display().to_string())?;
-                }
-                Ok(ctx)
-            }
-            Target::MachineFile(path) => machine_file::load(path).map_err(|e| e.to_string()),
-        }
-    }
-
-    /// Whether the target is this computer (its Python can run, its GPU can be tested).
-    pub fn is_this_computer(&self) -> bool {
-        !matches!(self, Target::MachineFile(_))
-    }
-
-    /// The target in words: "this computer", "the machine described in m.toml".
-    pub fn describe(&self) -> String {
-        match self {
-            Target::Live => "this computer".to_string(),
-            Target::PythonEnv(root) => format!(
-                "this computer, with the Python environment {} activated",
-                root.display()
-            ),
-            Target::MachineFile(p) => format!("the machine described in {}", p.display()),
-        }
-    }
-}
 
 /// A closure running on a worker thread; its result arrives through `poll`.
 pub struct Job<T> {
@@ -111,7 +64,7 @@ impl<T: Send + 'static> Job<T> {
 pub enum ScanOutcome {
     /// The document, the library sets the GPU test can take from the scan (a live scan only),
     /// and the binaries the Dependencies step suggests.
-    Done(Box<Document>, Vec<LibrarySet>, Vec<BinarySuggestion>),
+    Done(Box<Report>, Vec<LibrarySet>, Vec<BinarySuggestion>),
     Cancelled,
 }
 
@@ -119,17 +72,17 @@ pub enum ScanOutcome {
 pub type ScanJob = Job<ScanOutcome>;
 
 /// Starts a scan of `target`.
-pub fn start_scan(target: Target) -> ScanJob {
+pub fn start_scan(target: Source) -> ScanJob {
     start_scan_with_progress(target, Progress::new())
 }
 
 /// Starts a scan that reports on (and can be cancelled through) the given progress handle.
-pub fn start_scan_with_progress(target: Target, progress: Progress) -> ScanJob {
+pub fn start_scan_with_progress(target: Source, progress: Progress) -> ScanJob {
     start_scan_with_options(target, progress, scan::ScanOptions::default())
 }
 
 /// Starts a scan that also imports each framework in a child process (the import probe).
-pub fn start_probing_scan(target: Target) -> ScanJob {
+pub fn start_probing_scan(target: Source) -> ScanJob {
     let opts = scan::ScanOptions {
         probe_imports: true,
         ..scan::ScanOptions::default()
@@ -137,27 +90,26 @@ pub fn start_probing_scan(target: Target) -> ScanJob {
     start_scan_with_options(target, Progress::new(), opts)
 }
 
-fn start_scan_with_options(target: Target, progress: Progress, opts: scan::ScanOptions) -> ScanJob {
+fn start_scan_with_options(target: Source, progress: Progress, opts: scan::ScanOptions) -> ScanJob {
     Job::start(progress, move |progress| {
         progress.stage("Reading the machine", 1);
-        let mut ctx = target.load(true)?;
+        let mut ctx = api::load(&target, Driver::Ask).map_err(|e| e.to_string())?;
         if progress.is_cancelled() {
             return Ok(ScanOutcome::Cancelled);
         }
         // What the rules read is recorded, so a report saved from this scan reopens anywhere.
         capture::start_recording(&mut ctx);
-        let result = scan::run_with(&ctx, progress, &opts);
-        if result.cancelled {
+        let Some(scanned) = api::scan(&ctx, &opts, progress) else {
             return Ok(ScanOutcome::Cancelled);
-        }
-        let sets = match target {
-            Target::Live | Target::PythonEnv(_) => sets::from_inventory(&ctx, &result.inventory),
-            Target::MachineFile(_) => Vec::new(),
         };
-        let suggestions = suggest::binaries(&ctx, &result.inventory);
-        let document = result
-            .into_document(&ctx)
-            .with("snapshot", capture::ContextSnapshot::of(&ctx));
-        Ok(ScanOutcome::Done(Box::new(document), sets, suggestions))
+        let mut report = scanned.report;
+        let inventory = report.inventory.clone().unwrap_or_default();
+        let sets = match target.is_this_computer() {
+            true => api::gpu_sets(&ctx, &inventory),
+            false => Vec::new(),
+        };
+        let suggestions = api::suggestions(&ctx, &inventory);
+        report.snapshot = Some(capture::ContextSnapshot::of(&ctx));
+        Ok(ScanOutcome::Done(Box::new(report), sets, suggestions))
     })
 }

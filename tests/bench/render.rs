@@ -9,17 +9,17 @@
 //! cargo bench --profile dev --bench render   # a quick look with the debug build
 //! ```
 
+use cuda_triage::engine::api::Source;
 use cuda_triage::engine::binfmt::{BinaryInfo, Format, Machine};
 use cuda_triage::engine::context::machine_file;
 use cuda_triage::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use cuda_triage::engine::graph::{DependencyGraph, Node};
 use cuda_triage::engine::loader::{Attempt, How, Outcome};
-use cuda_triage::engine::report::Document;
+use cuda_triage::engine::report::Report;
 use cuda_triage::ui::TriageApp;
 use cuda_triage::ui::app::ScanState;
 use cuda_triage::ui::steps::Step;
 use cuda_triage::ui::steps::dependencies::TreeResult;
-use cuda_triage::ui::worker::Target;
 use egui_kittest::Harness;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -111,7 +111,7 @@ fn big_tree() -> TreeResult {
 }
 
 /// 200 findings of every severity, each with evidence, libraries and a fix.
-fn many_findings() -> Document {
+fn many_findings() -> Report {
     let ctx = machine_file::load(&machine()).expect("fixture machine");
     let findings = (0..200)
         .map(|i| {
@@ -139,7 +139,7 @@ fn many_findings() -> Document {
             f
         })
         .collect();
-    Document::new(&ctx, findings)
+    Report::new(&ctx, findings)
 }
 
 /// One notch of the wheel over the middle of the window (the tree or the findings list).
@@ -202,7 +202,7 @@ fn main() {
         }
     );
 
-    let mut app = TriageApp::new(Target::MachineFile(machine()));
+    let mut app = TriageApp::new(Source::MachineFile(machine()));
     app.step = Step::Dependencies;
     app.deps.binary_input = "/opt/app/lib/libbig_root.so".into();
     app.deps.result = Some(big_tree());
@@ -231,7 +231,7 @@ fn main() {
         |_, _| {},
     );
 
-    let mut app = TriageApp::new(Target::MachineFile(machine()));
+    let mut app = TriageApp::new(Source::MachineFile(machine()));
     app.document = Some(many_findings());
     app.scan = ScanState::Done;
     app.step = Step::Findings;

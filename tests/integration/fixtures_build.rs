@@ -185,7 +185,7 @@ impl SoSpec {
     }
 }
 
-/// Target of a DLL build.
+/// Source of a DLL build.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum PeArch {
     #[default]

@@ -97,13 +97,13 @@ fn linux_cudnn_8_and_9_builds_ask_for_their_own_libraries() {
 /// marks it and says what it was inferred from.
 #[test]
 fn scan_card_marks_an_inferred_build_and_says_why() {
+    use cuda_triage::engine::api::Source;
     use cuda_triage::ui::TriageApp;
-    use cuda_triage::ui::worker::Target;
     use egui_kittest::kittest::Queryable;
     let rel = crate::release_files::release("onnxruntime", "1.22.0", "linux");
     let (m, _) = crate::release_machines::machine_with(&rel);
     let file = m.write_machine_file().expect("machine.toml");
-    let mut h = crate::gui::harness(TriageApp::new(Target::MachineFile(file)));
+    let mut h = crate::gui::harness(TriageApp::new(Source::MachineFile(file)));
     h.run_steps(2);
     h.get_by_label("Start scan").click();
     h.step();

@@ -3,9 +3,9 @@
 //! screenshots/ (rendered on the CPU through wgpu + lavapipe).
 
 use crate::support::fixture;
+use cuda_triage::engine::api::Source;
 use cuda_triage::ui::TriageApp;
 use cuda_triage::ui::steps::Step;
-use cuda_triage::ui::worker::Target;
 use egui_kittest::kittest::{NodeT, Queryable};
 use egui_kittest::{Harness, SnapshotOptions};
 use std::time::{Duration, Instant};
@@ -18,14 +18,14 @@ pub(crate) fn snapshot_options() -> SnapshotOptions {
         .max_failed_pixels(200)
 }
 
-pub(crate) fn relative_machine(name: &str) -> Target {
+pub(crate) fn relative_machine(name: &str) -> Source {
     // A path relative to the crate root keeps the rendered text the same on every machine.
     let path = fixture(&format!("machines/{name}/machine.toml"));
     let rel = path
         .strip_prefix(env!("CARGO_MANIFEST_DIR"))
         .unwrap()
         .to_path_buf();
-    Target::MachineFile(rel)
+    Source::MachineFile(rel)
 }
 
 pub fn harness(app: TriageApp) -> Harness<'static, TriageApp> {
@@ -209,13 +209,15 @@ fn a_saved_report_opens_on_its_findings() {
         "machines/linux-basic/machine.toml",
     ))
     .unwrap();
-    let doc = cuda_triage::cli::commands::scan_document(&ctx);
+    let doc = cuda_triage::engine::api::scan(&ctx, &Default::default(), &Default::default())
+        .expect("not cancelled")
+        .report;
     let json = doc.to_json_pretty();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.json");
     std::fs::write(&path, json).unwrap();
-    let loaded = cuda_triage::engine::report::Document::load(&path).unwrap();
-    let mut h = harness(TriageApp::with_report(Target::Live, loaded, "r.json"));
+    let loaded = cuda_triage::engine::report::Report::load(&path).unwrap();
+    let mut h = harness(TriageApp::with_report(Source::Live, loaded, "r.json"));
     h.run_steps(2);
     assert_eq!(h.state().step, Step::Findings);
     assert!(
@@ -254,7 +256,10 @@ fn a_report_dropped_onto_the_window_opens() {
     let path = dir.path().join("dropped.json");
     std::fs::write(
         &path,
-        cuda_triage::cli::commands::scan_document(&ctx).to_json_pretty(),
+        cuda_triage::engine::api::scan(&ctx, &Default::default(), &Default::default())
+            .expect("not cancelled")
+            .report
+            .to_json_pretty(),
     )
     .unwrap();
     let mut h = harness(TriageApp::new(relative_machine("win-basic")));
@@ -303,7 +308,7 @@ fn gpu_step_runs_the_test_in_a_child_process_and_keeps_the_result() {
         "libcuda.so.1",
         "int cuDriverGetVersion(int *v) { *v = 12040; return 0; }\nint cuInit(unsigned f) { return 100; }",
     );
-    let mut app = TriageApp::new(Target::Live);
+    let mut app = TriageApp::new(Source::Live);
     app.gpu.exe = Some(env!("CARGO_BIN_EXE_cuda-triage").into());
     app.gpu.quick = true;
     app.gpu.paths[0] = lib.display().to_string();
@@ -327,14 +332,14 @@ fn gpu_step_runs_the_test_in_a_child_process_and_keeps_the_result() {
         .document
         .clone()
         .expect("the result is carried into a document");
-    assert!(doc.extra.contains_key("gpu"));
+    assert!(doc.gpu.is_some());
     assert!(doc.findings.iter().any(|f| f.code == "gpu-test-cuda-error"));
 }
 
 #[test]
 fn gpu_step_shows_a_results_table_and_bar_charts() {
-    use cuda_triage::gpu::maths::{Correctness, Dtype};
-    use cuda_triage::gpu::report::*;
+    use cuda_triage::engine::gpu::maths::{Correctness, Dtype};
+    use cuda_triage::engine::gpu::report::*;
     let correct = Correctness {
         samples: 64,
         max_relative_error: 1e-4,
@@ -424,19 +429,19 @@ fn gpu_step_offers_the_scanned_frameworks_libraries_and_fills_the_fields() {
     // The sets of the Windows fixture (a real scan of it), offered as a live scan would offer them.
     // Loaded by a path relative to the crate root, so the snapshot's text is the same everywhere.
     std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).unwrap();
-    let Target::MachineFile(machine) = relative_machine("win-cuda-tf-torch") else {
+    let Source::MachineFile(machine) = relative_machine("win-cuda-tf-torch") else {
         unreachable!()
     };
     let ctx = cuda_triage::engine::context::machine_file::load(&machine).unwrap();
     let inventory = cuda_triage::engine::scan::run(&ctx, &Progress::new()).inventory;
-    let sets = cuda_triage::gpu::sets::from_inventory(&ctx, &inventory);
+    let sets = cuda_triage::engine::gpu::sets::from_inventory(&ctx, &inventory);
     let torch = sets
         .iter()
         .position(|s| s.label.starts_with("PyTorch"))
         .expect("a PyTorch set");
     let torch_cublas = sets[torch].selection.cublas.clone().unwrap();
 
-    let mut app = TriageApp::new(Target::Live);
+    let mut app = TriageApp::new(Source::Live);
     app.gpu.offer_sets(sets.clone());
     app.step = Step::GpuTest;
     let mut h = harness(app);

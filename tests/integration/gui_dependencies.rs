@@ -2,11 +2,11 @@
 //! built with mingw at test time: analyse, filter, select, read the attempts; snapshot it.
 
 use crate::fixtures_build::{DllSpec, tool_available};
+use cuda_triage::engine::api::Source;
 use cuda_triage::engine::context::Platform;
 use cuda_triage::engine::context::fake::FakeMachine;
 use cuda_triage::ui::TriageApp;
 use cuda_triage::ui::steps::{Step, UiCommand};
-use cuda_triage::ui::worker::Target;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use std::time::{Duration, Instant};
@@ -73,7 +73,7 @@ fn dependencies_step_resolves_filters_and_explains() {
         .wgpu()
         .build_ui_state(
             |ui, app: &mut TriageApp| app.frame_ui(ui),
-            TriageApp::new(Target::MachineFile(machine)),
+            TriageApp::new(Source::MachineFile(machine)),
         );
     h.run_steps(1);
     h.get_by_label("4. Dependencies").click();
@@ -139,7 +139,7 @@ fn dependencies_step_takes_a_bare_name_and_searches_for_it_as_the_process_would(
         .with_size([1000.0, 640.0])
         .build_ui_state(
             |ui, app: &mut TriageApp| app.frame_ui(ui),
-            TriageApp::new(Target::MachineFile(machine)),
+            TriageApp::new(Source::MachineFile(machine)),
         );
     h.run_steps(1);
     h.get_by_label("4. Dependencies").click();
@@ -220,7 +220,7 @@ fn windows_seed_with_real_torch_dlls(work: &std::path::Path) -> std::path::PathB
 fn after_a_scan_the_step_suggests_torch_cuda_in_torchs_process_and_one_click_builds_it() {
     let work = tempfile::tempdir().unwrap();
     let machine = windows_seed_with_real_torch_dlls(work.path());
-    let mut h = crate::gui::harness(TriageApp::new(Target::MachineFile(machine)));
+    let mut h = crate::gui::harness(TriageApp::new(Source::MachineFile(machine)));
     h.run_steps(1);
     h.get_by_label("4. Dependencies").click();
     h.run_steps(2);

@@ -3,7 +3,7 @@
 
 use crate::gui::{harness, relative_machine};
 use cuda_triage::engine::findings::{Finding, Severity};
-use cuda_triage::engine::report::Document;
+use cuda_triage::engine::report::Report;
 use cuda_triage::ui::TriageApp;
 use cuda_triage::ui::app::ScanState;
 use cuda_triage::ui::steps::Step;
@@ -26,7 +26,7 @@ fn two_hundred_findings_scroll_from_the_first_to_the_last() {
         })
         .collect();
     let mut app = TriageApp::new(relative_machine("linux-basic"));
-    app.document = Some(Document::new(&ctx, findings));
+    app.document = Some(Report::new(&ctx, findings));
     app.scan = ScanState::Done;
     app.step = Step::Findings;
     let mut h = harness(app);

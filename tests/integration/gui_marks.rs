@@ -39,14 +39,16 @@ fn content_the_scan_could_not_read_is_marked_unknown_never_fine() {
         "machines/win-cuda-tf-torch/machine.toml",
     ))
     .unwrap();
-    let mut doc = cuda_triage::cli::commands::scan_document(&ctx);
+    let mut doc = cuda_triage::engine::api::scan(&ctx, &Default::default(), &Default::default())
+        .expect("not cancelled")
+        .report;
     // TensorFlow whose CUDA build its files do not tell, and a GPU without a compute capability.
-    let inventory = doc.extra.get_mut("inventory").unwrap();
-    for env in inventory["python_envs"].as_array_mut().unwrap() {
-        for fw in env["frameworks"].as_array_mut().unwrap() {
-            if fw["kind"] == "tensor-flow" {
-                fw["expects"]["cuda"] = serde_json::Value::Null;
-                fw["expects"]["unread"] = serde_json::json!([]);
+    let inventory = doc.inventory.as_mut().unwrap();
+    for env in &mut inventory.python_envs {
+        for fw in &mut env.frameworks {
+            if fw.kind == cuda_triage::engine::scan::inventory::FrameworkKind::TensorFlow {
+                fw.expects.cuda = None;
+                fw.expects.unread = Vec::new();
             }
         }
     }

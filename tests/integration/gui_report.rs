@@ -3,10 +3,10 @@
 //! by default — to the file the Save dialog returns.
 
 use crate::support::fixture;
+use cuda_triage::engine::api::Source;
 use cuda_triage::engine::report::ReportFormat;
 use cuda_triage::ui::TriageApp;
 use cuda_triage::ui::steps::{Step, UiCommand};
-use cuda_triage::ui::worker::Target;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use std::time::{Duration, Instant};
@@ -16,7 +16,7 @@ fn scanned(machine: std::path::PathBuf) -> Harness<'static, TriageApp> {
         .with_size([1000.0, 640.0])
         .build_ui_state(
             |ui, app: &mut TriageApp| app.frame_ui(ui),
-            TriageApp::new(Target::MachineFile(machine)),
+            TriageApp::new(Source::MachineFile(machine)),
         );
     h.run_steps(2);
     h.get_by_label("Start scan").click();
@@ -154,12 +154,12 @@ fn a_reopened_unredacted_report_is_redacted_when_saved_with_redaction_on() {
     assert!(o.status.code().is_some_and(|c| c < 2), "{o:?}");
     assert!(names_ana(&std::fs::read_to_string(&open).unwrap()));
 
-    let doc = cuda_triage::engine::report::Document::load(&open).unwrap();
+    let doc = cuda_triage::engine::report::Report::load(&open).unwrap();
     let mut h = Harness::builder()
         .with_size([1000.0, 640.0])
         .build_ui_state(
             |ui, app: &mut TriageApp| app.frame_ui(ui),
-            TriageApp::with_report(Target::MachineFile(machine), doc, "open.json"),
+            TriageApp::with_report(Source::MachineFile(machine), doc, "open.json"),
         );
     h.state_mut().apply(UiCommand::GoTo(Step::Report));
     h.run_steps(2);

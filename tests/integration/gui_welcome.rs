@@ -4,10 +4,10 @@
 
 use crate::gui::{harness, relative_machine, wait_for_scan};
 use crate::support::fixture;
+use cuda_triage::engine::api::Source;
 use cuda_triage::ui::TriageApp;
 use cuda_triage::ui::prefs::Prefs;
 use cuda_triage::ui::steps::{Step, UiCommand};
-use cuda_triage::ui::worker::Target;
 use egui_kittest::kittest::Queryable;
 use std::collections::HashMap;
 
@@ -36,7 +36,10 @@ fn report_file(dir: &std::path::Path, name: &str) -> std::path::PathBuf {
     let path = dir.join(name);
     std::fs::write(
         &path,
-        cuda_triage::cli::commands::scan_document(&ctx).to_json_pretty(),
+        cuda_triage::engine::api::scan(&ctx, &Default::default(), &Default::default())
+            .expect("not cancelled")
+            .report
+            .to_json_pretty(),
     )
     .unwrap();
     path
@@ -115,7 +118,7 @@ fn this_computer_and_a_program_start_from_welcome() {
     h.run_steps(2);
     h.get_by_label("This computer").click();
     h.run_steps(2);
-    assert_eq!(h.state().target, Target::Live);
+    assert_eq!(h.state().target, Source::Live);
     assert_eq!(h.state().step, Step::Scan);
     assert!(h.query_by_label("Diagnosing this computer.").is_some());
     wait_for_scan(&mut h);

@@ -1,7 +1,8 @@
-//! Golden files guard the report contract: the JSON, Markdown and HTML reports of two seed machines,
-//! written by the CLI in a controlled environment, must match `tests/fixtures/golden/` byte for
-//! byte once the volatile fields (capture time, tool version, where the machine file lies) are
-//! pinned. `UPDATE_GOLDEN=1 cargo test report_golden` rewrites them; review the diff.
+//! Golden files guard the JSON contract: the JSON, Markdown and HTML reports of two seed machines
+//! and every command's `--json` output on the seed machines, written by the CLI in a controlled
+//! environment, must match `tests/fixtures/golden/` byte for byte once the volatile fields
+//! (capture time, tool version, where the machine file lies) are pinned.
+//! `UPDATE_GOLDEN=1 cargo test golden` rewrites them; review the diff.
 
 use crate::support::fixture;
 use std::process::Command;
@@ -12,11 +13,32 @@ fn report(seed: &str, ext: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join(format!("r.{ext}"));
     let machine = fixture(&format!("machines/{seed}/machine.toml"));
-    let o = Command::new(env!("CARGO_BIN_EXE_cuda-triage"))
-        .args(["report", "--machine"])
+    let args = [
+        "report".to_string(),
+        "-o".to_string(),
+        out.display().to_string(),
+    ];
+    pinned_run(seed, &args);
+    let text = std::fs::read_to_string(&out).unwrap();
+    normalise(&text, &machine.display().to_string(), ext == "html")
+}
+
+/// The binary under test; `GOLDEN_BIN` names another build (say, the one before a refactor, to
+/// write the golden files it gives and prove the refactor byte-identical).
+fn binary() -> std::path::PathBuf {
+    std::env::var_os("GOLDEN_BIN")
+        .map(Into::into)
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_cuda-triage").into())
+}
+
+/// Runs the CLI with `--machine <seed>` and `args` in the pinned environment; returns stdout,
+/// normalised. Exit codes 0 and 1 (findings) are both fine; 2 (the tool failed) is not.
+fn pinned_run(seed: &str, args: &[String]) -> String {
+    let machine = fixture(&format!("machines/{seed}/machine.toml"));
+    let o = Command::new(binary())
+        .arg("--machine")
         .arg(&machine)
-        .arg("-o")
-        .arg(&out)
+        .args(args)
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", "/nonexistent/golden-home")
@@ -29,8 +51,11 @@ fn report(seed: &str, ext: &str) -> String {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let text = std::fs::read_to_string(&out).unwrap();
-    normalise(&text, &machine.display().to_string(), ext == "html")
+    normalise(
+        &String::from_utf8_lossy(&o.stdout),
+        &machine.display().to_string(),
+        false,
+    )
 }
 
 /// Pins what changes from run to run: the capture time, this tool's version, the machine path
@@ -49,8 +74,12 @@ fn normalise(text: &str, machine_path: &str, html: bool) -> String {
 }
 
 fn check(seed: &str, ext: &str) {
-    let got = report(seed, ext);
-    let golden = fixture(&format!("golden/report-{seed}.{ext}"));
+    check_golden(&format!("report-{seed}.{ext}"), report(seed, ext));
+}
+
+/// Compares `got` with the golden file `name` (or writes it under UPDATE_GOLDEN).
+fn check_golden(name: &str, got: String) {
+    let golden = fixture(&format!("golden/{name}"));
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::create_dir_all(golden.parent().unwrap()).unwrap();
         std::fs::write(&golden, &got).unwrap();
@@ -63,7 +92,7 @@ fn check(seed: &str, ext: &str) {
             .unified_diff()
             .header("golden", "now")
             .to_string();
-        panic!("{seed}.{ext} differs from its golden file:\n{diff}");
+        panic!("{name} differs from its golden file:\n{diff}");
     }
 }
 
@@ -79,4 +108,47 @@ fn linux_seed_report_matches_its_golden_files() {
     check("linux-cuda124-jax", "json");
     check("linux-cuda124-jax", "md");
     check("linux-cuda124-jax", "html");
+}
+
+/// Each command's `--json` output on a seed machine, pinned as above.
+fn check_command(seed: &str, name: &str, args: &[&str]) {
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    check_golden(&format!("cli-{seed}-{name}.json"), pinned_run(seed, &args));
+}
+
+#[test]
+fn windows_seed_command_json_matches_its_golden_files() {
+    let seed = "win-cuda-tf-torch";
+    check_command(seed, "scan", &["scan", "--json"]);
+    check_command(seed, "fix-list", &["fix", "list", "--json"]);
+    check_command(seed, "gpu-sets", &["gpu-test", "--sets", "--json"]);
+    check_command(
+        seed,
+        "why",
+        &[
+            "why",
+            "--json",
+            "Could not load dynamic library 'cudnn64_8.dll'; dlerror: cudnn64_8.dll not found",
+        ],
+    );
+    check_command(seed, "tree-bare", &["tree", "--json", "cublas64_11.dll"]);
+}
+
+#[test]
+fn linux_seed_command_json_matches_its_golden_files() {
+    for seed in ["linux-cuda124-jax", "linux-basic"] {
+        check_command(seed, "scan", &["scan", "--json"]);
+        check_command(seed, "fix-list", &["fix", "list", "--json"]);
+        check_command(seed, "gpu-sets", &["gpu-test", "--sets", "--json"]);
+        check_command(
+            seed,
+            "why",
+            &[
+                "why",
+                "--json",
+                "ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory",
+            ],
+        );
+        check_command(seed, "tree-bare", &["tree", "--json", "libcudnn.so.9"]);
+    }
 }

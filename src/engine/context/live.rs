@@ -1,11 +1,9 @@
 //! The live machine as a [`SystemContext`]: host platform, host files, this process's
 //! environment, the registry keys the engine needs (Windows) and NVML's driver/GPU facts.
 
-use super::{ContextSource, EnvVars, FsView, Platform, RegistryView, SystemContext};
-use std::time::Duration;
-
-/// How long the NVML query may take before the scan goes on without it.
-const NVML_TIMEOUT: Duration = Duration::from_secs(10);
+use super::{
+    ContextSource, DriverFacts, EnvVars, FsView, GpuFacts, Platform, RegistryView, SystemContext,
+};
 
 /// Registry keys read on a live Windows machine (values, and sub-keys two levels down).
 pub const LIVE_REGISTRY_KEYS: &[&str] = &[
@@ -16,13 +14,22 @@ pub const LIVE_REGISTRY_KEYS: &[&str] = &[
     r"HKLM\SOFTWARE\NVIDIA Corporation\Installer2",
 ];
 
-/// Builds the context of the machine this program runs on, with NVML's driver facts.
-pub fn load() -> SystemContext {
+/// What the driver says of itself and its GPUs (NVML's answer).
+#[derive(Debug, Clone)]
+pub struct DriverReadout {
+    pub driver: DriverFacts,
+    pub gpus: Vec<GpuFacts>,
+}
+
+/// Builds the context of the machine this program runs on, with the driver facts `query`
+/// returns (the GPU module's NVML query, handed in by the caller; its error is a sentence for
+/// the user and becomes the context's driver note).
+pub fn load_with_driver(query: &dyn Fn() -> Result<DriverReadout, String>) -> SystemContext {
     let mut ctx = load_without_driver();
-    match crate::gpu::nvml::probe_with_timeout(NVML_TIMEOUT) {
-        Ok(probe) => {
-            ctx.driver = Some(probe.driver);
-            ctx.gpus = probe.gpus;
+    match query() {
+        Ok(readout) => {
+            ctx.driver = Some(readout.driver);
+            ctx.gpus = readout.gpus;
             ctx.driver_note = None;
         }
         Err(note) => ctx.driver_note = Some(note),

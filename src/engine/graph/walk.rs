@@ -59,6 +59,8 @@ struct Walk<'a> {
     main: Option<(String, Arc<BinaryInfo>)>,
     /// The process's activation context: the root .exe's manifest (resource ID 1).
     process_context: Vec<ResolvedAssembly>,
+    /// Set when [`GraphOptions::cancel`] stopped the walk.
+    cancelled: bool,
 }
 
 pub(super) fn walk(
@@ -114,6 +116,7 @@ pub(super) fn walk(
         identities: HashMap::new(),
         main: None,
         process_context: Vec::new(),
+        cancelled: false,
     };
     if platform == Platform::Linux
         && let Some(program) = &opts.main_program
@@ -142,6 +145,9 @@ pub(super) fn walk(
             w.runtime_of(i);
             i += 1;
         }
+    }
+    if w.cancelled {
+        return Err(GraphError::Cancelled);
     }
     let infos = w
         .objs
@@ -224,6 +230,13 @@ impl Walk<'_> {
     fn load_closure(&mut self, start: usize) {
         let mut queue = VecDeque::from([start]);
         while let Some(o) = queue.pop_front() {
+            if let Some(progress) = &self.opts.cancel {
+                if progress.is_cancelled() {
+                    self.cancelled = true;
+                    return;
+                }
+                progress.tick();
+            }
             if self.objs[o].depth >= self.opts.max_depth {
                 continue;
             }

@@ -14,7 +14,7 @@ use crate::engine::context::{Platform, SystemContext};
 use serde::Serialize;
 
 /// Where one assembly of a manifest was found, and what it redirects.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct ResolvedAssembly {
     #[serde(flatten)]
     pub identity: AssemblyRef,
@@ -22,7 +22,7 @@ pub struct ResolvedAssembly {
     pub manifest: Option<String>,
     /// `winsxs` or `private`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub store: Option<&'static str>,
+    pub store: Option<String>,
     /// The DLLs it redirects, as full paths.
     pub files: Vec<String>,
     /// Every manifest path (or WinSxS pattern) looked at, in order.
@@ -124,7 +124,7 @@ fn finish(
         .map(|f| w.join(folder, f))
         .collect();
     out.manifest = Some(manifest.to_string());
-    out.store = Some(store);
+    out.store = Some(store.to_string());
     out
 }
 

@@ -5,7 +5,7 @@
 //!
 //! Keys added next to `machine` and `findings`: `tool`, `captured_at`, `redacted`, `snapshot`.
 
-use super::Document;
+use super::Report;
 use super::redact::{Identity, Redactor};
 use super::redact_check::{self, RedactError};
 use crate::engine::context::recorded::FsRecording;
@@ -99,18 +99,18 @@ impl Default for CaptureOptions {
 /// Turns a document into a report: metadata and snapshot added, then redacted unless asked not to.
 /// `now` is the capture time (seconds since the Unix epoch).
 pub fn finish_report(
-    doc: Document,
+    doc: Report,
     ctx: &SystemContext,
     opts: CaptureOptions,
     now_unix: u64,
-) -> Result<Document, RedactError> {
-    let mut doc = doc
-        .with("tool", ToolInfo::this_build())
-        .with("captured_at", rfc3339_utc(now_unix))
-        .with("redacted", opts.redact);
+) -> Result<Report, RedactError> {
+    let mut doc = doc;
+    doc.tool = Some(ToolInfo::this_build());
+    doc.captured_at = Some(rfc3339_utc(now_unix));
+    doc.redacted = Some(opts.redact);
     // A scan that recorded its own snapshot (the wizard's) keeps it.
-    if !doc.extra.contains_key("snapshot") {
-        doc = doc.with("snapshot", ContextSnapshot::of(ctx));
+    if doc.snapshot.is_none() {
+        doc.snapshot = Some(ContextSnapshot::of(ctx));
     }
     if opts.redact {
         redact(doc, &identity_of(ctx))
@@ -127,16 +127,12 @@ pub fn identity_of(ctx: &SystemContext) -> Identity {
 
 /// The identifying values of a saved report: its snapshot's and summary's environment (aliases
 /// already, when it was redacted) and this host's. For redacting a reopened report again.
-pub fn identity_of_report(doc: &Document) -> Identity {
-    let snapshot_env = doc
-        .extra
-        .get("snapshot")
-        .and_then(|s| s.get("env"))
-        .and_then(serde_json::Value::as_object);
-    let vars = snapshot_env
-        .into_iter()
-        .flatten()
-        .filter_map(|(k, v)| Some((k.as_str(), v.as_str()?)))
+pub fn identity_of_report(doc: &Report) -> Identity {
+    let vars = doc
+        .snapshot
+        .iter()
+        .flat_map(|s| s.env.iter())
+        .map(|(k, v)| (k.as_str(), v.as_str()))
         .chain(
             doc.machine
                 .env
@@ -148,7 +144,7 @@ pub fn identity_of_report(doc: &Document) -> Identity {
 
 /// Redacts a document with an identity: its JSON form is walked, the enum tags redaction met are
 /// put back, and it must read back whole — else an error, never the document unredacted.
-pub fn redact(doc: Document, identity: &Identity) -> Result<Document, RedactError> {
+pub fn redact(doc: Report, identity: &Identity) -> Result<Report, RedactError> {
     let original = serde_json::to_value(&doc).map_err(|e| RedactError::Serialize(e.to_string()))?;
     let mut value = original.clone();
     let changed = Redactor::new(identity).redact_document(&mut value);

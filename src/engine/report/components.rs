@@ -3,7 +3,7 @@
 //! from the document's JSON so reports of older and newer builds read alike. Markdown and HTML
 //! render it as the versions table; `compare` matches it between machines.
 
-use super::Document;
+use super::Report;
 use serde_json::Value;
 
 /// One versioned thing on a machine.
@@ -50,7 +50,8 @@ fn list<'a>(v: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
 }
 
 /// Every component a document tells of, in a stable order.
-pub fn components(doc: &Document) -> Vec<Component> {
+pub fn components(doc: &Report) -> Vec<Component> {
+    let extra = doc.keys();
     let mut out = Vec::new();
     let m = &doc.machine;
     if let Some(d) = &m.driver {
@@ -82,7 +83,7 @@ pub fn components(doc: &Document) -> Vec<Component> {
         });
     }
     let empty = Value::Null;
-    let inventory = doc.extra.get("inventory").unwrap_or(&empty);
+    let inventory = extra.get("inventory").unwrap_or(&empty);
     for (key, kind) in [("toolkits", "cuda-toolkit"), ("cudnn", "cudnn")] {
         for install in list(inventory, key) {
             let root = text(install, "root");
@@ -108,7 +109,7 @@ pub fn components(doc: &Document) -> Vec<Component> {
             out.push(framework(f, &root));
         }
     }
-    let gpu = doc.extra.get("gpu").unwrap_or(&empty);
+    let gpu = extra.get("gpu").unwrap_or(&empty);
     for lib in list(gpu, "libraries") {
         let file = text(lib, "mapped").or_else(|| text(lib, "requested"));
         out.push(Component {
@@ -165,7 +166,8 @@ fn framework(f: &Value, env_root: &str) -> Component {
 }
 
 /// The report's one-line facts: platform, driver, source, capture time, tool version, redaction.
-pub fn header_facts(doc: &Document) -> Vec<String> {
+pub fn header_facts(doc: &Report) -> Vec<String> {
+    let extra = doc.keys();
     let m = &doc.machine;
     let mut facts = vec![format!(
         "{}{}",
@@ -184,18 +186,17 @@ pub fn header_facts(doc: &Document) -> Vec<String> {
         None => "no NVIDIA driver found".to_string(),
     });
     facts.push(m.source.describe());
-    if let Some(t) = doc.extra.get("captured_at").and_then(Value::as_str) {
+    if let Some(t) = extra.get("captured_at").and_then(Value::as_str) {
         facts.push(format!("captured {t}"));
     }
-    if let Some(v) = doc
-        .extra
+    if let Some(v) = extra
         .get("tool")
         .and_then(|t| t.get("version"))
         .and_then(Value::as_str)
     {
         facts.push(format!("cuda-triage {v}"));
     }
-    if doc.extra.get("redacted").and_then(Value::as_bool) == Some(true) {
+    if extra.get("redacted").and_then(Value::as_bool) == Some(true) {
         facts.push("redacted".to_string());
     }
     facts
@@ -211,7 +212,7 @@ pub fn json_lines(value: &Value) -> Vec<String> {
 }
 
 /// Counts of findings by severity: (errors, warnings, notes).
-pub fn severity_counts(doc: &Document) -> (usize, usize, usize) {
+pub fn severity_counts(doc: &Report) -> (usize, usize, usize) {
     use crate::engine::findings::Severity;
     let count = |s| doc.findings.iter().filter(|f| f.severity == s).count();
     (

@@ -1,7 +1,7 @@
 //! The three report formats and how a file name picks one: `.md`/`.markdown` is Markdown,
 //! `.html`/`.htm` is HTML, anything else is the JSON contract (the only one `open` reads back).
 
-use super::{Document, html, markdown};
+use super::{Report, html, markdown};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -45,7 +45,7 @@ impl ReportFormat {
     }
 
     /// The document rendered in this format.
-    pub fn render(self, doc: &Document) -> String {
+    pub fn render(self, doc: &Report) -> String {
         match self {
             ReportFormat::Json => doc.to_json_pretty() + "\n",
             ReportFormat::Markdown => markdown::render(doc),

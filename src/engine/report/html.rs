@@ -3,7 +3,7 @@
 //! test, environment) in collapsible `<details>`. Every string from the machine is escaped: a
 //! folder named `<script>alert(1)</script>` on PATH renders as text.
 
-use super::Document;
+use super::Report;
 use super::components::{components, header_facts, json_lines, severity_counts};
 use super::trees::trees;
 use crate::engine::findings::Severity;
@@ -38,7 +38,7 @@ details{margin:.6rem 0}summary{cursor:pointer;font-weight:600}\
 @media print{details{display:block}details>*{display:block}body{margin:0}}";
 
 /// The whole report as one HTML page.
-pub fn render(doc: &Document) -> String {
+pub fn render(doc: &Report) -> String {
     let mut out = String::from(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
@@ -55,7 +55,7 @@ pub fn render(doc: &Document) -> String {
     out
 }
 
-fn header(doc: &Document) -> String {
+fn header(doc: &Report) -> String {
     let facts = header_facts(doc);
     let (e, w, i) = severity_counts(doc);
     format!(
@@ -64,7 +64,7 @@ fn header(doc: &Document) -> String {
     )
 }
 
-fn findings(doc: &Document) -> String {
+fn findings(doc: &Report) -> String {
     let mut out = String::from("<h2>Findings</h2>\n");
     if doc.findings.is_empty() {
         out.push_str("<p>No problems found.</p>\n");
@@ -119,7 +119,7 @@ fn findings(doc: &Document) -> String {
     out
 }
 
-fn versions(doc: &Document) -> String {
+fn versions(doc: &Report) -> String {
     let mut out = String::from("<h2>Versions</h2>\n");
     let parts = components(doc);
     if parts.is_empty() {
@@ -147,15 +147,16 @@ fn folded(title: &str, lines: &[String]) -> String {
     )
 }
 
-fn details(doc: &Document) -> String {
+fn details(doc: &Report) -> String {
+    let extra = doc.keys();
     let mut out = String::from("<h2>Details</h2>\n");
-    if let Some(gpu) = doc.extra.get("gpu") {
+    if let Some(gpu) = extra.get("gpu") {
         out.push_str(&folded("GPU test", &json_lines(gpu)));
     }
-    if let Some(fixes) = doc.extra.get("fixes_applied") {
+    if let Some(fixes) = extra.get("fixes_applied") {
         out.push_str(&folded("Fixes applied", &json_lines(fixes)));
     }
-    if let Some(identified) = doc.extra.get("identified") {
+    if let Some(identified) = extra.get("identified") {
         out.push_str(&folded(
             "Libraries named in the pasted error",
             &json_lines(identified),
@@ -179,7 +180,7 @@ fn details(doc: &Document) -> String {
     if !env.is_empty() {
         out.push_str(&folded("Loading-related environment", &env));
     }
-    if let Some(inventory) = doc.extra.get("inventory") {
+    if let Some(inventory) = extra.get("inventory") {
         out.push_str(&folded(
             "Inventory (as in the JSON report)",
             &json_lines(inventory),

@@ -4,7 +4,7 @@
 //! `<home>\envs` or `a|b` renders as written; the whole stays within GitHub's 65,536-character
 //! issue-body limit, cut at a section boundary with a note pointing at the JSON report.
 
-use super::Document;
+use super::Report;
 use super::components::{components, header_facts, json_lines, severity_counts};
 use super::trees::trees;
 use crate::engine::findings::Severity;
@@ -75,7 +75,7 @@ fn icon(s: Severity) -> &'static str {
 }
 
 /// The whole report as Markdown.
-pub fn render(doc: &Document) -> String {
+pub fn render(doc: &Report) -> String {
     // Chunks in order of importance; the report is cut between chunks (one finding is one chunk).
     let mut chunks = vec![header(doc)];
     chunks.extend(findings(doc));
@@ -95,7 +95,7 @@ pub fn render(doc: &Document) -> String {
     out
 }
 
-fn header(doc: &Document) -> String {
+fn header(doc: &Report) -> String {
     let facts = header_facts(doc);
     let (e, w, i) = severity_counts(doc);
     format!(
@@ -104,7 +104,7 @@ fn header(doc: &Document) -> String {
     )
 }
 
-fn findings(doc: &Document) -> Vec<String> {
+fn findings(doc: &Report) -> Vec<String> {
     let mut chunks = vec![String::from("## Findings\n\n")];
     if doc.findings.is_empty() {
         chunks[0].push_str("No problems found.\n\n");
@@ -151,7 +151,7 @@ fn findings(doc: &Document) -> Vec<String> {
     chunks
 }
 
-fn versions(doc: &Document) -> String {
+fn versions(doc: &Report) -> String {
     let parts = components(doc);
     let mut out = String::from("## Versions\n\n");
     if parts.is_empty() {
@@ -182,9 +182,10 @@ fn folded(title: &str, body: &str) -> String {
     )
 }
 
-fn details(doc: &Document) -> Vec<String> {
+fn details(doc: &Report) -> Vec<String> {
+    let extra = doc.keys();
     let mut out = Vec::new();
-    if let Some(identified) = doc.extra.get("identified").and_then(|v| v.as_array()) {
+    if let Some(identified) = extra.get("identified").and_then(|v| v.as_array()) {
         let lines: Vec<String> = identified
             .iter()
             .map(|i| {
@@ -198,7 +199,7 @@ fn details(doc: &Document) -> Vec<String> {
         ));
     }
     for (key, title) in [("gpu", "GPU test"), ("fixes_applied", "Fixes applied")] {
-        if let Some(value) = doc.extra.get(key) {
+        if let Some(value) = extra.get(key) {
             out.push(folded(title, &code_block(&json_lines(value))));
         }
     }
@@ -227,7 +228,7 @@ fn details(doc: &Document) -> Vec<String> {
 mod tests {
     use super::*;
 
-    fn document(findings: usize) -> Document {
+    fn document(findings: usize) -> Report {
         let finding = |i: usize| {
             serde_json::json!({
                 "code": "library-missing", "severity": "error",

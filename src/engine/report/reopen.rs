@@ -3,7 +3,7 @@
 //! report written elsewhere (or by an older build) is diagnosed as this build would. A report
 //! without recorded files (the wizard's, or an older one) keeps the findings saved in it.
 
-use super::Document;
+use super::Report;
 use super::capture::ContextSnapshot;
 use crate::engine::context::{EnvVars, FsView, SystemContext};
 use crate::engine::findings::sort_by_severity;
@@ -14,7 +14,7 @@ const GPU_TEST_PREFIX: &str = "gpu-test-";
 
 /// A reopened report, and why its findings are the saved ones when they could not be re-run.
 pub struct Reopened {
-    pub document: Document,
+    pub document: Report,
     /// Set when the saved findings are shown as they were (no snapshot, no recorded files...).
     pub note: Option<String>,
 }
@@ -22,13 +22,11 @@ pub struct Reopened {
 /// The context a report's snapshot describes (an error without a snapshot or recorded files).
 /// The context keeps the source the report was captured from, so rules word their evidence as
 /// they did then ("the machine file has no [driver] section").
-pub fn snapshot_context(doc: &Document) -> Result<SystemContext, String> {
-    let snapshot = doc
-        .extra
-        .get("snapshot")
+pub fn snapshot_context(doc: &Report) -> Result<SystemContext, String> {
+    let snapshot: ContextSnapshot = doc
+        .snapshot
+        .clone()
         .ok_or("the report has no snapshot of its machine")?;
-    let snapshot: ContextSnapshot = serde_json::from_value(snapshot.clone())
-        .map_err(|e| format!("the report's snapshot cannot be read: {e}"))?;
     let files = snapshot
         .files
         .ok_or("the report did not record the machine's files")?;
@@ -46,7 +44,7 @@ pub fn snapshot_context(doc: &Document) -> Result<SystemContext, String> {
 }
 
 /// Runs this build's rules on a saved report.
-pub fn rediagnose(mut doc: Document) -> Reopened {
+pub fn rediagnose(mut doc: Report) -> Reopened {
     let ctx = match snapshot_context(&doc) {
         Ok(ctx) => ctx,
         Err(why) => {
@@ -56,20 +54,8 @@ pub fn rediagnose(mut doc: Document) -> Reopened {
             };
         }
     };
-    let inventory: Inventory = match doc
-        .extra
-        .get("inventory")
-        .map(|v| serde_json::from_value(v.clone()))
-    {
-        Some(Ok(inv)) => inv,
-        Some(Err(e)) => {
-            return Reopened {
-                document: doc,
-                note: Some(format!(
-                    "the report's inventory cannot be read ({e}): showing the findings saved in it"
-                )),
-            };
-        }
+    let inventory: Inventory = match doc.inventory.clone() {
+        Some(inv) => inv,
         None => {
             return Reopened {
                 document: doc,

@@ -2,7 +2,7 @@
 //! `root`/`nodes` keys and the wizard's `trees` list. Rendered as indented text lines (one per
 //! library: name, how it resolved, where, or what was tried) for the Markdown and HTML reports.
 
-use super::Document;
+use super::Report;
 use serde_json::Value;
 
 /// One tree: its root binary and its rendered lines.
@@ -15,13 +15,13 @@ pub struct TreeText {
 }
 
 /// Every tree in a document.
-pub fn trees(doc: &Document) -> Vec<TreeText> {
+pub fn trees(doc: &Report) -> Vec<TreeText> {
+    let extra = doc.keys();
     let mut out = Vec::new();
-    if let (Some(root), Some(nodes)) = (doc.extra.get("root"), doc.extra.get("nodes")) {
+    if let (Some(root), Some(nodes)) = (extra.get("root"), extra.get("nodes")) {
         out.push(render(root, nodes));
     }
-    for t in doc
-        .extra
+    for t in extra
         .get("trees")
         .and_then(Value::as_array)
         .into_iter()

@@ -71,13 +71,6 @@ pub struct ScanResult {
     pub cancelled: bool,
 }
 
-impl ScanResult {
-    /// The JSON-contract document of this scan: machine, findings and `"inventory"`.
-    pub fn into_document(self, ctx: &SystemContext) -> crate::engine::report::Document {
-        crate::engine::report::Document::new(ctx, self.findings).with("inventory", &self.inventory)
-    }
-}
-
 /// Runs the scan with default options.
 pub fn run(ctx: &SystemContext, progress: &Progress) -> ScanResult {
     run_with(ctx, progress, &ScanOptions::default())

@@ -12,7 +12,7 @@ use serde::Serialize;
 use std::sync::OnceLock;
 
 /// A symbol the loader could not find.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct MissingSymbol {
     pub symbol: String,
     /// The library it was looked up in, when the message says.
@@ -23,7 +23,7 @@ pub struct MissingSymbol {
 }
 
 /// An error code or status name found in the text.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct ErrorCode {
     /// `win32`, `cuda` or `cudnn`.
     pub kind: String,

@@ -25,7 +25,7 @@ use serde::Serialize;
 pub const MAX_TEXT: usize = 4 * 1024 * 1024;
 
 /// One library named in the text, as the JSON contract's `"identified"` entries.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Identified {
     pub file: String,
     pub component: String,

@@ -3,9 +3,9 @@
 //! dialogs, clipboard, browser, file manager).
 
 use super::{ScanState, TriageApp};
-use crate::engine::report::Document;
+use crate::engine::report::Report;
 use crate::ui::steps::{self, Step, UiCommand};
-use crate::ui::worker::{Target, start_scan};
+use crate::ui::worker::{Source, start_scan};
 
 /// Shown when a file dialog returns nothing: cancelled, or no dialog could be shown at all.
 const NO_FILE_CHOSEN: &str = "No file chosen. If no dialog appeared, this desktop has no file-dialog service (xdg-desktop-portal): \
@@ -25,7 +25,7 @@ impl TriageApp {
     }
 
     /// Diagnoses another target from the start (Welcome's quick choices).
-    fn diagnose(&mut self, target: Target) {
+    fn diagnose(&mut self, target: Source) {
         self.replace_keeping_prefs(TriageApp::new(target));
         self.apply(UiCommand::StartScan);
         self.step = Step::Scan;
@@ -97,14 +97,16 @@ impl TriageApp {
                     );
                 }
             }
-            UiCommand::ScanThisComputer => self.diagnose(Target::Live),
+            UiCommand::ScanThisComputer => self.diagnose(Source::Live),
             UiCommand::PickPythonEnv => match rfd::FileDialog::new().pick_folder() {
                 Some(dir) => self.apply(UiCommand::DiagnosePythonEnv(dir)),
                 None => self.status = NO_FILE_CHOSEN.into(),
             },
             UiCommand::DiagnosePythonEnv(dir) => {
-                let target = Target::PythonEnv(dir);
-                match target.load(false) {
+                let target = Source::PythonEnv(dir);
+                match crate::engine::api::load(&target, crate::engine::api::Driver::Skip)
+                    .map_err(|e| e.to_string())
+                {
                     Ok(_) => self.diagnose(target),
                     Err(e) => self.status = e,
                 }
@@ -162,7 +164,7 @@ impl TriageApp {
     }
 
     /// The report as it would be saved now (with every tree the Dependencies step built).
-    fn report_now(&self) -> Option<Document> {
+    fn report_now(&self) -> Option<Report> {
         let doc = self.document.as_ref()?;
         Some(crate::ui::report_export::build_report(
             doc,
@@ -237,17 +239,17 @@ impl TriageApp {
     /// Analyses a file picked or dropped on this computer (only meaningful for the live target).
     fn analyze_host_file(&mut self, path: std::path::PathBuf) {
         match self.target {
-            Target::Live | Target::PythonEnv(_) => {
+            Source::Live | Source::PythonEnv(_) => {
                 self.apply(UiCommand::AnalyzeBinary(path.display().to_string()))
             }
-            Target::MachineFile(_) => {
+            Source::MachineFile(_) => {
                 self.status = "This wizard diagnoses a machine file: type the binary's path on that machine instead.".into()
             }
         }
     }
 
     fn open_report_file(&mut self, path: &std::path::Path) {
-        match Document::load(path) {
+        match Report::load(path) {
             Ok(doc) => {
                 let reopened = crate::engine::report::reopen::rediagnose(doc);
                 self.replace_keeping_prefs(TriageApp::with_report(

@@ -12,7 +12,7 @@ use crate::engine::graph::{self, DependencyGraph, GraphOptions};
 use crate::engine::loader::windows::Preset;
 use crate::engine::suggest::BinarySuggestion;
 use crate::ui::tree_rows::{Row, RowFilter, is_problem, visible_rows};
-use crate::ui::worker::{Job, Target};
+use crate::ui::worker::{Job, Source};
 use crate::ui::{glossary, theme};
 
 const ROW_HEIGHT: f32 = 20.0;
@@ -47,7 +47,7 @@ pub struct DependenciesState {
 
 impl DependenciesState {
     /// Starts building the tree of `binary` (a machine path) on a worker thread.
-    pub fn start(&mut self, target: &Target, binary: String) {
+    pub fn start(&mut self, target: &Source, binary: String) {
         self.binary_input = binary.clone();
         self.error = None;
         self.selected = None;
@@ -63,7 +63,8 @@ impl DependenciesState {
         };
         self.job = Some(Job::start(Default::default(), move |progress| {
             progress.stage("Resolving dependencies", 0);
-            let ctx = target.load(false)?;
+            let ctx = crate::engine::api::load(&target, crate::engine::api::Driver::Skip)
+                .map_err(|e| e.to_string())?;
             let arg = if ctx.platform.is_absolute(&binary) {
                 ctx.platform.normalize(&binary)
             } else if graph::root::is_bare_name(ctx.platform, &binary) {
@@ -98,7 +99,7 @@ impl DependenciesState {
     }
 
     /// Builds the tree of suggestion `index` in the process it names.
-    pub fn start_suggestion(&mut self, target: &Target, index: usize) {
+    pub fn start_suggestion(&mut self, target: &Source, index: usize) {
         let Some(s) = self.suggestions.get(index) else {
             return;
         };

@@ -15,17 +15,10 @@ pub fn findings_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiComm
     ui.heading("Findings");
     if let Some(pasted) = &app.paste.result {
         ui.label(egui::RichText::new("From the text you pasted").strong());
-        if let Some(identified) = pasted.extra.get("identified").and_then(|v| v.as_array()) {
+        if let Some(identified) = &pasted.identified {
             let names: Vec<String> = identified
                 .iter()
-                .filter_map(|i| {
-                    Some(format!(
-                        "{} ({} {})",
-                        i["file"].as_str()?,
-                        i["component"].as_str()?,
-                        i["version"].as_str()?
-                    ))
-                })
+                .map(|i| format!("{} ({} {})", i.file, i.component, i.version))
                 .collect();
             if !names.is_empty() {
                 ui.label(format!("Recognised: {}", names.join(", ")));

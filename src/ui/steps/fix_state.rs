@@ -10,7 +10,7 @@ use crate::engine::fix::session::{self, ApplyReport};
 use crate::engine::fix::{FixPlan, Scope};
 use crate::engine::progress::Progress;
 use crate::ui::app::TriageApp;
-use crate::ui::worker::{Job, Target};
+use crate::ui::worker::{Job, Source};
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -104,7 +104,7 @@ impl FixState {
         }
     }
 
-    fn start_plan(&mut self, target: Target, findings: Vec<Finding>) {
+    fn start_plan(&mut self, target: Source, findings: Vec<Finding>) {
         let Some(id) = self.focused.clone() else {
             return;
         };
@@ -116,12 +116,13 @@ impl FixState {
         };
         self.preview = None;
         self.plan_job = Some(Job::start(Progress::new(), move |_| {
-            let ctx = target.load(false)?;
+            let ctx = crate::engine::api::load(&target, crate::engine::api::Driver::Skip)
+                .map_err(|e| e.to_string())?;
             session::plan(&ctx, &findings, &id, &opts).map_err(|e| e.to_string())
         }));
     }
 
-    fn start_apply(&mut self, target: Target, findings: Vec<Finding>) {
+    fn start_apply(&mut self, target: Source, findings: Vec<Finding>) {
         let ids: Vec<String> = self.checked.iter().cloned().collect();
         let opts = PlanOptions {
             scope: Some(self.scope),
@@ -137,7 +138,8 @@ impl FixState {
             l.clear();
         }
         self.apply_job = Some(Job::start(Progress::new(), move |progress| {
-            let ctx = target.load(false)?;
+            let ctx = crate::engine::api::load(&target, crate::engine::api::Driver::Skip)
+                .map_err(|e| e.to_string())?;
             let mut reports = Vec::new();
             let mut log = Vec::new();
             progress.stage("Applying fixes", ids.len());

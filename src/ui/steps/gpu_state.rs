@@ -2,11 +2,11 @@
 //! worker thread ([`GpuJob`]) and what it reported, and how a finished test enters the document.
 
 use crate::engine::findings::sort_by_severity;
-use crate::engine::report::Document;
-use crate::gpu::report::{GpuReport, Role, SensorSample};
-use crate::gpu::runner::{self, Options, Outcome, Update};
-use crate::gpu::select::{self, Selection};
-use crate::gpu::sets::LibrarySet;
+use crate::engine::gpu::report::{GpuReport, Role, SensorSample};
+use crate::engine::gpu::runner::{self, Options, Outcome, Update};
+use crate::engine::gpu::select::{self, Selection};
+use crate::engine::gpu::sets::LibrarySet;
+use crate::engine::report::Report;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -29,7 +29,7 @@ pub enum GpuCommand {
 enum Message {
     Update(Update),
     /// The outcome, and a document of this computer for when the wizard has none yet.
-    Done(Box<(Outcome, Document)>),
+    Done(Box<(Outcome, Report)>),
 }
 
 /// A test running in a child process, driven from a worker thread.
@@ -50,7 +50,12 @@ impl GpuJob {
                 let outcome = runner::run(&opts, &flag, |u| {
                     let _ = updates.send(Message::Update(u));
                 });
-                let base = Document::new(&crate::engine::context::live::load(), Vec::new());
+                let this_computer = crate::engine::api::load(
+                    &crate::engine::api::Source::Live,
+                    crate::engine::api::Driver::Ask,
+                )
+                .expect("this computer always loads");
+                let base = Report::new(&this_computer, Vec::new());
                 let _ = tx.send(Message::Done(Box::new((outcome, base))));
             });
         if spawned.is_err() {
@@ -160,7 +165,7 @@ impl GpuTestState {
     }
 
     /// Drains the worker's messages; the outcome (and a base document) once the test finished.
-    pub fn poll(&mut self) -> Option<(Outcome, Document)> {
+    pub fn poll(&mut self) -> Option<(Outcome, Report)> {
         let job = self.job.as_ref()?;
         loop {
             match job.receiver.try_recv() {
@@ -196,23 +201,24 @@ pub fn role_index(role: Role) -> usize {
 }
 
 /// Puts a finished test into a document: replaces earlier GPU-test findings and the `"gpu"` key.
-pub fn merge(mut doc: Document, outcome: &Outcome) -> Document {
+pub fn merge(mut doc: Report, outcome: &Outcome) -> Report {
     doc.findings.retain(|f| !f.code.starts_with("gpu-test-"));
     doc.findings.extend(outcome.findings.iter().cloned());
     sort_by_severity(&mut doc.findings);
-    doc.with("gpu", &outcome.report)
+    doc.gpu = Some(outcome.report.clone());
+    doc
 }
 
 /// The GPU report a document carries, if any.
-pub fn report_in(doc: &Document) -> Option<GpuReport> {
-    serde_json::from_value(doc.extra.get("gpu")?.clone()).ok()
+pub fn report_in(doc: &Report) -> Option<GpuReport> {
+    doc.gpu.clone()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn document() -> Document {
+    fn document() -> Report {
         serde_json::from_value(serde_json::json!({
             "schema": "cuda-triage/1",
             "machine": {"platform": "linux", "wsl": false, "source": {"kind": "live"}},
@@ -235,7 +241,7 @@ mod tests {
         let codes: Vec<&str> = merged.findings.iter().map(|f| f.code.as_str()).collect();
         assert_eq!(codes, ["no-nvidia-driver", "gpu-test-not-started"]);
         let report = report_in(&merged).expect("the gpu key reads back");
-        assert_eq!(report.verdict, crate::gpu::report::Verdict::Failed);
+        assert_eq!(report.verdict, crate::engine::gpu::report::Verdict::Failed);
         assert!(report_in(&document()).is_none());
     }
 

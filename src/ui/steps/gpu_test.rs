@@ -8,8 +8,8 @@ use super::gpu_results::{chart_ui, results_table_ui};
 use super::gpu_state::role_index;
 pub use super::gpu_state::{GpuCommand, GpuJob, GpuTestState, merge, report_in};
 use crate::engine::findings::Finding;
-use crate::gpu::report::{GpuReport, Role};
-use crate::gpu::select;
+use crate::engine::gpu::report::{GpuReport, Role};
+use crate::engine::gpu::select;
 use crate::ui::app::TriageApp;
 use crate::ui::theme;
 

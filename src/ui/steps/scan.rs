@@ -72,7 +72,7 @@ pub fn scan_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>
 /// Summary cards of what the scan knows about the machine.
 fn machine_cards_ui(
     ui: &mut egui::Ui,
-    doc: &crate::engine::report::Document,
+    doc: &crate::engine::report::Report,
     app: &TriageApp,
     commands: &mut Vec<UiCommand>,
 ) {
@@ -88,11 +88,7 @@ fn machine_cards_ui(
             m.source.describe()
         ));
     });
-    let inv: Inventory = doc
-        .extra
-        .get("inventory")
-        .and_then(|v| serde_json::from_value(v.clone()).ok())
-        .unwrap_or_default();
+    let inv: Inventory = doc.inventory.clone().unwrap_or_default();
     ui.columns(2, |cols| {
         toolkits_card(&mut cols[0], &inv, dark);
         cudnn_card(&mut cols[0], &inv, dark);

@@ -6,7 +6,7 @@
 
 use super::UiCommand;
 use crate::engine::findings::Severity;
-use crate::engine::report::Document;
+use crate::engine::report::Report;
 use crate::engine::scan::inventory::Framework;
 use crate::engine::scan::{Inventory, PythonKind};
 pub use crate::ui::theme::Mark;
@@ -101,7 +101,7 @@ pub fn cudnn_card(ui: &mut egui::Ui, inv: &Inventory, dark: bool) {
     card_ui(ui, &title, &lines, 5, "No cuDNN found.", dark);
 }
 
-pub fn driver_card(ui: &mut egui::Ui, doc: &Document, inv: &Inventory, dark: bool) {
+pub fn driver_card(ui: &mut egui::Ui, doc: &Report, inv: &Inventory, dark: bool) {
     theme::card(ui, |ui| match &doc.machine.driver {
         Some(d) => {
             marked(ui, Mark::Ok, format!("NVIDIA driver {}", d.version), dark);
@@ -130,7 +130,7 @@ pub fn driver_card(ui: &mut egui::Ui, doc: &Document, inv: &Inventory, dark: boo
     });
 }
 
-pub fn gpus_card(ui: &mut egui::Ui, doc: &Document, dark: bool) {
+pub fn gpus_card(ui: &mut egui::Ui, doc: &Report, dark: bool) {
     let gpus = &doc.machine.gpus;
     let lines: Vec<Line> = gpus
         .iter()
@@ -182,7 +182,7 @@ pub fn environments_card(ui: &mut egui::Ui, inv: &Inventory, dark: bool) {
 
 pub fn frameworks_card(
     ui: &mut egui::Ui,
-    doc: &Document,
+    doc: &Report,
     inv: &Inventory,
     dark: bool,
     live: bool,
@@ -215,7 +215,7 @@ pub fn frameworks_card(
 
 /// "✔ PyTorch 2.1.2 — CUDA 12.1", "? TensorFlow 2.10.1 — CUDA unknown: ...", "⚠ ... — 1
 /// warning in Findings".
-fn framework_line(doc: &Document, inv: &Inventory, f: &Framework) -> Line {
+fn framework_line(doc: &Report, inv: &Inventory, f: &Framework) -> Line {
     let (mut mark, cuda) = match (f.cuda_build, &f.expects.cuda) {
         (Some(false), _) => (Mark::Warning, "CPU-only build".to_string()),
         (_, Some(_)) if f.expects.inferred_from.is_some() => {

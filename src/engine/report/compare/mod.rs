@@ -9,7 +9,7 @@ mod render;
 
 pub use render::{render_groups_markdown, render_groups_text, render_markdown, render_text};
 
-use super::Document;
+use super::Report;
 use super::components::{Component, components};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -222,7 +222,7 @@ fn pair_components(a: &[Component], b: &[Component]) -> Vec<ComponentDiff> {
     out
 }
 
-fn one_sided(from: &Document, other: &Document) -> Vec<OneSided> {
+fn one_sided(from: &Report, other: &Report) -> Vec<OneSided> {
     let mut out: Vec<OneSided> = from
         .findings
         .iter()
@@ -244,7 +244,7 @@ fn one_sided(from: &Document, other: &Document) -> Vec<OneSided> {
 }
 
 /// Compares two reports.
-pub fn compare(a: &Document, b: &Document) -> Comparison {
+pub fn compare(a: &Report, b: &Report) -> Comparison {
     let components = pair_components(&components(a), &components(b));
     let mut names: Vec<&String> = a.machine.env.keys().chain(b.machine.env.keys()).collect();
     names.sort();
@@ -276,7 +276,7 @@ pub struct Group {
 }
 
 /// What decides that two machines are alike: component versions and paths, and finding codes.
-fn fingerprint(doc: &Document) -> String {
+fn fingerprint(doc: &Report) -> String {
     let mut parts: Vec<String> = components(doc)
         .iter()
         .map(|c| {
@@ -297,7 +297,7 @@ fn fingerprint(doc: &Document) -> String {
 }
 
 /// Groups many reports (label, document), largest group first.
-pub fn group(reports: &[(String, Document)]) -> Vec<Group> {
+pub fn group(reports: &[(String, Report)]) -> Vec<Group> {
     let mut by_print: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, (_, doc)) in reports.iter().enumerate() {
         by_print.entry(fingerprint(doc)).or_default().push(i);

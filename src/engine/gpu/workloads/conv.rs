@@ -3,12 +3,12 @@
 //! `cudnnFindConvolutionForwardAlgorithm`, like `torch.backends.cudnn.benchmark = True`.
 
 use super::{Run, fits, measure};
-use crate::gpu::ffi::dnn::{self, AlgoPerf, CudnnApi, CudnnHandle, Descriptor};
-use crate::gpu::ffi::driver::{Cuda, DeviceBuffer, Poison};
-use crate::gpu::ffi::errors::CallError;
-use crate::gpu::maths::{self, ConvShape, Dtype, Layout};
-use crate::gpu::peaks::{self, GpuPeak};
-use crate::gpu::report::{WorkloadKind, WorkloadResult};
+use crate::engine::gpu::ffi::dnn::{self, AlgoPerf, CudnnApi, CudnnHandle, Descriptor};
+use crate::engine::gpu::ffi::driver::{Cuda, DeviceBuffer, Poison};
+use crate::engine::gpu::ffi::errors::CallError;
+use crate::engine::gpu::maths::{self, ConvShape, Dtype, Layout};
+use crate::engine::gpu::peaks::{self, GpuPeak};
+use crate::engine::gpu::report::{WorkloadKind, WorkloadResult};
 use std::ffi::c_void;
 
 /// A cuDNN handle and the descriptors of one problem, destroyed on drop.
@@ -48,7 +48,7 @@ fn status(api: &CudnnApi, call: &str, s: i32) -> Result<(), CallError> {
         return Ok(());
     }
     // SAFETY: cudnnGetErrorString returns a static string for any code.
-    let text = unsafe { crate::gpu::ffi::c_string((api.cudnnGetErrorString)(s)) };
+    let text = unsafe { crate::engine::gpu::ffi::c_string((api.cudnnGetErrorString)(s)) };
     Err(CallError {
         call: call.to_string(),
         code: s,

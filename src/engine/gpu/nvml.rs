@@ -4,7 +4,7 @@
 //! temperature/power sampling while the workloads run ([`sample`], [`poll`]).
 
 use crate::engine::context::{DriverFacts, GpuFacts};
-use crate::gpu::report::{DeviceInfo, SensorSample};
+use crate::engine::gpu::report::{DeviceInfo, SensorSample};
 use nvml_wrapper::enum_wrappers::device::{Clock, TemperatureSensor};
 use nvml_wrapper::error::NvmlError;
 use nvml_wrapper::{Device, Nvml};
@@ -12,11 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// What NVML says about the installed driver and its GPUs.
-#[derive(Debug, Clone)]
-pub struct NvmlProbe {
-    pub driver: DriverFacts,
-    pub gpus: Vec<GpuFacts>,
-}
+pub use crate::engine::context::live::DriverReadout as NvmlProbe;
 
 /// Queries NVML, giving up after `timeout`; the error is a sentence for the user.
 pub fn probe_with_timeout(timeout: Duration) -> Result<NvmlProbe, String> {

@@ -3,12 +3,12 @@
 //! Column-major C = A·B, m = n = k.
 
 use super::{Run, fits, gemm_bytes, gemm_label, measure};
-use crate::gpu::ffi::blas::{self, CublasApi, CublasHandle};
-use crate::gpu::ffi::driver::{Cuda, DeviceBuffer, Poison};
-use crate::gpu::ffi::errors::CallError;
-use crate::gpu::maths::{self, Dtype, GemmShape};
-use crate::gpu::peaks::{self, GpuPeak};
-use crate::gpu::report::{WorkloadKind, WorkloadResult};
+use crate::engine::gpu::ffi::blas::{self, CublasApi, CublasHandle};
+use crate::engine::gpu::ffi::driver::{Cuda, DeviceBuffer, Poison};
+use crate::engine::gpu::ffi::errors::CallError;
+use crate::engine::gpu::maths::{self, Dtype, GemmShape};
+use crate::engine::gpu::peaks::{self, GpuPeak};
+use crate::engine::gpu::report::{WorkloadKind, WorkloadResult};
 use std::ffi::c_void;
 
 /// A cuBLAS handle, destroyed on drop.

@@ -14,7 +14,7 @@ use crate::engine::scan::inventory::{FrameworkKind, Inventory};
 use std::path::PathBuf;
 
 /// One choice of files to test.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LibrarySet {
     /// "PyTorch 2.1.2 in /home/ana/venvs/ml", "CUDA Toolkit 12.4 (/usr/local/cuda-12.4)".
     pub label: String,

@@ -5,11 +5,11 @@
 //! pinned, then pinned → device → pageable), so every copy kind is checked at sampled offsets.
 
 use super::{Run, fits, measure};
-use crate::gpu::ffi::driver::{Cuda, DeviceBuffer, check};
-use crate::gpu::ffi::errors::CallError;
-use crate::gpu::maths::{self, Reference};
-use crate::gpu::peaks;
-use crate::gpu::report::{WorkloadKind, WorkloadResult};
+use crate::engine::gpu::ffi::driver::{Cuda, DeviceBuffer, check};
+use crate::engine::gpu::ffi::errors::CallError;
+use crate::engine::gpu::maths::{self, Reference};
+use crate::engine::gpu::peaks;
+use crate::engine::gpu::report::{WorkloadKind, WorkloadResult};
 
 /// Number of copy workloads (progress steps).
 pub const KINDS: usize = 5;

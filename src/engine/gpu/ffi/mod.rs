@@ -39,7 +39,7 @@ macro_rules! api_table {
                         *lib.get::<unsafe extern "system" fn($($a),*) -> $r>(
                             concat!(stringify!($f), "\0").as_bytes(),
                         )
-                        .map_err(|e| format!("{}: {}", stringify!($f), $crate::gpu::ffi::error_chain(&e)))?
+                        .map_err(|e| format!("{}: {}", stringify!($f), $crate::engine::gpu::ffi::error_chain(&e)))?
                     }, )*
                 })
             }

@@ -6,7 +6,7 @@ use super::maths::Dtype;
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
 
-const TABLE: &str = include_str!("../../assets/knowledge/gpu_peaks.toml");
+const TABLE: &str = include_str!("../../../assets/knowledge/gpu_peaks.toml");
 
 /// One number per dtype.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

@@ -1,0 +1,26 @@
+//! The engine's entry points: what the command line and the wizard call, and nothing else of the
+//! pipeline. Each takes a machine ([`Source`], loaded once with [`load`]), its options and, for
+//! long work, a [`Progress`](crate::engine::progress::Progress) that reports and cancels; each
+//! returns a typed result that turns into the report of the JSON contract
+//! ([`Report`](crate::engine::report::Report)).
+//!
+//! ```text
+//! Source ─load→ SystemContext ─┬─ scan     → Scanned   (findings, inventory)
+//!                              ├─ suggestions → the binaries whose trees matter
+//!                              ├─ tree     → TreeOutcome (graph or not-found, findings)
+//!                              ├─ explain  → Explained (pasted error text → findings)
+//!                              └─ gpu_sets → the library sets the GPU test can take
+//! ```
+//!
+//! Fixes (`engine::fix::planner`/`session`) and saved reports (`engine::report::capture`) are
+//! their own entry points already; they take the same context.
+
+mod explain;
+mod scan;
+mod source;
+mod tree;
+
+pub use explain::{Explained, explain};
+pub use scan::{Scanned, gpu_sets, scan, suggestions};
+pub use source::{Driver, Source, load};
+pub use tree::{TreeOutcome, TreeRequest, tree};

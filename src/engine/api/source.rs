@@ -1,0 +1,76 @@
+//! Which machine the engine diagnoses, and loading it into a [`SystemContext`]: this computer
+//! (optionally as a shell where a Python environment is activated) or a machine file. The NVML
+//! query is the GPU module's, handed to the context here so the context itself never calls it.
+
+use crate::engine::Error;
+use crate::engine::context::activate::activate_python_env;
+use crate::engine::context::{SystemContext, live, machine_file};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// How long the NVML query may take before the work goes on without it.
+const NVML_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Which machine the engine diagnoses.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Source {
+    /// This computer.
+    #[default]
+    Live,
+    /// This computer, as a shell where this Python environment is activated.
+    PythonEnv(PathBuf),
+    /// The machine a machine file describes (see README, "Machine files").
+    MachineFile(PathBuf),
+}
+
+/// Whether loading this computer asks the driver (NVML) for its facts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Driver {
+    /// Ask NVML (with a time limit): a scan, a report, the GPU test.
+    Ask,
+    /// Files and environment only: a tree, a pasted error, a fix plan.
+    Skip,
+}
+
+impl Source {
+    /// Whether the source is this computer (its Python can run, its GPU can be tested).
+    pub fn is_this_computer(&self) -> bool {
+        !matches!(self, Source::MachineFile(_))
+    }
+
+    /// The source in words: "this computer", "the machine described in m.toml".
+    pub fn describe(&self) -> String {
+        match self {
+            Source::Live => "this computer".to_string(),
+            Source::PythonEnv(root) => format!(
+                "this computer, with the Python environment {} activated",
+                root.display()
+            ),
+            Source::MachineFile(p) => format!("the machine described in {}", p.display()),
+        }
+    }
+}
+
+/// Loads the machine `source` names.
+pub fn load(source: &Source, driver: Driver) -> Result<SystemContext, Error> {
+    match source {
+        Source::Live | Source::PythonEnv(_) => {
+            let mut ctx = match driver {
+                Driver::Ask => live::load_with_driver(&|| {
+                    crate::engine::gpu::nvml::probe_with_timeout(NVML_TIMEOUT)
+                }),
+                Driver::Skip => live::load_without_driver(),
+            };
+            if let Source::PythonEnv(root) = source {
+                activate_python_env(&mut ctx, &root.display().to_string()).map_err(|message| {
+                    Error::Activate {
+                        path: root.clone(),
+                        message,
+                    }
+                })?;
+            }
+            Ok(ctx)
+        }
+        Source::MachineFile(path) => Ok(machine_file::load(path)?),
+    }
+}
