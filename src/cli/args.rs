@@ -67,10 +67,6 @@ pub struct ScanArgs {
     /// (this computer only; each with a timeout).
     #[arg(long)]
     pub probe: bool,
-    /// Benchmark helper: write a generated machine (3 toolkits, 20 Python environments,
-    /// ~5,000 libraries) into DIR, print its machine-file path and exit.
-    #[arg(long, value_name = "DIR", hide = true)]
-    pub bench_generate: Option<PathBuf>,
 }
 
 /// `tree`: the binary and the loading context (the Windows flags mirror LoadLibraryExW).

@@ -18,12 +18,15 @@ pub fn source(common: &Common) -> Source {
 }
 
 /// Loads the machine a command works on; `driver` says whether this computer's driver is asked.
-pub fn load_context_with(common: &Common, driver: Driver) -> Result<SystemContext, String> {
-    api::load(&source(common), driver).map_err(|e| e.to_string())
+pub fn load_context_with(
+    common: &Common,
+    driver: Driver,
+) -> Result<SystemContext, crate::engine::Error> {
+    api::load(&source(common), driver)
 }
 
 /// Loads the machine a command works on, with this computer's driver facts.
-pub fn load_context(common: &Common) -> Result<SystemContext, String> {
+pub fn load_context(common: &Common) -> Result<SystemContext, crate::engine::Error> {
     load_context_with(common, Driver::Ask)
 }
 
@@ -34,8 +37,18 @@ pub fn scan_document_with(ctx: &SystemContext, opts: &scan::ScanOptions) -> Repo
         .report
 }
 
-/// Runs one parsed command line; returns the process exit code.
+/// Runs one parsed command line; returns the process exit code: 0 or 1 as the command's
+/// findings say, 2 when the tool itself failed. This is the one place a failure becomes exit 2:
+/// the error and its causes on standard error and, with `--json`, the JSON error body.
 pub fn run(cli: Cli) -> i32 {
+    let json = cli.common.json;
+    match dispatch(cli) {
+        Ok(code) => code,
+        Err(e) => fail(&format!("{e:#}"), json),
+    }
+}
+
+fn dispatch(cli: Cli) -> anyhow::Result<i32> {
     let common = cli.common;
     let Some(command) = cli.command else {
         return scan_command(&common, &ScanArgs::default());
@@ -54,29 +67,12 @@ pub fn run(cli: Cli) -> i32 {
     }
 }
 
-fn scan_command(common: &Common, args: &ScanArgs) -> i32 {
-    if let Some(dir) = &args.bench_generate {
-        return match scan::bench::generate(dir) {
-            Ok((machine, libs)) => {
-                println!("{}", machine.display());
-                eprintln!(
-                    "Generated a machine with 3 toolkits, 20 Python environments and {libs} library files."
-                );
-                0
-            }
-            Err(e) => fail(
-                &format!("{}: cannot generate: {e}", dir.display()),
-                common.json,
-            ),
-        };
-    }
+fn scan_command(common: &Common, args: &ScanArgs) -> anyhow::Result<i32> {
     let opts = scan::ScanOptions {
         probe_imports: args.probe,
         run_tools: args.probe,
         ..Default::default()
     };
-    match load_context(common) {
-        Ok(ctx) => emit(&scan_document_with(&ctx, &opts), common.json),
-        Err(e) => fail(&e, common.json),
-    }
+    let ctx = load_context(common)?;
+    Ok(emit(&scan_document_with(&ctx, &opts), common.json))
 }

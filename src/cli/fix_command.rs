@@ -4,7 +4,7 @@
 
 use super::args::{Common, FixAction, FixChoice, ScopeArg};
 use super::commands::load_context;
-use super::output::{EXIT_CLEAN, EXIT_PROBLEMS, fail};
+use super::output::{EXIT_CLEAN, EXIT_PROBLEMS};
 use crate::engine::context::SystemContext;
 use crate::engine::findings::Finding;
 use crate::engine::fix::host::Feedback;
@@ -13,9 +13,10 @@ use crate::engine::fix::planner::PlanOptions;
 use crate::engine::fix::{Scope, session};
 use crate::engine::progress::Progress;
 use crate::engine::report::{Report, SCHEMA};
+use anyhow::Context;
 use std::io::{BufRead, IsTerminal, Write};
 
-pub fn fix_command(common: &Common, action: FixAction) -> i32 {
+pub fn fix_command(common: &Common, action: FixAction) -> anyhow::Result<i32> {
     match action {
         FixAction::Undo { journal } => undo(common, journal.as_deref()),
         FixAction::History => history(common),
@@ -36,23 +37,14 @@ pub fn fix_command(common: &Common, action: FixAction) -> i32 {
 
 fn with_scan(
     common: &Common,
-    run: impl FnOnce(&Common, &SystemContext, Vec<Finding>) -> i32,
-) -> i32 {
-    if common.machine.is_none()
-        && let Err(e) = session::recover()
-    {
-        return fail(
-            &format!("cannot finish an interrupted fix: {e}"),
-            common.json,
-        );
+    run: impl FnOnce(&Common, &SystemContext, Vec<Finding>) -> anyhow::Result<i32>,
+) -> anyhow::Result<i32> {
+    if common.machine.is_none() {
+        session::recover().context("cannot finish an interrupted fix")?;
     }
-    match load_context(common) {
-        Ok(ctx) => {
-            let findings = crate::engine::scan::run(&ctx, &Progress::new()).findings;
-            run(common, &ctx, findings)
-        }
-        Err(e) => fail(&e, common.json),
-    }
+    let ctx = load_context(common)?;
+    let findings = crate::engine::scan::run(&ctx, &Progress::new()).findings;
+    run(common, &ctx, findings)
 }
 
 fn options(choice: &FixChoice) -> PlanOptions {
@@ -68,7 +60,7 @@ fn options(choice: &FixChoice) -> PlanOptions {
     }
 }
 
-fn list(common: &Common, ctx: &SystemContext, findings: Vec<Finding>) -> i32 {
+fn list(common: &Common, ctx: &SystemContext, findings: Vec<Finding>) -> anyhow::Result<i32> {
     let rows: Vec<serde_json::Value> = session::offered(&findings)
         .iter()
         .map(|(f, x)| {
@@ -101,7 +93,7 @@ fn list(common: &Common, ctx: &SystemContext, findings: Vec<Finding>) -> i32 {
             );
         }
     }
-    EXIT_CLEAN
+    Ok(EXIT_CLEAN)
 }
 
 fn show(
@@ -110,7 +102,7 @@ fn show(
     findings: Vec<Finding>,
     id: &str,
     choice: &FixChoice,
-) -> i32 {
+) -> anyhow::Result<i32> {
     match session::plan(ctx, &findings, id, &options(choice)) {
         Ok(plan) => {
             if common.json {
@@ -120,9 +112,9 @@ fn show(
             } else {
                 print!("{}", plan.preview());
             }
-            EXIT_CLEAN
+            Ok(EXIT_CLEAN)
         }
-        Err(e) => fail(&e.to_string(), common.json),
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -145,27 +137,20 @@ fn apply(
     choice: &FixChoice,
     dry_run: bool,
     yes: bool,
-) -> i32 {
-    let plan = match session::plan(ctx, &findings, id, &options(choice)) {
-        Ok(p) => p,
-        Err(e) => return fail(&e.to_string(), common.json),
-    };
+) -> anyhow::Result<i32> {
+    let plan = session::plan(ctx, &findings, id, &options(choice))?;
     if common.machine.is_some() {
-        return fail(
-            "a machine file's fixes can be planned and previewed (fix show), not applied: it is not this computer",
-            common.json,
+        anyhow::bail!(
+            "a machine file's fixes can be planned and previewed (fix show), not applied: it is not this computer"
         );
     }
     if !common.json {
         print!("{}", plan.preview());
     }
     if !dry_run && !yes && (common.json || !confirmed()) {
-        return fail(
-            "nothing changed: confirm with --yes (or answer y at the prompt)",
-            common.json,
-        );
+        anyhow::bail!("nothing changed: confirm with --yes (or answer y at the prompt)");
     }
-    let report = match session::apply(
+    let report = session::apply(
         ctx,
         &findings,
         &plan,
@@ -174,10 +159,7 @@ fn apply(
             on_line: Some(Box::new(|l| eprintln!("  {l}"))),
             ..Default::default()
         },
-    ) {
-        Ok(r) => r,
-        Err(e) => return fail(&e.to_string(), common.json),
-    };
+    )?;
     let verified = report.verification.as_ref().is_none_or(|v| v.verified);
     if common.json {
         let mut doc = Report::new(ctx, findings.clone());
@@ -201,10 +183,10 @@ fn apply(
             }
         }
     }
-    if verified { EXIT_CLEAN } else { EXIT_PROBLEMS }
+    Ok(if verified { EXIT_CLEAN } else { EXIT_PROBLEMS })
 }
 
-fn undo(common: &Common, journal: Option<&str>) -> i32 {
+fn undo(common: &Common, journal: Option<&str>) -> anyhow::Result<i32> {
     match session::undo(journal) {
         Ok(j) => {
             if common.json {
@@ -215,13 +197,13 @@ fn undo(common: &Common, journal: Option<&str>) -> i32 {
                     j.id, j.summary
                 );
             }
-            EXIT_CLEAN
+            Ok(EXIT_CLEAN)
         }
-        Err(e) => fail(&e.to_string(), common.json),
+        Err(e) => Err(e.into()),
     }
 }
 
-fn history(common: &Common) -> i32 {
+fn history(common: &Common) -> anyhow::Result<i32> {
     match session::history() {
         Ok(all) => {
             if common.json {
@@ -236,8 +218,8 @@ fn history(common: &Common) -> i32 {
                     println!("{}  {:?}  {}  ({})", j.id, j.state, j.fix_id, j.summary);
                 }
             }
-            EXIT_CLEAN
+            Ok(EXIT_CLEAN)
         }
-        Err(e) => fail(&e.to_string(), common.json),
+        Err(e) => Err(e.into()),
     }
 }

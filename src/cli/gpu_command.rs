@@ -3,7 +3,7 @@
 //! prints the document with its `"gpu"` key.
 
 use super::args::{Common, GpuTestArgs};
-use super::output::{emit, fail, use_colour};
+use super::output::{emit, use_colour};
 use crate::engine::api::{self, Driver, Source};
 use crate::engine::context::SystemContext;
 use crate::engine::gpu::child;
@@ -19,19 +19,15 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-pub fn gpu_test_command(common: &Common, args: &GpuTestArgs) -> i32 {
+pub fn gpu_test_command(common: &Common, args: &GpuTestArgs) -> anyhow::Result<i32> {
     if args.sets {
         return sets_command(common);
     }
-    let mut selection = match selection(args) {
-        Ok(s) => s,
-        Err(e) => return fail(&e, common.json),
-    };
+    let mut selection = selection(args).map_err(anyhow::Error::msg)?;
     if let Some(framework) = args.framework.filter(|_| !args.child) {
         if common.machine.is_some() {
-            return fail(
-                "gpu-test runs the GPU of this computer; --machine only goes with --sets",
-                common.json,
+            anyhow::bail!(
+                "gpu-test runs the GPU of this computer; --machine only goes with --sets"
             );
         }
         let kind = framework.kind();
@@ -39,29 +35,23 @@ pub fn gpu_test_command(common: &Common, args: &GpuTestArgs) -> i32 {
             .into_iter()
             .find(|s| s.framework == Some(kind))
         else {
-            return fail(
-                &format!(
-                    "the scan found no CUDA build of {} whose libraries resolve on this computer",
-                    kind.display_name()
-                ),
-                common.json,
+            anyhow::bail!(
+                "the scan found no CUDA build of {} whose libraries resolve on this computer",
+                kind.display_name()
             );
         };
         eprintln!("Testing the libraries of {}", set.label);
         selection.fill_unset(&set.selection);
     }
     if args.child {
-        return child::main(&child::ChildArgs {
+        return Ok(child::main(&child::ChildArgs {
             selection,
             quick: args.quick,
             device: args.device,
-        });
+        }));
     }
     if common.machine.is_some() {
-        return fail(
-            "gpu-test runs the GPU of this computer; --machine does not apply to it",
-            common.json,
-        );
+        anyhow::bail!("gpu-test runs the GPU of this computer; --machine does not apply to it");
     }
     let default_timeout = if args.quick {
         runner::QUICK_TIMEOUT
@@ -95,15 +85,12 @@ pub fn gpu_test_command(common: &Common, args: &GpuTestArgs) -> i32 {
         print!("{}", render_gpu_text(&outcome.report));
         println!();
     }
-    emit(&doc, common.json)
+    Ok(emit(&doc, common.json))
 }
 
 /// `gpu-test --sets`: the library sets the scan finds, as text or in the document's `gpu_sets`.
-fn sets_command(common: &Common) -> i32 {
-    let ctx = match super::commands::load_context(common) {
-        Ok(ctx) => ctx,
-        Err(e) => return fail(&e, common.json),
-    };
+fn sets_command(common: &Common) -> anyhow::Result<i32> {
+    let ctx = super::commands::load_context(common)?;
     let found = scanned_sets(&ctx);
     if !common.json {
         if found.is_empty() {
@@ -119,11 +106,11 @@ fn sets_command(common: &Common) -> i32 {
                 println!("   {:<8} {path}", role.as_str());
             }
         }
-        return 0;
+        return Ok(0);
     }
     let mut doc = Report::new(&ctx, Vec::new());
     doc.gpu_sets = Some(found);
-    emit(&doc, true)
+    Ok(emit(&doc, true))
 }
 
 /// This computer with its driver facts.

@@ -8,26 +8,20 @@
 
 use super::args::{Common, ReportArgs, ReportFormat as ArgFormat};
 use super::commands::load_context;
-use super::output::{EXIT_CLEAN, EXIT_PROBLEMS, exit_code, fail, render_text, use_colour};
+use super::output::{EXIT_CLEAN, EXIT_PROBLEMS, exit_code, render_text, use_colour};
 use crate::engine::atomic_file::write_atomically;
 use crate::engine::context::SystemContext;
 use crate::engine::report::capture::{self, CaptureOptions};
 use crate::engine::report::{Report, ReportFormat, compare, reopen};
 use std::path::{Path, PathBuf};
 
-pub fn report_command(common: &Common, args: &ReportArgs) -> i32 {
+pub fn report_command(common: &Common, args: &ReportArgs) -> anyhow::Result<i32> {
     if !args.compare.is_empty() {
         return compare_command(common, args);
     }
-    let mut ctx = match load_context(common) {
-        Ok(ctx) => ctx,
-        Err(e) => return fail(&e, common.json),
-    };
+    let mut ctx = load_context(common)?;
     if args.gpu_test && common.machine.is_some() {
-        return fail(
-            "--gpu-test runs the GPU of this computer; it does not go with --machine",
-            common.json,
-        );
+        anyhow::bail!("--gpu-test runs the GPU of this computer; it does not go with --machine");
     }
     capture::start_recording(&mut ctx);
     let mut doc = super::commands::scan_document_with(&ctx, &Default::default());
@@ -41,7 +35,7 @@ pub fn report_command(common: &Common, args: &ReportArgs) -> i32 {
     if !args.trees.is_empty() {
         match trees_of(&ctx, common, &args.trees) {
             Ok(trees) => doc.trees = Some(trees),
-            Err(e) => return fail(&e, common.json),
+            Err(e) => return Err(e),
         }
     }
     if ctx.source == crate::engine::context::ContextSource::Live {
@@ -53,10 +47,7 @@ pub fn report_command(common: &Common, args: &ReportArgs) -> i32 {
     if args.no_redact {
         eprintln!("cuda-triage: {}", capture::unredacted_additions(&ctx));
     }
-    let doc = match capture::finish_report(doc, &ctx, opts, capture::now_unix()) {
-        Ok(doc) => doc,
-        Err(e) => return fail(&e.to_string(), common.json),
-    };
+    let doc = capture::finish_report(doc, &ctx, opts, capture::now_unix())?;
     let format = match (args.format, &args.output) {
         (Some(ArgFormat::Json), _) => ReportFormat::Json,
         (Some(ArgFormat::Md), _) => ReportFormat::Markdown,
@@ -69,17 +60,14 @@ pub fn report_command(common: &Common, args: &ReportArgs) -> i32 {
         None => print!("{text}"),
         Some(path) => {
             if let Err(e) = write_atomically(path, text.as_bytes()) {
-                return fail(
-                    &format!("{}: cannot write report: {e}", path.display()),
-                    common.json,
-                );
+                anyhow::bail!("{}: cannot write report: {e}", path.display());
             }
             if !common.json {
                 eprintln!("{} report written to {}", format.label(), path.display());
             }
         }
     }
-    exit_code(&doc)
+    Ok(exit_code(&doc))
 }
 
 /// Runs the quick GPU test on the first library set the scan offers (the libraries the first
@@ -107,14 +95,14 @@ fn trees_of(
     ctx: &SystemContext,
     common: &Common,
     binaries: &[String],
-) -> Result<Vec<crate::engine::report::SavedTree>, String> {
+) -> anyhow::Result<Vec<crate::engine::report::SavedTree>> {
     let mut out = Vec::new();
     for binary in binaries {
         let graph = match super::tree_command::build(ctx, common, binary, Default::default(), None)?
         {
             crate::engine::api::TreeOutcome::Built { graph, .. } => graph,
             crate::engine::api::TreeOutcome::NotFound { finding, .. } => {
-                return Err(finding.summary);
+                anyhow::bail!(finding.summary);
             }
         };
         out.push(crate::engine::report::SavedTree {
@@ -146,7 +134,7 @@ enum CompareFormat {
 }
 
 impl CompareFormat {
-    fn of(common: &Common, args: &ReportArgs) -> Result<CompareFormat, String> {
+    fn of(common: &Common, args: &ReportArgs) -> anyhow::Result<CompareFormat> {
         let asked = match (args.format, &args.output) {
             (Some(ArgFormat::Json), _) => ReportFormat::Json,
             (Some(ArgFormat::Md), _) => ReportFormat::Markdown,
@@ -158,9 +146,10 @@ impl CompareFormat {
         match asked {
             ReportFormat::Json => Ok(CompareFormat::Json),
             ReportFormat::Markdown => Ok(CompareFormat::Markdown),
-            ReportFormat::Html => Err("--compare writes JSON or Markdown, not HTML \
+            ReportFormat::Html => anyhow::bail!(
+                "--compare writes JSON or Markdown, not HTML \
                  (use --format json or --format md, or an output file ending in .json or .md)"
-                .to_string()),
+            ),
         }
     }
 }
@@ -178,21 +167,14 @@ fn compare_refuses(args: &ReportArgs) -> Option<&'static str> {
     }
 }
 
-fn compare_command(common: &Common, args: &ReportArgs) -> i32 {
+fn compare_command(common: &Common, args: &ReportArgs) -> anyhow::Result<i32> {
     if let Some(option) = compare_refuses(args) {
-        return fail(
-            &format!("{option} does not go with --compare (it compares saved reports as they are)"),
-            common.json,
+        anyhow::bail!(
+            "{option} does not go with --compare (it compares saved reports as they are)"
         );
     }
-    let format = match CompareFormat::of(common, args) {
-        Ok(f) => f,
-        Err(e) => return fail(&e, common.json),
-    };
-    let reports = match load_all(&args.compare) {
-        Ok(r) => r,
-        Err(e) => return fail(&e, common.json),
-    };
+    let format = CompareFormat::of(common, args)?;
+    let reports = load_all(&args.compare).map_err(anyhow::Error::msg)?;
     let pretty = |v: serde_json::Value| serde_json::to_string_pretty(&v).unwrap_or_default() + "\n";
     let schema = crate::engine::report::SCHEMA;
     let (text, differs) = if let [(a_label, a), (b_label, b)] = reports.as_slice() {
@@ -219,22 +201,19 @@ fn compare_command(common: &Common, args: &ReportArgs) -> i32 {
         None => print!("{text}"),
         Some(path) => {
             if let Err(e) = write_atomically(path, text.as_bytes()) {
-                return fail(
-                    &format!("{}: cannot write the comparison: {e}", path.display()),
-                    common.json,
-                );
+                anyhow::bail!("{}: cannot write the comparison: {e}", path.display());
             }
             if !common.json {
                 eprintln!("comparison written to {}", path.display());
             }
         }
     }
-    if differs { EXIT_PROBLEMS } else { EXIT_CLEAN }
+    Ok(if differs { EXIT_PROBLEMS } else { EXIT_CLEAN })
 }
 
 /// `open REPORT.json`: this build's rules run again on the report's snapshot (a report written
 /// by this build on its own machine reopens byte for byte); JSON or text.
-pub fn open_command(common: &Common, report: &Path) -> i32 {
+pub fn open_command(common: &Common, report: &Path) -> anyhow::Result<i32> {
     let loaded = Report::load(report).map(|doc| {
         let reopened = reopen::rediagnose(doc);
         if let Some(note) = &reopened.note {
@@ -245,12 +224,12 @@ pub fn open_command(common: &Common, report: &Path) -> i32 {
     match loaded {
         Ok(doc) if common.json => {
             println!("{}", doc.to_json_pretty());
-            exit_code(&doc)
+            Ok(exit_code(&doc))
         }
         Ok(doc) => {
             print!("{}", render_text(&doc, use_colour()));
-            exit_code(&doc)
+            Ok(exit_code(&doc))
         }
-        Err(e) => fail(&e.to_string(), common.json),
+        Err(e) => Err(e.into()),
     }
 }

@@ -5,11 +5,12 @@
 
 use super::args::{Common, TreeArgs, TreeContext};
 use super::commands::load_context_with;
-use super::output::{exit_code, fail};
+use super::output::exit_code;
 use crate::engine::api::{self, Driver, TreeOutcome, TreeRequest};
 use crate::engine::context::SystemContext;
 use crate::engine::graph::GraphOptions;
 use crate::engine::progress::Progress;
+use anyhow::Context;
 
 /// Builds the tree of `binary` on `ctx` in the process `options` describes. On this computer a
 /// relative path is taken from this command's current folder.
@@ -19,12 +20,12 @@ pub fn build(
     binary: &str,
     options: GraphOptions,
     from: Option<String>,
-) -> Result<TreeOutcome, String> {
+) -> anyhow::Result<TreeOutcome> {
     let relative_to = match &common.machine {
         Some(_) => None,
         None => Some(
             std::env::current_dir()
-                .map_err(|e| format!("cannot read the current directory: {e}"))?
+                .context("cannot read the current directory")?
                 .to_string_lossy()
                 .into_owned(),
         ),
@@ -35,10 +36,10 @@ pub fn build(
         from,
         relative_to,
     };
-    api::tree(ctx, &request, &Progress::new()).map_err(|e| e.to_string())
+    Ok(api::tree(ctx, &request, &Progress::new())?)
 }
 
-fn tree_options(args: &TreeArgs) -> Result<GraphOptions, String> {
+fn tree_options(args: &TreeArgs) -> anyhow::Result<GraphOptions> {
     use crate::engine::loader::windows::{Preset, WindowsOptions, parse_flags};
     let preset = args.context.map(|c| match c {
         TreeContext::App => Preset::App,
@@ -46,7 +47,12 @@ fn tree_options(args: &TreeArgs) -> Result<GraphOptions, String> {
         TreeContext::CondaPython => Preset::CondaPython,
         TreeContext::Torch => Preset::Torch,
     });
-    let load_flags = args.load_flags.as_deref().map(parse_flags).transpose()?;
+    let load_flags = args
+        .load_flags
+        .as_deref()
+        .map(parse_flags)
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
     Ok(GraphOptions {
         max_depth: args
             .max_depth
@@ -65,23 +71,14 @@ fn tree_options(args: &TreeArgs) -> Result<GraphOptions, String> {
     })
 }
 
-pub fn tree_command(common: &Common, args: &TreeArgs) -> i32 {
+pub fn tree_command(common: &Common, args: &TreeArgs) -> anyhow::Result<i32> {
     // A tree needs files and environment, not the driver: this keeps `tree` in milliseconds.
-    let ctx = match load_context_with(common, Driver::Skip) {
-        Ok(ctx) => ctx,
-        Err(e) => return fail(&e, common.json),
-    };
-    let opts = match tree_options(args) {
-        Ok(o) => o,
-        Err(e) => return fail(&e, common.json),
-    };
+    let ctx = load_context_with(common, Driver::Skip)?;
+    let opts = tree_options(args)?;
     if let Some(n) = args.bench {
         bench_tree(&ctx, &args.binary, &opts, n);
     }
-    let outcome = match build(&ctx, common, &args.binary, opts, args.from.clone()) {
-        Ok(outcome) => outcome,
-        Err(e) => return fail(&e, common.json),
-    };
+    let outcome = build(&ctx, common, &args.binary, opts, args.from.clone())?;
     let doc = outcome.report(&ctx);
     if common.json {
         println!("{}", doc.to_json_pretty());
@@ -104,7 +101,7 @@ pub fn tree_command(common: &Common, args: &TreeArgs) -> i32 {
         }
         print!("{}", super::output::render_findings(&doc.findings, colour));
     }
-    exit_code(&doc)
+    Ok(exit_code(&doc))
 }
 
 /// `--bench N`: N full builds (walk + findings), timings on standard error.

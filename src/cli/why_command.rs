@@ -6,13 +6,13 @@
 
 use super::args::Common;
 use super::commands::load_context;
-use super::output::{emit, exit_code, fail, render_findings, use_colour};
+use super::output::{emit, exit_code, render_findings, use_colour};
 use crate::engine::report::Report;
 use crate::engine::triage;
 use std::io::Read;
 
 /// Reads the query: the argument itself, or standard input for `-`.
-fn read_query(query: &str) -> Result<String, String> {
+fn read_query(query: &str) -> anyhow::Result<String> {
     if query != "-" {
         return Ok(query.to_string());
     }
@@ -20,34 +20,27 @@ fn read_query(query: &str) -> Result<String, String> {
     std::io::stdin()
         .take(triage::MAX_TEXT as u64)
         .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read standard input: {e}"))?;
+        .map_err(|e| anyhow::anyhow!("cannot read standard input: {e}"))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-pub fn why_command(common: &Common, query: &str) -> i32 {
-    let text = match read_query(query) {
-        Ok(t) => t,
-        Err(e) => return fail(&e, common.json),
-    };
+pub fn why_command(common: &Common, query: &str) -> anyhow::Result<i32> {
+    let text = read_query(query)?;
     if text.trim().is_empty() {
-        return fail(
-            "nothing to explain: give a library name or error text (\"-\" reads standard input)",
-            common.json,
+        anyhow::bail!(
+            "nothing to explain: give a library name or error text (\"-\" reads standard input)"
         );
     }
-    let ctx = match load_context(common) {
-        Ok(ctx) => ctx,
-        Err(e) => return fail(&e, common.json),
-    };
+    let ctx = load_context(common)?;
     let crate::engine::api::Explained {
         triage: result,
         report: doc,
     } = crate::engine::api::explain(&ctx, &text);
     if common.json {
-        return emit(&doc, true);
+        return Ok(emit(&doc, true));
     }
     print!("{}", render_why(&result, &doc));
-    exit_code(&doc)
+    Ok(exit_code(&doc))
 }
 
 /// The text form: what was identified, then the findings.
@@ -87,14 +80,14 @@ fn render_why(result: &triage::Triage, doc: &Report) -> String {
 
 /// `why --corpus FILE`: triages every corpus entry and reports hits/total and the misses.
 /// Exit codes: 0 every entry met, 1 at least one miss, 2 the corpus could not be read.
-pub fn why_corpus_command(common: &Common, path: &std::path::Path) -> i32 {
+pub fn why_corpus_command(common: &Common, path: &std::path::Path) -> anyhow::Result<i32> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
-        Err(e) => return fail(&format!("cannot read {}: {e}", path.display()), common.json),
+        Err(e) => anyhow::bail!("cannot read {}: {e}", path.display()),
     };
     let entries = match triage::corpus::parse(&text) {
         Ok(e) => e,
-        Err(e) => return fail(&format!("{}: {e}", path.display()), common.json),
+        Err(e) => anyhow::bail!("{}: {e}", path.display()),
     };
     let report = triage::corpus::run(&entries);
     let out = if common.json {
@@ -130,5 +123,5 @@ pub fn why_corpus_command(common: &Common, path: &std::path::Path) -> i32 {
     };
     // A closed pipe (`| head`) is not a failure of the measurement.
     let _ = std::io::Write::write_all(&mut std::io::stdout(), out.as_bytes());
-    if report.misses.is_empty() { 0 } else { 1 }
+    Ok(if report.misses.is_empty() { 0 } else { 1 })
 }

@@ -215,7 +215,7 @@ fn a_hanging_python_is_killed_at_the_probe_timeout() {
 #[test]
 fn generated_big_machine_scans_completely() {
     let dir = tempfile::tempdir().unwrap();
-    let (machine, libs) = scan::bench::generate(dir.path()).unwrap();
+    let (machine, libs) = scan::generated::generate(dir.path()).unwrap();
     assert!(libs >= 5_000, "{libs}");
     let ctx = machine_file::load(&machine).unwrap();
     let r = scan::run(&ctx, &Progress::new());
@@ -229,7 +229,7 @@ fn generated_big_machine_scans_completely() {
 #[test]
 fn a_spent_budget_and_a_cancel_end_the_scan_cleanly() {
     let dir = tempfile::tempdir().unwrap();
-    let (machine, _) = scan::bench::generate(dir.path()).unwrap();
+    let (machine, _) = scan::generated::generate(dir.path()).unwrap();
     let ctx = machine_file::load(&machine).unwrap();
     let opts = ScanOptions {
         step_budget: Duration::ZERO,

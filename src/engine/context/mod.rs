@@ -9,6 +9,7 @@
 
 pub mod activate;
 pub mod env;
+#[cfg(any(test, feature = "testing"))]
 pub mod fake;
 pub mod fs;
 pub mod live;

@@ -10,10 +10,11 @@
 //! Everything goes through the context's file view ([`walk::Walker`]), so a fake machine scans
 //! exactly like a real one. What could not be read is recorded in `Inventory::skipped`.
 
-pub mod bench;
 pub mod cudnn;
 pub mod driver;
 pub mod frameworks;
+#[cfg(any(test, feature = "testing"))]
+pub mod generated;
 pub mod inventory;
 pub mod pyfind;
 pub mod pyparse;

@@ -1,7 +1,8 @@
 //! A generated benchmark machine (not a test): a Linux machine file with 3 CUDA toolkits,
 //! 20 Python environments (conda envs and venvs with TensorFlow, PyTorch, JAX and pip
 //! `nvidia-*` wheels) and about 5,000 library files, all empty placeholders. Used by
-//! `cuda-triage scan --bench-generate DIR` and by the resilience tests that need a big tree.
+//! the scan benchmark (`cargo bench --bench scan`) and by the resilience tests that need a big
+//! tree. Built only for tests and benchmarks (feature `testing`).
 
 use std::fs;
 use std::io;
