@@ -43,7 +43,7 @@ fn with_scan(
         session::recover().context("cannot finish an interrupted fix")?;
     }
     let ctx = load_context(common)?;
-    let findings = crate::engine::scan::run(&ctx, &Progress::new()).findings;
+    let findings = crate::engine::diagnosis::run(&ctx, &Progress::new()).findings;
     run(common, &ctx, findings)
 }
 

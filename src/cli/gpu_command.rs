@@ -13,7 +13,6 @@ use crate::engine::gpu::runner::{self, Options, Update};
 use crate::engine::gpu::select::{self, Selection};
 use crate::engine::progress::Progress;
 use crate::engine::report::Report;
-use crate::engine::scan;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -120,7 +119,10 @@ fn live_context() -> SystemContext {
 
 /// Scans the machine and returns the library sets it offers the test.
 fn scanned_sets(ctx: &SystemContext) -> Vec<crate::engine::gpu::sets::LibrarySet> {
-    api::gpu_sets(ctx, &scan::run(ctx, &Progress::new()).inventory)
+    api::gpu_sets(
+        ctx,
+        &crate::engine::diagnosis::run(ctx, &Progress::new()).inventory,
+    )
 }
 
 /// Absolute paths from the flags, then `--dir` for the rest.

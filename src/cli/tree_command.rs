@@ -112,7 +112,7 @@ fn bench_tree(ctx: &SystemContext, root: &str, opts: &GraphOptions, n: u32) {
         let start = std::time::Instant::now();
         if let Ok(g) = crate::engine::graph::build(ctx, root, opts) {
             nodes = g.nodes.len();
-            let _ = crate::engine::rules::tree::check(ctx, &g);
+            let _ = crate::engine::graph::checks::check(ctx, &g);
         }
         times.push(start.elapsed().as_secs_f64() * 1e3);
     }

@@ -3,9 +3,9 @@
 //! `[runtime]`), the resolved path dimmed, and a miss in red with every directory tried.
 //! Colour only when asked (a terminal without NO_COLOR).
 
+use crate::engine::graph::checks::attempt_text;
 use crate::engine::graph::{DependencyGraph, Node};
 use crate::engine::loader::{How, Outcome};
-use crate::engine::rules::tree::attempt_text;
 
 const RED: &str = "1;31";
 const YELLOW: &str = "33";

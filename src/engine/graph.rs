@@ -12,8 +12,10 @@
 //! The tree is a list of [`Node`]s in discovery order; `parent_node` indexes the list (root =
 //! `None`), so front ends can nest it without re-resolving anything.
 
+pub mod checks;
 pub mod framework;
 pub mod probe;
+pub mod process;
 pub mod root;
 mod walk;
 

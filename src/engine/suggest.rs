@@ -8,8 +8,8 @@
 
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::graph::{GraphOptions, framework};
+use crate::engine::inventory::{Framework, Inventory, PythonEnv};
 use crate::engine::loader::glob_match;
-use crate::engine::scan::inventory::{Framework, Inventory, PythonEnv};
 
 /// One binary to offer, and how to walk it.
 #[derive(Debug, Clone)]

@@ -23,15 +23,15 @@ fn windows_cupy(
 ) -> (Vec<String>, Vec<Finding>) {
     use crate::release_machines::windows_machine;
     use cuda_triage::engine::progress::Progress;
+    use cuda_triage::engine::rules;
     use cuda_triage::engine::scan::FrameworkKind;
-    use cuda_triage::engine::{rules, scan};
     let rel = crate::release_files::release("cupy", version, "windows");
     let mut m = windows_machine(&rel, toolkit, extra, &[]);
     if let Some(c) = cuda_path {
         m.env("CUDA_PATH", c);
     }
     let ctx = m.context();
-    let inv = scan::run(&ctx, &Progress::new()).inventory;
+    let inv = cuda_triage::engine::diagnosis::run(&ctx, &Progress::new()).inventory;
     let cupy = inv
         .frameworks()
         .find(|(_, f)| f.kind == FrameworkKind::CuPy)

@@ -15,7 +15,7 @@ fn every_listed_jax_release_reads_as_its_files_say() {
 #[test]
 fn a_toolkit_ptxas_older_than_the_plugin_asks_for_is_named_with_both_versions() {
     use cuda_triage::engine::progress::Progress;
-    use cuda_triage::engine::{rules, scan};
+    use cuda_triage::engine::rules;
     let rel = crate::release_files::release("jax", "0.6.0", "linux");
     let (mut m, _) = crate::release_machines::machine_with(&rel);
     m.file(
@@ -27,7 +27,7 @@ fn a_toolkit_ptxas_older_than_the_plugin_asks_for_is_named_with_both_versions() 
     .file("/usr/local/cuda-12.4/nvvm/libdevice/libdevice.10.bc", b"BC")
     .env("PATH", "/usr/local/cuda-12.4/bin:/usr/bin:/bin");
     let ctx = m.context();
-    let inv = scan::run(&ctx, &Progress::new()).inventory;
+    let inv = cuda_triage::engine::diagnosis::run(&ctx, &Progress::new()).inventory;
     let findings = rules::run_all(&ctx, &inv);
     let f = findings
         .iter()
@@ -44,7 +44,7 @@ fn a_toolkit_ptxas_older_than_the_plugin_asks_for_is_named_with_both_versions() 
 #[test]
 fn libdevice_is_missing_only_for_a_plugin_that_does_not_ship_one() {
     use cuda_triage::engine::progress::Progress;
-    use cuda_triage::engine::{rules, scan};
+    use cuda_triage::engine::rules;
     let codes = |version: &str| -> Vec<String> {
         let rel = crate::release_files::release("jax", version, "linux");
         let (mut m, _) = crate::release_machines::machine_with(&rel);
@@ -56,7 +56,7 @@ fn libdevice_is_missing_only_for_a_plugin_that_does_not_ship_one() {
         .file("/usr/local/cuda-12.8/bin/nvcc", b"\x7fELF")
         .env("PATH", "/usr/local/cuda-12.8/bin:/usr/bin:/bin");
         let ctx = m.context();
-        let inv = scan::run(&ctx, &Progress::new()).inventory;
+        let inv = cuda_triage::engine::diagnosis::run(&ctx, &Progress::new()).inventory;
         rules::run_all(&ctx, &inv)
             .into_iter()
             .map(|f| f.code)
@@ -74,11 +74,11 @@ fn libdevice_is_missing_only_for_a_plugin_that_does_not_ship_one() {
 #[test]
 fn jax_cuda_pieces_of_different_releases_are_named() {
     use cuda_triage::engine::progress::Progress;
-    use cuda_triage::engine::{rules, scan};
+    use cuda_triage::engine::rules;
     let findings = |rel: &crate::release_files::Release| {
         let (m, _) = crate::release_machines::machine_with(rel);
         let ctx = m.context();
-        let inv = scan::run(&ctx, &Progress::new()).inventory;
+        let inv = cuda_triage::engine::diagnosis::run(&ctx, &Progress::new()).inventory;
         rules::run_all(&ctx, &inv)
     };
     let new = crate::release_files::release("jax", "0.6.0", "linux");

@@ -58,7 +58,7 @@ fn cudnn_8_and_9_builds_ask_for_their_own_libraries() {
 #[test]
 fn linux_cudnn_8_and_9_builds_ask_for_their_own_libraries() {
     use cuda_triage::engine::progress::Progress;
-    use cuda_triage::engine::{rules, scan};
+    use cuda_triage::engine::rules;
     const LIB: &str = "/usr/local/cuda-12.4/lib64";
     let errors = |version: &str| -> Vec<String> {
         let rel = crate::release_files::release("onnxruntime", version, "linux");
@@ -81,7 +81,7 @@ fn linux_cudnn_8_and_9_builds_ask_for_their_own_libraries() {
         )
         .env("LD_LIBRARY_PATH", LIB);
         let ctx = m.context();
-        let inv = scan::run(&ctx, &Progress::new()).inventory;
+        let inv = cuda_triage::engine::diagnosis::run(&ctx, &Progress::new()).inventory;
         error_libraries(rules::run_all(&ctx, &inv))
     };
     assert_each_asks_for_its_own(

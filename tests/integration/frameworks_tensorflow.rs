@@ -175,7 +175,7 @@ fn real_tf_2_10_1_machine_file_scan_reports_the_dlls_through_the_cli() {
 /// /usr/local/cuda-11.8, whose CUPTI folder holds `cupti_files`, with `ld_library_path` set.
 fn linux_findings(version: &str, cupti_files: &[&str], ld_library_path: &str) -> Vec<Finding> {
     use cuda_triage::engine::progress::Progress;
-    use cuda_triage::engine::{rules, scan};
+    use cuda_triage::engine::rules;
     let (mut m, _) = crate::release_machines::machine_with(&release(version, "linux"));
     m.file(
         "/usr/local/cuda-11.8/version.json",
@@ -191,7 +191,7 @@ fn linux_findings(version: &str, cupti_files: &[&str], ld_library_path: &str) ->
         );
     }
     let ctx = m.context();
-    let inv = scan::run(&ctx, &Progress::new()).inventory;
+    let inv = cuda_triage::engine::diagnosis::run(&ctx, &Progress::new()).inventory;
     rules::run_all(&ctx, &inv)
 }
 

@@ -433,7 +433,7 @@ fn gpu_step_offers_the_scanned_frameworks_libraries_and_fills_the_fields() {
         unreachable!()
     };
     let ctx = cuda_triage::engine::context::machine_file::load(&machine).unwrap();
-    let inventory = cuda_triage::engine::scan::run(&ctx, &Progress::new()).inventory;
+    let inventory = cuda_triage::engine::diagnosis::run(&ctx, &Progress::new()).inventory;
     let sets = cuda_triage::engine::gpu::sets::from_inventory(&ctx, &inventory);
     let torch = sets
         .iter()

@@ -46,7 +46,7 @@ fn content_the_scan_could_not_read_is_marked_unknown_never_fine() {
     let inventory = doc.inventory.as_mut().unwrap();
     for env in &mut inventory.python_envs {
         for fw in &mut env.frameworks {
-            if fw.kind == cuda_triage::engine::scan::inventory::FrameworkKind::TensorFlow {
+            if fw.kind == cuda_triage::engine::inventory::FrameworkKind::TensorFlow {
                 fw.expects.cuda = None;
                 fw.expects.unread = Vec::new();
             }

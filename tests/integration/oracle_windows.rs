@@ -7,7 +7,6 @@ use cuda_triage::engine::context::{SystemContext, machine_file};
 use cuda_triage::engine::graph::{self, DependencyGraph, GraphOptions};
 use cuda_triage::engine::loader::windows::{Preset, WindowsOptions};
 use cuda_triage::engine::loader::{How, Outcome};
-use cuda_triage::engine::rules;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -164,7 +163,7 @@ fn standard_order_app_system32_windows_cwd_path() {
             r"C:\P2"
         ]
     );
-    let findings = rules::tree::check(&ctx, &g);
+    let findings = graph::checks::check(&ctx, &g);
     assert!(
         findings
             .iter()
@@ -286,7 +285,7 @@ fn set_dll_directory_known_dlls_api_sets_and_wrong_machine() {
     // Only the 32-bit one: error 193.
     m.remove(r"P\dep.dll");
     let g = tree(&ctx, r"C:\App\app.exe", WindowsOptions::default());
-    let findings = rules::tree::check(&ctx, &g);
+    let findings = graph::checks::check(&ctx, &g);
     let f = findings
         .iter()
         .find(|f| f.code == "library-wrong-machine")

@@ -9,7 +9,7 @@ use cuda_triage::engine::context::{Platform, SystemContext};
 use cuda_triage::engine::findings::Finding;
 use cuda_triage::engine::progress::Progress;
 use cuda_triage::engine::rules;
-use cuda_triage::engine::scan::{self, Framework, FrameworkKind, Inventory};
+use cuda_triage::engine::scan::{Framework, FrameworkKind, Inventory};
 
 /// Where the releases are installed on the fake machines.
 pub const WIN_PY: &str = r"C:\Users\u\AppData\Local\Programs\Python\Python310";
@@ -64,7 +64,7 @@ pub fn install_into(m: &mut FakeMachine, rel: &Release, site: &str) {
 pub fn scanned(rel: &Release) -> (FakeMachine, SystemContext, Inventory, Framework) {
     let (m, _) = machine_with(rel);
     let ctx = m.context();
-    let inv = scan::run(&ctx, &Progress::new()).inventory;
+    let inv = cuda_triage::engine::diagnosis::run(&ctx, &Progress::new()).inventory;
     let kind = kind_of(&rel.framework);
     let found: Vec<&Framework> = inv
         .frameworks()
@@ -172,7 +172,7 @@ pub fn windows_findings(
 ) -> Vec<Finding> {
     let m = windows_machine(rel, toolkit, extra, path_extra);
     let ctx = m.context();
-    let inv = scan::run(&ctx, &Progress::new()).inventory;
+    let inv = cuda_triage::engine::diagnosis::run(&ctx, &Progress::new()).inventory;
     rules::run_all(&ctx, &inv)
 }
 

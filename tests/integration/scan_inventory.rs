@@ -6,12 +6,12 @@ use crate::support::{fixture, json, run_cli};
 use cuda_triage::engine::context::machine_file;
 use cuda_triage::engine::progress::Progress;
 use cuda_triage::engine::scan::{
-    self, CudnnSource, FoundBy, FrameworkKind, Inventory, PythonKind, ToolkitKind,
+    CudnnSource, FoundBy, FrameworkKind, Inventory, PythonKind, ToolkitKind,
 };
 
 fn inventory(name: &str) -> Inventory {
     let ctx = machine_file::load(&fixture(&format!("machines/{name}/machine.toml"))).unwrap();
-    let r = scan::run(&ctx, &Progress::new());
+    let r = cuda_triage::engine::diagnosis::run(&ctx, &Progress::new());
     assert!(!r.cancelled);
     r.inventory
 }

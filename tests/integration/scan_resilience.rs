@@ -87,7 +87,7 @@ fn symlink_loops_and_unreadable_folders_are_skipped_and_reported() {
     let really_unreadable = std::fs::read_dir(fs.join("home/dev/private")).is_err();
 
     let ctx = linux_machine(dir.path(), "PATH = \"/usr/local/cuda-self/bin:/usr/bin\"");
-    let r = scan::run(&ctx, &Progress::new());
+    let r = cuda_triage::engine::diagnosis::run(&ctx, &Progress::new());
     std::fs::set_permissions(
         fs.join("home/dev/private"),
         std::fs::Permissions::from_mode(0o755),
@@ -142,7 +142,7 @@ fn huge_folder_and_non_utf8_names_are_bounded_and_reported() {
     std::fs::create_dir_all(fs.join("home").join(std::ffi::OsStr::from_bytes(b"d\xe9v"))).unwrap();
 
     let ctx = linux_machine(dir.path(), "PATH = \"/usr/bin\"");
-    let r = scan::run(&ctx, &Progress::new());
+    let r = cuda_triage::engine::diagnosis::run(&ctx, &Progress::new());
     assert!(!r.cancelled);
     let why = reasons(&r.inventory);
     let t = &r.inventory.toolkits[0];
@@ -191,7 +191,7 @@ fn a_hanging_python_is_killed_at_the_probe_timeout() {
         probe_timeout: Duration::from_millis(500),
         ..Default::default()
     };
-    let r = scan::run_with(&ctx, &Progress::new(), &opts);
+    let r = cuda_triage::engine::diagnosis::run_with(&ctx, &Progress::new(), &opts);
     let venv = r
         .inventory
         .python_envs
@@ -203,7 +203,7 @@ fn a_hanging_python_is_killed_at_the_probe_timeout() {
     assert_eq!(venv.import_probes[0].outcome, "timed-out");
     // Machine files never run anything.
     ctx.source = ContextSource::MachineFile("m".into());
-    let r = scan::run_with(&ctx, &Progress::new(), &opts);
+    let r = cuda_triage::engine::diagnosis::run_with(&ctx, &Progress::new(), &opts);
     assert!(
         r.inventory
             .python_envs
@@ -218,7 +218,7 @@ fn generated_big_machine_scans_completely() {
     let (machine, libs) = scan::generated::generate(dir.path()).unwrap();
     assert!(libs >= 5_000, "{libs}");
     let ctx = machine_file::load(&machine).unwrap();
-    let r = scan::run(&ctx, &Progress::new());
+    let r = cuda_triage::engine::diagnosis::run(&ctx, &Progress::new());
     let inv = &r.inventory;
     assert_eq!(inv.toolkits.len(), 3, "{}", reasons(inv));
     assert!(inv.python_envs.len() >= 20, "{}", inv.python_envs.len());
@@ -235,7 +235,7 @@ fn a_spent_budget_and_a_cancel_end_the_scan_cleanly() {
         step_budget: Duration::ZERO,
         ..Default::default()
     };
-    let r = scan::run_with(&ctx, &Progress::new(), &opts);
+    let r = cuda_triage::engine::diagnosis::run_with(&ctx, &Progress::new(), &opts);
     assert!(!r.cancelled);
     assert!(
         reasons(&r.inventory).contains("time budget"),
@@ -245,7 +245,7 @@ fn a_spent_budget_and_a_cancel_end_the_scan_cleanly() {
 
     let progress = Progress::new();
     progress.cancel();
-    let r = scan::run(&ctx, &progress);
+    let r = cuda_triage::engine::diagnosis::run(&ctx, &progress);
     assert!(r.cancelled);
     assert!(r.findings.is_empty());
 }

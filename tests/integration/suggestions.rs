@@ -9,7 +9,7 @@ use cuda_triage::engine::progress::Progress;
 use cuda_triage::engine::suggest::{self, BinarySuggestion};
 
 fn suggestions_of(ctx: &SystemContext) -> Vec<BinarySuggestion> {
-    let inventory = cuda_triage::engine::scan::run(ctx, &Progress::new()).inventory;
+    let inventory = cuda_triage::engine::diagnosis::run(ctx, &Progress::new()).inventory;
     suggest::binaries(ctx, &inventory)
 }
 

@@ -3,9 +3,10 @@
 
 use crate::engine::context::SystemContext;
 use crate::engine::gpu::sets::{self, LibrarySet};
+use crate::engine::inventory::Inventory;
 use crate::engine::progress::Progress;
 use crate::engine::report::Report;
-use crate::engine::scan::{self as scanner, ScanOptions, inventory::Inventory};
+use crate::engine::scan::ScanOptions;
 use crate::engine::suggest::{self, BinarySuggestion};
 
 /// A finished scan.
@@ -17,7 +18,7 @@ pub struct Scanned {
 
 /// Scans `ctx`; `None` when `progress` was cancelled before every stage ran.
 pub fn scan(ctx: &SystemContext, opts: &ScanOptions, progress: &Progress) -> Option<Scanned> {
-    let result = scanner::run_with(ctx, progress, opts);
+    let result = crate::engine::diagnosis::run_with(ctx, progress, opts);
     if result.cancelled {
         return None;
     }

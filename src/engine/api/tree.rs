@@ -9,7 +9,6 @@ use crate::engine::graph::{DependencyGraph, GraphError, GraphOptions, root};
 use crate::engine::loader::Resolution;
 use crate::engine::progress::Progress;
 use crate::engine::report::{Report, RootResolution};
-use crate::engine::rules;
 
 /// What to build the tree of, and in which process.
 #[derive(Debug, Clone, Default)]
@@ -56,7 +55,7 @@ pub fn tree(
     options.cancel = Some(progress.clone());
     match root::build_for(ctx, &arg, &options, request.from.as_deref()) {
         Ok(root::Rooted::Built { graph, resolution }) => {
-            let findings = rules::tree::check(ctx, &graph);
+            let findings = crate::engine::graph::checks::check(ctx, &graph);
             Ok(TreeOutcome::Built {
                 requested: request.binary.clone(),
                 graph,
@@ -158,7 +157,7 @@ fn not_found_finding(ctx: &SystemContext, name: &str, r: &Resolution) -> Finding
     for a in &r.attempts {
         finding = finding.with_evidence(Evidence::at(
             "searched",
-            rules::tree::attempt_text(a),
+            crate::engine::graph::checks::attempt_text(a),
             a.directory.clone(),
         ));
     }

@@ -8,6 +8,7 @@
 //! re-diagnosed elsewhere, and every rule tested against a fixture.
 
 pub mod activate;
+pub mod did_you_mean;
 pub mod env;
 #[cfg(any(test, feature = "testing"))]
 pub mod fake;

@@ -184,7 +184,7 @@ pub fn verify(
     let env = new_environment(ctx, plan, fix, host, &mut checked)?;
     let mut fresh = ctx.clone();
     fresh.env = EnvVars::new(ctx.platform, env);
-    let findings = crate::engine::scan::run(&fresh, &Progress::new()).findings;
+    let findings = crate::engine::diagnosis::run(&fresh, &Progress::new()).findings;
     checked.push("rescanned with that environment".into());
     let still = still_offered(&findings, plan).map(|f| f.summary.clone());
     if let FixKind::DllDirectory {

@@ -6,10 +6,10 @@
 
 use super::GraphOptions;
 use crate::engine::context::{Platform, SystemContext};
+use crate::engine::inventory::{Framework, FrameworkKind, PythonEnv, PythonKind};
 use crate::engine::knowledge;
 use crate::engine::loader::glob_match;
 use crate::engine::loader::windows::{Preset, WindowsOptions};
-use crate::engine::scan::inventory::{Framework, FrameworkKind, PythonEnv, PythonKind};
 
 /// The framework's entry libraries that exist, as machine paths.
 pub fn entry_libraries(ctx: &SystemContext, fw: &Framework) -> Vec<String> {

@@ -14,6 +14,7 @@ pub mod linux;
 pub mod locate;
 pub mod runtime;
 pub mod sxs;
+pub mod where_else;
 pub mod windows;
 
 use crate::engine::binfmt::{BinaryInfo, Machine};

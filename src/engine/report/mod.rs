@@ -28,7 +28,7 @@ use super::findings::Finding;
 use super::gpu::report::GpuReport;
 use super::gpu::sets::LibrarySet;
 use super::graph::Node;
-use super::scan::inventory::Inventory;
+use super::inventory::Inventory;
 use super::triage::Identified;
 use super::triage::extract::{ErrorCode, MissingSymbol};
 use capture::{ContextSnapshot, ToolInfo};

@@ -11,7 +11,7 @@ use super::redact::Changed;
 use crate::engine::context::MachineSummary;
 use crate::engine::findings::Finding;
 use crate::engine::gpu::report::GpuReport;
-use crate::engine::scan::inventory::Inventory;
+use crate::engine::inventory::Inventory;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;

@@ -7,7 +7,7 @@ use super::Report;
 use super::capture::ContextSnapshot;
 use crate::engine::context::{EnvVars, FsView, SystemContext};
 use crate::engine::findings::sort_by_severity;
-use crate::engine::scan::inventory::Inventory;
+use crate::engine::inventory::Inventory;
 
 /// Codes of findings that the GPU test (not a rule) produced.
 const GPU_TEST_PREFIX: &str = "gpu-test-";

@@ -5,8 +5,8 @@
 
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
+use crate::engine::inventory::{FrameworkKind, Inventory};
 use crate::engine::knowledge::{self, version::compare};
-use crate::engine::scan::inventory::{FrameworkKind, Inventory};
 use std::cmp::Ordering;
 
 pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {

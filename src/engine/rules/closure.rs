@@ -15,14 +15,14 @@
 //! does not). An entry library that does not parse (a placeholder in a machine file) is skipped:
 //! there is nothing to follow.
 
-use super::tree;
 use crate::engine::binfmt::read_binary_headers;
 use crate::engine::context::SystemContext;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
+use crate::engine::graph::checks;
 use crate::engine::graph::{self, framework};
+use crate::engine::inventory::{Framework, Inventory, PythonEnv, PythonKind};
 use crate::engine::knowledge::{self};
 use crate::engine::loader::glob_match;
-use crate::engine::scan::inventory::{Framework, Inventory, PythonEnv, PythonKind};
 
 /// Tree findings that stop a library from loading (or a feature from working).
 const KEPT: &[&str] = &[
@@ -54,7 +54,7 @@ pub fn check(ctx: &SystemContext, inventory: &Inventory, earlier: &[Finding]) ->
                 let Ok(graph) = graph::build_with(ctx, &entry, &opts, read_binary_headers) else {
                     continue;
                 };
-                for f in tree::check(ctx, &graph) {
+                for f in checks::check(ctx, &graph) {
                     if !KEPT.contains(&f.code.as_str()) || is_driver_library(&f) {
                         continue;
                     }

@@ -7,8 +7,8 @@
 use crate::engine::context::SystemContext;
 use crate::engine::findings::{Evidence, Finding, Severity};
 use crate::engine::graph::DependencyGraph;
+use crate::engine::inventory::{Framework, ImportProbe, PythonEnv};
 use crate::engine::loader::How;
-use crate::engine::scan::inventory::{Framework, ImportProbe, PythonEnv};
 
 /// Most disagreements listed in one finding.
 const MAX_LISTED: usize = 12;

@@ -2,13 +2,13 @@
 //! in any folder the loading process searches, or a 32-bit copy on the way (skipped with a
 //! warning when a 64-bit one follows; error 193 when none does).
 
-use super::process::{self, PresenceProbe, Process, attempts_evidence};
-use super::where_else::copies_of;
 use crate::engine::binfmt::{BinaryInfo, Format, Machine};
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::findings::{CopyFile, Evidence, Finding, FixKind, FixRef, Severity};
+use crate::engine::graph::process::{self, PresenceProbe, Process, attempts_evidence};
+use crate::engine::inventory::Inventory;
+use crate::engine::loader::where_else::copies_of;
 use crate::engine::loader::{FileProbe, Outcome, Probe};
-use crate::engine::scan::inventory::Inventory;
 use std::sync::Arc;
 
 const ZLIB: &str = "zlibwapi.dll";

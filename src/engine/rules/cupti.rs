@@ -8,10 +8,10 @@
 //! `extras/CUPTI/lib64`, which ld.so searches only when told (LD_LIBRARY_PATH, ld.so.conf).
 //! Profiling is what is lost, so: a warning.
 
-use super::process::{self, PresenceProbe, attempts_evidence};
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, PathEdit, Severity};
-use crate::engine::scan::inventory::{Cupti, FrameworkKind, Inventory, Toolkit};
+use crate::engine::graph::process::{self, PresenceProbe, attempts_evidence};
+use crate::engine::inventory::{Cupti, FrameworkKind, Inventory, Toolkit};
 
 /// Whether a framework built for `cuda` would load this toolkit's CUPTI (same major.minor
 /// before CUDA 11, same major from 11 on).

@@ -3,7 +3,7 @@
 //! XLA_FLAGS pointing at missing folders, and several CUDA toolkits on PATH in an order that
 //! makes the first one win for every file they both ship (DLLs, ptxas).
 
-use super::suggest::likely_intended_dir;
+use crate::engine::context::did_you_mean::likely_intended_dir;
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, PathEdit, Severity};
 use regex::Regex;

@@ -5,12 +5,12 @@
 //! Names come from the CUDA family the build expects (knowledge `shipped_by`), never from
 //! TensorFlow's build_info DLL names (2.10 names a `cudart64_112.dll` that never existed).
 
-use super::process::{self, PresenceProbe, Process, attempts_evidence};
-use super::where_else::KnownLibraries;
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, PathEdit, Severity};
+use crate::engine::graph::process::{self, PresenceProbe, Process, attempts_evidence};
+use crate::engine::inventory::{Framework, FrameworkKind, Inventory, PythonEnv};
 use crate::engine::knowledge::{self, LibraryIdentity, LibraryRow, identify_library};
-use crate::engine::scan::inventory::{Framework, FrameworkKind, Inventory, PythonEnv};
+use crate::engine::loader::where_else::KnownLibraries;
 
 /// Components a framework's CUDA build loads (besides cuDNN).
 const COMPONENTS: &[&str] = &[

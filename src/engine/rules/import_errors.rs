@@ -5,9 +5,9 @@
 //! files). `import cupy` then fails before any library is loaded: an error, fixed by CUDA_PATH.
 
 use super::framework_libs::who;
-use super::process::python_ignores_path;
 use crate::engine::findings::{Finding, FixKind, FixRef, Severity};
-use crate::engine::scan::inventory::Inventory;
+use crate::engine::graph::process::python_ignores_path;
+use crate::engine::inventory::Inventory;
 
 pub fn check(inv: &Inventory) -> Vec<Finding> {
     let mut out = Vec::new();

@@ -8,7 +8,7 @@
 
 use super::framework_libs::who;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
-use crate::engine::scan::inventory::{FrameworkKind, Inventory};
+use crate::engine::inventory::{FrameworkKind, Inventory};
 
 pub fn check(inv: &Inventory) -> Vec<Finding> {
     let mut out = Vec::new();

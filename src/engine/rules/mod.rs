@@ -1,5 +1,5 @@
 //! Diagnosis rules: each file holds one family of findings, computed from a `SystemContext`
-//! and the scan's `Inventory` (and the loader emulation in [`process`]). Rules never touch the host.
+//! and the scan's `Inventory` (and the processes of [`crate::engine::graph::process`]). Rules never touch the host.
 
 pub mod builds;
 pub mod closure;
@@ -11,16 +11,12 @@ pub mod env_paths;
 pub mod framework_libs;
 pub mod import_errors;
 pub mod jax_plugins;
-pub mod process;
-pub mod suggest;
-pub mod tree;
 pub mod wheels;
-pub mod where_else;
 pub mod xla;
 
 use super::context::SystemContext;
 use super::findings::Finding;
-use super::scan::inventory::Inventory;
+use super::inventory::Inventory;
 
 /// Runs every rule family over a context and what the scan found on it.
 pub fn run_all(ctx: &SystemContext, inventory: &Inventory) -> Vec<Finding> {

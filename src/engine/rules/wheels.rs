@@ -3,11 +3,11 @@
 //! folders (a wheel or bundled copy and a toolkit copy found through PATH / LD_LIBRARY_PATH).
 
 use super::framework_libs::needed_names;
-use super::process::{self, PresenceProbe};
 use crate::engine::context::SystemContext;
 use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
+use crate::engine::graph::process::{self, PresenceProbe};
+use crate::engine::inventory::{FrameworkKind, Inventory};
 use crate::engine::knowledge::identify_library;
-use crate::engine::scan::inventory::{FrameworkKind, Inventory};
 use std::collections::BTreeMap;
 
 pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {

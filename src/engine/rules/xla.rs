@@ -5,8 +5,8 @@
 
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, PathEdit, Severity};
+use crate::engine::inventory::{FrameworkKind, Inventory, PythonEnv, Toolkit};
 use crate::engine::knowledge::version::compare;
-use crate::engine::scan::inventory::{FrameworkKind, Inventory, PythonEnv, Toolkit};
 use std::cmp::Ordering;
 
 /// A ptxas the process would run, and where its version comes from.
@@ -96,7 +96,7 @@ fn winner(
 /// The oldest ptxas a framework's own metadata accepts: the lower bound of its
 /// `nvidia-cuda-nvcc-cu*` requirement (jax-cuda12-plugin 0.6.0: `>=12.6.85`, the ptxas without
 /// the sm_90 miscompilation, cuda-facts §8), with the wheel's name.
-fn nvcc_floor(f: &crate::engine::scan::inventory::Framework) -> Option<(String, String)> {
+fn nvcc_floor(f: &crate::engine::inventory::Framework) -> Option<(String, String)> {
     let w = f
         .expects
         .wheels

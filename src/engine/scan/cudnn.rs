@@ -4,10 +4,10 @@
 //! CUDNN_MAJOR/MINOR/PATCHLEVEL or the library name; every `zlibwapi.dll` with its bitness,
 //! read from the PE header with a bounded 4 KiB read. cuda-facts §1.4, §2.
 
-use super::inventory::{CudnnInstall, CudnnSource, Toolkit, VersionEvidence, ZlibWapi};
 use super::version;
 use super::walk::Walker;
 use crate::engine::context::Platform;
+use crate::engine::inventory::{CudnnInstall, CudnnSource, Toolkit, VersionEvidence, ZlibWapi};
 
 /// Parent of the Windows cuDNN installer's `v8.9`, `v9.1` folders.
 pub const WINDOWS_CUDNN_PARENT: &str = r"C:\Program Files\NVIDIA\CUDNN";

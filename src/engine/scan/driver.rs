@@ -3,10 +3,10 @@
 //! loader's folders, WSL's `/usr/lib/wsl/lib`). Without NVML, a `libcuda.so.<version>` file
 //! name still tells the driver version. cuda-facts §1.1, §9.
 
-use super::inventory::DriverInventory;
 use super::version;
 use super::walk::Walker;
 use crate::engine::context::{ContextSource, Platform};
+use crate::engine::inventory::DriverInventory;
 
 /// Folders where the Linux driver's libraries usually live (plus ld.so.conf and LD_LIBRARY_PATH).
 const LINUX_DIRS: &[&str] = &[

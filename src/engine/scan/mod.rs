@@ -1,11 +1,12 @@
-//! The scan: from a `SystemContext` to an [`Inventory`] and findings.
+//! The scan: from a `SystemContext` to an [`Inventory`] (the rules then run over it in
+//! [`crate::engine::diagnosis`]).
 //!
 //! Stages, each with its own time budget, reported on the shared [`Progress`] and checked for
 //! cancellation between units of work:
 //! 1. in parallel: CUDA toolkits then cuDNN ([`toolkits`], [`cudnn`]); the driver ([`driver`]);
 //!    finding Python environments ([`python`]);
 //! 2. reading the environments ([`frameworks`]), several at a time;
-//! 3. conda toolkits, `zlibwapi.dll` copies, then the rule families.
+//! 3. conda toolkits and `zlibwapi.dll` copies.
 //!
 //! Everything goes through the context's file view ([`walk::Walker`]), so a fake machine scans
 //! exactly like a real one. What could not be read is recorded in `Inventory::skipped`.
@@ -15,7 +16,6 @@ pub mod driver;
 pub mod frameworks;
 #[cfg(any(test, feature = "testing"))]
 pub mod generated;
-pub mod inventory;
 pub mod pyfind;
 pub mod pyparse;
 pub mod python;
@@ -25,12 +25,10 @@ pub mod tools;
 pub mod version;
 pub mod walk;
 
-pub use inventory::*;
+pub use crate::engine::inventory::*;
 
 use super::context::SystemContext;
-use super::findings::{Finding, sort_by_severity};
 use super::progress::Progress;
-use super::rules;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -63,22 +61,10 @@ impl Default for ScanOptions {
     }
 }
 
-/// What a scan produced.
-#[derive(Debug, Clone)]
-pub struct ScanResult {
-    pub findings: Vec<Finding>,
-    pub inventory: Inventory,
-    /// Set when the scan was cancelled before every stage ran.
-    pub cancelled: bool,
-}
-
-/// Runs the scan with default options.
-pub fn run(ctx: &SystemContext, progress: &Progress) -> ScanResult {
-    run_with(ctx, progress, &ScanOptions::default())
-}
-
-/// Runs the scan, reporting stages on `progress` and stopping early when it is cancelled.
-pub fn run_with(ctx: &SystemContext, progress: &Progress, opts: &ScanOptions) -> ScanResult {
+/// Reads what is installed on `ctx`: toolkits, cuDNN, the driver, Python environments and
+/// their frameworks. Stages report on `progress`; when it is cancelled the inventory holds what
+/// was read so far.
+pub fn inventory(ctx: &SystemContext, progress: &Progress, opts: &ScanOptions) -> Inventory {
     let mut inv = Inventory::default();
     if ctx.fs.has_files() {
         scan_files(ctx, progress, opts, &mut inv);
@@ -90,22 +76,7 @@ pub fn run_with(ctx: &SystemContext, progress: &Progress, opts: &ScanOptions) ->
             reason: "this context was rebuilt from a saved report, which holds no files".into(),
         });
     }
-    if progress.is_cancelled() {
-        return ScanResult {
-            findings: Vec::new(),
-            inventory: inv,
-            cancelled: true,
-        };
-    }
-    progress.stage("Checking findings", 1);
-    let mut findings = rules::run_all(ctx, &inv);
-    progress.tick();
-    sort_by_severity(&mut findings);
-    ScanResult {
-        findings,
-        inventory: inv,
-        cancelled: false,
-    }
+    inv
 }
 
 /// Per-environment results of stage 2.

@@ -3,9 +3,9 @@
 //! deep, virtualenvwrapper/pipenv/poetry folders), pyenv, python.org installs, Microsoft Store
 //! Python and the system Python. Reading them is [`super::python`]'s job. cuda-facts §7.
 
-use super::inventory::PythonKind;
 use super::walk::Walker;
 use crate::engine::context::Platform;
+use crate::engine::inventory::PythonKind;
 use std::path::PathBuf;
 
 /// A folder that looks like a Python environment, before it is read.

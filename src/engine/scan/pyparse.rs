@@ -2,8 +2,8 @@
 //! generated `build_info.py` (every form it has taken) and simple assignments such as
 //! `torch/version.py`'s `cuda: Optional[str] = '12.1'`. cuda-facts §3.5, §4.1.
 
-use super::inventory::Framework;
 use super::version;
+use crate::engine::inventory::Framework;
 
 /// TensorFlow's build_info.py in any of its generated forms: the `OrderedDict([('cuda_version',
 /// '64_112'), ...])` of the 2.4+ wheels, the `{'cuda_version': '10.1', ...}` dict of 2.2-2.3,
@@ -105,7 +105,7 @@ pub fn py_assignment(text: &str, name: &str) -> Option<Option<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::scan::inventory::FrameworkKind;
+    use crate::engine::inventory::FrameworkKind;
 
     fn framework(
         kind: FrameworkKind,

@@ -3,10 +3,10 @@
 //! conda packages that matter. Packages inside site-packages are [`super::frameworks`]' job.
 //! cuda-facts §7.
 
-use super::inventory::{Package, PythonEnv, PythonKind};
 use super::pyfind::{Candidate, homes};
 use super::walk::Walker;
 use crate::engine::context::Platform;
+use crate::engine::inventory::{Package, PythonEnv, PythonKind};
 
 /// Reads the interpreter facts of one environment (packages come from `frameworks`).
 pub fn read_env(w: &mut Walker, c: &Candidate) -> PythonEnv {

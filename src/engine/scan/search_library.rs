@@ -6,7 +6,7 @@
 
 use crate::engine::binfmt::read_binary_headers;
 use crate::engine::context::{Platform, SystemContext};
-use crate::engine::scan::inventory::Framework;
+use crate::engine::inventory::Framework;
 
 /// At most this many shared objects are read per folder.
 const MAX_FILES: usize = 256;

@@ -3,13 +3,13 @@
 //! name, cudart's file name, the string embedded in ptxas), and what they hold (library
 //! folders and names, CUPTI, ptxas, nvcc, libdevice). cuda-facts §1.5, §8.
 
-use super::inventory::{
-    Cupti, FoundBy, ToolInfo, Toolkit, ToolkitKind, ToolkitReference, VersionEvidence,
-};
 use super::tools;
 use super::version;
 use super::walk::{Walker, is_cuda_library};
 use crate::engine::context::Platform;
+use crate::engine::inventory::{
+    Cupti, FoundBy, ToolInfo, Toolkit, ToolkitKind, ToolkitReference, VersionEvidence,
+};
 use std::path::PathBuf;
 
 /// The Windows installer's parent folder of every `vX.Y` toolkit.

@@ -3,9 +3,9 @@
 //! `python -c "import X"`. Every child process runs with a timeout; a hung one is killed
 //! (with its whole process group on Unix, so a `sleep` it started cannot hold the pipes open).
 
-use super::inventory::{ImportProbe, ToolInfo};
 use super::version;
 use super::walk::Walker;
+use crate::engine::inventory::{ImportProbe, ToolInfo};
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};

@@ -7,8 +7,8 @@
 //! Listings read names and entry types only (no `stat` per entry unless the entry is a link),
 //! which keeps a 100,000-entry folder cheap.
 
-use super::inventory::Skipped;
 use crate::engine::context::{FsError, Platform, SystemContext};
+use crate::engine::inventory::Skipped;
 use crate::engine::progress::Progress;
 use std::io::Read;
 use std::path::PathBuf;

@@ -6,11 +6,9 @@
 use super::Triage;
 use crate::engine::context::SystemContext;
 use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
+use crate::engine::graph::process::{self, PresenceProbe, Process};
 use crate::engine::graph::{self, GraphOptions};
 use crate::engine::progress::Progress;
-use crate::engine::rules::process::{self, PresenceProbe, Process};
-use crate::engine::rules::{self, where_else};
-use crate::engine::scan;
 
 /// Rule codes that explain a ptxas / XLA message.
 const PTXAS_CODES: &[&str] = &[
@@ -24,7 +22,7 @@ const PTXAS_CODES: &[&str] = &[
 ];
 
 pub fn findings(ctx: &SystemContext, t: &Triage) -> Vec<Finding> {
-    let scanned = scan::run(ctx, &Progress::new());
+    let scanned = crate::engine::diagnosis::run(ctx, &Progress::new());
     let inv = &scanned.inventory;
     let names: Vec<String> = t
         .identified
@@ -59,7 +57,7 @@ pub fn findings(ctx: &SystemContext, t: &Triage) -> Vec<Finding> {
     let known = std::cell::OnceCell::new();
     for id in &t.identified {
         let copies = known
-            .get_or_init(|| where_else::KnownLibraries::new(ctx, inv))
+            .get_or_init(|| crate::engine::loader::where_else::KnownLibraries::new(ctx, inv))
             .copies_of(ctx, &id.file);
         let mut f = Finding::new(
             "library-on-machine",
@@ -123,7 +121,7 @@ fn copy_findings(ctx: &SystemContext, copy: &str, says_193: bool) -> Vec<Finding
         return out;
     };
     out.extend(
-        rules::tree::check(ctx, &g)
+        crate::engine::graph::checks::check(ctx, &g)
             .into_iter()
             .filter(|f| f.severity != Severity::Info),
     );

@@ -81,7 +81,7 @@ impl DependenciesState {
                         let tried: Vec<String> = r
                             .attempts
                             .iter()
-                            .map(crate::engine::rules::tree::attempt_text)
+                            .map(crate::engine::graph::checks::attempt_text)
                             .collect();
                         return Err(format!(
                             "{binary} is not found where this process looks. Tried: {}",
@@ -89,7 +89,7 @@ impl DependenciesState {
                         ));
                     }
                 };
-            let findings = crate::engine::rules::tree::check(&ctx, &graph);
+            let findings = crate::engine::graph::checks::check(&ctx, &graph);
             Ok(TreeResult {
                 ctx,
                 graph,

@@ -6,8 +6,8 @@
 
 use super::UiCommand;
 use crate::engine::findings::Severity;
+use crate::engine::inventory::Framework;
 use crate::engine::report::Report;
-use crate::engine::scan::inventory::Framework;
 use crate::engine::scan::{Inventory, PythonKind};
 pub use crate::ui::theme::Mark;
 use crate::ui::theme::{self, mark_line, marked};

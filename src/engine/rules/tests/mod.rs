@@ -12,8 +12,8 @@ mod xla;
 use crate::engine::context::SystemContext;
 use crate::engine::context::fake::FakeMachine;
 use crate::engine::findings::Finding;
+use crate::engine::inventory::Inventory;
 use crate::engine::progress::Progress;
-use crate::engine::scan::inventory::Inventory;
 
 /// The Windows installer's parent folder of every `vX.Y` toolkit.
 const CUDA: &str = crate::engine::context::fake::WINDOWS_TOOLKITS;
@@ -33,7 +33,7 @@ const CUDA11_DLLS: [&str; 7] = [
 /// The context and what the scan finds on it.
 fn scan(m: &FakeMachine) -> (SystemContext, Inventory) {
     let ctx = m.context();
-    let inv = crate::engine::scan::run(&ctx, &Progress::new()).inventory;
+    let inv = crate::engine::diagnosis::run(&ctx, &Progress::new()).inventory;
     (ctx, inv)
 }
 

@@ -14,7 +14,7 @@
 
 use super::Site;
 use crate::engine::context::Platform;
-use crate::engine::scan::inventory::{Framework, FrameworkKind, Package};
+use crate::engine::inventory::{Framework, FrameworkKind, Package};
 use crate::engine::scan::version;
 use crate::engine::scan::walk::Walker;
 

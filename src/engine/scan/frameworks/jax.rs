@@ -7,7 +7,7 @@
 //! (`jaxlib-0.4.13+cuda12.cudnn89`). A jaxlib with neither is a CPU-only install.
 
 use super::{Site, cudnn_from_wheels, read_metadata};
-use crate::engine::scan::inventory::{Framework, FrameworkKind, Package};
+use crate::engine::inventory::{Framework, FrameworkKind, Package};
 use crate::engine::scan::walk::Walker;
 
 pub(super) fn read(w: &mut Walker, site: &Site) -> Option<Framework> {

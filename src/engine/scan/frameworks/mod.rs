@@ -13,13 +13,13 @@ mod tensorflow;
 mod torch;
 
 use super::cudnn;
-use super::inventory::{
-    CudnnInstall, CudnnSource, NvidiaLibDir, Package, PythonEnv, VersionEvidence,
-};
 use super::tools;
 use super::version;
 use super::walk::{Entry, Walker, is_cuda_library};
 use crate::engine::context::Platform;
+use crate::engine::inventory::{
+    CudnnInstall, CudnnSource, NvidiaLibDir, Package, PythonEnv, VersionEvidence,
+};
 
 /// One site-packages folder as the readers see it: its entries and the dist-info folders in it.
 pub(super) struct Site {

@@ -5,7 +5,7 @@
 //! official requirements table) says what they need — marked inferred past the newest row.
 
 use super::{Site, read_metadata};
-use crate::engine::scan::inventory::{Framework, FrameworkKind, Package};
+use crate::engine::inventory::{Framework, FrameworkKind, Package};
 use crate::engine::scan::pyparse::py_assignment;
 use crate::engine::scan::walk::Walker;
 

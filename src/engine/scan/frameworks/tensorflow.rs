@@ -11,8 +11,8 @@
 
 use super::{Site, read_metadata};
 use crate::engine::context::Platform;
+use crate::engine::inventory::{Framework, FrameworkKind};
 use crate::engine::knowledge;
-use crate::engine::scan::inventory::{Framework, FrameworkKind};
 use crate::engine::scan::pyparse::{apply_build_info, build_info_value};
 use crate::engine::scan::walk::Walker;
 

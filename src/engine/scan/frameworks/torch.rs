@@ -5,8 +5,8 @@
 //! cuda-facts §4.1, §4.3, §4.4.
 
 use super::{Site, cudnn_from_wheels, read_metadata};
+use crate::engine::inventory::{CudnnInstall, CudnnSource, Framework, FrameworkKind};
 use crate::engine::scan::cudnn;
-use crate::engine::scan::inventory::{CudnnInstall, CudnnSource, Framework, FrameworkKind};
 use crate::engine::scan::pyparse::py_assignment;
 use crate::engine::scan::walk::{Walker, is_cuda_library};
 

@@ -14,10 +14,10 @@ use crate::engine::binfmt::{BinaryInfo, Format, Machine};
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::findings::Evidence;
 use crate::engine::graph::probe::FsProbe;
+use crate::engine::inventory::{Framework, PythonEnv, PythonKind};
 use crate::engine::loader::linux::{LinuxObject, LinuxSearch};
 use crate::engine::loader::windows::{Preset, WindowsOptions, WindowsSearch};
 use crate::engine::loader::{FileProbe, Outcome, Probe, Resolution};
-use crate::engine::scan::inventory::{Framework, PythonEnv, PythonKind};
 use std::sync::Arc;
 
 /// A probe over the machine's files that treats a file it cannot parse as a usable 64-bit

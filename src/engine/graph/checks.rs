@@ -7,7 +7,7 @@
 //! Not wired into `rules::run_all`: these need a binary (the `tree` command and the GUI's
 //! Dependencies step call [`check`]).
 
-#[path = "tree_exports.rs"]
+#[path = "checks_exports.rs"]
 mod exports;
 
 use crate::engine::context::{Platform, SystemContext};
@@ -338,7 +338,7 @@ fn duplicates(graph: &DependencyGraph) -> Vec<Finding> {
 }
 
 #[cfg(test)]
-#[path = "tree_tests.rs"]
+#[path = "checks_tests.rs"]
 mod tests;
 
 /// A side-by-side assembly the root's manifest names that is nowhere: Windows cannot build the

@@ -3,9 +3,9 @@
 //! `loader::locate`'s well-known install roots.
 
 use crate::engine::context::SystemContext;
+use crate::engine::inventory::Inventory;
 use crate::engine::knowledge::{LibraryIdentity, identify_library};
 use crate::engine::loader::locate::{Locator, locate};
-use crate::engine::scan::inventory::Inventory;
 
 /// Every library folder the inventory knows.
 pub fn inventory_dirs(inv: &Inventory) -> Vec<String> {
