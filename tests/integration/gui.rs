@@ -339,7 +339,7 @@ fn gpu_step_runs_the_test_in_a_child_process_and_keeps_the_result() {
 #[test]
 fn gpu_step_shows_a_results_table_and_bar_charts() {
     use cuda_triage::engine::gpu::maths::{Correctness, Dtype};
-    use cuda_triage::engine::gpu::report::*;
+    use cuda_triage::engine::gpu::results::*;
     let correct = Correctness {
         samples: 64,
         max_relative_error: 1e-4,

@@ -147,7 +147,7 @@ fn huge_folder_and_non_utf8_names_are_bounded_and_reported() {
     let why = reasons(&r.inventory);
     let t = &r.inventory.toolkits[0];
     assert_eq!(t.version.as_deref(), Some("12.4.1"));
-    assert_eq!(t.libraries.len(), scan::walk::MAX_ENTRIES);
+    assert_eq!(t.libraries.len(), scan::walker::MAX_ENTRIES);
     assert!(
         why.contains("/usr/local/cuda-12.4/lib64 :: folder has more than"),
         "{why}"

@@ -8,7 +8,7 @@
 use super::strings::{self, Shape};
 use super::{
     BinaryError, BinaryInfo, Detail, Format, Import, ImportKind, MAX_EXPORTS, MAX_IMPORTS,
-    MAX_PATH_ENTRIES, Machine, VersionInfo, VersionNeed, version,
+    MAX_PATH_ENTRIES, Machine, VersionInfo, VersionNeed, true_version,
 };
 use goblin::elf::Elf;
 use goblin::elf::dynamic::{DF_1_NODEFLIB, DT_NEEDED, DT_RPATH, DT_RUNPATH, DT_SONAME};
@@ -260,7 +260,7 @@ fn elf_version(nvcc: Option<String>, soname: Option<&str>) -> VersionInfo {
     if let Some(v) = nvcc {
         info.version = Some(v);
         info.source = Some("nvcc banner".into());
-    } else if let Some(v) = soname.and_then(version::from_so_name) {
+    } else if let Some(v) = soname.and_then(true_version::from_so_name) {
         info.version = Some(v);
         info.source = Some("soname".into());
     }

@@ -15,7 +15,7 @@ pub mod pe_manifest;
 mod pe_version;
 pub mod replay;
 pub mod strings;
-pub mod version;
+pub mod true_version;
 
 pub use elf_symbols::{SymbolNeed, VersionedSymbols, read_versioned_symbols};
 use serde::{Deserialize, Serialize};
@@ -85,7 +85,7 @@ pub struct VersionNeed {
 }
 
 /// Version facts read from a binary (PE VS_VERSIONINFO; for ELF, the nvcc banner, file name or
-/// SONAME). How `version` is chosen is documented in `version.rs`.
+/// SONAME). How `version` is chosen is documented in `true_version.rs`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VersionInfo {
     /// The true library version as best known, e.g. `12.9.86` or `2025.1.1`.
@@ -293,7 +293,7 @@ fn read_file_with(path: &Path, detail: Detail) -> Result<BinaryInfo, BinaryError
     let map = unsafe { memmap2::Mmap::map(&file) }.map_err(open_err)?;
     let mut info = parse_bytes_with(&map, &shown, detail)?;
     if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
-        version::from_file_name(name, &mut info.version);
+        true_version::from_file_name(name, &mut info.version);
     }
     Ok(info)
 }

@@ -11,7 +11,7 @@ use super::strings::{self, Shape};
 use super::{
     BinaryError, BinaryInfo, Export, Format, Import, ImportKind, MAX_EXPORTS, MAX_IMPORTS,
     MAX_SYMBOLS_PER_IMPORT, Machine, VersionInfo, pe_clr, pe_delay, pe_manifest, pe_version,
-    version,
+    true_version,
 };
 use pelite::pe64::exports::Export as PeExport;
 use pelite::pe64::imports::Import as PeImport;
@@ -257,7 +257,7 @@ fn version_info(file: PeFile<'_>) -> VersionInfo {
         .map(String::as_str)
         .or(tables.first().copied());
     for (t, key, value) in &raw.strings {
-        let wanted = version::PE_FIELDS.contains(&key.as_str());
+        let wanted = true_version::PE_FIELDS.contains(&key.as_str());
         if wanted && table.is_some_and(|want| want.eq_ignore_ascii_case(t)) {
             let value = value.trim_matches(|c: char| c == '\0' || c.is_whitespace());
             info.fields
@@ -271,7 +271,7 @@ fn version_info(file: PeFile<'_>) -> VersionInfo {
             .entry("FixedFileVersion".to_owned())
             .or_insert(text);
     }
-    version::pick_pe_version(&mut info, raw.fixed);
+    true_version::pick_pe_version(&mut info, raw.fixed);
     info
 }
 

@@ -131,7 +131,7 @@ fn nvcc_banner(data: &[u8]) -> Option<String> {
             .iter()
             .position(|&b| b == 0 || b == b'\n')
             .unwrap_or(tail.len());
-        super::version::from_nvcc_banner(&String::from_utf8_lossy(&tail[..end]))
+        super::true_version::from_nvcc_banner(&String::from_utf8_lossy(&tail[..end]))
     })
 }
 

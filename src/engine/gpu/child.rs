@@ -9,10 +9,10 @@ use super::ffi::blas::CublasApi;
 use super::ffi::dnn::CudnnApi;
 use super::ffi::driver::{Cuda, DriverBasic, attr, cuda_version_string};
 use super::ffi::errors::CallError;
-use super::report::{ChildResult, DeviceInfo, Role};
+use super::results::{ChildResult, DeviceInfo, Role};
 use super::select::Selection;
 use super::workloads::{self, Plan, Run, copy::CopyPeaks};
-use super::{findings, maths, nvml, peaks, protocol};
+use super::{maths, nvml, peaks, protocol, test_findings};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -35,7 +35,7 @@ pub fn main(args: &ChildArgs) -> i32 {
                 .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_else(|| "unknown panic".into());
             ChildResult {
-                findings: vec![findings::panicked(&message)],
+                findings: vec![test_findings::panicked(&message)],
                 ..Default::default()
             }
         });
@@ -63,9 +63,9 @@ fn run(args: &ChildArgs) -> ChildResult {
         Err(tried) => {
             let (requested, error) = tried.last().cloned().unwrap_or_default();
             let nvml_err = nvml.as_ref().err().map(String::as_str);
-            result
-                .findings
-                .push(findings::no_driver(&requested, &error, nvml_err, windows));
+            result.findings.push(test_findings::no_driver(
+                &requested, &error, nvml_err, windows,
+            ));
             None
         }
     };
@@ -79,7 +79,7 @@ fn run(args: &ChildArgs) -> ChildResult {
     let basic = match unsafe { DriverBasic::load(&driver.lib) } {
         Ok(b) => b,
         Err(e) => {
-            result.findings.push(findings::missing_symbol(
+            result.findings.push(test_findings::missing_symbol(
                 Role::Driver,
                 &driver.requested,
                 &e,
@@ -100,16 +100,16 @@ fn run(args: &ChildArgs) -> ChildResult {
         let e = CallError::cuda("cuInit", status);
         result
             .findings
-            .push(findings::cuda_error(&e, &driver.requested));
+            .push(test_findings::cuda_error(&e, &driver.requested));
         return result;
     }
     if let Err(e) = &nvml {
-        result.findings.push(findings::no_nvml(e, windows));
+        result.findings.push(test_findings::no_nvml(e, windows));
     }
     let cuda = match Cuda::open(driver, args.device as i32) {
         Ok(c) => c,
         Err(e) if e.code == -1 => {
-            result.findings.push(findings::missing_symbol(
+            result.findings.push(test_findings::missing_symbol(
                 Role::Driver,
                 &driver.requested,
                 &e.name,
@@ -119,7 +119,7 @@ fn run(args: &ChildArgs) -> ChildResult {
         Err(e) => {
             result
                 .findings
-                .push(findings::cuda_error(&e, &driver.requested));
+                .push(test_findings::cuda_error(&e, &driver.requested));
             return result;
         }
     };
@@ -157,7 +157,7 @@ fn run(args: &ChildArgs) -> ChildResult {
         if outcome.is_err() {
             result
                 .findings
-                .push(findings::panicked("a workload panicked"));
+                .push(test_findings::panicked("a workload panicked"));
         }
     });
     result.sensors = sensors.into_inner().unwrap_or_default();
@@ -183,11 +183,11 @@ fn workloads(
     if let Some(lib) = libraries.cublas {
         // SAFETY: documented cuBLAS entry points with these signatures.
         match unsafe { CublasApi::load(&lib.lib) } {
-            Err(e) => {
-                result
-                    .findings
-                    .push(findings::missing_symbol(Role::Cublas, &lib.requested, &e))
-            }
+            Err(e) => result.findings.push(test_findings::missing_symbol(
+                Role::Cublas,
+                &lib.requested,
+                &e,
+            )),
             Ok(api) => match workloads::gemm::Blas::create(&api) {
                 Ok(handle) => workloads::gemm::run_all(&mut run, cuda, &handle, peak),
                 Err(e) => run.errors.push(("cuBLAS handle".into(), e)),
@@ -200,11 +200,11 @@ fn workloads(
     if let Some(lib) = libraries.cudnn {
         // SAFETY: documented cuDNN entry points with these signatures.
         match unsafe { CudnnApi::load(&lib.lib) } {
-            Err(e) => {
-                result
-                    .findings
-                    .push(findings::missing_symbol(Role::Cudnn, &lib.requested, &e))
-            }
+            Err(e) => result.findings.push(test_findings::missing_symbol(
+                Role::Cudnn,
+                &lib.requested,
+                &e,
+            )),
             Ok(api) => workloads::conv::run_all(&mut run, cuda, &api, peak),
         }
     } else {
@@ -222,12 +222,14 @@ fn workloads(
     protocol::progress("Done", plan.steps(), plan.steps());
 
     for (name, e) in &run.errors {
-        result.findings.push(findings::workload_failed(name, e));
+        result
+            .findings
+            .push(test_findings::workload_failed(name, e));
     }
     for w in &run.results {
         let c = &w.correctness;
         if !c.passed {
-            result.findings.push(findings::wrong_results(
+            result.findings.push(test_findings::wrong_results(
                 &w.name,
                 c.max_relative_error,
                 c.bound,
@@ -236,7 +238,7 @@ fn workloads(
         }
     }
     if !run.skipped.is_empty() {
-        result.findings.push(findings::skipped(&run.skipped));
+        result.findings.push(test_findings::skipped(&run.skipped));
     }
     result.workloads = std::mem::take(&mut run.results);
 }

@@ -7,9 +7,9 @@ use super::ffi::OpenLibrary;
 use super::ffi::blas::{self, CublasVersion, CudartApi, CudartErrorName};
 use super::ffi::dnn::{self, CudnnVersion};
 use super::ffi::driver::cuda_version_string;
-use super::report::{ChildResult, LibraryReport, Role};
+use super::results::{ChildResult, LibraryReport, Role};
 use super::select::{Selection, default_names};
-use super::{child::ChildArgs, findings, protocol};
+use super::{child::ChildArgs, protocol, test_findings};
 
 /// The libraries the workloads call, loaded after the driver.
 pub struct RuntimeLibraries {
@@ -38,7 +38,7 @@ pub fn load_runtime_libraries(
                 if explicit || !quiet_defaults {
                     result
                         .findings
-                        .push(findings::library_not_loaded(role, &tried, explicit));
+                        .push(test_findings::library_not_loaded(role, &tried, explicit));
                 }
                 None
             }

@@ -11,18 +11,18 @@
 //!   user-chosen file).
 //! * [`workloads`] — cuBLAS GEMM, cuDNN convolution and copy bandwidth on the device.
 //! * [`sets`] — the files each scanned framework's process (or toolkit) would give the test.
-//! * [`maths`], [`peaks`], [`select`], [`protocol`], [`report`] — the pure parts, unit-tested.
+//! * [`maths`], [`peaks`], [`select`], [`protocol`], [`results`] — the pure parts, unit-tested.
 
 pub mod child;
 pub mod child_libraries;
 pub mod ffi;
-pub mod findings;
 pub mod maths;
 pub mod nvml;
 pub mod peaks;
 pub mod protocol;
-pub mod report;
+pub mod results;
 pub mod runner;
 pub mod select;
 pub mod sets;
+pub mod test_findings;
 pub mod workloads;

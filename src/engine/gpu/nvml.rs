@@ -4,7 +4,7 @@
 //! temperature/power sampling while the workloads run ([`sample`], [`poll`]).
 
 use crate::engine::context::{DriverFacts, GpuFacts};
-use crate::engine::gpu::report::{DeviceInfo, SensorSample};
+use crate::engine::gpu::results::{DeviceInfo, SensorSample};
 use nvml_wrapper::enum_wrappers::device::{Clock, TemperatureSensor};
 use nvml_wrapper::error::NvmlError;
 use nvml_wrapper::{Device, Nvml};

@@ -3,7 +3,7 @@
 //! (a loader message, an abort message) that the parent keeps for the report. Standard output
 //! holds only the final JSON result.
 
-use super::report::SensorSample;
+use super::results::SensorSample;
 use serde::{Deserialize, Serialize};
 
 /// Marks a protocol line on the child's standard error.

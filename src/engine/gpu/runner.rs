@@ -3,10 +3,10 @@
 //! ended (a result, a crash, a hang, garbage) into a [`GpuReport`] and findings. No GPU library is
 //! ever loaded into the parent.
 
-use super::findings;
 use super::protocol::{self, Event, Line};
-use super::report::{ChildExit, ChildResult, GpuReport, SensorSample, Verdict, verdict};
+use super::results::{ChildExit, ChildResult, GpuReport, SensorSample, Verdict, verdict};
 use super::select::Selection;
+use super::test_findings;
 use crate::engine::findings::Finding;
 use std::io::{BufRead, Read};
 use std::path::PathBuf;
@@ -283,21 +283,21 @@ fn finish(
     let result = match parsed {
         Some(Ok(r)) => r,
         Some(Err(e)) => {
-            findings.push(findings::bad_output(&e, &log_tail));
+            findings.push(test_findings::bad_output(&e, &log_tail));
             ChildResult::default()
         }
         None => ChildResult::default(),
     };
     match &exit {
-        ChildExit::Crashed { description } => findings.push(findings::crashed(
+        ChildExit::Crashed { description } => findings.push(test_findings::crashed(
             description,
             last_stage.as_deref(),
             &log_tail,
         )),
         ChildExit::TimedOut { after_s } => {
-            findings.push(findings::timed_out(*after_s, last_stage.as_deref()))
+            findings.push(test_findings::timed_out(*after_s, last_stage.as_deref()))
         }
-        ChildExit::NotStarted { message } => findings.push(findings::not_started(message)),
+        ChildExit::NotStarted { message } => findings.push(test_findings::not_started(message)),
         ChildExit::Cancelled | ChildExit::Finished { .. } => {}
     }
     findings.extend(result.findings.iter().cloned());
@@ -326,7 +326,7 @@ fn finish(
 pub fn summary(
     verdict: Verdict,
     exit: &ChildExit,
-    workloads: &[super::report::WorkloadResult],
+    workloads: &[super::results::WorkloadResult],
     findings: &[Finding],
 ) -> String {
     let correct = workloads.iter().filter(|w| w.correctness.passed).count();

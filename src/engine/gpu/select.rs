@@ -3,7 +3,7 @@
 //! `torch\lib`), or left to the OS loader by the usual names. CUDA 11/12/13 and cuDNN 8/9 names
 //! are recognised on Windows and Linux; the newest major version in a folder wins.
 
-use super::report::Role;
+use super::results::Role;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 

@@ -4,7 +4,7 @@
 //! toolkit's own runtime folder. The first set is the wizard's default, so "Run" tests what the
 //! user's framework really loads rather than whatever the OS finds first.
 
-use super::report::Role;
+use super::results::Role;
 use super::select::{Selection, role_version};
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::graph::process::{self, PresenceProbe, Process};

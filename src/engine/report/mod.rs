@@ -25,7 +25,7 @@ pub use root_info::{RootInfo, RootResolution};
 
 use super::context::{MachineSummary, SystemContext};
 use super::findings::Finding;
-use super::gpu::report::GpuReport;
+use super::gpu::results::GpuReport;
 use super::gpu::sets::LibrarySet;
 use super::graph::Node;
 use super::inventory::Inventory;

@@ -10,7 +10,7 @@ use super::capture::ContextSnapshot;
 use super::redact::Changed;
 use crate::engine::context::MachineSummary;
 use crate::engine::findings::Finding;
-use crate::engine::gpu::report::GpuReport;
+use crate::engine::gpu::results::GpuReport;
 use crate::engine::inventory::Inventory;
 use serde::Serialize;
 use serde::de::DeserializeOwned;

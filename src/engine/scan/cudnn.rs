@@ -4,8 +4,8 @@
 //! CUDNN_MAJOR/MINOR/PATCHLEVEL or the library name; every `zlibwapi.dll` with its bitness,
 //! read from the PE header with a bounded 4 KiB read. cuda-facts §1.4, §2.
 
-use super::version;
-use super::walk::Walker;
+use super::version_clues;
+use super::walker::Walker;
 use crate::engine::context::Platform;
 use crate::engine::inventory::{CudnnInstall, CudnnSource, Toolkit, VersionEvidence, ZlibWapi};
 
@@ -144,7 +144,7 @@ pub fn install(
         let h = p.normalize(h);
         if let Some(v) = w
             .read_text(&h, 1 << 20)
-            .and_then(|t| version::from_cudnn_header(&t))
+            .and_then(|t| version_clues::from_cudnn_header(&t))
         {
             evidence.push(VersionEvidence {
                 source: p.file_name(&h).to_string(),
@@ -157,7 +157,7 @@ pub fn install(
     // The most precise library name wins (libcudnn.so.8.9.7 over cudnn64_8.dll).
     let by_name = libraries
         .iter()
-        .filter_map(|n| version::from_cudnn_name(n).map(|v| (n, v)))
+        .filter_map(|n| version_clues::from_cudnn_name(n).map(|v| (n, v)))
         .max_by_key(|(_, v)| v.len());
     if let Some((name, v)) = by_name {
         let dir = library_dirs.first().cloned().unwrap_or_default();

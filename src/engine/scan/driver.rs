@@ -3,8 +3,8 @@
 //! loader's folders, WSL's `/usr/lib/wsl/lib`). Without NVML, a `libcuda.so.<version>` file
 //! name still tells the driver version. cuda-facts §1.1, §9.
 
-use super::version;
-use super::walk::Walker;
+use super::version_clues;
+use super::walker::Walker;
 use crate::engine::context::{ContextSource, Platform};
 use crate::engine::inventory::DriverInventory;
 
@@ -76,7 +76,7 @@ pub fn scan(w: &mut Walker) -> DriverInventory {
                         d.libraries.push(e.path.clone());
                     }
                     if d.version.is_none()
-                        && let Some(v) = version::from_libcuda_name(n)
+                        && let Some(v) = version_clues::from_libcuda_name(n)
                     {
                         d.version = Some(v);
                         d.version_source = Some(format!("libcuda file name ({})", e.path));

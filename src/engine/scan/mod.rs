@@ -8,7 +8,7 @@
 //! 2. reading the environments ([`frameworks`]), several at a time;
 //! 3. conda toolkits and `zlibwapi.dll` copies.
 //!
-//! Everything goes through the context's file view ([`walk::Walker`]), so a fake machine scans
+//! Everything goes through the context's file view ([`walker::Walker`]), so a fake machine scans
 //! exactly like a real one. What could not be read is recorded in `Inventory::skipped`.
 
 pub mod cudnn;
@@ -22,8 +22,8 @@ pub mod python;
 pub mod search_library;
 pub mod toolkits;
 pub mod tools;
-pub mod version;
-pub mod walk;
+pub mod version_clues;
+pub mod walker;
 
 pub use crate::engine::inventory::*;
 
@@ -32,7 +32,7 @@ use super::progress::Progress;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
-use walk::Walker;
+use walker::Walker;
 
 /// How the scan behaves.
 #[derive(Debug, Clone)]

@@ -3,7 +3,7 @@
 //! deep, virtualenvwrapper/pipenv/poetry folders), pyenv, python.org installs, Microsoft Store
 //! Python and the system Python. Reading them is [`super::python`]'s job. cuda-facts §7.
 
-use super::walk::Walker;
+use super::walker::Walker;
 use crate::engine::context::Platform;
 use crate::engine::inventory::PythonKind;
 use std::path::PathBuf;

@@ -2,7 +2,7 @@
 //! generated `build_info.py` (every form it has taken) and simple assignments such as
 //! `torch/version.py`'s `cuda: Optional[str] = '12.1'`. cuda-facts §3.5, §4.1.
 
-use super::version;
+use super::version_clues;
 use crate::engine::inventory::Framework;
 
 /// TensorFlow's build_info.py in any of its generated forms: the `OrderedDict([('cuda_version',
@@ -20,13 +20,13 @@ pub fn apply_build_info(f: &mut Framework, text: &str) {
         .or_else(|| get("cuda_version_number"))
         .map(unquote)
     {
-        f.expects.cuda = version::from_tf_build_value(&v);
+        f.expects.cuda = version_clues::from_tf_build_value(&v);
     }
     if let Some(v) = get("cudnn_version")
         .or_else(|| get("cudnn_version_number"))
         .map(unquote)
     {
-        f.expects.cudnn = version::from_tf_build_value(&v);
+        f.expects.cudnn = version_clues::from_tf_build_value(&v);
     }
     for key in [
         "msvcp_dll_name",

@@ -4,7 +4,7 @@
 //! cuda-facts §7.
 
 use super::pyfind::{Candidate, homes};
-use super::walk::Walker;
+use super::walker::Walker;
 use crate::engine::context::Platform;
 use crate::engine::inventory::{Package, PythonEnv, PythonKind};
 

@@ -4,8 +4,8 @@
 //! folders and names, CUPTI, ptxas, nvcc, libdevice). cuda-facts §1.5, §8.
 
 use super::tools;
-use super::version;
-use super::walk::{Walker, is_cuda_library};
+use super::version_clues;
+use super::walker::{Walker, is_cuda_library};
 use crate::engine::context::Platform;
 use crate::engine::inventory::{
     Cupti, FoundBy, ToolInfo, Toolkit, ToolkitKind, ToolkitReference, VersionEvidence,
@@ -192,7 +192,7 @@ pub fn examine(
     let vjson = j(root, "version.json");
     if let Some(v) = w
         .read_text(&vjson, 1 << 20)
-        .and_then(|t| version::from_version_json(&t))
+        .and_then(|t| version_clues::from_version_json(&t))
     {
         evidence.push(VersionEvidence {
             source: "version.json".into(),
@@ -203,7 +203,7 @@ pub fn examine(
     let vtxt = j(root, "version.txt");
     if let Some(v) = w
         .read_text(&vtxt, 64 << 10)
-        .and_then(|t| version::from_version_txt(&t))
+        .and_then(|t| version_clues::from_version_txt(&t))
     {
         evidence.push(VersionEvidence {
             source: "version.txt".into(),
@@ -212,7 +212,7 @@ pub fn examine(
         });
     }
     if kind == ToolkitKind::Standalone
-        && let Some(v) = version::from_toolkit_folder(p.file_name(root))
+        && let Some(v) = version_clues::from_toolkit_folder(p.file_name(root))
     {
         evidence.push(VersionEvidence {
             source: "folder name".into(),
@@ -297,10 +297,10 @@ pub fn examine(
     }
     if let Some(name) = libraries
         .iter()
-        .find(|n| version::from_cudart_name(n).is_some())
+        .find(|n| version_clues::from_cudart_name(n).is_some())
     {
         let dir = library_dirs.first().cloned().unwrap_or_default();
-        if let Some(v) = version::from_cudart_name(name) {
+        if let Some(v) = version_clues::from_cudart_name(name) {
             evidence.push(VersionEvidence {
                 source: "library name".into(),
                 path: j(&dir, name),

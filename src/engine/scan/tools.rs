@@ -3,8 +3,8 @@
 //! `python -c "import X"`. Every child process runs with a timeout; a hung one is killed
 //! (with its whole process group on Unix, so a `sleep` it started cannot hold the pipes open).
 
-use super::version;
-use super::walk::Walker;
+use super::version_clues;
+use super::walker::Walker;
 use crate::engine::inventory::{ImportProbe, ToolInfo};
 use std::io::Read;
 use std::path::Path;
@@ -38,7 +38,7 @@ pub fn tool_info(w: &mut Walker, path: &str, run_live: bool) -> ToolInfo {
         let live = matches!(w.ctx.source, crate::engine::context::ContextSource::Live);
         if info.version.is_none() && run_live && live {
             let out = run_with_timeout(Command::new(&host).arg("--version"), TOOL_TIMEOUT);
-            if let Some(v) = version::from_tool_output(out.stdout.as_bytes()) {
+            if let Some(v) = version_clues::from_tool_output(out.stdout.as_bytes()) {
                 info.version = Some(v);
                 info.version_source = Some("--version".into());
             } else if out.timed_out {
@@ -72,7 +72,7 @@ fn scan_binary(host: &Path) -> std::io::Result<Option<String>> {
             return Ok(None);
         }
         let filled = kept + n;
-        if let Some(v) = version::from_tool_output(&buf[..filled]) {
+        if let Some(v) = version_clues::from_tool_output(&buf[..filled]) {
             return Ok(Some(v));
         }
         kept = OVERLAP.min(filled);

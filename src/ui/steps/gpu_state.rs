@@ -2,7 +2,7 @@
 //! worker thread ([`GpuJob`]) and what it reported, and how a finished test enters the document.
 
 use crate::engine::findings::sort_by_severity;
-use crate::engine::gpu::report::{GpuReport, Role, SensorSample};
+use crate::engine::gpu::results::{GpuReport, Role, SensorSample};
 use crate::engine::gpu::runner::{self, Options, Outcome, Update};
 use crate::engine::gpu::select::{self, Selection};
 use crate::engine::gpu::sets::LibrarySet;
@@ -241,7 +241,7 @@ mod tests {
         let codes: Vec<&str> = merged.findings.iter().map(|f| f.code.as_str()).collect();
         assert_eq!(codes, ["no-nvidia-driver", "gpu-test-not-started"]);
         let report = report_in(&merged).expect("the gpu key reads back");
-        assert_eq!(report.verdict, crate::engine::gpu::report::Verdict::Failed);
+        assert_eq!(report.verdict, crate::engine::gpu::results::Verdict::Failed);
         assert!(report_in(&document()).is_none());
     }
 

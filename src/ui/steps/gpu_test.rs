@@ -8,7 +8,7 @@ use super::gpu_results::{chart_ui, results_table_ui};
 use super::gpu_state::role_index;
 pub use super::gpu_state::{GpuCommand, GpuJob, GpuTestState, merge, report_in};
 use crate::engine::findings::Finding;
-use crate::engine::gpu::report::{GpuReport, Role};
+use crate::engine::gpu::results::{GpuReport, Role};
 use crate::engine::gpu::select;
 use crate::ui::app::TriageApp;
 use crate::ui::theme;

@@ -8,7 +8,7 @@ use crate::engine::gpu::ffi::driver::{Cuda, DeviceBuffer, Poison};
 use crate::engine::gpu::ffi::errors::CallError;
 use crate::engine::gpu::maths::{self, ConvShape, Dtype, Layout};
 use crate::engine::gpu::peaks::{self, GpuPeak};
-use crate::engine::gpu::report::{WorkloadKind, WorkloadResult};
+use crate::engine::gpu::results::{WorkloadKind, WorkloadResult};
 use std::ffi::c_void;
 
 /// A cuDNN handle and the descriptors of one problem, destroyed on drop.

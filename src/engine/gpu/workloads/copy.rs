@@ -9,7 +9,7 @@ use crate::engine::gpu::ffi::driver::{Cuda, DeviceBuffer, check};
 use crate::engine::gpu::ffi::errors::CallError;
 use crate::engine::gpu::maths::{self, Reference};
 use crate::engine::gpu::peaks;
-use crate::engine::gpu::report::{WorkloadKind, WorkloadResult};
+use crate::engine::gpu::results::{WorkloadKind, WorkloadResult};
 
 /// Number of copy workloads (progress steps).
 pub const KINDS: usize = 5;

@@ -10,7 +10,7 @@ pub mod gemm;
 use super::ffi::driver::Cuda;
 use super::ffi::errors::CallError;
 use super::maths::{self, ConvShape, Dtype, GemmShape};
-use super::report::WorkloadResult;
+use super::results::WorkloadResult;
 
 /// What to run and how often.
 #[derive(Debug, Clone, PartialEq)]

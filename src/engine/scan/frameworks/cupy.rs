@@ -15,8 +15,8 @@
 use super::Site;
 use crate::engine::context::Platform;
 use crate::engine::inventory::{Framework, FrameworkKind, Package};
-use crate::engine::scan::version;
-use crate::engine::scan::walk::Walker;
+use crate::engine::scan::version_clues;
+use crate::engine::scan::walker::Walker;
 
 pub(super) fn read(w: &mut Walker, site: &Site) -> Option<Framework> {
     let (name, ver, e) = site
@@ -32,7 +32,7 @@ pub(super) fn read(w: &mut Walker, site: &Site) -> Option<Framework> {
         f.cuda_build = Some(true);
         f.expects.cuda = match tag.strip_suffix('x') {
             Some(major) => Some(format!("{major}.x")),
-            None => version::family_from_digits(tag),
+            None => version_clues::family_from_digits(tag),
         };
         f.expects.basis = Some(format!("{name} (package name)"));
     }

@@ -8,7 +8,7 @@
 
 use super::{Site, cudnn_from_wheels, read_metadata};
 use crate::engine::inventory::{Framework, FrameworkKind, Package};
-use crate::engine::scan::walk::Walker;
+use crate::engine::scan::walker::Walker;
 
 pub(super) fn read(w: &mut Walker, site: &Site) -> Option<Framework> {
     let jax_dir = site.dir("jax").or_else(|| site.dir("jaxlib"))?;

@@ -14,8 +14,8 @@ mod torch;
 
 use super::cudnn;
 use super::tools;
-use super::version;
-use super::walk::{Entry, Walker, is_cuda_library};
+use super::version_clues;
+use super::walker::{Entry, Walker, is_cuda_library};
 use crate::engine::context::Platform;
 use crate::engine::inventory::{
     CudnnInstall, CudnnSource, NvidiaLibDir, Package, PythonEnv, VersionEvidence,
@@ -57,7 +57,7 @@ pub fn read_site_packages(
         let entries = w.list(&site);
         let dists = entries
             .iter()
-            .filter_map(|e| version::from_dist_info(&e.name).map(|(n, v)| (n, v, e.clone())))
+            .filter_map(|e| version_clues::from_dist_info(&e.name).map(|(n, v)| (n, v, e.clone())))
             .collect();
         let site = Site {
             env_root: env.root.clone(),
@@ -172,7 +172,8 @@ fn read_metadata(w: &mut Walker, dist_info: &str, limit: u64) -> (Option<String>
         return (None, Vec::new());
     };
     let platform = w.platform().as_str();
-    let (v, req) = version::from_metadata_on(&String::from_utf8_lossy(&bytes), Some(platform));
+    let (v, req) =
+        version_clues::from_metadata_on(&String::from_utf8_lossy(&bytes), Some(platform));
     (
         v,
         req.into_iter()

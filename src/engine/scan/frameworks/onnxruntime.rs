@@ -7,7 +7,7 @@
 use super::{Site, read_metadata};
 use crate::engine::inventory::{Framework, FrameworkKind, Package};
 use crate::engine::scan::pyparse::py_assignment;
-use crate::engine::scan::walk::Walker;
+use crate::engine::scan::walker::Walker;
 
 pub(super) fn read(w: &mut Walker, site: &Site) -> Option<Framework> {
     let ort_dir = site.dir("onnxruntime")?;

@@ -14,7 +14,7 @@ use crate::engine::context::Platform;
 use crate::engine::inventory::{Framework, FrameworkKind};
 use crate::engine::knowledge;
 use crate::engine::scan::pyparse::{apply_build_info, build_info_value};
-use crate::engine::scan::walk::Walker;
+use crate::engine::scan::walker::Walker;
 
 const DISTS: &[&str] = &[
     "tensorflow",

@@ -8,7 +8,7 @@ use super::{Site, cudnn_from_wheels, read_metadata};
 use crate::engine::inventory::{CudnnInstall, CudnnSource, Framework, FrameworkKind};
 use crate::engine::scan::cudnn;
 use crate::engine::scan::pyparse::py_assignment;
-use crate::engine::scan::walk::{Walker, is_cuda_library};
+use crate::engine::scan::walker::{Walker, is_cuda_library};
 
 pub(super) fn read(
     w: &mut Walker,

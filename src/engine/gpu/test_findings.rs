@@ -3,7 +3,7 @@
 //! builds those about the child (it crashed, hung, or printed nothing usable).
 
 use super::ffi::errors::{CallError, cuda_error_hint};
-use super::report::Role;
+use super::results::Role;
 use super::select::{default_names, nvml_name};
 use crate::engine::findings::{Evidence, Finding, Severity};
 
