@@ -8,7 +8,6 @@ pub mod gpu_command;
 pub mod output;
 pub mod report_command;
 pub mod tree_command;
-pub mod tree_output;
 pub mod why_command;
 
 pub use args::Cli;

@@ -96,7 +96,10 @@ pub fn tree_command(common: &Common, args: &TreeArgs) -> anyhow::Result<i32> {
                     r.how.as_str()
                 );
             }
-            print!("{}", super::tree_output::render_tree(graph, colour));
+            print!(
+                "{}",
+                crate::engine::report::text_tree::render_tree(graph, colour)
+            );
             println!();
         }
         print!("{}", super::output::render_findings(&doc.findings, colour));

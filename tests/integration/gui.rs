@@ -248,20 +248,8 @@ fn drop_file(h: &mut Harness<'_, TriageApp>, path: std::path::PathBuf) {
 
 #[test]
 fn a_report_dropped_onto_the_window_opens() {
-    let ctx = cuda_triage::engine::context::machine_file::load(&fixture(
-        "machines/linux-basic/machine.toml",
-    ))
-    .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("dropped.json");
-    std::fs::write(
-        &path,
-        cuda_triage::engine::api::scan(&ctx, &Default::default(), &Default::default())
-            .expect("not cancelled")
-            .report
-            .to_json_pretty(),
-    )
-    .unwrap();
+    let path = crate::support::saved_scan_report("linux-basic", dir.path(), "dropped.json");
     let mut h = harness(TriageApp::new(relative_machine("win-basic")));
     h.run_steps(1);
     drop_file(&mut h, path.clone());

@@ -3,7 +3,6 @@
 //! runs through eframe's storage with the theme.
 
 use crate::gui::{harness, relative_machine, wait_for_scan};
-use crate::support::fixture;
 use cuda_triage::engine::api::Source;
 use cuda_triage::ui::TriageApp;
 use cuda_triage::ui::prefs::Prefs;
@@ -29,20 +28,7 @@ impl eframe::Storage for MemoryStorage {
 }
 
 fn report_file(dir: &std::path::Path, name: &str) -> std::path::PathBuf {
-    let ctx = cuda_triage::engine::context::machine_file::load(&fixture(
-        "machines/linux-basic/machine.toml",
-    ))
-    .unwrap();
-    let path = dir.join(name);
-    std::fs::write(
-        &path,
-        cuda_triage::engine::api::scan(&ctx, &Default::default(), &Default::default())
-            .expect("not cancelled")
-            .report
-            .to_json_pretty(),
-    )
-    .unwrap();
-    path
+    crate::support::saved_scan_report("linux-basic", dir, name)
 }
 
 #[test]

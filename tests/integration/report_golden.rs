@@ -116,39 +116,32 @@ fn check_command(seed: &str, name: &str, args: &[&str]) {
     check_golden(&format!("cli-{seed}-{name}.json"), pinned_run(seed, &args));
 }
 
-#[test]
-fn windows_seed_command_json_matches_its_golden_files() {
-    let seed = "win-cuda-tf-torch";
+/// The commands whose `--json` output is held, with the error text `why` explains and the bare
+/// name `tree` searches for on each platform.
+fn check_commands(seed: &str, error_text: &str, bare_name: &str) {
     check_command(seed, "scan", &["scan", "--json"]);
     check_command(seed, "fix-list", &["fix", "list", "--json"]);
     check_command(seed, "gpu-sets", &["gpu-test", "--sets", "--json"]);
-    check_command(
-        seed,
-        "why",
-        &[
-            "why",
-            "--json",
-            "Could not load dynamic library 'cudnn64_8.dll'; dlerror: cudnn64_8.dll not found",
-        ],
+    check_command(seed, "why", &["why", "--json", error_text]);
+    check_command(seed, "tree-bare", &["tree", "--json", bare_name]);
+}
+
+#[test]
+fn windows_seed_command_json_matches_its_golden_files() {
+    check_commands(
+        "win-cuda-tf-torch",
+        "Could not load dynamic library 'cudnn64_8.dll'; dlerror: cudnn64_8.dll not found",
+        "cublas64_11.dll",
     );
-    check_command(seed, "tree-bare", &["tree", "--json", "cublas64_11.dll"]);
 }
 
 #[test]
 fn linux_seed_command_json_matches_its_golden_files() {
     for seed in ["linux-cuda124-jax", "linux-basic"] {
-        check_command(seed, "scan", &["scan", "--json"]);
-        check_command(seed, "fix-list", &["fix", "list", "--json"]);
-        check_command(seed, "gpu-sets", &["gpu-test", "--sets", "--json"]);
-        check_command(
+        check_commands(
             seed,
-            "why",
-            &[
-                "why",
-                "--json",
-                "ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory",
-            ],
+            "ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory",
+            "libcudnn.so.9",
         );
-        check_command(seed, "tree-bare", &["tree", "--json", "libcudnn.so.9"]);
     }
 }

@@ -9,6 +9,18 @@ pub fn fixture(rel: &str) -> PathBuf {
         .join(rel)
 }
 
+/// Scans a seed machine (`tests/fixtures/machines/<seed>`) through the engine's entry points and
+/// saves its report as `dir/name`, as the wizard and `cuda-triage scan --json` would.
+pub fn saved_scan_report(seed: &str, dir: &std::path::Path, name: &str) -> PathBuf {
+    use cuda_triage::engine::api;
+    let source = api::Source::MachineFile(fixture(&format!("machines/{seed}/machine.toml")));
+    let ctx = api::load(&source, api::Driver::Skip).expect("the seed machine loads");
+    let scanned = api::scan(&ctx, &Default::default(), &Default::default()).expect("not cancelled");
+    let path = dir.join(name);
+    std::fs::write(&path, scanned.report.to_json_pretty()).expect("the report is written");
+    path
+}
+
 /// Runs the built `cuda-triage` with arguments, with no display so it never opens a window.
 pub fn run_cli(args: &[&str]) -> Output {
     run_cli_stdin(args, "")

@@ -17,6 +17,8 @@ pub mod redact;
 pub mod redact_check;
 pub mod reopen;
 mod root_info;
+pub mod text;
+pub mod text_tree;
 pub mod trees;
 
 pub use format::ReportFormat;

@@ -3,6 +3,7 @@
 //! `[runtime]`), the resolved path dimmed, and a miss in red with every directory tried.
 //! Colour only when asked (a terminal without NO_COLOR).
 
+use super::text::paint;
 use crate::engine::graph::checks::attempt_text;
 use crate::engine::graph::{DependencyGraph, Node};
 use crate::engine::loader::{How, Outcome};
@@ -13,14 +14,6 @@ const DIM: &str = "2";
 const BOLD: &str = "1";
 const CYAN: &str = "36";
 const MAGENTA: &str = "35";
-
-fn paint(text: &str, code: &str, colour: bool) -> String {
-    if colour {
-        format!("\x1b[{code}m{text}\x1b[0m")
-    } else {
-        text.to_string()
-    }
-}
 
 /// The whole tree as text, ending with a newline.
 pub fn render_tree(graph: &DependencyGraph, colour: bool) -> String {
