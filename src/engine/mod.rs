@@ -8,6 +8,7 @@ pub mod binfmt;
 pub mod context;
 pub mod diagnosis;
 pub mod error;
+pub mod finding_codes;
 pub mod findings;
 pub mod fix;
 pub mod gpu;

@@ -7,6 +7,7 @@
 use super::worker::Source;
 use crate::engine::atomic_file::write_atomically;
 use crate::engine::context::{ContextSource, MachineSummary, SystemContext};
+use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Finding, Severity};
 use crate::engine::report::capture::{self, CaptureOptions};
 use crate::engine::report::redact_check::RedactError;
@@ -83,7 +84,7 @@ fn redaction_failed(error: &RedactError) -> Report {
         env: Default::default(),
     };
     let finding = Finding::new(
-        "report-redaction-failed",
+        codes::REPORT_REDACTION_FAILED,
         Severity::Error,
         "The report could not be redacted, so it is not saved",
         error.to_string(),

@@ -4,6 +4,7 @@
 
 use crate::engine::Error;
 use crate::engine::context::{Platform, SystemContext};
+use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, Severity};
 use crate::engine::graph::{DependencyGraph, GraphError, GraphOptions, root};
 use crate::engine::loader::Resolution;
@@ -141,7 +142,7 @@ fn root_argument(ctx: &SystemContext, request: &TreeRequest) -> Result<String, E
 /// A bare name the process would not find: an error finding with every place tried.
 fn not_found_finding(ctx: &SystemContext, name: &str, r: &Resolution) -> Finding {
     let mut finding = Finding::new(
-        "library-not-found",
+        codes::LIBRARY_NOT_FOUND,
         Severity::Error,
         format!("{name} is not found where this process looks"),
         format!(

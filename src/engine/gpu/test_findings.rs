@@ -5,6 +5,7 @@
 use super::ffi::errors::{CallError, cuda_error_hint};
 use super::results::Role;
 use super::select::{default_names, nvml_name};
+use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, Severity};
 
 /// The driver library could not be loaded; names it and NVML, with the loader's words.
@@ -17,7 +18,7 @@ pub fn no_driver(
     let driver = default_names(Role::Driver, windows)[0];
     let nvml = nvml_name(windows);
     let mut f = Finding::new(
-        "gpu-test-no-driver",
+        codes::GPU_TEST_NO_DRIVER,
         Severity::Error,
         format!("GPU test not possible: the NVIDIA driver library {driver} could not be loaded"),
         format!(
@@ -38,7 +39,7 @@ pub fn no_driver(
 pub fn no_nvml(error: &str, windows: bool) -> Finding {
     let nvml = nvml_name(windows);
     Finding::new(
-        "gpu-test-no-nvml",
+        codes::GPU_TEST_NO_NVML,
         Severity::Warning,
         format!("NVML ({nvml}) is not available: no temperature, power, clocks or PCIe facts"),
         "The CUDA driver loaded, but NVML, which normally ships with the same driver, did not. \
@@ -51,7 +52,7 @@ pub fn no_nvml(error: &str, windows: bool) -> Finding {
 /// A CUDA driver call failed (cuInit returning CUDA_ERROR_NO_DEVICE, ...).
 pub fn cuda_error(error: &CallError, library: &str) -> Finding {
     Finding::new(
-        "gpu-test-cuda-error",
+        codes::GPU_TEST_CUDA_ERROR,
         Severity::Error,
         format!("{} failed: {} ({})", error.call, error.name, error.code),
         format!(
@@ -68,7 +69,7 @@ pub fn cuda_error(error: &CallError, library: &str) -> Finding {
 /// A library loaded but lacks a function the test calls.
 pub fn missing_symbol(role: Role, library: &str, error: &str) -> Finding {
     Finding::new(
-        "gpu-test-missing-symbol",
+        codes::GPU_TEST_MISSING_SYMBOL,
         Severity::Error,
         format!("{} ({library}) lacks a function the test needs", role.title()),
         format!(
@@ -114,8 +115,13 @@ pub fn library_not_loaded(role: Role, tried: &[(String, String)], explicit: bool
             role.as_str()
         )
     };
-    let mut f = Finding::new("gpu-test-library-not-loaded", severity, summary, detail)
-        .with_libraries(names);
+    let mut f = Finding::new(
+        codes::GPU_TEST_LIBRARY_NOT_LOADED,
+        severity,
+        summary,
+        detail,
+    )
+    .with_libraries(names);
     for (name, error) in tried {
         f = f.with_evidence(Evidence::new("attempt", format!("loading {name}: {error}")));
     }
@@ -125,7 +131,7 @@ pub fn library_not_loaded(role: Role, tried: &[(String, String)], explicit: bool
 /// A workload stopped with an error.
 pub fn workload_failed(workload: &str, error: &CallError) -> Finding {
     Finding::new(
-        "gpu-test-workload-failed",
+        codes::GPU_TEST_WORKLOAD_FAILED,
         Severity::Error,
         format!("{workload} failed: {}", error.name),
         format!(
@@ -140,7 +146,7 @@ pub fn workload_failed(workload: &str, error: &CallError) -> Finding {
 /// Results outside the error bound (or outputs never written).
 pub fn wrong_results(workload: &str, max_err: f64, bound: f64, non_finite: usize) -> Finding {
     Finding::new(
-        "gpu-test-wrong-results",
+        codes::GPU_TEST_WRONG_RESULTS,
         Severity::Error,
         format!("{workload} produced wrong results"),
         format!(
@@ -157,7 +163,7 @@ pub fn crashed(description: &str, last_stage: Option<&str>, log_tail: &[String])
         .map(|s| format!(" during \"{s}\""))
         .unwrap_or_default();
     let mut f = Finding::new(
-        "gpu-test-crashed",
+        codes::GPU_TEST_CRASHED,
         Severity::Error,
         format!("The GPU test process crashed ({description}){at}"),
         "The test runs in a separate process, so this window survived, but loading or using the chosen \
@@ -176,7 +182,7 @@ pub fn timed_out(after_s: u64, last_stage: Option<&str>) -> Finding {
         .map(|s| format!(" during \"{s}\""))
         .unwrap_or_default();
     Finding::new(
-        "gpu-test-timeout",
+        codes::GPU_TEST_TIMEOUT,
         Severity::Error,
         format!("The GPU test did not finish within {after_s} s and was stopped{at}"),
         "A hang in driver initialisation or in a library call usually means a driver that does not \
@@ -188,7 +194,7 @@ pub fn timed_out(after_s: u64, last_stage: Option<&str>) -> Finding {
 /// The child ran but its output was not a result.
 pub fn bad_output(message: &str, log_tail: &[String]) -> Finding {
     let mut f = Finding::new(
-        "gpu-test-bad-output",
+        codes::GPU_TEST_BAD_OUTPUT,
         Severity::Error,
         "The GPU test process ended without a usable result",
         format!("The test process printed no result the parent could read: {message}."),
@@ -202,7 +208,7 @@ pub fn bad_output(message: &str, log_tail: &[String]) -> Finding {
 /// The child could not be started.
 pub fn not_started(message: &str) -> Finding {
     Finding::new(
-        "gpu-test-not-started",
+        codes::GPU_TEST_NOT_STARTED,
         Severity::Error,
         "The GPU test process could not be started",
         format!("Starting the test process failed: {message}."),
@@ -212,7 +218,7 @@ pub fn not_started(message: &str) -> Finding {
 /// A panic inside the child, caught before it could escape.
 pub fn panicked(message: &str) -> Finding {
     Finding::new(
-        "gpu-test-internal-error",
+        codes::GPU_TEST_INTERNAL_ERROR,
         Severity::Error,
         "The GPU test stopped on an internal error",
         format!("The test process hit an internal error and stopped cleanly: {message}."),
@@ -222,7 +228,7 @@ pub fn panicked(message: &str) -> Finding {
 /// Workloads left out (not enough memory), as information.
 pub fn skipped(reasons: &[String]) -> Finding {
     let mut f = Finding::new(
-        "gpu-test-skipped",
+        codes::GPU_TEST_SKIPPED,
         Severity::Info,
         format!("{} workload(s) skipped", reasons.len()),
         "Some workloads were left out; see below.",

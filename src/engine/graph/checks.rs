@@ -11,6 +11,7 @@
 mod exports;
 
 use crate::engine::context::{Platform, SystemContext};
+use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, Severity};
 use crate::engine::graph::{DependencyGraph, Node};
 use crate::engine::loader::locate::Locator;
@@ -151,7 +152,7 @@ fn missing_finding(
     let want = &graph.root_info.machine;
     let (code, summary, mut detail) = if let Some((a, message)) = &unreadable {
         (
-            "library-unreadable",
+            codes::LIBRARY_UNREADABLE,
             format!("{} in {} cannot be loaded", node.name, a.directory),
             format!(
                 "The loader stopped at a file that is not a usable library ({message}). Replace or remove it."
@@ -163,7 +164,7 @@ fn missing_finding(
             Platform::Linux => "\"wrong ELF class\"",
         };
         (
-            "library-wrong-machine",
+            codes::LIBRARY_WRONG_MACHINE,
             format!(
                 "{} exists only for the wrong machine ({}), {} needs {}-bit {}",
                 node.name, wrong[0].1, parent, want.bits, want.arch
@@ -185,9 +186,9 @@ fn missing_finding(
         };
         (
             if node.runtime.is_some() {
-                "runtime-library-not-found"
+                codes::RUNTIME_LIBRARY_NOT_FOUND
             } else {
-                "library-not-found"
+                codes::LIBRARY_NOT_FOUND
             },
             match &node.runtime {
                 // A run-time load does not stop the binary from loading: the call that opens it
@@ -306,7 +307,7 @@ fn duplicates(graph: &DependencyGraph) -> Vec<Finding> {
     let mut out = Vec::new();
     for (key, nodes) in groups.into_iter().filter(|(_, v)| v.len() > 1) {
         let mut f = Finding::new(
-            "duplicate-library",
+            codes::DUPLICATE_LIBRARY,
             Severity::Warning,
             format!(
                 "{} copies of {key} are loaded into one process",

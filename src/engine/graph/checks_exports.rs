@@ -11,6 +11,7 @@ use crate::engine::binfmt::{
     BinaryInfo, Format, SymbolNeed, VersionedSymbols, read_versioned_symbols,
 };
 use crate::engine::context::SystemContext;
+use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, Severity};
 use crate::engine::graph::{DependencyGraph, Node};
 use crate::engine::loader::How;
@@ -41,12 +42,12 @@ pub(super) fn check(ctx: &SystemContext, graph: &DependencyGraph) -> Vec<Finding
         let (missing, code, what) = match parent.format {
             Format::Pe => (
                 missing_exports(parent, child, &node.name),
-                "missing-export",
+                codes::MISSING_EXPORT,
                 "Windows error 127 (ERROR_PROC_NOT_FOUND, \"The specified procedure could not be found\")",
             ),
             Format::Elf => (
                 missing_versions(parent, child, &node.name),
-                "missing-symbol-version",
+                codes::MISSING_SYMBOL_VERSION,
                 "ld.so: \"version ... not found (required by ...)\"",
             ),
         };
@@ -249,7 +250,7 @@ impl<'a> SymbolCache<'a> {
         let first = missing.first().cloned().unwrap_or_default();
         Some(
             Finding::new(
-                "missing-symbol",
+                codes::MISSING_SYMBOL,
                 if node.delay {
                     Severity::Warning
                 } else {

@@ -9,8 +9,7 @@ use crate::engine::context::{EnvVars, FsView, SystemContext};
 use crate::engine::findings::sort_by_severity;
 use crate::engine::inventory::Inventory;
 
-/// Codes of findings that the GPU test (not a rule) produced.
-const GPU_TEST_PREFIX: &str = "gpu-test-";
+use crate::engine::finding_codes::GPU_TEST_PREFIX;
 
 /// A reopened report, and why its findings are the saved ones when they could not be re-run.
 pub struct Reopened {

@@ -4,6 +4,7 @@
 //! CUDA build whose expectations could not be read or had to be inferred.
 
 use crate::engine::context::{Platform, SystemContext};
+use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use crate::engine::inventory::{FrameworkKind, Inventory};
 use crate::engine::knowledge::{self, version::compare};
@@ -27,7 +28,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
         if tf_no_gpu {
             out.push(
                 Finding::new(
-                    "tensorflow-windows-no-gpu",
+                    codes::TENSORFLOW_WINDOWS_NO_GPU,
                     Severity::Warning,
                     format!("{who}: TensorFlow 2.11 and newer have no GPU support on native Windows"),
                     "TensorFlow 2.10 was the last release with CUDA support on native Windows. Newer releases run on the CPU there, whatever CUDA is installed. Use TensorFlow in WSL2, or pin tensorflow 2.10 with CUDA 11.2 and cuDNN 8.1.",
@@ -39,7 +40,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
         } else if f.cuda_build == Some(false) {
             out.push(
                 Finding::new(
-                    "framework-cpu-build",
+                    codes::FRAMEWORK_CPU_BUILD,
                     Severity::Warning,
                     format!("{who} is a CPU-only build"),
                     format!("The installed {} package was built without CUDA, so it never uses the GPU, however the CUDA libraries are set up. Install the CUDA build instead.", f.package),
@@ -60,7 +61,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
             if !build_runs_on(archs, cc) {
                 out.push(
                     Finding::new(
-                        "gpu-arch-missing",
+                        codes::GPU_ARCH_MISSING,
                         Severity::Error,
                         format!("{who} has no code for {} (compute capability {cc})", gpu.name),
                         format!("The build contains {} only; a GPU of compute capability {cc} gets \"no kernel image is available for execution on the device\". Install a build that includes sm_{want}.", archs.join(", ")),
@@ -89,7 +90,7 @@ fn expectations_unsure(inv: &Inventory) -> Vec<Finding> {
         if let Some(from) = &f.expects.inferred_from {
             out.push(
                 Finding::new(
-                    "framework-expectations-inferred",
+                    codes::FRAMEWORK_EXPECTATIONS_INFERRED,
                     Severity::Info,
                     format!("{who}: CUDA {} inferred from {from}", f.expects.cuda_label()),
                     format!("Neither the installed files nor the documented release table cover this release, so CUDA Triage assumes it needs what {from} needs (CUDA {}, cuDNN {}). Findings about its libraries rest on that inference.", f.expects.cuda.as_deref().unwrap_or("?"), f.expects.cudnn.as_deref().unwrap_or("?")),
@@ -104,7 +105,7 @@ fn expectations_unsure(inv: &Inventory) -> Vec<Finding> {
             };
             out.push(
                 Finding::new(
-                    "framework-expectations-unknown",
+                    codes::FRAMEWORK_EXPECTATIONS_UNKNOWN,
                     Severity::Warning,
                     format!("{who}: which CUDA it needs could not be read"),
                     format!("CUDA Triage could not tell which CUDA and cuDNN libraries this build loads ({why}), so it cannot check that they are present. Run the import probe, or check the package's documentation for its CUDA version."),
@@ -156,7 +157,7 @@ fn driver_too_old(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
         }
         out.push(
             Finding::new(
-                "driver-too-old",
+                codes::DRIVER_TOO_OLD,
                 Severity::Error,
                 format!("Driver {driver} is older than CUDA {} needs ({} or newer)", req.cuda, req.min_driver),
                 format!("{who} needs the CUDA {} runtime, which requires driver {} or newer; this machine has {driver}. CUDA calls fail with \"CUDA driver version is insufficient for CUDA runtime version\" (error 35).", req.cuda, req.min_driver),

@@ -17,6 +17,7 @@
 
 use crate::engine::binfmt::read_binary_headers;
 use crate::engine::context::SystemContext;
+use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use crate::engine::graph::checks;
 use crate::engine::graph::{self, framework};
@@ -26,13 +27,13 @@ use crate::engine::loader::glob_match;
 
 /// Tree findings that stop a library from loading (or a feature from working).
 const KEPT: &[&str] = &[
-    "library-not-found",
-    "runtime-library-not-found",
-    "library-unreadable",
-    "library-wrong-machine",
-    "missing-export",
-    "missing-symbol-version",
-    "missing-symbol",
+    codes::LIBRARY_NOT_FOUND,
+    codes::RUNTIME_LIBRARY_NOT_FOUND,
+    codes::LIBRARY_UNREADABLE,
+    codes::LIBRARY_WRONG_MACHINE,
+    codes::MISSING_EXPORT,
+    codes::MISSING_SYMBOL_VERSION,
+    codes::MISSING_SYMBOL,
 ];
 
 /// The driver's own libraries: the driver rule reports them (with the driver install as the fix).
@@ -122,7 +123,7 @@ fn framework_finding(
         None => name.to_string(),
     };
     // A run-time load does not stop the import: the first operation that opens it fails.
-    if f.code == "runtime-library-not-found" && f.severity == Severity::Error {
+    if f.code == codes::RUNTIME_LIBRARY_NOT_FOUND && f.severity == Severity::Error {
         f.severity = Severity::Warning;
     }
     let consequence = match f.severity {

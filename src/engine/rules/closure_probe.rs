@@ -5,6 +5,7 @@
 //! of its own — the emulation is missing something this machine does.
 
 use crate::engine::context::SystemContext;
+use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, Severity};
 use crate::engine::graph::DependencyGraph;
 use crate::engine::inventory::{Framework, ImportProbe, PythonEnv};
@@ -32,7 +33,7 @@ pub fn compare(
             .to_string();
         out.push(
             Finding::new(
-                "import-failed-unpredicted",
+                codes::IMPORT_FAILED_UNPREDICTED,
                 Severity::Error,
                 format!("import {} fails, though every library of {name}'s closure resolves", probe.module),
                 format!(
@@ -80,7 +81,7 @@ pub fn compare(
         return out;
     }
     let mut f = Finding::new(
-        "loader-disagrees",
+        codes::LOADER_DISAGREES,
         Severity::Warning,
         format!(
             "The real import of {} mapped {} other than the scan predicted",

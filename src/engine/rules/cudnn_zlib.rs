@@ -4,6 +4,7 @@
 
 use crate::engine::binfmt::{BinaryInfo, Format, Machine};
 use crate::engine::context::{Platform, SystemContext};
+use crate::engine::finding_codes as codes;
 use crate::engine::findings::{CopyFile, Evidence, Finding, FixKind, FixRef, Severity};
 use crate::engine::graph::process::{self, PresenceProbe, Process, attempts_evidence};
 use crate::engine::inventory::Inventory;
@@ -144,13 +145,13 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
 fn bitness(path: &str, found: &str, later: Option<&str>, lib_dir: &str) -> Finding {
     let f = match later {
         Some(good) => Finding::new(
-            "zlibwapi-wrong-bitness",
+            codes::ZLIBWAPI_WRONG_BITNESS,
             Severity::Warning,
             format!("A zlibwapi.dll built for {found} comes first in the search order; the loader skips it"),
             format!("cuDNN 8 loads zlibwapi.dll when it first runs a convolution. The copy at {path} is built for {found}, which a 64-bit process cannot load: the loader skips it and takes the 64-bit {good}. Nothing fails today, but the 32-bit copy is a trap: remove it from the search path."),
         ),
         None => Finding::new(
-            "zlibwapi-wrong-bitness",
+            codes::ZLIBWAPI_WRONG_BITNESS,
             Severity::Error,
             format!("The only zlibwapi.dll found is {found}; cuDNN 8 needs a 64-bit one"),
             format!("cuDNN 8 loads zlibwapi.dll when it first runs a convolution. The copy at {path} is built for {found}, and a 64-bit process cannot load it; no 64-bit copy is found, so loading fails with error 193 (\"%1 is not a valid Win32 application\")."),
@@ -173,7 +174,7 @@ fn bitness(path: &str, found: &str, later: Option<&str>, lib_dir: &str) -> Findi
 fn missing(ctx: &SystemContext, inv: &Inventory, lib_dir: &str) -> Finding {
     let copies = copies_of(ctx, inv, ZLIB);
     let mut f = Finding::new(
-        "cudnn8-zlibwapi-missing",
+        codes::CUDNN8_ZLIBWAPI_MISSING,
         Severity::Error,
         "cuDNN 8 needs zlibwapi.dll, and the loading process cannot find one",
         "cuDNN 8 on Windows (8.3 through 8.9) loads zlibwapi.dll, the WINAPI build of zlib, when it first needs its sub-libraries; cudnn_cnn_infer64_8.dll and the others then fail to load (\"Could not locate zlibwapi.dll\" or \"cudnn_cnn_infer64_8.dll cannot be loaded\"). cuDNN does not ship it: it must be installed separately into a folder the process searches.",

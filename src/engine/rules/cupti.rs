@@ -9,6 +9,7 @@
 //! Profiling is what is lost, so: a warning.
 
 use crate::engine::context::{Platform, SystemContext};
+use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, PathEdit, Severity};
 use crate::engine::graph::process::{self, PresenceProbe, attempts_evidence};
 use crate::engine::inventory::{Cupti, FrameworkKind, Inventory, Toolkit};
@@ -91,7 +92,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
             None => (lib.clone(), String::new()),
         };
         let mut f = Finding::new(
-            "cupti-not-searched",
+            codes::CUPTI_NOT_SEARCHED,
             severity,
             format!("{lib} is in {}, which is not on PATH", cupti.dir),
             format!(
@@ -166,7 +167,7 @@ pub fn asked_names(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
             "{who} asks for {asked} when profiling starts (tf.profiler, TensorBoard's Profile tab). None is found where it searches, so it prints \"Could not load dynamic library '{first}'\" and records no GPU activity; training and inference are unaffected."
         );
         let mut finding = Finding::new(
-            "framework-cupti-missing",
+            codes::FRAMEWORK_CUPTI_MISSING,
             Severity::Warning,
             format!("{who} asks for {first}, which it will not find (profiling disabled)"),
             String::new(),

@@ -2,6 +2,7 @@
 //! no CUDA library can run, whatever else is installed.
 
 use crate::engine::context::{ContextSource, Platform, SystemContext};
+use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, Severity};
 
 pub fn check(ctx: &SystemContext) -> Vec<Finding> {
@@ -20,7 +21,7 @@ pub fn check(ctx: &SystemContext) -> Vec<Finding> {
         detail.push_str(" Under WSL the driver comes from Windows and appears in /usr/lib/wsl/lib; do not install a Linux driver inside WSL.");
     }
     let mut finding = Finding::new(
-        "no-nvidia-driver",
+        codes::NO_NVIDIA_DRIVER,
         Severity::Error,
         "No NVIDIA driver found",
         detail,

@@ -5,6 +5,7 @@
 
 use crate::engine::context::did_you_mean::likely_intended_dir;
 use crate::engine::context::{Platform, SystemContext};
+use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, PathEdit, Severity};
 use regex::Regex;
 use std::sync::OnceLock;
@@ -60,7 +61,7 @@ fn list_variable(ctx: &SystemContext, var: &str) -> Vec<Finding> {
         match likely_intended_dir(ctx, &entry) {
             Some(intended) => findings.push(
                 Finding::new(
-                    "path-entry-typo",
+                    codes::PATH_ENTRY_TYPO,
                     Severity::Warning,
                     format!("{var} entry {entry} does not exist; {intended} does"),
                     format!(
@@ -83,7 +84,7 @@ fn list_variable(ctx: &SystemContext, var: &str) -> Vec<Finding> {
     }
     if !missing_plain.is_empty() {
         let mut finding = Finding::new(
-            "path-entries-missing",
+            codes::PATH_ENTRIES_MISSING,
             Severity::Info,
             match missing_plain.len() {
                 1 => format!("1 {var} entry does not exist"),
@@ -127,7 +128,7 @@ fn directory_variables(ctx: &SystemContext) -> Vec<Finding> {
         }
         let intended = likely_intended_dir(ctx, &dir);
         let mut finding = Finding::new(
-            "cuda-env-var-missing-dir",
+            codes::CUDA_ENV_VAR_MISSING_DIR,
             Severity::Warning,
             format!("{name} points at {dir}, which does not exist"),
             format!(
@@ -173,7 +174,7 @@ fn xla_data_dir(ctx: &SystemContext) -> Vec<Finding> {
             summary: format!("Set XLA_FLAGS to {}", flags.replacen(dir, i, 1)),
         });
         let finding = Finding::new(
-            "xla-cuda-data-dir-missing",
+            codes::XLA_CUDA_DATA_DIR_MISSING,
             Severity::Error,
             format!("XLA_FLAGS points XLA at {dir}, which does not exist"),
             format!(
@@ -214,7 +215,7 @@ fn xla_data_dir(ctx: &SystemContext) -> Vec<Finding> {
         return Vec::new();
     }
     vec![Finding::new(
-        "xla-cuda-data-dir-incomplete",
+        codes::XLA_CUDA_DATA_DIR_INCOMPLETE,
         Severity::Warning,
         format!("The XLA CUDA data folder {dir} lacks {}", missing.join(" and ")),
         "XLA looks for bin/ptxas and nvvm/libdevice/libdevice.10.bc under --xla_gpu_cuda_data_dir. Point it at a full CUDA toolkit (or a conda env with cuda-nvcc).".to_string(),
@@ -261,7 +262,7 @@ fn toolkits_on_path(ctx: &SystemContext) -> Vec<Finding> {
     if seen.len() >= 2 {
         let order: Vec<String> = seen.iter().map(|(v, _)| format!("CUDA {v}")).collect();
         let mut finding = Finding::new(
-            "multiple-toolkits-on-path",
+            codes::MULTIPLE_TOOLKITS_ON_PATH,
             Severity::Warning,
             format!(
                 "PATH holds {} CUDA toolkits: {}",
@@ -293,7 +294,7 @@ fn toolkits_on_path(ctx: &SystemContext) -> Vec<Finding> {
         {
             findings.push(
                     Finding::new(
-                        "cuda-path-mismatch",
+                        codes::CUDA_PATH_MISMATCH,
                         Severity::Warning,
                         format!("CUDA_PATH names CUDA {} but PATH finds CUDA {first} first", &c[1]),
                         "Build tools and some frameworks (PyTorch on Windows) use CUDA_PATH, while the DLL loader and command \

@@ -6,6 +6,7 @@
 //! TensorFlow's build_info DLL names (2.10 names a `cudart64_112.dll` that never existed).
 
 use crate::engine::context::{Platform, SystemContext};
+use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, PathEdit, Severity};
 use crate::engine::graph::process::{self, PresenceProbe, Process, attempts_evidence};
 use crate::engine::inventory::{Framework, FrameworkKind, Inventory, PythonEnv};
@@ -166,7 +167,7 @@ fn check_names(
                 .other_majors(&id);
             if others.is_empty() {
                 Finding::new(
-                    "library-missing",
+                    codes::LIBRARY_MISSING,
                     Severity::Error,
                     format!("{name} is not on this machine ({subject} needs it)"),
                     format!(
@@ -245,7 +246,7 @@ pub fn not_searched(
         .map(|n| format!(" {n}"))
         .unwrap_or_default();
     let mut f = Finding::new(
-        "library-not-searched",
+        codes::LIBRARY_NOT_SEARCHED,
         Severity::Error,
         format!("{name} exists in {dir}, but {subject} does not search there"),
         format!("{subject} loads {name}. A copy exists at {first}. {why}{note}"),
@@ -292,7 +293,7 @@ fn wrong_major(
         None => id.version_family.clone(),
     };
     let mut finding = Finding::new(
-        "library-wrong-major",
+        codes::LIBRARY_WRONG_MAJOR,
         Severity::Error,
         format!("{} needs {} ({} {}); only another major is installed", subject, id.file, id.component, id.version_family),
         format!(
@@ -358,7 +359,7 @@ fn ignores_path(
         .and_then(|p| ctx.platform.parent(&p))
         .unwrap_or_default();
     let mut finding = Finding::new(
-        "python-ignores-path",
+        codes::PYTHON_IGNORES_PATH,
         Severity::Warning,
         format!("Python {} ignores PATH: {} cannot find {}", env.python_version.as_deref().unwrap_or("3.8+"), f.kind.display_name(), libs.join(", ")),
         "Since Python 3.8, Windows Python loads an extension module's DLL dependencies with LOAD_LIBRARY_SEARCH_DEFAULT_DIRS: PATH and the current folder are not searched. The CUDA libraries this framework needs are reachable only through PATH.".to_string(),

@@ -5,6 +5,7 @@
 //! files). `import cupy` then fails before any library is loaded: an error, fixed by CUDA_PATH.
 
 use super::framework_libs::who;
+use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Finding, FixKind, FixRef, Severity};
 use crate::engine::graph::process::python_ignores_path;
 use crate::engine::inventory::Inventory;
@@ -21,7 +22,7 @@ pub fn check(inv: &Inventory) -> Vec<Finding> {
         let who = who(env, f);
         let module = f.kind.module();
         let mut finding = Finding::new(
-            "framework-import-fails",
+            codes::FRAMEWORK_IMPORT_FAILS,
             Severity::Error,
             format!("import {module} fails: {error}"),
             format!(

@@ -7,6 +7,7 @@
 //! runs on the CPU: a warning naming each piece and its version, the pinned reinstall as the fix.
 
 use super::framework_libs::who;
+use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use crate::engine::inventory::{FrameworkKind, Inventory};
 
@@ -39,7 +40,7 @@ pub fn check(inv: &Inventory) -> Vec<Finding> {
         let release = f.version.as_deref().unwrap_or(first);
         let who = who(env, f);
         let mut finding = Finding::new(
-            "jax-plugin-mismatch",
+            codes::JAX_PLUGIN_MISMATCH,
             Severity::Warning,
             format!("JAX's CUDA pieces come from different releases: {}", listed.join(", ")),
             format!(

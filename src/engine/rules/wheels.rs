@@ -4,6 +4,7 @@
 
 use super::framework_libs::needed_names;
 use crate::engine::context::SystemContext;
+use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
 use crate::engine::graph::process::{self, PresenceProbe};
 use crate::engine::inventory::{FrameworkKind, Inventory};
@@ -22,7 +23,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
         });
         if !env.nvidia_lib_dirs.is_empty() && !users {
             let mut f = Finding::new(
-                "pip-cuda-wheels-not-searched",
+                codes::PIP_CUDA_WHEELS_NOT_SEARCHED,
                 Severity::Warning,
                 format!(
                     "pip nvidia-* libraries in {} are not searched by any loader",
@@ -87,7 +88,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                 continue;
             }
             let mut f = Finding::new(
-                "duplicate-library",
+                codes::DUPLICATE_LIBRARY,
                 Severity::Warning,
                 format!(
                     "Two copies of {component} can load into one process in {}",

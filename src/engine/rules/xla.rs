@@ -4,6 +4,7 @@
 //! because an older toolkit comes first on PATH — and a toolkit without libdevice.
 
 use crate::engine::context::{Platform, SystemContext};
+use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, PathEdit, Severity};
 use crate::engine::inventory::{FrameworkKind, Inventory, PythonEnv, Toolkit};
 use crate::engine::knowledge::version::compare;
@@ -149,7 +150,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
         let finding = match winner(ctx, inv, env, &mut searched) {
             None => {
                 let mut f = Finding::new(
-                    "ptxas-not-found",
+                    codes::PTXAS_NOT_FOUND,
                     xla_severity(f.kind),
                     format!("{who} cannot find ptxas"),
                     format!("XLA runs ptxas to compile GPU code. No {} was found in the pip nvidia-cuda-nvcc wheel, the XLA data folder or any PATH folder, so XLA fails with \"Couldn't invoke ptxas --version\" or falls back to slower code. A PATH or CUDA_HOME entry with a typo is a common cause (see the path findings).{}", ptxas_name(ctx.platform), consequence(f.kind)),
@@ -219,13 +220,14 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                     _ => format!("{who} runs ptxas {v}, older than CUDA {cuda}"),
                 };
                 detail.push_str(consequence(f.kind));
-                let mut f = Finding::new("ptxas-too-old", xla_severity(f.kind), summary, detail)
-                    .with_libraries([ptxas_name(ctx.platform)])
-                    .with_evidence(Evidence::at(
-                        "file",
-                        format!("ptxas {v} wins"),
-                        w.path.clone(),
-                    ));
+                let mut f =
+                    Finding::new(codes::PTXAS_TOO_OLD, xla_severity(f.kind), summary, detail)
+                        .with_libraries([ptxas_name(ctx.platform)])
+                        .with_evidence(Evidence::at(
+                            "file",
+                            format!("ptxas {v} wins"),
+                            w.path.clone(),
+                        ));
                 for d in &searched {
                     f = f.with_evidence(Evidence::at("searched", d.clone(), d.clone()));
                 }
@@ -280,7 +282,7 @@ fn consequence(kind: FrameworkKind) -> &'static str {
 
 fn libdevice_missing(who: &str, kind: FrameworkKind, t: &Toolkit) -> Finding {
     Finding::new(
-        "libdevice-missing",
+        codes::LIBDEVICE_MISSING,
         xla_severity(kind),
         format!("CUDA {} at {} has no nvvm/libdevice/libdevice.10.bc", t.version.as_deref().unwrap_or("?"), t.root),
         format!("{who} uses this toolkit's ptxas; XLA also needs libdevice.10.bc from the same toolkit (\"libdevice not found at ./libdevice.10.bc\").{}", consequence(kind)),

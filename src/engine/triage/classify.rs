@@ -3,6 +3,7 @@
 //! missing symbols, and what each named library is and which toolkits ship it.
 
 use super::extract::{ErrorCode, MissingSymbol, clip};
+use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
 use crate::engine::knowledge::drivers::DriverTables;
 use crate::engine::knowledge::version::Version;
@@ -225,7 +226,7 @@ pub fn symbol_findings(symbols: &[MissingSymbol]) -> Vec<Finding> {
         .map(|s| {
             let lib = s.library.clone().unwrap_or_else(|| "the library that was loaded".into());
             let mut f = Finding::new(
-                "missing-symbol",
+                codes::MISSING_SYMBOL,
                 Severity::Error,
                 format!("{} is missing from {lib}", s.symbol),
                 format!(
@@ -293,7 +294,7 @@ pub fn library_findings(ids: &[LibraryIdentity]) -> Vec<Finding> {
         }
         let summary = format!("{}: {} {}", id.file, id.component, id.version_family);
         out.push(
-            Finding::new("library-identified", Severity::Info, summary, detail)
+            Finding::new(codes::LIBRARY_IDENTIFIED, Severity::Info, summary, detail)
                 .with_libraries([id.file.clone()])
                 .with_evidence(Evidence::new("source", id.source.clone())),
         );
@@ -312,7 +313,7 @@ pub fn library_findings(ids: &[LibraryIdentity]) -> Vec<Finding> {
         let files: Vec<String> = majors.values().flatten().map(|f| f.to_string()).collect();
         out.push(
             Finding::new(
-                "mixed-cuda-families",
+                codes::MIXED_CUDA_FAMILIES,
                 Severity::Warning,
                 "The text names libraries from different CUDA major versions",
                 format!(

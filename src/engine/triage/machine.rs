@@ -5,6 +5,7 @@
 
 use super::Triage;
 use crate::engine::context::SystemContext;
+use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
 use crate::engine::graph::process::{self, PresenceProbe, Process};
 use crate::engine::graph::{self, GraphOptions};
@@ -14,11 +15,11 @@ use crate::engine::progress::Progress;
 const PTXAS_CODES: &[&str] = &[
     "ptxas-",
     "libdevice-",
-    "path-entry-typo",
-    "cuda-env-var-missing-dir",
+    codes::PATH_ENTRY_TYPO,
+    codes::CUDA_ENV_VAR_MISSING_DIR,
     "xla-",
-    "multiple-toolkits-on-path",
-    "cuda-path-mismatch",
+    codes::MULTIPLE_TOOLKITS_ON_PATH,
+    codes::CUDA_PATH_MISMATCH,
 ];
 
 pub fn findings(ctx: &SystemContext, t: &Triage) -> Vec<Finding> {
@@ -60,7 +61,7 @@ pub fn findings(ctx: &SystemContext, t: &Triage) -> Vec<Finding> {
             .get_or_init(|| crate::engine::loader::where_else::KnownLibraries::new(ctx, inv))
             .copies_of(ctx, &id.file);
         let mut f = Finding::new(
-            "library-on-machine",
+            codes::LIBRARY_ON_MACHINE,
             Severity::Info,
             format!(
                 "{}: {} on this machine",
@@ -167,7 +168,7 @@ fn copy_findings(ctx: &SystemContext, copy: &str, says_193: bool) -> Vec<Finding
             copy.to_string(),
         ));
         let mut f = Finding::new(
-            "process-bitness-mismatch",
+            codes::PROCESS_BITNESS_MISMATCH,
             Severity::Error,
             format!("{} is {}-bit, but the process loading it is not", ctx.platform.file_name(copy), info.machine.bits),
             format!("{proc_text}; {copy} is built for {} ({}-bit). A process can only load DLLs of its own bitness, so loading fails with error 193 / 0x8007000B (\"An attempt was made to load a program with an incorrect format\"). CUDA and cuDNN ship 64-bit only: run the application as a 64-bit process (.NET: PlatformTarget x64, untick \"Prefer 32-bit\").", info.machine.arch, info.machine.bits),
