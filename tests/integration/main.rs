@@ -7,6 +7,7 @@ mod cli;
 mod closure_installs;
 mod closure_symbols;
 mod closure_windows;
+mod conda_scripts;
 mod fix;
 mod fix_situations;
 mod fixtures_build;

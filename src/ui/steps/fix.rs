@@ -45,8 +45,8 @@ pub fn fix_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>)
                 ui.horizontal(|ui| {
                     let mut on = state.checked.contains(&fix.id);
                     if ui
-                        .checkbox(&mut on, "")
-                        .on_hover_text("Apply this fix")
+                        .checkbox(&mut on, format!("Apply {}", fix.id))
+                        .on_hover_text("Check to apply this fix with \"Apply checked fixes\"")
                         .changed()
                     {
                         commands.push(UiCommand::Fix(FixCommand::Toggle(fix.id.clone())));
@@ -54,11 +54,15 @@ pub fn fix_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>)
                     let focused = state.focused.as_deref() == Some(fix.id.as_str());
                     if ui
                         .selectable_label(focused, format!("{} ({})", fix.summary, fix.kind))
+                        .on_hover_text("Show exactly what it changes in the preview")
                         .clicked()
                     {
                         commands.push(UiCommand::Fix(FixCommand::Focus(fix.id.clone())));
                     }
                 });
+                if let Some(r) = state.results.iter().find(|r| r.fix_id == fix.id) {
+                    verification_ui(ui, r);
+                }
             }
         });
     }
@@ -110,6 +114,29 @@ pub fn fix_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>)
                 commands.push(UiCommand::Fix(FixCommand::Undo(Some(j.id.clone()))));
             }
         });
+    }
+}
+
+/// One applied fix's outcome and verification, under the fix in the checklist.
+fn verification_ui(ui: &mut egui::Ui, r: &crate::engine::fix::session::ApplyReport) {
+    let text = match &r.verification {
+        Some(v) if v.verified => format!(
+            "✔ {}: {} — verified, its finding is gone",
+            r.fix_id, r.outcome
+        ),
+        Some(v) => format!(
+            "✖ {}: {} — NOT verified, still found: {}",
+            r.fix_id,
+            r.outcome,
+            v.still_found.clone().unwrap_or_default()
+        ),
+        None => format!("{}: {}", r.fix_id, r.outcome),
+    };
+    ui.label(text);
+    if let Some(v) = &r.verification {
+        for c in &v.checked {
+            ui.small(format!("checked: {c}"));
+        }
     }
 }
 

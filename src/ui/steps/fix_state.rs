@@ -113,6 +113,7 @@ impl FixState {
             copy_from: None,
             pip_args: Vec::new(),
             requirements_file: None,
+            conda: None,
         };
         self.preview = None;
         self.plan_job = Some(Job::start(Progress::new(), move |_| {
@@ -128,6 +129,7 @@ impl FixState {
             copy_from: None,
             pip_args: Vec::new(),
             requirements_file: None,
+            conda: None,
         };
         self.results.clear();
         let live = self.live.clone();
