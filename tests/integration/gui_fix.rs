@@ -125,8 +125,6 @@ fn wizard_on_this_computer() {
     h.get_by_label("6. Fix").click();
     h.run_steps(2);
     // Grouped by finding: the CUDA_HOME finding, its fix checked and previewed.
-    h.get_by_label("Apply fix-cuda_home").click();
-    h.run_steps(1);
     let summary = h
         .state()
         .document
@@ -139,6 +137,10 @@ fn wizard_on_this_computer() {
         })
         .map(|x| format!("{} ({})", x.summary, x.kind.as_str()))
         .expect("the scan offers fix-cuda_home");
+    h.get_by_label(&format!("Apply: {}", summary.rsplit_once(" (").unwrap().0))
+        .click();
+    h.run_steps(1);
+    assert!(h.state().fix.checked.contains("fix-cuda_home"));
     h.get_by_label(&summary).click();
     h.run_steps(1);
     step_until(&mut h, "the preview", |app| app.fix.preview.is_some());

@@ -44,11 +44,15 @@ pub fn fix_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>)
             for fix in &finding.fixes {
                 ui.horizontal(|ui| {
                     let mut on = state.checked.contains(&fix.id);
-                    if ui
-                        .checkbox(&mut on, format!("Apply {}", fix.id))
-                        .on_hover_text("Check to apply this fix with \"Apply checked fixes\"")
-                        .changed()
-                    {
+                    let check = ui
+                        .checkbox(&mut on, "")
+                        .on_hover_text("Check to apply this fix with \"Apply checked fixes\"");
+                    // No text beside the box (the summary follows), but a label for screen readers.
+                    let name = format!("Apply: {}", fix.summary);
+                    check.widget_info(|| {
+                        egui::WidgetInfo::selected(egui::accesskit::Role::CheckBox, true, on, &name)
+                    });
+                    if check.changed() {
                         commands.push(UiCommand::Fix(FixCommand::Toggle(fix.id.clone())));
                     }
                     let focused = state.focused.as_deref() == Some(fix.id.as_str());
@@ -155,7 +159,10 @@ fn preview_ui(ui: &mut egui::Ui, app: &TriageApp) {
                 ui.label(e);
             }
             (Some(_), Some(Ok(plan))) => {
-                ui.add(egui::Label::new(egui::RichText::new(plan.preview()).monospace()).wrap());
+                // Bytes that are not UTF-8 (a Latin-1 é in a profile) come out of the diff as
+                // U+FFFD, which the monospace font cannot draw: show them as `?` (written as they are).
+                let text = plan.preview().replace('\u{FFFD}', "?");
+                ui.add(egui::Label::new(egui::RichText::new(text).monospace()).wrap());
             }
         }
     });
