@@ -52,6 +52,7 @@ mod why;
 mod why_corpus;
 mod windows_exe;
 mod windows_fix;
+mod windows_fix_situations;
 mod windows_live;
 mod windows_sxs;
 mod wine_support;
