@@ -207,3 +207,54 @@ fn situation_e_puts_cupti_libx64_on_the_users_path_keeping_its_entries_and_undo_
         Some(("REG_SZ".to_string(), wine_user_path.to_string()))
     );
 }
+
+#[test]
+fn situation_d_puts_the_newer_toolkit_first_in_the_machine_path_and_undo_restores_it() {
+    let cuda = WINDOWS_TOOLKITS;
+    let mut m = FakeMachine::new(Platform::Windows).unwrap();
+    m.windows_toolkit(
+        "11.2",
+        &[
+            "cudart64_110.dll",
+            "cublas64_11.dll",
+            "cublasLt64_11.dll",
+            "cufft64_10.dll",
+            "curand64_10.dll",
+            "cusolver64_11.dll",
+            "cusparse64_11.dll",
+        ],
+    );
+    m.windows_toolkit("10.0", &["cudart64_100.dll"]);
+    tf210(&mut m);
+    cudnn8(&mut m);
+    m.file(r"C:\Windows\System32\zlibwapi.dll", b"MZ");
+    let py = r"C:\Users\u\AppData\Local\Programs\Python\Python310";
+    let path = format!(r"{cuda}\v10.0\bin;{cuda}\v11.2\bin;C:\windows\system32;C:\windows;{py}");
+    let mf = machine_file(&m, &[("PATH", &path)]);
+    let newer = format!(r"{cuda}\v11.2\bin");
+    // The older toolkit comes first in the machine Path, which Windows puts before the user's:
+    // only the machine Path can change the order (Wine's registry lets this test write HKLM).
+    let (wine, exe, id) = applied(&mf, "ptxas-too-old", &newer, &["--scope", "machine"]);
+    let key = r"HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\Environment";
+    let (kind, data) = wine.reg_value(key, "Path").unwrap();
+    assert_eq!(kind, "REG_EXPAND_SZ");
+    assert!(
+        data.to_lowercase()
+            .starts_with(&format!("{newer};").to_lowercase()),
+        "{data}"
+    );
+    undo(&wine, &exe, &id);
+    assert_eq!(
+        wine.reg_value(key, "Path"),
+        Some(("REG_EXPAND_SZ".to_string(), path))
+    );
+    // The user scope (the default) says why it cannot put the folder before a machine entry.
+    let (_, shown) = run_json(&wine, &exe, &["fix", "show", &id, "--json"]);
+    assert!(
+        shown["plan"]["notes"].to_string().contains(
+            "an entry put first in the user's Path still comes after every machine entry"
+        ),
+        "{:#}",
+        shown["plan"]
+    );
+}

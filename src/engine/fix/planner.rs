@@ -197,6 +197,12 @@ pub fn plan(
             )?);
         }
     }
+    if let (Scope::User, Platform::Windows, EnvChange::Path(edit)) = (scope, ctx.platform, &change)
+        && edit.first
+        && edit.variable.eq_ignore_ascii_case("PATH")
+    {
+        plan.notes.push("Windows builds a program's PATH from the machine Path followed by the user's: an entry put first in the user's Path still comes after every machine entry. If the folder it must precede is in the machine Path, choose the machine scope.".into());
+    }
     plan.notes.push(match (scope, ctx.platform) {
         (Scope::Env, _) => "Seen only where the environment is activated: IDE kernels and embedded Python that start it without activation do not see it, nor do shells already open.".into(),
         (_, Platform::Windows) => "Programs started from now on see it; programs already running (terminals, IDEs, Explorer windows opened before) keep their old environment.".into(),
