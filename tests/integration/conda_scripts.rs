@@ -5,7 +5,8 @@
 //! gives back the exact old value — including a PATH with spaces and parentheses — or unsets
 //! the variable when it was unset. The .ps1 pair is checked line by line only: PowerShell is not
 //! installable on the test machines (no Debian package; its npm and .NET installers download it
-//! from GitHub, which is not reachable there).
+//! from GitHub, which is not reachable there). A Windows venv's `Scripts\activate.bat` gets the
+//! fix appended after its own lines and cmd runs both.
 
 use super::wine_support::Prefix;
 use cuda_triage::engine::context::{
@@ -219,4 +220,61 @@ fn the_bat_pair_sets_then_restores_the_exact_old_values_in_wines_cmd() {
             "deactivate.d .ps1 lacks {line}:\n{off}"
         );
     }
+}
+
+#[test]
+fn a_windows_venvs_activate_bat_carries_the_fix_in_wines_cmd() {
+    let wine = Prefix::new();
+    let venv = r"C:\Users\u\proj\.venv";
+    let drives = BTreeMap::from([('C', wine.drive_c())]);
+    // An activate.bat of the shape venv writes: echo off, VIRTUAL_ENV, its Scripts first on PATH
+    // (CRLF; no final newline, as an editor may leave it).
+    let original = format!(
+        "@echo off\r\nset \"VIRTUAL_ENV={venv}\"\r\nif not defined _OLD_VIRTUAL_PATH set \"_OLD_VIRTUAL_PATH=%PATH%\"\r\nset \"PATH=%VIRTUAL_ENV%\\Scripts;%PATH%\"\r\n:END"
+    );
+    std::fs::create_dir_all(wine.c(&format!(r"{venv}\Scripts"))).unwrap();
+    std::fs::write(wine.c(&format!(r"{venv}\Scripts\activate.bat")), &original).unwrap();
+    let mut ctx = context(Platform::Windows, FsView::drives(drives), "");
+    ctx.env = EnvVars::new(
+        Platform::Windows,
+        [("VIRTUAL_ENV".to_string(), venv.to_string())],
+    );
+    let toolkit = r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v12.4";
+    let f = finding(
+        toolkit,
+        &format!(r"{toolkit}\bni"),
+        &format!(r"{toolkit}\bin"),
+    );
+    let files = apply_in_turn(&ctx, &f, |p| wine.c(p));
+    let names: Vec<&str> = files.keys().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        [
+            r"C:\Users\u\proj\.venv\Scripts\activate",
+            r"C:\Users\u\proj\.venv\Scripts\activate.bat",
+        ]
+    );
+    let bat = &files[&format!(r"{venv}\Scripts\activate.bat")];
+    assert!(
+        bat.starts_with(format!("{original}\r\n@rem >>> cuda-triage >>>\r\n").as_bytes()),
+        "{}",
+        String::from_utf8_lossy(bat)
+    );
+    let driver = format!(
+        "@echo off\r\nset \"PATH=C:\\Tools (x86)\\bin;{toolkit}\\bni;C:\\windows\\system32;C:\\windows\"\r\ncall {venv}\\Scripts\\activate.bat\r\necho [%CUDA_PATH%] [%PATH%]\r\n"
+    );
+    std::fs::write(wine.c(r"C:\driver.bat"), driver).unwrap();
+    let out = wine
+        .command("cmd")
+        .args(["/c", r"C:\driver.bat"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).replace('\r', ""),
+        format!(
+            "[{toolkit}] [{toolkit}\\bin;{venv}\\Scripts;C:\\Tools (x86)\\bin;C:\\windows\\system32;C:\\windows]\n"
+        ),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
