@@ -57,6 +57,7 @@ fn options(choice: &FixChoice) -> PlanOptions {
         copy_from: choice.from.clone(),
         pip_args: choice.pip_args.clone(),
         requirements_file: choice.to_file.clone(),
+        conda: None,
     }
 }
 

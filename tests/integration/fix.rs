@@ -1,7 +1,8 @@
 //! `fix` through the built binary on real files: a temporary HOME whose login profile has CRLF
 //! line ends, a Latin-1 byte and no final newline; list → show (the exact diff) → apply --yes →
 //! verified → undo byte-identical; `kill -9` half-way, then the next start rolls it back; a
-//! machine file previews (the registry before/after) but is never applied.
+//! machine file previews (the registry before/after) but is never applied; machine scope is only
+//! used when chosen, says it needs administrator rights, and a user without them changes nothing.
 
 use crate::support::{fixture, json, run_cli, stderr, stdout};
 use std::path::{Path, PathBuf};
@@ -199,5 +200,90 @@ fn a_machine_file_previews_its_fixes_but_never_applies_them() {
             .unwrap_or_default()
             .windows(11)
             .any(|w| w == b"cuda-triage")
+    );
+}
+
+#[test]
+fn machine_scope_only_when_chosen_says_it_needs_administrator_rights_and_a_user_cannot_apply_it() {
+    let s = Setup::new();
+    // The default is the user's own profile; machine scope is an explicit choice.
+    let user = stdout(&s.run(&["fix", "show", "fix-cuda_home"]));
+    assert!(user.contains("scope: user\n"), "{user}");
+    let shown = s.run(&["fix", "show", "fix-cuda_home", "--scope", "machine"]);
+    let machine = stdout(&shown);
+    assert!(
+        machine.contains("scope: machine (needs administrator rights)\n"),
+        "{machine}{}",
+        stderr(&shown)
+    );
+    assert!(
+        machine.contains("+++ b/etc/profile.d/cuda-triage.sh"),
+        "{machine}"
+    );
+    // The same code, writes off: it names the file for every user and changes nothing.
+    let dry = s.run(&[
+        "fix",
+        "apply",
+        "fix-cuda_home",
+        "--scope",
+        "machine",
+        "--dry-run",
+    ]);
+    assert!(
+        stdout(&dry).contains("would write /etc/profile.d/cuda-triage.sh"),
+        "{}{}",
+        stdout(&dry),
+        stderr(&dry)
+    );
+    assert!(!s.p("data").exists(), "a dry run writes no journal");
+    // Applied by a user without those rights (nobody, through setpriv): a clear error, nothing
+    // changed anywhere and no journal left behind.
+    let was = std::fs::read("/etc/profile.d/cuda-triage.sh").ok();
+    for dir in ["", "home", "home/.profile"] {
+        let mut perms = std::fs::metadata(s.p(dir)).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+        std::fs::set_permissions(s.p(dir), perms).unwrap();
+    }
+    let cmd = s.command(&[
+        "fix",
+        "apply",
+        "fix-cuda_home",
+        "--scope",
+        "machine",
+        "--yes",
+    ]);
+    let program = cmd.get_program().to_owned();
+    let args: Vec<_> = cmd.get_args().map(|a| a.to_owned()).collect();
+    let envs: Vec<_> = cmd
+        .get_envs()
+        .filter_map(|(k, v)| Some((k.to_owned(), v?.to_owned())))
+        .collect();
+    let out = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(program)
+        .args(args)
+        .env_clear()
+        .envs(envs)
+        .stdin(Stdio::null())
+        .output()
+        .expect("setpriv runs (Debian package util-linux)");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("/etc/profile.d/cuda-triage.sh cannot be changed")
+            && stderr(&out).contains("nothing was changed"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read("/etc/profile.d/cuda-triage.sh").ok(), was);
+    assert_eq!(s.profile(), PROFILE);
+    assert!(
+        !s.p("data/journal").exists(),
+        "no journal for a refused apply"
     );
 }

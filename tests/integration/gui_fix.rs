@@ -1,13 +1,23 @@
-//! The Fix step driven through egui_kittest by accessibility labels on the win-cuda-tf-torch
+//! The Fix step driven through egui_kittest by accessibility labels. On the win-cuda-tf-torch
 //! machine file: the fixes are listed under their findings, picking one fills the preview pane
 //! with the exact registry change, and Apply stays disabled because a machine file is not this
-//! computer. Snapshotted into screenshots/.
+//! computer (snapshotted into screenshots/). On this computer, in a child process of this test
+//! binary given its own environment (a temporary HOME whose login profile has a BOM, CRLF, a
+//! Latin-1 byte and no final newline; a mistyped CUDA_HOME; a private journal folder): check
+//! the fix, preview its exact diff, Apply (progress, log, the fix's verification), History,
+//! Undo — and the profile is byte-identical again.
 
 use crate::gui::{harness, relative_machine, snapshot_options, wait_for_scan};
+use cuda_triage::engine::api::Source;
 use cuda_triage::ui::TriageApp;
 use cuda_triage::ui::steps::Step;
+use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
+use std::process::Command;
 use std::time::{Duration, Instant};
+
+const PROFILE: &[u8] = b"\xef\xbb\xbfexport EDITOR=vi\r\n# caf\xe9 au lait\r\nalias ll='ls -l'";
+const CHILD: &str = "CUDA_TRIAGE_TEST_GUI_FIX_HOME";
 
 const CUPTI: &str = r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v11.8\extras\CUPTI\lib64";
 
@@ -49,4 +59,151 @@ fn fix_step_previews_the_exact_change_and_refuses_to_apply_to_a_machine_file() {
     h.remove_cursor();
     h.run_steps(1);
     h.snapshot_options("6-fix-preview", &snapshot_options());
+}
+
+/// Steps the UI until `done` (bounded by a deadline, never a timing assertion).
+fn step_until(h: &mut Harness<'_, TriageApp>, what: &str, done: impl Fn(&TriageApp) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !done(h.state()) {
+        assert!(Instant::now() < deadline, "{what} never happened");
+        std::thread::sleep(Duration::from_millis(20));
+        h.step();
+    }
+    h.run_steps(2);
+}
+
+#[test]
+fn fix_step_applies_verifies_and_undoes_a_real_profile_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(dir.path().join("opt/cuda-12.4/bin")).unwrap();
+    std::fs::write(home.join(".profile"), PROFILE).unwrap();
+    // This binary again, running only the wizard half below, with its own environment.
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "gui_fix::wizard_on_this_computer",
+            "--exact",
+            "--include-ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD, dir.path())
+        .env("HOME", &home)
+        .env("CUDA_TRIAGE_DATA_DIR", dir.path().join("data"))
+        .env("CUDA_HOME", dir.path().join("opt/cuda-12.44"))
+        .env("PATH", "/usr/bin:/bin")
+        .env_remove("CONDA_PREFIX")
+        .env_remove("VIRTUAL_ENV")
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success() && text.contains("1 passed"),
+        "the wizard half failed:\n{text}"
+    );
+    assert_eq!(std::fs::read(home.join(".profile")).unwrap(), PROFILE);
+}
+
+#[test]
+#[ignore = "run by fix_step_applies_verifies_and_undoes_a_real_profile_byte_for_byte in its own environment"]
+fn wizard_on_this_computer() {
+    let root =
+        std::path::PathBuf::from(std::env::var_os(CHILD).expect("started by its parent test"));
+    let profile = root.join("home/.profile");
+    let toolkit = root.join("opt/cuda-12.4").display().to_string();
+    let mut h = harness(TriageApp::new(Source::Live));
+    h.run_steps(2);
+    h.get_by_label("Start scan").click();
+    h.step();
+    wait_for_scan(&mut h);
+    h.get_by_label("6. Fix").click();
+    h.run_steps(2);
+    // Grouped by finding: the CUDA_HOME finding, its fix checked and previewed.
+    let summary = h
+        .state()
+        .document
+        .as_ref()
+        .and_then(|d| {
+            d.findings
+                .iter()
+                .flat_map(|f| &f.fixes)
+                .find(|x| x.id == "fix-cuda_home")
+        })
+        .map(|x| format!("{} ({})", x.summary, x.kind.as_str()))
+        .expect("the scan offers fix-cuda_home");
+    h.get_by_label(&format!("Apply: {}", summary.rsplit_once(" (").unwrap().0))
+        .click();
+    h.run_steps(1);
+    assert!(h.state().fix.checked.contains("fix-cuda_home"));
+    h.get_by_label(&summary).click();
+    h.run_steps(1);
+    step_until(&mut h, "the preview", |app| app.fix.preview.is_some());
+    let added = format!("+export CUDA_HOME='{toolkit}'");
+    let preview = match &h.state().fix.preview {
+        Some(Ok(plan)) => plan.preview(),
+        other => panic!("no plan: {other:?}"),
+    };
+    assert!(preview.contains(&added), "{preview}");
+    assert!(
+        preview.contains(&format!("a{}", profile.display())),
+        "{preview}"
+    );
+    assert!(
+        h.query_by_label_contains(&added).is_some(),
+        "the preview pane shows the diff"
+    );
+    assert_eq!(
+        std::fs::read(&profile).unwrap(),
+        PROFILE,
+        "a preview writes nothing"
+    );
+
+    h.get_by_label("Apply checked fixes").click();
+    h.run_steps(1);
+    assert!(h.state().fix.busy(), "apply runs on a worker");
+    step_until(&mut h, "the apply", |app| !app.fix.busy());
+    let written = std::fs::read(&profile).unwrap();
+    assert!(
+        written.starts_with(PROFILE),
+        "the user's bytes stay as they were"
+    );
+    assert!(
+        String::from_utf8_lossy(&written).contains(&format!("export CUDA_HOME='{toolkit}'")),
+        "{}",
+        String::from_utf8_lossy(&written)
+    );
+    assert!(
+        h.query_by_label_contains("fix-cuda_home: applied — verified, its finding is gone")
+            .is_some(),
+        "{:?}",
+        h.state().fix.log
+    );
+    assert!(
+        h.query_by_label_contains("fix-cuda_home: applied and verified")
+            .is_some()
+    );
+    h.get_by_label("History").click();
+    h.run_steps(2);
+    assert!(
+        h.query_by_label_contains("Applied  fix-cuda_home")
+            .is_some()
+    );
+
+    h.get_by_label("Undo last fix").click();
+    h.run_steps(1);
+    step_until(&mut h, "the undo", |app| !app.fix.busy());
+    assert!(
+        h.query_by_label_contains("every file and value is back as it was")
+            .is_some(),
+        "{:?}",
+        h.state().fix.log
+    );
+    assert!(h.query_by_label_contains("Undone  fix-cuda_home").is_some());
+    assert_eq!(std::fs::read(&profile).unwrap(), PROFILE);
 }

@@ -52,7 +52,7 @@ fn wine_environment(wine: &Prefix) -> toml::Table {
 /// Replicates the machine file `machine` into `wine` and returns the machine file that
 /// describes the replica (drive C = drive_c, the prefix's real process environment, the same
 /// registry values, no driver facts: the prefix has no NVIDIA driver).
-fn replicate(wine: &Prefix, machine: &Path) -> PathBuf {
+pub(crate) fn replicate(wine: &Prefix, machine: &Path) -> PathBuf {
     let mut doc: toml::Table = toml::from_str(&std::fs::read_to_string(machine).unwrap()).unwrap();
     assert_eq!(doc["platform"].as_str(), Some("windows"));
     let drive = doc["drives"]["C"].as_str().unwrap();

@@ -7,6 +7,7 @@
 use super::FixError;
 use super::host::Host;
 use super::journal::{self, Journal, JournalState, Target};
+use super::packages::Installer;
 use super::plan::{Change, FixPlan};
 use std::path::Path;
 
@@ -48,10 +49,16 @@ fn preflight(plan: &FixPlan, host: &dyn Host) -> Result<(), FixError> {
                     super::registry::check_length(v)?;
                 }
             }
-            Change::Packages { python, before, .. } => {
-                let now = host.pip_freeze(python)?;
+            Change::Packages {
+                python,
+                conda,
+                before,
+                ..
+            } => {
+                let installer = Installer::of(python, conda.as_ref());
+                let now = host.package_set(&installer)?;
                 if before.as_ref().is_some_and(|b| *b != now) {
-                    return Err(FixError::Changed(format!("the package set of {python}")));
+                    return Err(FixError::Changed(installer.target()));
                 }
             }
         }
@@ -81,28 +88,23 @@ fn put(host: &mut dyn Host, j: &Journal, t: &Target, after: bool) -> Result<(), 
             requirements,
             before,
             pip_args,
+            conda,
             ..
         } => {
+            let installer = Installer::of(python, conda.as_ref());
             if after {
-                let args = [
-                    vec!["install".to_string()],
-                    pip_args.clone(),
-                    requirements.clone(),
-                ]
-                .concat();
-                return host.run_pip(python, &args);
+                let args = installer.install_args(pip_args, requirements);
+                return host.run_installer(&installer, &args);
             }
             let Some(before) = j.blob(before)? else {
                 return Err(FixError::Refused(format!(
-                    "no recorded package set for {python}"
+                    "no recorded {}",
+                    installer.target()
                 )));
             };
-            let now = host.pip_freeze(python)?;
-            for mut args in super::pip::restore_commands(&before, &now) {
-                if args[0] == "install" {
-                    args.splice(1..1, pip_args.iter().cloned());
-                }
-                host.run_pip(python, &args)?;
+            let now = host.package_set(&installer)?;
+            for args in installer.restore_commands(&before, &now, pip_args) {
+                host.run_installer(&installer, &args)?;
             }
             Ok(())
         }
@@ -125,11 +127,12 @@ fn holds(host: &dyn Host, j: &Journal, t: &Target, after: bool) -> Result<bool, 
         } => host.read_registry(key, name)? == *(if after { a } else { before }),
         Target::Packages {
             python,
+            conda,
             before,
             after: a,
             ..
         } => match j.blob(if after { a } else { before })? {
-            Some(set) => host.pip_freeze(python)? == set,
+            Some(set) => host.package_set(&Installer::of(python, conda.as_ref()))? == set,
             // Killed before the after-image was recorded: only the before-image counts.
             None => after,
         },
@@ -161,16 +164,12 @@ pub fn apply(plan: &FixPlan, host: &mut dyn Host, data_dir: &Path) -> Result<App
                     python,
                     requirements,
                     pip_args,
+                    conda,
                     ..
-                } => host.run_pip(
-                    python,
-                    &[
-                        vec!["install".to_string()],
-                        pip_args.clone(),
-                        requirements.clone(),
-                    ]
-                    .concat(),
-                )?,
+                } => {
+                    let installer = Installer::of(python, conda.as_ref());
+                    host.run_installer(&installer, &installer.install_args(pip_args, requirements))?
+                }
             }
         }
         return Ok(Applied::DryRun(host.log().to_vec()));
@@ -194,8 +193,8 @@ pub fn apply(plan: &FixPlan, host: &mut dyn Host, data_dir: &Path) -> Result<App
             j.set_state(JournalState::RolledBack)?;
             return Err(e);
         }
-        if let Target::Packages { python, .. } = t {
-            let set = host.pip_freeze(python)?;
+        if let Target::Packages { python, conda, .. } = t {
+            let set = host.package_set(&Installer::of(python, conda.as_ref()))?;
             j.record_after(done, &set)?;
         }
     }
@@ -233,7 +232,9 @@ pub fn undo(host: &mut dyn Host, data_dir: &Path, id: Option<&str>) -> Result<Jo
             let what = match t {
                 Target::File { path, .. } => path.clone(),
                 Target::Registry { key, name, .. } => format!("{key}\\{name}"),
-                Target::Packages { python, .. } => format!("the package set of {python}"),
+                Target::Packages { python, conda, .. } => {
+                    Installer::of(python, conda.as_ref()).target()
+                }
             };
             return Err(FixError::Changed(what));
         }

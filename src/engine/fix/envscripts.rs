@@ -1,6 +1,7 @@
 //! Env-scope fixes: a conda environment's `etc/conda/activate.d` + `deactivate.d` pair (sh on
 //! Linux; bat, ps1 and sh on Windows) using conda's backup/restore idiom, or, for a venv, a
-//! marked block in its activate script (whose own `deactivate` does not undo it).
+//! marked block in its activate scripts (`bin/activate`; on Windows `Scripts\activate.bat` and
+//! `Scripts\activate`, not the signed Activate.ps1), whose own `deactivate` does not undo it.
 
 use super::FixError;
 use super::plan::{FixPlan, Scope};
@@ -48,23 +49,38 @@ pub fn operations(
         return Ok(());
     }
     if let Some(venv) = ctx.env.get("VIRTUAL_ENV").filter(|s| !s.is_empty()) {
-        let path = if p == Platform::Windows {
-            p.join(&p.join(venv, "Scripts"), "activate")
+        // Windows: cmd's activate.bat and the sh `activate` (Git Bash); PowerShell's
+        // Activate.ps1 carries a signature that an edit would break, so it is left alone.
+        let scripts: &[(Shell, &str)] = if p == Platform::Windows {
+            &[(Shell::Cmd, "activate.bat"), (Shell::Sh, "activate")]
         } else {
-            p.join(&p.join(venv, "bin"), "activate")
+            &[(Shell::Sh, "activate")]
         };
-        plan.operations.push(block_operation(
-            ctx,
-            &path,
-            id,
-            activate_lines(change, Shell::Sh),
-            Scope::Env,
-            "venv activation script",
-        )?);
+        let dir = p.join(
+            venv,
+            if p == Platform::Windows {
+                "Scripts"
+            } else {
+                "bin"
+            },
+        );
+        for (shell, name) in scripts {
+            plan.operations.push(block_operation(
+                ctx,
+                &p.join(&dir, name),
+                id,
+                activate_lines(change, *shell),
+                Scope::Env,
+                "venv activation script",
+            )?);
+        }
         plan.notes.push(
             "The venv's own `deactivate` does not undo this change; close the shell instead."
                 .into(),
         );
+        if p == Platform::Windows {
+            plan.notes.push("PowerShell's Activate.ps1 is signed and is not edited: in PowerShell, set the variable yourself or use the user scope.".into());
+        }
         return Ok(());
     }
     Err(FixError::Refused(

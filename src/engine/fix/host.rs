@@ -5,6 +5,7 @@
 
 use super::FixError;
 use super::atomic;
+use super::packages::Installer;
 use super::plan::RegValue;
 use std::path::Path;
 use std::sync::Arc;
@@ -29,10 +30,10 @@ pub trait Host {
     fn announce_environment_change(&mut self);
     /// What a dry run would have done, in order.
     fn log(&self) -> &[String];
-    /// `pip freeze --all` of an environment.
-    fn pip_freeze(&self, python: &str) -> Result<Vec<u8>, FixError>;
-    /// Runs `python -m pip ARGS`, streaming its output lines.
-    fn run_pip(&mut self, python: &str, args: &[String]) -> Result<(), FixError>;
+    /// The package set of an environment (`pip freeze --all`, `conda list`).
+    fn package_set(&self, installer: &Installer) -> Result<Vec<u8>, FixError>;
+    /// Runs the installer (`python -m pip ARGS`, `conda ARGS`), streaming its output lines.
+    fn run_installer(&mut self, installer: &Installer, args: &[String]) -> Result<(), FixError>;
     /// Clears a cancel request, so the roll-back that follows it can run.
     fn clear_cancel(&mut self) {}
     /// Whether writes are off (the same code runs, nothing changes).
@@ -56,7 +57,7 @@ pub struct SystemHost {
     log: Vec<String>,
     /// Where command output lines go as they arrive (the CLI prints them, the wizard logs them).
     pub on_line: Option<LineSink>,
-    /// Set to stop a running command (pip); the fix then rolls back.
+    /// Set to stop a running command (pip, conda); the fix then rolls back.
     pub cancel: Arc<AtomicBool>,
 }
 
@@ -144,19 +145,21 @@ impl Host for SystemHost {
             .store(false, std::sync::atomic::Ordering::Relaxed);
     }
 
-    fn pip_freeze(&self, python: &str) -> Result<Vec<u8>, FixError> {
-        super::pip::freeze(python)
+    fn package_set(&self, installer: &Installer) -> Result<Vec<u8>, FixError> {
+        installer.snapshot()
     }
 
-    fn run_pip(&mut self, python: &str, args: &[String]) -> Result<(), FixError> {
+    fn run_installer(&mut self, installer: &Installer, args: &[String]) -> Result<(), FixError> {
         if self.dry_run {
-            self.log
-                .push(format!("would run {python} -m pip {}", args.join(" ")));
+            self.log.push(format!(
+                "would run {} {}",
+                installer.label(),
+                args.join(" ")
+            ));
             return Ok(());
         }
         let mut sink = self.on_line.take();
-        let result = super::pip::run(
-            python,
+        let result = installer.run(
             args,
             &mut |line| {
                 if let Some(f) = sink.as_mut() {

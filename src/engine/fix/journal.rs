@@ -1,12 +1,12 @@
 //! The undo journal: before anything is written, the exact before-image of every file (its
-//! bytes, or that it did not exist) and registry value is stored and fsynced in the user's data
+//! bytes, or that it did not exist), registry value and package set is stored and fsynced in the user's data
 //! folder, with the after-image beside it. A journal still marked `applying` at the next start
 //! was interrupted and is rolled back; `fix undo` restores the before-images. The folder is
 //! `$CUDA_TRIAGE_DATA_DIR`, else `$XDG_DATA_HOME/cuda-triage`, `~/.local/share/cuda-triage`
 //! or `%LOCALAPPDATA%\cuda-triage`. It is private user state: never put it in a report.
 
 use super::FixError;
-use super::plan::{Change, FixPlan, RegValue};
+use super::plan::{Change, CondaEnv, FixPlan, RegValue};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -54,12 +54,15 @@ pub enum Target {
         before: Option<RegValue>,
         after: Option<RegValue>,
     },
-    /// A Python environment's package set: `pip freeze --all` blobs before and after.
+    /// A Python environment's package set: `pip freeze --all` (or, with `conda`, `conda list`)
+    /// blobs before and after.
     Packages {
         python: String,
         requirements: Vec<String>,
         #[serde(default)]
         pip_args: Vec<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        conda: Option<CondaEnv>,
         before: Option<String>,
         after: Option<String>,
     },
@@ -138,11 +141,13 @@ impl Journal {
                     requirements,
                     before,
                     pip_args,
+                    conda,
                     ..
                 } => Target::Packages {
                     python: python.clone(),
                     requirements: requirements.clone(),
                     pip_args: pip_args.clone(),
+                    conda: conda.clone(),
                     before: blob("before", before)?,
                     after: None,
                 },

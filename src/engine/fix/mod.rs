@@ -5,18 +5,22 @@
 //! verified by re-reading what was written and rescanning.
 //!
 //! Layout: `pathlist` (entry-by-entry list edits), `rcblock` (the marked block in shell files),
-//! `shell` (sh / cmd / PowerShell lines), `planner`, `envscripts`, `copy`, `dllhook` and `pip`
-//! (plans from fixes), `plan` (the data and its preview), `host`, `atomic` and `registry`
+//! `shell` (sh / cmd / PowerShell lines), `planner`, `envscripts`, `copy`, `dllhook`, and
+//! `packages` with `pip` and `conda` (pins, their commands streamed through `command`) (plans
+//! from fixes), `plan` (the data and its preview), `host`, `atomic` and `registry`
 //! (writes), `journal` and `apply` (apply, undo, recover), `verify`, `session` (the calls the
 //! front ends make).
 
 pub mod apply;
 pub mod atomic;
+pub mod command;
+pub mod conda;
 pub mod copy;
 pub mod dllhook;
 pub mod envscripts;
 pub mod host;
 pub mod journal;
+pub mod packages;
 pub mod pathlist;
 pub mod pip;
 pub mod plan;
@@ -57,5 +61,7 @@ mod tests;
 #[cfg(test)]
 mod tests_scopes;
 
+#[cfg(test)]
+mod tests_conda;
 #[cfg(test)]
 mod tests_python;

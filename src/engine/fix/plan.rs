@@ -1,6 +1,7 @@
 //! A fix plan as data: the operations a fix performs, each with its scope, what it changes and
 //! a preview that is the operation itself — a unified diff for a file, the registry value before
-//! and after with its type, or the exact command line. Applying runs exactly these operations.
+//! and after with its type, or the exact command line (pip's or conda's, with what its dry run
+//! would install). Applying runs exactly these operations.
 
 use serde::{Deserialize, Serialize};
 
@@ -33,6 +34,15 @@ pub struct RegValue {
     pub data: String,
 }
 
+/// A conda environment a pin installs into with its own conda.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CondaEnv {
+    /// The environment's conda executable.
+    pub exe: String,
+    /// `-p PREFIX`.
+    pub prefix: String,
+}
+
 /// What one operation changes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "kebab-case")]
@@ -48,17 +58,24 @@ pub enum Change {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         copied_from: Option<String>,
     },
-    /// Installs requirement pins into one Python environment with its own interpreter.
+    /// Installs requirement pins into one Python environment with its own interpreter
+    /// (`python -m pip`) or, for a conda environment whose packages conda installed, its own
+    /// conda (`conda install -p PREFIX`).
     Packages {
         python: String,
         requirements: Vec<String>,
-        /// Index options given to every pip command (`--no-index --find-links DIR`).
+        /// Index options given to every install command (pip: `--no-index --find-links DIR`;
+        /// conda: `--offline`, `-c CHANNEL --override-channels`).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         pip_args: Vec<String>,
-        /// `pip freeze --all` before (the undo target); `None` when it could not be read here.
+        /// Set: conda installs, not pip.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        conda: Option<CondaEnv>,
+        /// The package set before (the undo target: `pip freeze --all`, or `conda list`);
+        /// `None` when it could not be read here.
         #[serde(skip)]
         before: Option<Vec<u8>>,
-        /// What `pip install --dry-run --report -` says it would install (`None`: not run).
+        /// What the installer's dry run says it would install (`None`: not run).
         would_install: Option<Vec<String>>,
     },
     /// Sets (or deletes, with `after: None`) one registry value.
@@ -122,18 +139,21 @@ impl Operation {
                 requirements,
                 would_install,
                 pip_args,
+                conda,
                 ..
             } => {
-                let quoted: Vec<String> = pip_args
-                    .iter()
-                    .cloned()
+                let installer = super::packages::Installer::of(python, conda.as_ref());
+                let tool = if conda.is_some() { "conda" } else { "pip" };
+                let quoted: Vec<String> = installer
+                    .install_args(pip_args, &[])
+                    .into_iter()
                     .chain(requirements.iter().map(|r| format!("'{r}'")))
                     .collect();
-                let mut out = format!("{python} -m pip install {}\n", quoted.join(" "));
+                let mut out = format!("{} {}\n", installer.label(), quoted.join(" "));
                 out.push_str(&match would_install {
-                    Some(w) if w.is_empty() => "pip --dry-run: nothing to install\n".to_string(),
-                    Some(w) => format!("pip --dry-run would install: {}\n", w.join(", ")),
-                    None => "(no pip --dry-run here: not this computer)\n".to_string(),
+                    Some(w) if w.is_empty() => format!("{tool} --dry-run: nothing to install\n"),
+                    Some(w) => format!("{tool} --dry-run would install: {}\n", w.join(", ")),
+                    None => format!("(no {tool} --dry-run here: not this computer)\n"),
                 });
                 out
             }

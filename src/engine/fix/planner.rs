@@ -24,8 +24,12 @@ pub struct PlanOptions {
     pub scope: Option<Scope>,
     /// For a copy fix: the file to copy (else the first candidate the finding names).
     pub copy_from: Option<String>,
-    /// For a pin: index options for every pip command (`--no-index`, `--find-links DIR`).
+    /// For a pin: index options for every install command (pip: `--no-index`, `--find-links
+    /// DIR`; conda: `--offline`, `-c CHANNEL`).
     pub pip_args: Vec<String>,
+    /// For a pin into a conda environment whose packages conda installed: `Some(false)` uses
+    /// pip all the same (default: conda there, pip elsewhere).
+    pub conda: Option<bool>,
     /// For a pin: write the requirements into this file (a marked block) instead of installing.
     pub requirements_file: Option<String>,
 }
@@ -133,8 +137,14 @@ pub fn plan(
             if *reinstall {
                 pip_args.splice(0..0, ["--force-reinstall".to_string(), "--no-deps".into()]);
             }
-            plan.operations
-                .push(super::pip::operation(ctx, python, requirements, &pip_args)?);
+            let conda = pin_conda_env(ctx, python, requirements, opts.conda)?;
+            plan.operations.push(super::packages::operation(
+                ctx,
+                python,
+                conda,
+                requirements,
+                &pip_args,
+            )?);
             plan.notes.push("Programs and notebook kernels already running keep the packages they imported: restart them.".into());
             return Ok(plan);
         }
@@ -187,12 +197,50 @@ pub fn plan(
             )?);
         }
     }
+    if let (Scope::User, Platform::Windows, EnvChange::Path(edit)) = (scope, ctx.platform, &change)
+        && edit.first
+        && edit.variable.eq_ignore_ascii_case("PATH")
+    {
+        plan.notes.push("Windows builds a program's PATH from the machine Path followed by the user's: an entry put first in the user's Path still comes after every machine entry. If the folder it must precede is in the machine Path, choose the machine scope.".into());
+    }
     plan.notes.push(match (scope, ctx.platform) {
         (Scope::Env, _) => "Seen only where the environment is activated: IDE kernels and embedded Python that start it without activation do not see it, nor do shells already open.".into(),
         (_, Platform::Windows) => "Programs started from now on see it; programs already running (terminals, IDEs, Explorer windows opened before) keep their old environment.".into(),
         (_, Platform::Linux) => "New login sessions see it; shells already open do not (run `. ~/.profile` in them), nor do programs already running.".into(),
     });
     Ok(plan)
+}
+
+/// The conda environment a pin goes through: when `python` is in a conda environment and conda
+/// installed one of the packages named (or the user asked for conda), with its own conda.
+fn pin_conda_env(
+    ctx: &SystemContext,
+    python: &str,
+    requirements: &[String],
+    wanted: Option<bool>,
+) -> Result<Option<super::plan::CondaEnv>, FixError> {
+    use super::conda;
+    let prefix = conda::prefix_of(ctx, python);
+    let use_conda = match (wanted, &prefix) {
+        (Some(false), _) => false,
+        (Some(true), None) => {
+            return Err(FixError::Refused(format!(
+                "{python} is not in a conda environment (no conda-meta folder): pin it with pip"
+            )));
+        }
+        (Some(true), Some(_)) => true,
+        (None, Some(p)) => conda::manages_any(ctx, p, requirements),
+        (None, None) => false,
+    };
+    let Some(prefix) = prefix.filter(|_| use_conda) else {
+        return Ok(None);
+    };
+    let exe = conda::exe_for(ctx, &prefix).ok_or_else(|| {
+        FixError::Refused(format!(
+            "conda installed these packages in {prefix}, but that environment's conda was not found (set CONDA_EXE, or pin with pip)"
+        ))
+    })?;
+    Ok(Some(super::plan::CondaEnv { exe, prefix }))
 }
 
 /// Sets section `id` of the marked block in `path` to `lines`.

@@ -7,6 +7,7 @@
 
 use super::apply::{self, Applied};
 use super::host::{Host, SystemHost};
+use super::packages::Installer;
 use super::planner::{self, PlanOptions};
 use crate::engine::context::{
     ContextSource, EnvVars, FsView, Platform, RegistryView, SystemContext,
@@ -224,7 +225,9 @@ fn a_pin_runs_offline_in_a_real_venv_and_undo_restores_the_package_set() {
         )
     );
     let mut host = SystemHost::new(false);
-    let before = host.pip_freeze(&python).unwrap();
+    let before = host
+        .package_set(&Installer::Pip { python: &python })
+        .unwrap();
     let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
     let sink = lines.clone();
     host.on_line = Some(Box::new(move |l| sink.lock().unwrap().push(l.to_string())));
@@ -233,7 +236,11 @@ fn a_pin_runs_offline_in_a_real_venv_and_undo_restores_the_package_set() {
         apply::apply(&plan, &mut host, &data).unwrap(),
         Applied::Done { .. }
     ));
-    let after = String::from_utf8(host.pip_freeze(&python).unwrap()).unwrap();
+    let after = String::from_utf8(
+        host.package_set(&Installer::Pip { python: &python })
+            .unwrap(),
+    )
+    .unwrap();
     assert!(
         after.contains("demo-pkg==2.0") && after.contains("demo-dep==1.0"),
         "{after}"
@@ -249,7 +256,11 @@ fn a_pin_runs_offline_in_a_real_venv_and_undo_restores_the_package_set() {
     );
     apply::undo(&mut host, &data, None).unwrap();
     assert_eq!(
-        String::from_utf8(host.pip_freeze(&python).unwrap()).unwrap(),
+        String::from_utf8(
+            host.package_set(&Installer::Pip { python: &python })
+                .unwrap()
+        )
+        .unwrap(),
         String::from_utf8(before.clone()).unwrap()
     );
     // Cancelled (here before pip could do anything): the fix rolls back and the set is as it was.
@@ -257,7 +268,11 @@ fn a_pin_runs_offline_in_a_real_venv_and_undo_restores_the_package_set() {
         .store(true, std::sync::atomic::Ordering::Relaxed);
     let err = apply::apply(&plan, &mut host, &data).unwrap_err();
     assert!(err.to_string().ends_with("was cancelled"), "{err}");
-    assert_eq!(host.pip_freeze(&python).unwrap(), before);
+    assert_eq!(
+        host.package_set(&Installer::Pip { python: &python })
+            .unwrap(),
+        before
+    );
     let last = super::journal::list(&data).pop().unwrap();
     assert_eq!(last.state, super::journal::JournalState::RolledBack);
 }

@@ -24,6 +24,7 @@ fn a_conda_env_gets_an_activate_and_deactivate_pair_that_restores_the_old_value(
         copy_from: None,
         pip_args: Vec::new(),
         requirements_file: None,
+        conda: None,
     };
     let data = home.dir.path().join("data");
     let (plan, mut host) = apply_verified(&ctx, "fix-cuda_home", &opts, &data);

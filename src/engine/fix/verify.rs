@@ -131,9 +131,18 @@ fn new_environment(
                     }
                 }
             }
-            Change::Packages { python, .. } => {
-                host.pip_freeze(python)?;
-                checked.push(format!("re-read the package set of {python} (pip freeze)"));
+            Change::Packages { python, conda, .. } => {
+                let installer = super::packages::Installer::of(python, conda.as_ref());
+                host.package_set(&installer)?;
+                checked.push(format!(
+                    "re-read {} ({})",
+                    installer.target(),
+                    if conda.is_some() {
+                        "conda list"
+                    } else {
+                        "pip freeze"
+                    }
+                ));
             }
             Change::File { path, after, .. } => {
                 if host.read_file(Path::new(path))? != *after {

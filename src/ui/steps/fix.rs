@@ -44,21 +44,29 @@ pub fn fix_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>)
             for fix in &finding.fixes {
                 ui.horizontal(|ui| {
                     let mut on = state.checked.contains(&fix.id);
-                    if ui
+                    let check = ui
                         .checkbox(&mut on, "")
-                        .on_hover_text("Apply this fix")
-                        .changed()
-                    {
+                        .on_hover_text("Check to apply this fix with \"Apply checked fixes\"");
+                    // No text beside the box (the summary follows), but a label for screen readers.
+                    let name = format!("Apply: {}", fix.summary);
+                    check.widget_info(|| {
+                        egui::WidgetInfo::selected(egui::accesskit::Role::CheckBox, true, on, &name)
+                    });
+                    if check.changed() {
                         commands.push(UiCommand::Fix(FixCommand::Toggle(fix.id.clone())));
                     }
                     let focused = state.focused.as_deref() == Some(fix.id.as_str());
                     if ui
                         .selectable_label(focused, format!("{} ({})", fix.summary, fix.kind))
+                        .on_hover_text("Show exactly what it changes in the preview")
                         .clicked()
                     {
                         commands.push(UiCommand::Fix(FixCommand::Focus(fix.id.clone())));
                     }
                 });
+                if let Some(r) = state.results.iter().find(|r| r.fix_id == fix.id) {
+                    verification_ui(ui, r);
+                }
             }
         });
     }
@@ -113,6 +121,29 @@ pub fn fix_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>)
     }
 }
 
+/// One applied fix's outcome and verification, under the fix in the checklist.
+fn verification_ui(ui: &mut egui::Ui, r: &crate::engine::fix::session::ApplyReport) {
+    let text = match &r.verification {
+        Some(v) if v.verified => format!(
+            "✔ {}: {} — verified, its finding is gone",
+            r.fix_id, r.outcome
+        ),
+        Some(v) => format!(
+            "✖ {}: {} — NOT verified, still found: {}",
+            r.fix_id,
+            r.outcome,
+            v.still_found.clone().unwrap_or_default()
+        ),
+        None => format!("{}: {}", r.fix_id, r.outcome),
+    };
+    ui.label(text);
+    if let Some(v) = &r.verification {
+        for c in &v.checked {
+            ui.small(format!("checked: {c}"));
+        }
+    }
+}
+
 fn preview_ui(ui: &mut egui::Ui, app: &TriageApp) {
     let state = &app.fix;
     theme::card(ui, |ui| {
@@ -128,7 +159,10 @@ fn preview_ui(ui: &mut egui::Ui, app: &TriageApp) {
                 ui.label(e);
             }
             (Some(_), Some(Ok(plan))) => {
-                ui.add(egui::Label::new(egui::RichText::new(plan.preview()).monospace()).wrap());
+                // Bytes that are not UTF-8 (a Latin-1 é in a profile) come out of the diff as
+                // U+FFFD, which the monospace font cannot draw: show them as `?` (written as they are).
+                let text = plan.preview().replace('\u{FFFD}', "?");
+                ui.add(egui::Label::new(egui::RichText::new(text).monospace()).wrap());
             }
         }
     });

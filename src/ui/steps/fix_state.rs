@@ -104,16 +104,19 @@ impl FixState {
         }
     }
 
+    /// What the wizard plans with: the chosen scope, everything else as the fix proposes it.
+    fn options(&self) -> PlanOptions {
+        PlanOptions {
+            scope: Some(self.scope),
+            ..Default::default()
+        }
+    }
+
     fn start_plan(&mut self, target: Source, findings: Vec<Finding>) {
         let Some(id) = self.focused.clone() else {
             return;
         };
-        let opts = PlanOptions {
-            scope: Some(self.scope),
-            copy_from: None,
-            pip_args: Vec::new(),
-            requirements_file: None,
-        };
+        let opts = self.options();
         self.preview = None;
         self.plan_job = Some(Job::start(Progress::new(), move |_| {
             let ctx = crate::engine::api::load(&target, crate::engine::api::Driver::Skip)
@@ -124,12 +127,7 @@ impl FixState {
 
     fn start_apply(&mut self, target: Source, findings: Vec<Finding>) {
         let ids: Vec<String> = self.checked.iter().cloned().collect();
-        let opts = PlanOptions {
-            scope: Some(self.scope),
-            copy_from: None,
-            pip_args: Vec::new(),
-            requirements_file: None,
-        };
+        let opts = self.options();
         self.results.clear();
         let live = self.live.clone();
         self.cancel = Arc::default();
