@@ -16,7 +16,6 @@ use crate::engine::report::Report;
 use crate::engine::scan;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 pub fn gpu_test_command(common: &Common, args: &GpuTestArgs) -> i32 {
@@ -79,7 +78,7 @@ pub fn gpu_test_command(common: &Common, args: &GpuTestArgs) -> i32 {
         exe: None,
     };
     let show = std::io::stderr().is_terminal() || !common.json;
-    let outcome = runner::run(&opts, &AtomicBool::new(false), |u| {
+    let outcome = runner::run(&opts, &Progress::new(), |u| {
         if show && let Update::Progress { stage, done, total } = u {
             if total > 0 {
                 eprintln!("[{done}/{total}] {stage}");
