@@ -190,10 +190,14 @@ pub fn start_explain(target: Source, text: String) -> Job<Report> {
     })
 }
 
-/// Builds the tree `request` asks for on `target`: `None` once cancelled, an error (with every
-/// place tried) for a bare name the process would not find.
-pub fn start_tree(target: Source, request: TreeRequest) -> Job<Option<TreeResult>> {
-    Job::start(Progress::new(), move |progress| {
+/// Builds the tree `request` asks for on `target`: `None` once cancelled through `progress`, an
+/// error (with every place tried) for a bare name the process would not find.
+pub fn start_tree(
+    target: Source,
+    request: TreeRequest,
+    progress: Progress,
+) -> Job<Option<TreeResult>> {
+    Job::start(progress, move |progress| {
         let ctx = load(&target, Driver::Skip)?;
         match api::tree(&ctx, &request, progress) {
             Ok(TreeOutcome::Built {
@@ -235,4 +239,68 @@ pub fn start_gpu_test(opts: runner::Options) -> GpuJob {
         let base = Report::new(&this_computer, Vec::new());
         Ok(Box::new((outcome, base)))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_job_streams_its_updates_then_its_outcome() {
+        let job: Job<usize, String> = Job::streaming(Progress::new(), |progress, updates| {
+            progress.set("Counting", 1, 2);
+            updates.send("one".into());
+            updates.send("two".into());
+            Ok(2)
+        });
+        let outcome = loop {
+            if let Some(outcome) = job.poll() {
+                break outcome;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        };
+        assert_eq!(outcome, Ok(2));
+        assert_eq!(job.updates().collect::<Vec<_>>(), ["one", "two"]);
+        assert_eq!(job.progress.snapshot(), ("Counting".into(), 1, 2));
+    }
+
+    #[test]
+    fn a_cancelled_job_sees_its_flag_and_a_panic_becomes_an_error() {
+        let job = Job::start(Progress::new(), |progress| {
+            while !progress.is_cancelled() {
+                std::thread::yield_now();
+            }
+            Ok(progress
+                .cancel_flag()
+                .load(std::sync::atomic::Ordering::Relaxed))
+        });
+        job.cancel();
+        let outcome = loop {
+            if let Some(outcome) = job.poll() {
+                break outcome;
+            }
+        };
+        assert_eq!(outcome, Ok(true));
+        let job: Job<()> = Job::start(Progress::new(), |_| panic!("boom"));
+        let outcome = loop {
+            if let Some(outcome) = job.poll() {
+                break outcome;
+            }
+        };
+        assert!(outcome.unwrap_err().contains("internal error"));
+    }
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("outer")]
+    struct Outer(#[source] Middle);
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("middle: inner")]
+    struct Middle(#[source] std::io::Error);
+
+    #[test]
+    fn an_error_shows_its_chain_without_repeating_a_cause() {
+        let e = Outer(Middle(std::io::Error::other("inner")));
+        assert_eq!(error_text(&e), "outer: middle: inner");
+    }
 }

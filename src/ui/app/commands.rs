@@ -4,6 +4,7 @@
 //! reach the status line with their chain of causes.
 
 use super::{ScanState, TriageApp};
+use crate::engine::progress::Progress;
 use crate::engine::report::Report;
 use crate::ui::steps::gpu_state::role_index;
 use crate::ui::steps::gpu_test::{GpuCommand, can_run};
@@ -136,12 +137,20 @@ impl TriageApp {
                 self.step = Step::Dependencies;
                 self.status = format!("Resolving the dependencies of {path}…");
                 let request = self.deps.request(path);
-                self.deps.job = Some(worker::start_tree(self.target.clone(), request));
+                self.deps.job = Some(worker::start_tree(
+                    self.target.clone(),
+                    request,
+                    Progress::new(),
+                ));
             }
             UiCommand::AnalyzeSuggestion(index) => {
                 self.step = Step::Dependencies;
                 if let Some(request) = self.deps.request_suggestion(index) {
-                    self.deps.job = Some(worker::start_tree(self.target.clone(), request));
+                    self.deps.job = Some(worker::start_tree(
+                        self.target.clone(),
+                        request,
+                        Progress::new(),
+                    ));
                 }
                 self.status = format!("Resolving the dependencies of {}…", self.deps.binary_input);
             }
