@@ -199,6 +199,9 @@ pub fn start_tree(
 ) -> Job<Option<TreeResult>> {
     Job::start(progress, move |progress| {
         let ctx = load(&target, Driver::Skip)?;
+        if progress.is_cancelled() {
+            return Ok(None);
+        }
         match api::tree(&ctx, &request, progress) {
             Ok(TreeOutcome::Built {
                 graph, findings, ..
