@@ -15,7 +15,6 @@ use crate::engine::progress::Progress;
 use crate::engine::report::Report;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 pub fn gpu_test_command(common: &Common, args: &GpuTestArgs) -> anyhow::Result<i32> {
@@ -68,7 +67,7 @@ pub fn gpu_test_command(common: &Common, args: &GpuTestArgs) -> anyhow::Result<i
         exe: None,
     };
     let show = std::io::stderr().is_terminal() || !common.json;
-    let outcome = runner::run(&opts, &AtomicBool::new(false), |u| {
+    let outcome = runner::run(&opts, &Progress::new(), |u| {
         if show && let Update::Progress { stage, done, total } = u {
             if total > 0 {
                 eprintln!("[{done}/{total}] {stage}");

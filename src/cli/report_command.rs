@@ -83,7 +83,7 @@ fn with_gpu_test(mut doc: Report, set: Option<crate::engine::gpu::sets::LibraryS
         timeout: runner::QUICK_TIMEOUT,
         ..Default::default()
     };
-    let outcome = runner::run(&opts, &std::sync::atomic::AtomicBool::new(false), |_| {});
+    let outcome = runner::run(&opts, &crate::engine::progress::Progress::new(), |_| {});
     doc.findings.extend(outcome.findings.iter().cloned());
     crate::engine::findings::sort_by_severity(&mut doc.findings);
     doc.gpu = Some(outcome.report);

@@ -1,5 +1,6 @@
 //! Progress and cancellation for long engine work (czkawka's pattern): the worker reports
-//! stages and counts through a [`Progress`] handle; the front end polls and can cancel.
+//! stages and counts through a [`Progress`] handle; the front end polls and can cancel. Every
+//! kind of long work takes one: scans, trees, the GPU test's runner, fixes.
 
 use std::sync::Arc;
 use std::sync::Mutex;
@@ -13,7 +14,8 @@ pub struct Progress {
 
 #[derive(Debug, Default)]
 struct Inner {
-    cancelled: AtomicBool,
+    /// Shared on its own so that work which takes a bare flag (a fix's pip run) sees it too.
+    cancelled: Arc<AtomicBool>,
     done: AtomicUsize,
     total: AtomicUsize,
     stage: Mutex<String>,
@@ -33,6 +35,13 @@ impl Progress {
         self.inner.done.store(0, Ordering::Relaxed);
     }
 
+    /// Sets the stage and both counts at once (work that reports its own counts, like the GPU
+    /// test's child process).
+    pub fn set(&self, name: &str, done: usize, total: usize) {
+        self.stage(name, total);
+        self.inner.done.store(done, Ordering::Relaxed);
+    }
+
     pub fn tick(&self) {
         self.inner.done.fetch_add(1, Ordering::Relaxed);
     }
@@ -43,6 +52,11 @@ impl Progress {
 
     pub fn is_cancelled(&self) -> bool {
         self.inner.cancelled.load(Ordering::Relaxed)
+    }
+
+    /// The cancel flag itself, for work that polls a bare flag.
+    pub fn cancel_flag(&self) -> Arc<AtomicBool> {
+        self.inner.cancelled.clone()
     }
 
     /// The current stage's name, steps done and steps expected.

@@ -1,14 +1,16 @@
-//! The wizard's state and frame loop. State is plain data; step functions emit commands that
-//! `apply` carries out after drawing; the scan runs on a worker thread polled each frame.
+//! The wizard's state and frame loop. State is plain data; step functions read it and emit
+//! commands that `apply` (in `commands`) carries out after drawing, starting worker jobs there;
+//! every running job is polled in one place (`jobs`) at the start of each frame.
 
 use super::prefs::Prefs;
 use super::steps::dependencies::DependenciesState;
-use super::steps::{self, Step, UiCommand};
+use super::steps::{self, Shown, Step, UiCommand};
 use super::theme;
-use super::worker::{ScanJob, ScanOutcome, Source};
+use super::worker::{ScanJob, Source};
 use crate::engine::report::Report;
 
 mod commands;
+mod jobs;
 
 /// A report file dropped onto the window opens it.
 fn dropped_file_commands(ctx: &egui::Context, commands: &mut Vec<UiCommand>) {
@@ -102,58 +104,27 @@ impl TriageApp {
         self.recent_reports = prefs.recent_reports;
     }
 
-    pub fn target_description(&self) -> String {
-        if let Some(doc) = &self.document
-            && let crate::engine::context::ContextSource::Report(_) = doc.machine.source
-        {
-            return doc.machine.source.describe();
+    /// What every step may read besides its own state.
+    pub fn shown(&self) -> Shown<'_> {
+        Shown {
+            target: &self.target,
+            document: self.document.as_ref(),
         }
-        self.target.describe()
+    }
+
+    pub fn target_description(&self) -> String {
+        self.shown().target_description()
     }
 
     /// Draws one frame into `ui` and applies what it asked for. Used by eframe and by tests.
     pub fn frame_ui(&mut self, ui: &mut egui::Ui) {
         if self.theme_applied != Some(self.dark_mode) {
             theme::apply(ui.ctx(), self.dark_mode);
+            // This frame's root `Ui` was made before: it draws with the new theme too.
+            ui.set_style(ui.ctx().global_style());
             self.theme_applied = Some(self.dark_mode);
         }
-        self.poll_scan(ui.ctx());
-        match self.paste.poll() {
-            None if self.paste.job.is_some() => ui
-                .ctx()
-                .request_repaint_after(std::time::Duration::from_millis(100)),
-            Some(true) => {
-                self.status = "Explained the pasted text: see Findings.".into();
-                self.step = Step::Findings;
-            }
-            Some(false) => {
-                self.status = format!(
-                    "Could not explain the text: {}",
-                    self.paste.error.clone().unwrap_or_default()
-                )
-            }
-            None => {}
-        }
-        let tree_was_running = self.deps.job.is_some();
-        if self.deps.poll() {
-            ui.ctx()
-                .request_repaint_after(std::time::Duration::from_millis(100));
-        } else if tree_was_running {
-            self.status = match (&self.deps.result, &self.deps.error) {
-                (_, Some(e)) => format!("Could not build the dependency tree: {e}"),
-                (Some(r), None) => format!(
-                    "Dependency tree of {}: {} libraries.",
-                    r.graph.root,
-                    r.graph.nodes.len()
-                ),
-                (None, None) => String::new(),
-            };
-        }
-        self.poll_gpu(ui.ctx());
-        if self.fix.poll() {
-            ui.ctx()
-                .request_repaint_after(std::time::Duration::from_millis(100));
-        }
+        self.poll_jobs(ui.ctx());
         let mut commands = Vec::new();
         dropped_file_commands(ui.ctx(), &mut commands);
         self.keyboard_commands(ui.ctx(), &mut commands);
@@ -164,31 +135,40 @@ impl TriageApp {
         egui::CentralPanel::default_margins().show(ui, |ui| {
             if self.step == Step::Dependencies {
                 // Its tree scrolls by itself (virtualised rows), so no outer scroll area.
-                steps::dependencies::dependencies_ui(
-                    ui,
-                    &mut self.deps,
-                    self.dark_mode,
-                    &mut commands,
-                );
+                steps::dependencies::dependencies_ui(ui, &mut self.deps, &mut commands);
                 return;
             }
             egui::ScrollArea::vertical()
                 .auto_shrink([false, false])
-                .show(ui, |ui| match self.step {
-                    Step::Welcome => steps::welcome::welcome_ui(ui, self, &mut commands),
-                    Step::Scan => steps::scan::scan_ui(ui, self, &mut commands),
-                    Step::Findings => steps::findings::findings_ui(ui, self, &mut commands),
-                    Step::Dependencies => {}
-                    Step::GpuTest => steps::gpu_test::gpu_test_ui(ui, self, &mut commands),
-                    Step::Fix => steps::fix::fix_ui(ui, self, &mut commands),
-                    Step::Report => steps::report::report_ui(ui, self, &mut commands),
-                });
+                .show(ui, |ui| self.step_ui(ui, &mut commands));
         });
         for command in commands {
             self.apply(command);
         }
         for text in self.clipboard.drain(..) {
             ui.ctx().copy_text(text);
+        }
+    }
+
+    /// The current step (all but Dependencies, which scrolls by itself), from its own state.
+    fn step_ui(&self, ui: &mut egui::Ui, commands: &mut Vec<UiCommand>) {
+        let shown = self.shown();
+        match self.step {
+            Step::Welcome => {
+                steps::welcome::welcome_ui(ui, &shown, &self.paste, &self.recent_reports, commands)
+            }
+            Step::Scan => steps::scan::scan_ui(ui, &shown, &self.scan, commands),
+            Step::Findings => steps::findings::findings_ui(ui, &shown, &self.paste, commands),
+            Step::Dependencies => {}
+            Step::GpuTest => steps::gpu_test::gpu_test_ui(ui, &shown, &self.gpu, commands),
+            Step::Fix => steps::fix::fix_ui(ui, self, commands),
+            Step::Report => steps::report::report_ui(
+                ui,
+                &shown,
+                &self.report,
+                self.last_saved_report.as_deref(),
+                commands,
+            ),
         }
     }
 
@@ -238,7 +218,7 @@ impl TriageApp {
     }
 
     /// Alt+Right / Alt+Left step forward and back; Alt+1…7 jump to a step; Ctrl+O opens a
-    /// report, F5 scans (again), Escape cancels a running scan.
+    /// report, F5 scans (again), Escape cancels a running scan or tree.
     fn keyboard_commands(&self, ctx: &egui::Context, commands: &mut Vec<UiCommand>) {
         use egui::{Key, Modifiers};
         ctx.input_mut(|input| {
@@ -271,57 +251,15 @@ impl TriageApp {
             if self.scan_running() && input.consume_key(Modifiers::NONE, Key::Escape) {
                 commands.push(UiCommand::CancelScan);
             }
+            if self.deps.job.is_some() && input.consume_key(Modifiers::NONE, Key::Escape) {
+                commands.push(UiCommand::CancelTree);
+            }
             for (key, step) in digits.into_iter().zip(Step::ALL) {
                 if input.consume_key(Modifiers::ALT, key) {
                     commands.push(UiCommand::GoTo(step));
                 }
             }
         });
-    }
-
-    fn poll_scan(&mut self, ctx: &egui::Context) {
-        let ScanState::Running(job) = &self.scan else {
-            return;
-        };
-        match job.poll() {
-            None => ctx.request_repaint_after(std::time::Duration::from_millis(100)),
-            Some(Ok(ScanOutcome::Done(doc, sets, suggestions))) => {
-                self.gpu.offer_sets(sets);
-                self.deps.suggestions = suggestions;
-                let errors = doc
-                    .findings
-                    .iter()
-                    .filter(|f| f.severity == crate::engine::findings::Severity::Error)
-                    .count();
-                self.status = format!(
-                    "Scan finished: {} finding(s), {errors} error(s).",
-                    doc.findings.len()
-                );
-                self.document = Some(*doc);
-                self.scan = ScanState::Done;
-            }
-            Some(Ok(ScanOutcome::Cancelled)) => {
-                self.status = "Scan cancelled.".into();
-                self.scan = ScanState::Cancelled;
-            }
-            Some(Err(message)) => {
-                self.status = "Scan failed.".into();
-                self.scan = ScanState::Failed(message);
-            }
-        }
-    }
-
-    /// Takes a finished GPU test into the document (this computer's, if none was open).
-    fn poll_gpu(&mut self, ctx: &egui::Context) {
-        if !self.gpu.running() {
-            return;
-        }
-        ctx.request_repaint_after(std::time::Duration::from_millis(100));
-        if let Some((outcome, base)) = self.gpu.poll() {
-            self.status = format!("GPU test finished: {}", outcome.report.summary);
-            let doc = self.document.take().unwrap_or(base);
-            self.document = Some(steps::gpu_test::merge(doc, &outcome));
-        }
     }
 
     /// Whether a scan is still running (tests wait on this).

@@ -1,9 +1,8 @@
 //! The pasted-error triage behind the Welcome step's box: the text is triaged and checked
-//! against the machine on a worker thread; the result is a document whose findings the
-//! Findings step shows above the scan's.
+//! against the machine on a worker thread (`worker::start_explain`, started by the app); the
+//! result is a document whose findings the Findings step shows above the scan's.
 
-use super::worker::{Job, Source};
-use crate::engine::api;
+use super::worker::Job;
 use crate::engine::report::Report;
 
 /// The paste box's text, its running triage and the last result.
@@ -16,18 +15,6 @@ pub struct PasteState {
 }
 
 impl PasteState {
-    /// Triages the current text for `target` on a worker thread.
-    pub fn start(&mut self, target: &Source) {
-        let text = self.text.clone();
-        let target = target.clone();
-        self.error = None;
-        self.job = Some(Job::start(Default::default(), move |progress| {
-            progress.stage("Explaining the pasted text", 0);
-            let ctx = api::load(&target, api::Driver::Skip).map_err(|e| e.to_string())?;
-            Ok(api::explain(&ctx, &text).report)
-        }));
-    }
-
     /// Takes a finished job's result: `Some(true)` when one arrived, `None` while running.
     pub fn poll(&mut self) -> Option<bool> {
         let outcome = self.job.as_ref()?.poll()?;

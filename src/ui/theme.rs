@@ -1,4 +1,5 @@
-//! Colours, spacing and text styles in one place; light and dark variants.
+//! Colours, spacing and text styles in one place; light and dark variants. Drawing code reads the
+//! theme from `ui.visuals().dark_mode`, never from a flag passed down.
 
 use crate::engine::findings::Severity;
 use egui::Color32;
@@ -66,6 +67,11 @@ impl Mark {
         }
     }
 
+    /// The mark's colour on the theme `ui` draws with.
+    pub fn colour_in(self, ui: &egui::Ui) -> Color32 {
+        self.colour(ui.visuals().dark_mode)
+    }
+
     /// The worst of several marks (`Ok` when there are none).
     pub fn worst(marks: impl IntoIterator<Item = Mark>) -> Mark {
         marks.into_iter().max().unwrap_or(Mark::Ok)
@@ -82,9 +88,9 @@ impl From<Severity> for Mark {
     }
 }
 
-/// The colour that stands for a severity, readable on both themes.
-pub fn severity_colour(severity: Severity, dark: bool) -> Color32 {
-    Mark::from(severity).colour(dark)
+/// The colour that stands for a severity on the theme `ui` draws with.
+pub fn severity_colour(ui: &egui::Ui, severity: Severity) -> Color32 {
+    Mark::from(severity).colour_in(ui)
 }
 
 /// A symbol for a severity, so colour is never the only cue.
@@ -93,24 +99,19 @@ pub fn severity_symbol(severity: Severity) -> &'static str {
 }
 
 /// A title `✔ text`, strong and in the mark's colour (an icon and words, never colour alone).
-pub fn marked(
-    ui: &mut egui::Ui,
-    mark: Mark,
-    text: impl std::fmt::Display,
-    dark: bool,
-) -> egui::Response {
+pub fn marked(ui: &mut egui::Ui, mark: Mark, text: impl std::fmt::Display) -> egui::Response {
     let text = egui::RichText::new(format!("{} {text}", mark.symbol())).strong();
-    ui.colored_label(mark.colour(dark), text)
+    ui.colored_label(mark.colour_in(ui), text)
         .on_hover_text(mark.meaning())
 }
 
 /// A line `? text`: the icon in the mark's colour, the words in the text colour (one label, so
 /// a screen reader reads both).
-pub fn mark_line(ui: &mut egui::Ui, mark: Mark, text: &str, dark: bool) -> egui::Response {
+pub fn mark_line(ui: &mut egui::Ui, mark: Mark, text: &str) -> egui::Response {
     let font = egui::TextStyle::Body.resolve(ui.style());
     let mut job = egui::text::LayoutJob::default();
     let format = |colour| egui::TextFormat::simple(font.clone(), colour);
-    job.append(mark.symbol(), 0.0, format(mark.colour(dark)));
+    job.append(mark.symbol(), 0.0, format(mark.colour_in(ui)));
     job.append(&format!(" {text}"), 0.0, format(ui.visuals().text_color()));
     ui.add(egui::Label::new(job)).on_hover_text(mark.meaning())
 }

@@ -1,21 +1,44 @@
-//! Background work for the wizard: a `Job<T>` runs a closure on a worker thread with a shared
-//! `Progress` (stage, counts, cancel); the UI polls it each frame and never blocks. Scans and
-//! dependency trees both run this way.
+//! Background work for the wizard, one model for all of it: a [`Job`] runs a closure on a worker
+//! thread with a shared [`Progress`] (stage, counts, cancel) and, for work that streams (the GPU
+//! test's sensors and log), a channel of updates; the app polls every job in one place each frame
+//! and never blocks. This file also holds what each job does — scan, pasted-text triage,
+//! dependency tree, GPU test — so that steps only ask for work (a `UiCommand`) and the app's
+//! command handler starts it.
 
 pub use crate::engine::api::Source;
-use crate::engine::api::{self, Driver};
+use crate::engine::api::{self, Driver, TreeOutcome, TreeRequest};
+use crate::engine::gpu::runner::{self, Update};
 use crate::engine::gpu::sets::LibrarySet;
 use crate::engine::progress::Progress;
 use crate::engine::report::Report;
 use crate::engine::report::capture;
 use crate::engine::scan;
 use crate::engine::suggest::BinarySuggestion;
-use std::sync::mpsc::{Receiver, TryRecvError, channel};
+use crate::ui::steps::dependencies::TreeResult;
+use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 
-/// A closure running on a worker thread; its result arrives through `poll`.
-pub struct Job<T> {
+/// A closure running on a worker thread; its result arrives through `poll`, its streamed
+/// updates (of type `U`, none by default) through `updates`.
+pub struct Job<T, U = ()> {
     pub progress: Progress,
     receiver: Receiver<Result<T, String>>,
+    updates: Receiver<U>,
+}
+
+/// The worker's end of a job's update channel.
+pub struct Updates<U>(Sender<U>);
+
+impl<U> Clone for Updates<U> {
+    fn clone(&self) -> Self {
+        Updates(self.0.clone())
+    }
+}
+
+impl<U> Updates<U> {
+    /// Sends an update; one the UI no longer listens to is dropped.
+    pub fn send(&self, update: U) {
+        let _ = self.0.send(update);
+    }
 }
 
 impl<T: Send + 'static> Job<T> {
@@ -24,32 +47,46 @@ impl<T: Send + 'static> Job<T> {
         progress: Progress,
         work: impl FnOnce(&Progress) -> Result<T, String> + Send + 'static,
     ) -> Job<T> {
+        Job::streaming(progress, move |progress, _| work(progress))
+    }
+}
+
+impl<T: Send + 'static, U: Send + 'static> Job<T, U> {
+    /// Runs `work` on a new thread, handing it the sending end of the update channel.
+    pub fn streaming(
+        progress: Progress,
+        work: impl FnOnce(&Progress, &Updates<U>) -> Result<T, String> + Send + 'static,
+    ) -> Job<T, U> {
         let (tx, rx) = channel();
+        let (update_tx, update_rx) = channel();
         let worker_progress = progress.clone();
         let spawned = std::thread::Builder::new()
             .name("wizard-worker".into())
             .spawn(move || {
+                let updates = Updates(update_tx);
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    work(&worker_progress)
+                    work(&worker_progress, &updates)
                 }))
                 .unwrap_or_else(|_| Err("the work stopped unexpectedly (internal error)".into()));
                 let _ = tx.send(outcome);
             });
-        if let Err(e) = spawned {
-            let (tx, rx) = channel();
-            let _ = tx.send(Err(format!("could not start a worker thread: {e}")));
-            return Job {
-                progress,
-                receiver: rx,
-            };
-        }
+        let receiver = match spawned {
+            Ok(_) => rx,
+            Err(e) => {
+                let (tx, rx) = channel();
+                let _ = tx.send(Err(format!("could not start a worker thread: {e}")));
+                rx
+            }
+        };
         Job {
             progress,
-            receiver: rx,
+            receiver,
+            updates: update_rx,
         }
     }
 
-    /// The outcome once the worker has finished; `None` while it still runs.
+    /// The outcome once the worker has finished; `None` while it still runs. Every update sent
+    /// before the outcome can still be drained with `updates` afterwards.
     pub fn poll(&self) -> Option<Result<T, String>> {
         match self.receiver.try_recv() {
             Ok(outcome) => Some(outcome),
@@ -57,6 +94,36 @@ impl<T: Send + 'static> Job<T> {
             Err(TryRecvError::Disconnected) => Some(Err("the worker went away".into())),
         }
     }
+
+    /// The updates sent since the last call.
+    pub fn updates(&self) -> impl Iterator<Item = U> + '_ {
+        self.updates.try_iter()
+    }
+
+    /// Asks the work to stop (it ends at its next check, with its cancelled outcome).
+    pub fn cancel(&self) {
+        self.progress.cancel();
+    }
+}
+
+/// An error as the wizard shows it: its message and each of its sources, joined with ": " (a
+/// source whose text the message already carries is not repeated).
+pub fn error_text(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(s) = source {
+        let more = s.to_string();
+        if !text.contains(&more) {
+            text = format!("{text}: {more}");
+        }
+        source = s.source();
+    }
+    text
+}
+
+/// Loads `target` for a job, its error as the wizard shows it.
+fn load(target: &Source, driver: Driver) -> Result<crate::engine::context::SystemContext, String> {
+    api::load(target, driver).map_err(|e| error_text(&e))
 }
 
 /// How a finished scan ended.
@@ -93,7 +160,7 @@ pub fn start_probing_scan(target: Source) -> ScanJob {
 fn start_scan_with_options(target: Source, progress: Progress, opts: scan::ScanOptions) -> ScanJob {
     Job::start(progress, move |progress| {
         progress.stage("Reading the machine", 1);
-        let mut ctx = api::load(&target, Driver::Ask).map_err(|e| e.to_string())?;
+        let mut ctx = load(&target, Driver::Ask)?;
         if progress.is_cancelled() {
             return Ok(ScanOutcome::Cancelled);
         }
@@ -112,4 +179,131 @@ fn start_scan_with_options(target: Source, progress: Progress, opts: scan::ScanO
         report.snapshot = Some(capture::ContextSnapshot::of(&ctx));
         Ok(ScanOutcome::Done(Box::new(report), sets, suggestions))
     })
+}
+
+/// Triages pasted error text against `target`: a document of its findings.
+pub fn start_explain(target: Source, text: String) -> Job<Report> {
+    Job::start(Progress::new(), move |progress| {
+        progress.stage("Explaining the pasted text", 0);
+        let ctx = load(&target, Driver::Skip)?;
+        Ok(api::explain(&ctx, &text).report)
+    })
+}
+
+/// Builds the tree `request` asks for on `target`: `None` once cancelled through `progress`, an
+/// error (with every place tried) for a bare name the process would not find.
+pub fn start_tree(
+    target: Source,
+    request: TreeRequest,
+    progress: Progress,
+) -> Job<Option<TreeResult>> {
+    Job::start(progress, move |progress| {
+        let ctx = load(&target, Driver::Skip)?;
+        if progress.is_cancelled() {
+            return Ok(None);
+        }
+        match api::tree(&ctx, &request, progress) {
+            Ok(TreeOutcome::Built {
+                graph, findings, ..
+            }) => Ok(Some(TreeResult {
+                ctx,
+                graph,
+                findings,
+            })),
+            Ok(TreeOutcome::NotFound {
+                finding,
+                resolution,
+                ..
+            }) => {
+                let tried: Vec<String> = resolution
+                    .attempts
+                    .iter()
+                    .map(crate::engine::graph::checks::attempt_text)
+                    .collect();
+                Err(format!("{}. Tried: {}", finding.summary, tried.join("; ")))
+            }
+            Err(crate::engine::Error::Cancelled) => Ok(None),
+            Err(e) => Err(error_text(&e)),
+        }
+    })
+}
+
+/// The GPU test running in a child process: the outcome and a document of this computer (for
+/// when the wizard has none yet); the child's sensors and log lines stream as updates.
+pub type GpuJob = Job<Box<(runner::Outcome, Report)>, Update>;
+
+/// Starts the GPU test with `opts`.
+pub fn start_gpu_test(opts: runner::Options) -> GpuJob {
+    let progress = Progress::new();
+    progress.stage("Starting the test process", 0);
+    Job::streaming(progress, move |progress, updates| {
+        let outcome = runner::run(&opts, progress, |u| updates.send(u));
+        let this_computer = load(&Source::Live, Driver::Ask)?;
+        let base = Report::new(&this_computer, Vec::new());
+        Ok(Box::new((outcome, base)))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_job_streams_its_updates_then_its_outcome() {
+        let job: Job<usize, String> = Job::streaming(Progress::new(), |progress, updates| {
+            progress.set("Counting", 1, 2);
+            updates.send("one".into());
+            updates.send("two".into());
+            Ok(2)
+        });
+        let outcome = loop {
+            if let Some(outcome) = job.poll() {
+                break outcome;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        };
+        assert_eq!(outcome, Ok(2));
+        assert_eq!(job.updates().collect::<Vec<_>>(), ["one", "two"]);
+        assert_eq!(job.progress.snapshot(), ("Counting".into(), 1, 2));
+    }
+
+    #[test]
+    fn a_cancelled_job_sees_its_flag_and_a_panic_becomes_an_error() {
+        let job = Job::start(Progress::new(), |progress| {
+            while !progress.is_cancelled() {
+                std::thread::yield_now();
+            }
+            Ok(progress
+                .cancel_flag()
+                .load(std::sync::atomic::Ordering::Relaxed))
+        });
+        job.cancel();
+        let outcome = loop {
+            if let Some(outcome) = job.poll() {
+                break outcome;
+            }
+        };
+        assert_eq!(outcome, Ok(true));
+        let job: Job<()> = Job::start(Progress::new(), |_| panic!("boom"));
+        let outcome = loop {
+            if let Some(outcome) = job.poll() {
+                break outcome;
+            }
+        };
+        assert!(outcome.unwrap_err().contains("internal error"));
+    }
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("outer")]
+    struct Outer(#[source] Middle);
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("middle: inner")]
+    struct Middle(#[source] std::io::Error);
+
+    #[test]
+    fn an_error_shows_its_chain_without_repeating_a_cause() {
+        let e = Outer(Middle(std::io::Error::other("inner")));
+        assert_eq!(error_text(&e), "outer: middle: inner");
+    }
 }

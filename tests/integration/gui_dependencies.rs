@@ -271,3 +271,58 @@ fn after_a_scan_the_step_suggests_torch_cuda_in_torchs_process_and_one_click_bui
     h.run_steps(1);
     h.snapshot_options("4-dependencies", &crate::gui::snapshot_options());
 }
+
+#[test]
+fn building_a_tree_can_be_cancelled_and_the_status_says_so() {
+    use cuda_triage::engine::api::TreeRequest;
+    use cuda_triage::engine::progress::Progress;
+    let mut m = FakeMachine::new(Platform::Windows).unwrap();
+    m.env("PATH", r"C:\Windows\system32")
+        .env("SystemRoot", r"C:\Windows");
+    let machine = Source::MachineFile(m.write_machine_file().unwrap());
+    let mut app = TriageApp::new(machine.clone());
+    app.step = Step::Dependencies;
+    // Cancelled before the walk starts, so the outcome does not depend on timing.
+    let progress = Progress::new();
+    progress.cancel();
+    let request = TreeRequest {
+        binary: "cudnn64_8.dll".into(),
+        ..TreeRequest::default()
+    };
+    app.deps.job = Some(cuda_triage::ui::worker::start_tree(
+        machine, request, progress,
+    ));
+    let mut h = Harness::builder()
+        .with_size([1000.0, 640.0])
+        .build_ui_state(|ui, app: &mut TriageApp| app.frame_ui(ui), app);
+    wait_for_tree(&mut h);
+    assert_eq!(h.state().status, "Dependency tree cancelled.");
+    assert!(h.state().deps.result.is_none() && h.state().deps.error.is_none());
+    assert!(h.query_by_label("Analyze").is_some());
+}
+
+#[test]
+fn a_running_tree_offers_cancel() {
+    let mut m = FakeMachine::new(Platform::Windows).unwrap();
+    m.env("SystemRoot", r"C:\Windows");
+    let machine = Source::MachineFile(m.write_machine_file().unwrap());
+    let mut app = TriageApp::new(machine);
+    app.step = Step::Dependencies;
+    // A job that waits for its cancel: the step shows Cancel until it is pressed.
+    app.deps.job = Some(cuda_triage::ui::worker::Job::start(
+        Default::default(),
+        |progress| {
+            while !progress.is_cancelled() {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            Ok(None)
+        },
+    ));
+    let mut h = Harness::builder()
+        .with_size([1000.0, 640.0])
+        .build_ui_state(|ui, app: &mut TriageApp| app.frame_ui(ui), app);
+    h.run_steps(2);
+    h.get_by_label("Cancel").click();
+    wait_for_tree(&mut h);
+    assert_eq!(h.state().status, "Dependency tree cancelled.");
+}

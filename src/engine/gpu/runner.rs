@@ -8,10 +8,10 @@ use super::results::{ChildExit, ChildResult, GpuReport, SensorSample, Verdict, v
 use super::select::Selection;
 use super::test_findings;
 use crate::engine::findings::Finding;
+use crate::engine::progress::Progress;
 use std::io::{BufRead, Read};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -74,8 +74,9 @@ pub fn child_args(opts: &Options) -> Vec<String> {
     args
 }
 
-/// Runs the test in a child process. Never panics; every failure becomes a finding.
-pub fn run(opts: &Options, cancel: &AtomicBool, mut on_update: impl FnMut(Update)) -> Outcome {
+/// Runs the test in a child process. Never panics; every failure becomes a finding. The child's
+/// progress lines also go into `progress` (stage and counts), whose cancel stops the child.
+pub fn run(opts: &Options, progress: &Progress, mut on_update: impl FnMut(Update)) -> Outcome {
     let started = Instant::now();
     let exe = match opts
         .exe
@@ -122,6 +123,7 @@ pub fn run(opts: &Options, cancel: &AtomicBool, mut on_update: impl FnMut(Update
     let mut last_stage: Option<String> = None;
     let mut handle = |line: Line, on_update: &mut dyn FnMut(Update)| match line {
         Line::Event(Event::Progress { stage, done, total }) => {
+            progress.set(&stage, done, total);
             last_stage = Some(stage.clone());
             on_update(Update::Progress { stage, done, total });
         }
@@ -153,7 +155,7 @@ pub fn run(opts: &Options, cancel: &AtomicBool, mut on_update: impl FnMut(Update
                 });
             }
         }
-        if cancel.load(Ordering::Relaxed) {
+        if progress.is_cancelled() {
             let _ = child.kill();
             let _ = child.wait();
             break Err(ChildExit::Cancelled);

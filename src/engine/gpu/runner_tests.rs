@@ -33,7 +33,7 @@ fn a_missing_executable_is_a_finding_not_a_panic() {
         exe: Some("/no/such/cuda-triage".into()),
         ..Default::default()
     };
-    let out = run(&opts, &AtomicBool::new(false), |_| {});
+    let out = run(&opts, &Progress::new(), |_| {});
     assert_eq!(out.report.verdict, Verdict::Failed);
     assert!(matches!(out.report.child, ChildExit::NotStarted { .. }));
     assert_eq!(out.findings[0].code, "gpu-test-not-started");
@@ -57,7 +57,7 @@ fn script(text: &str) -> (Options, tempfile::TempDir) {
 #[cfg(unix)]
 #[test]
 fn a_child_that_prints_garbage_or_dies_is_reported() {
-    let never = AtomicBool::new(false);
+    let never = Progress::new();
     let (opts, _dir) = script("echo not-json; exit 0");
     let out = run(&opts, &never, |_| {});
     assert_eq!(out.findings[0].code, "gpu-test-bad-output");
@@ -90,7 +90,9 @@ fn a_child_that_prints_garbage_or_dies_is_reported() {
 #[test]
 fn cancel_stops_the_child() {
     let (opts, _dir) = script("exec sleep 600");
-    let out = run(&opts, &AtomicBool::new(true), |_| {});
+    let cancelled = Progress::new();
+    cancelled.cancel();
+    let out = run(&opts, &cancelled, |_| {});
     assert_eq!(out.report.child, ChildExit::Cancelled);
     assert_eq!(out.report.summary, "The GPU test was cancelled.");
 }

@@ -1,11 +1,15 @@
 //! Carrying out what the steps asked for, after the frame is drawn: each `UiCommand` changes
-//! the app's plain-data state, starts work on a worker thread, or talks to the desktop (file
-//! dialogs, clipboard, browser, file manager).
+//! the app's plain-data state, starts work on a worker thread (the only place jobs start), or
+//! talks to the desktop (file dialogs, clipboard, browser, file manager). Errors from the engine
+//! reach the status line with their chain of causes.
 
 use super::{ScanState, TriageApp};
+use crate::engine::progress::Progress;
 use crate::engine::report::Report;
+use crate::ui::steps::gpu_state::role_index;
+use crate::ui::steps::gpu_test::{GpuCommand, can_run};
 use crate::ui::steps::{self, Step, UiCommand};
-use crate::ui::worker::{Source, start_scan};
+use crate::ui::worker::{self, Source, error_text, start_scan};
 
 /// Shown when a file dialog returns nothing: cancelled, or no dialog could be shown at all.
 const NO_FILE_CHOSEN: &str = "No file chosen. If no dialog appeared, this desktop has no file-dialog service (xdg-desktop-portal): \
@@ -43,14 +47,12 @@ impl TriageApp {
             UiCommand::TryImports => {
                 if !self.scan_running() && self.target.is_this_computer() {
                     self.status = "Scanning and importing each framework…".into();
-                    self.scan = ScanState::Running(crate::ui::worker::start_probing_scan(
-                        self.target.clone(),
-                    ));
+                    self.scan = ScanState::Running(worker::start_probing_scan(self.target.clone()));
                 }
             }
             UiCommand::CancelScan => {
                 if let ScanState::Running(job) = &self.scan {
-                    job.progress.cancel();
+                    job.cancel();
                     self.status = "Cancelling…".into();
                 }
             }
@@ -104,11 +106,9 @@ impl TriageApp {
             },
             UiCommand::DiagnosePythonEnv(dir) => {
                 let target = Source::PythonEnv(dir);
-                match crate::engine::api::load(&target, crate::engine::api::Driver::Skip)
-                    .map_err(|e| e.to_string())
-                {
+                match crate::engine::api::load(&target, crate::engine::api::Driver::Skip) {
                     Ok(_) => self.diagnose(target),
-                    Err(e) => self.status = e,
+                    Err(e) => self.status = error_text(&e),
                 }
             }
             UiCommand::PickProgram => {
@@ -123,7 +123,11 @@ impl TriageApp {
             UiCommand::SetPasteText(text) => self.paste.text = text,
             UiCommand::ExplainPaste => {
                 self.status = "Explaining the pasted text…".into();
-                self.paste.start(&self.target);
+                self.paste.error = None;
+                self.paste.job = Some(worker::start_explain(
+                    self.target.clone(),
+                    self.paste.text.clone(),
+                ));
             }
             UiCommand::BrowseBinary => match rfd::FileDialog::new().pick_file() {
                 Some(path) => self.analyze_host_file(path),
@@ -132,12 +136,29 @@ impl TriageApp {
             UiCommand::AnalyzeBinary(path) => {
                 self.step = Step::Dependencies;
                 self.status = format!("Resolving the dependencies of {path}…");
-                self.deps.start(&self.target, path);
+                let request = self.deps.request(path);
+                self.deps.job = Some(worker::start_tree(
+                    self.target.clone(),
+                    request,
+                    Progress::new(),
+                ));
             }
             UiCommand::AnalyzeSuggestion(index) => {
                 self.step = Step::Dependencies;
-                self.deps.start_suggestion(&self.target, index);
+                if let Some(request) = self.deps.request_suggestion(index) {
+                    self.deps.job = Some(worker::start_tree(
+                        self.target.clone(),
+                        request,
+                        Progress::new(),
+                    ));
+                }
                 self.status = format!("Resolving the dependencies of {}…", self.deps.binary_input);
+            }
+            UiCommand::CancelTree => {
+                if let Some(job) = &self.deps.job {
+                    job.cancel();
+                    self.status = "Cancelling…".into();
+                }
             }
             UiCommand::SelectDependency(index) => self.deps.selected = Some(index),
             UiCommand::ToggleDependency(index) => {
@@ -158,7 +179,7 @@ impl TriageApp {
                     self.status = format!("Could not open {}: {e}", path.display());
                 }
             }
-            UiCommand::Gpu(command) => steps::gpu_test::apply(self, command),
+            UiCommand::Gpu(command) => self.apply_gpu(command),
             UiCommand::Fix(command) => steps::fix_state::apply(self, command),
         }
     }
@@ -269,7 +290,45 @@ impl TriageApp {
                     );
                 }
             }
-            Err(e) => self.status = e.to_string(),
+            Err(e) => self.status = error_text(&e),
+        }
+    }
+
+    /// Runs, cancels or configures the live GPU test.
+    fn apply_gpu(&mut self, command: GpuCommand) {
+        let runnable = can_run(&self.shown());
+        let state = &mut self.gpu;
+        match command {
+            GpuCommand::Start => {
+                if !state.running() && runnable {
+                    state.log.clear();
+                    state.latest_sensors = None;
+                    state.job = Some(worker::start_gpu_test(state.options()));
+                    self.status = "GPU test running...".into();
+                }
+            }
+            GpuCommand::Cancel => {
+                if let Some(job) = &state.job {
+                    job.cancel();
+                    self.status = "Cancelling the GPU test...".into();
+                }
+            }
+            GpuCommand::SetQuick(q) => state.quick = q,
+            GpuCommand::SetPath(role, text) => {
+                state.paths[role_index(role)] = text;
+                state.chosen_set = None;
+            }
+            GpuCommand::SetDir(dir) => {
+                state.dir = dir;
+                state.chosen_set = None;
+            }
+            GpuCommand::ChooseSet(index) => state.choose_set(index),
+            GpuCommand::PickDir => {
+                if let Some(dir) = rfd::FileDialog::new().pick_folder() {
+                    state.dir = dir.display().to_string();
+                    state.chosen_set = None;
+                }
+            }
         }
     }
 }

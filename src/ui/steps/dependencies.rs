@@ -1,10 +1,11 @@
 //! Dependencies step: choose a binary (path field, file dialog, drag-and-drop, or one the scan
-//! suggests, which also presets the process that loads it), build its dependency tree on a
-//! worker thread, and browse it — a virtualised tree that stays smooth with thousands of nodes,
+//! suggests, which also presets the process that loads it), have its dependency tree built on a
+//! worker thread (cancellable; the app starts it), and browse it — a virtualised tree that stays smooth with thousands of nodes,
 //! a search box, an "only problems" switch and a details panel.
 
 use super::UiCommand;
 use super::dependency_details::details_ui;
+use crate::engine::api::TreeRequest;
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::findings::Finding;
 use crate::engine::graph::framework::preset_label;
@@ -12,7 +13,7 @@ use crate::engine::graph::{self, DependencyGraph, GraphOptions};
 use crate::engine::loader::windows::Preset;
 use crate::engine::suggest::BinarySuggestion;
 use crate::ui::tree_rows::{Row, RowFilter, is_problem, visible_rows};
-use crate::ui::worker::{Job, Source};
+use crate::ui::worker::Job;
 use crate::ui::{glossary, theme};
 
 const ROW_HEIGHT: f32 = 20.0;
@@ -34,7 +35,8 @@ pub struct DependenciesState {
     pub process: Option<(String, GraphOptions)>,
     /// What the last scan suggests analysing.
     pub suggestions: Vec<BinarySuggestion>,
-    pub job: Option<Job<TreeResult>>,
+    /// The tree being built (`None` inside once cancelled).
+    pub job: Option<Job<Option<TreeResult>>>,
     pub result: Option<TreeResult>,
     pub error: Option<String>,
     pub filter: RowFilter,
@@ -46,14 +48,14 @@ pub struct DependenciesState {
 }
 
 impl DependenciesState {
-    /// Starts building the tree of `binary` (a machine path) on a worker thread.
-    pub fn start(&mut self, target: &Source, binary: String) {
+    /// Takes `binary` (a machine path or a bare name) as the one to analyse and returns the
+    /// request for its tree in the chosen process; the app starts the job.
+    pub fn request(&mut self, binary: String) -> TreeRequest {
         self.binary_input = binary.clone();
         self.error = None;
         self.selected = None;
         self.rows_for = None;
-        let target = target.clone();
-        let opts = match &self.process {
+        let options = match &self.process {
             Some((_, opts)) => opts.clone(),
             None => {
                 let mut opts = GraphOptions::default();
@@ -61,74 +63,47 @@ impl DependenciesState {
                 opts
             }
         };
-        self.job = Some(Job::start(Default::default(), move |progress| {
-            progress.stage("Resolving dependencies", 0);
-            let ctx = crate::engine::api::load(&target, crate::engine::api::Driver::Skip)
-                .map_err(|e| e.to_string())?;
-            let arg = if ctx.platform.is_absolute(&binary) {
-                ctx.platform.normalize(&binary)
-            } else if graph::root::is_bare_name(ctx.platform, &binary) {
-                binary.clone()
-            } else {
-                return Err(format!(
-                    "{binary}: give the binary as an absolute path, or a bare library name"
-                ));
-            };
-            let graph =
-                match graph::root::build_for(&ctx, &arg, &opts, None).map_err(|e| e.to_string())? {
-                    graph::root::Rooted::Built { graph, .. } => graph,
-                    graph::root::Rooted::NotFound(r) => {
-                        let tried: Vec<String> = r
-                            .attempts
-                            .iter()
-                            .map(crate::engine::graph::checks::attempt_text)
-                            .collect();
-                        return Err(format!(
-                            "{binary} is not found where this process looks. Tried: {}",
-                            tried.join("; ")
-                        ));
-                    }
-                };
-            let findings = crate::engine::graph::checks::check(&ctx, &graph);
-            Ok(TreeResult {
-                ctx,
-                graph,
-                findings,
-            })
-        }));
+        TreeRequest {
+            binary,
+            options,
+            ..TreeRequest::default()
+        }
     }
 
-    /// Builds the tree of suggestion `index` in the process it names.
-    pub fn start_suggestion(&mut self, target: &Source, index: usize) {
-        let Some(s) = self.suggestions.get(index) else {
-            return;
-        };
+    /// Chooses suggestion `index` and its process; the request for its tree, if there is one.
+    pub fn request_suggestion(&mut self, index: usize) -> Option<TreeRequest> {
+        let s = self.suggestions.get(index)?;
         self.process = Some((s.process.clone(), s.options.clone()));
         self.preset = s.options.windows.preset;
         let path = s.path.clone();
-        self.start(target, path);
+        Some(self.request(path))
     }
 
-    /// Takes a finished job's result; true while work is still running.
-    pub fn poll(&mut self) -> bool {
-        let Some(job) = &self.job else { return false };
-        match job.poll() {
-            None => true,
-            Some(Ok(result)) => {
+    /// Takes a finished job's result in; the status line to show once it has finished.
+    pub fn poll(&mut self) -> Option<String> {
+        let outcome = self.job.as_ref()?.poll()?;
+        self.job = None;
+        Some(match outcome {
+            Ok(Some(result)) => {
                 // Every tree the user examined goes into the report (the latest per root).
                 let nodes = serde_json::to_value(&result.graph.nodes).unwrap_or_default();
                 self.examined.retain(|(root, _)| *root != result.graph.root);
                 self.examined.push((result.graph.root.clone(), nodes));
+                let status = format!(
+                    "Dependency tree of {}: {} libraries.",
+                    result.graph.root,
+                    result.graph.nodes.len()
+                );
                 self.result = Some(result);
-                self.job = None;
-                false
+                status
             }
-            Some(Err(e)) => {
+            Ok(None) => "Dependency tree cancelled.".into(),
+            Err(e) => {
+                let status = format!("Could not build the dependency tree: {e}");
                 self.error = Some(e);
-                self.job = None;
-                false
+                status
             }
-        }
+        })
     }
 
     fn rows(&mut self) -> &[Row] {
@@ -147,7 +122,6 @@ impl DependenciesState {
 pub fn dependencies_ui(
     ui: &mut egui::Ui,
     state: &mut DependenciesState,
-    dark: bool,
     commands: &mut Vec<UiCommand>,
 ) {
     ui.heading("Dependencies");
@@ -183,19 +157,22 @@ pub fn dependencies_ui(
         ui.horizontal(|ui| {
             ui.spinner();
             ui.label("Resolving dependencies…");
+            if ui.button("Cancel").clicked() {
+                commands.push(UiCommand::CancelTree);
+            }
         });
         return;
     }
     if let Some(e) = &state.error {
         ui.colored_label(
-            theme::severity_colour(crate::engine::findings::Severity::Error, dark),
+            theme::severity_colour(ui, crate::engine::findings::Severity::Error),
             e,
         );
     }
     if state.result.is_none() {
         return;
     }
-    summary_ui(ui, state, dark);
+    summary_ui(ui, state);
     ui.horizontal(|ui| {
         let label = ui.label("Search:");
         ui.add(egui::TextEdit::singleline(&mut state.filter.search).desired_width(220.0))
@@ -208,12 +185,12 @@ pub fn dependencies_ui(
         .max_size((ui.available_width() * 0.55).max(340.0))
         .resizable(true)
         .show(ui, |ui| match (state.selected, &state.result) {
-            (Some(index), Some(result)) => details_ui(ui, result, index, dark, commands),
+            (Some(index), Some(result)) => details_ui(ui, result, index, commands),
             _ => {
                 ui.label("Select a library to see where it was found and what was tried.");
             }
         });
-    tree_ui(ui, state, dark, commands);
+    tree_ui(ui, state, commands);
 }
 
 /// The binaries the scan says matter, one click each (the process that loads it comes along).
@@ -282,7 +259,7 @@ fn context_ui(ui: &mut egui::Ui, state: &mut DependenciesState) {
     });
 }
 
-fn summary_ui(ui: &mut egui::Ui, state: &DependenciesState, dark: bool) {
+fn summary_ui(ui: &mut egui::Ui, state: &DependenciesState) {
     let Some(result) = &state.result else { return };
     let problems = result.graph.nodes.iter().filter(|n| is_problem(n)).count();
     ui.label(format!(
@@ -291,7 +268,7 @@ fn summary_ui(ui: &mut egui::Ui, state: &DependenciesState, dark: bool) {
         result.graph.nodes.len()
     ));
     for finding in &result.findings {
-        let colour = theme::severity_colour(finding.severity, dark);
+        let colour = theme::severity_colour(ui, finding.severity);
         ui.colored_label(
             colour,
             format!(
@@ -303,12 +280,7 @@ fn summary_ui(ui: &mut egui::Ui, state: &DependenciesState, dark: bool) {
     }
 }
 
-fn tree_ui(
-    ui: &mut egui::Ui,
-    state: &mut DependenciesState,
-    dark: bool,
-    commands: &mut Vec<UiCommand>,
-) {
+fn tree_ui(ui: &mut egui::Ui, state: &mut DependenciesState, commands: &mut Vec<UiCommand>) {
     let rows = state.rows().to_vec();
     let selected = state.selected;
     let Some(result) = &state.result else { return };
@@ -333,7 +305,7 @@ fn tree_ui(
                         ui.add_space(18.0);
                     }
                     let colour = if is_problem(node) {
-                        theme::severity_colour(crate::engine::findings::Severity::Error, dark)
+                        theme::severity_colour(ui, crate::engine::findings::Severity::Error)
                     } else {
                         ui.visuals().text_color()
                     };

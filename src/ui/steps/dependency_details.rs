@@ -10,7 +10,6 @@ pub fn details_ui(
     ui: &mut egui::Ui,
     result: &TreeResult,
     index: usize,
-    dark: bool,
     commands: &mut Vec<UiCommand>,
 ) {
     let Some(node) = result.graph.nodes.get(index) else {
@@ -86,7 +85,7 @@ pub fn details_ui(
                 );
                 if problem {
                     ui.colored_label(
-                        theme::severity_colour(crate::engine::findings::Severity::Warning, dark),
+                        theme::severity_colour(ui, crate::engine::findings::Severity::Warning),
                         line,
                     );
                 } else {

@@ -4,16 +4,22 @@
 //! hover) and links to the documentation it relies on. Findings from a pasted error text come
 //! first, then the scan's.
 
+use super::Shown;
 use super::{Step, UiCommand};
 use crate::engine::context::Platform;
 use crate::engine::findings::Finding;
-use crate::ui::app::TriageApp;
 use crate::ui::glossary;
+use crate::ui::paste::PasteState;
 use crate::ui::theme;
 
-pub fn findings_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>) {
+pub fn findings_ui(
+    ui: &mut egui::Ui,
+    shown: &Shown,
+    paste: &PasteState,
+    commands: &mut Vec<UiCommand>,
+) {
     ui.heading("Findings");
-    if let Some(pasted) = &app.paste.result {
+    if let Some(pasted) = &paste.result {
         ui.label(egui::RichText::new("From the text you pasted").strong());
         if let Some(identified) = &pasted.identified {
             let names: Vec<String> = identified
@@ -29,33 +35,25 @@ pub fn findings_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiComm
             "pasted",
             &pasted.findings,
             pasted.machine.platform,
-            app.dark_mode,
             commands,
         );
         ui.add_space(8.0);
     }
-    let Some(doc) = &app.document else {
+    let Some(doc) = shown.document else {
         ui.label("No scan yet. Run the scan to check the whole machine.");
         if ui.button("Go to scan").clicked() {
             commands.push(UiCommand::GoTo(Step::Scan));
         }
         return;
     };
-    if app.paste.result.is_some() {
+    if paste.result.is_some() {
         ui.label(egui::RichText::new("From the scan").strong());
     }
     if doc.findings.is_empty() {
-        theme::marked(ui, theme::Mark::Ok, "No problems found.", app.dark_mode);
+        theme::marked(ui, theme::Mark::Ok, "No problems found.");
         return;
     }
-    cards_ui(
-        ui,
-        "scan",
-        &doc.findings,
-        doc.machine.platform,
-        app.dark_mode,
-        commands,
-    );
+    cards_ui(ui, "scan", &doc.findings, doc.machine.platform, commands);
 }
 
 fn cards_ui(
@@ -63,7 +61,6 @@ fn cards_ui(
     group: &str,
     findings: &[Finding],
     platform: Platform,
-    dark: bool,
     commands: &mut Vec<UiCommand>,
 ) {
     let errors = findings
@@ -85,7 +82,7 @@ fn cards_ui(
             ui.add_space(height);
             continue;
         }
-        finding_card_ui(ui, (group, index), finding, platform, dark, commands);
+        finding_card_ui(ui, (group, index), finding, platform, commands);
         let height = ui.cursor().top() - top;
         ui.data_mut(|d| d.insert_temp(id, height));
     }
@@ -96,11 +93,10 @@ fn finding_card_ui(
     id: (&str, usize),
     finding: &Finding,
     platform: Platform,
-    dark: bool,
     commands: &mut Vec<UiCommand>,
 ) {
     theme::card(ui, |ui| {
-        let colour = theme::severity_colour(finding.severity, dark);
+        let colour = theme::severity_colour(ui, finding.severity);
         ui.horizontal_wrapped(|ui| {
             ui.colored_label(
                 colour,

@@ -12,7 +12,6 @@ use crate::engine::progress::Progress;
 use crate::ui::app::TriageApp;
 use crate::ui::worker::{Job, Source};
 use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// What the Fix step asks the app to do.
@@ -42,8 +41,6 @@ pub struct FixState {
     pub log: Vec<String>,
     /// Command output (pip) as it arrives from the worker, shown live.
     pub live: Arc<Mutex<Vec<String>>>,
-    /// Set by Cancel: stops a running pip and rolls its fix back.
-    pub cancel: Arc<AtomicBool>,
     pub history: Vec<Journal>,
 }
 
@@ -59,7 +56,6 @@ impl Default for FixState {
             results: Vec::new(),
             log: Vec::new(),
             live: Arc::default(),
-            cancel: Arc::default(),
             history: Vec::new(),
         }
     }
@@ -130,8 +126,6 @@ impl FixState {
         let opts = self.options();
         self.results.clear();
         let live = self.live.clone();
-        self.cancel = Arc::default();
-        let cancel = self.cancel.clone();
         if let Ok(mut l) = live.lock() {
             l.clear();
         }
@@ -152,7 +146,8 @@ impl FixState {
                     });
                     let feedback = Feedback {
                         on_line: Some(on_line),
-                        cancel: cancel.clone(),
+                        // Cancel stops a running pip and rolls its fix back.
+                        cancel: progress.cancel_flag(),
                     };
                     session::apply(&ctx, &findings, &plan, false, feedback)
                 }) {
@@ -227,6 +222,10 @@ pub fn apply(app: &mut TriageApp, command: FixCommand) {
             }
         }
         FixCommand::RefreshHistory => state.refresh_history(),
-        FixCommand::Cancel => state.cancel.store(true, Ordering::Relaxed),
+        FixCommand::Cancel => {
+            if let Some(job) = &state.apply_job {
+                job.cancel();
+            }
+        }
     }
 }

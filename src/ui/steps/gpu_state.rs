@@ -1,5 +1,6 @@
 //! State of the GPU step: the library selection, the test running in a child process from a
-//! worker thread ([`GpuJob`]) and what it reported, and how a finished test enters the document.
+//! worker thread (a [`GpuJob`], started by the app) and what it reported, and how a finished test
+//! enters the document.
 
 use crate::engine::findings::sort_by_severity;
 use crate::engine::gpu::results::{GpuReport, Role, SensorSample};
@@ -7,10 +8,8 @@ use crate::engine::gpu::runner::{self, Options, Outcome, Update};
 use crate::engine::gpu::select::{self, Selection};
 use crate::engine::gpu::sets::LibrarySet;
 use crate::engine::report::Report;
+pub use crate::ui::worker::GpuJob;
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, TryRecvError, channel};
 
 /// What the GPU step asks the app to do.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,58 +24,6 @@ pub enum GpuCommand {
     ChooseSet(usize),
 }
 
-/// Messages from the worker thread.
-enum Message {
-    Update(Update),
-    /// The outcome, and a document of this computer for when the wizard has none yet.
-    Done(Box<(Outcome, Report)>),
-}
-
-/// A test running in a child process, driven from a worker thread.
-pub struct GpuJob {
-    cancel: Arc<AtomicBool>,
-    receiver: Receiver<Message>,
-}
-
-impl GpuJob {
-    pub fn start(opts: Options) -> GpuJob {
-        let cancel = Arc::new(AtomicBool::new(false));
-        let (tx, rx) = channel();
-        let flag = cancel.clone();
-        let spawned = std::thread::Builder::new()
-            .name("gpu-test".into())
-            .spawn(move || {
-                let updates = tx.clone();
-                let outcome = runner::run(&opts, &flag, |u| {
-                    let _ = updates.send(Message::Update(u));
-                });
-                let this_computer = crate::engine::api::load(
-                    &crate::engine::api::Source::Live,
-                    crate::engine::api::Driver::Ask,
-                )
-                .expect("this computer always loads");
-                let base = Report::new(&this_computer, Vec::new());
-                let _ = tx.send(Message::Done(Box::new((outcome, base))));
-            });
-        if spawned.is_err() {
-            // The receiver reports a disconnected worker; poll() then ends the job.
-            let (_, rx) = channel();
-            return GpuJob {
-                cancel,
-                receiver: rx,
-            };
-        }
-        GpuJob {
-            cancel,
-            receiver: rx,
-        }
-    }
-
-    pub fn cancel(&self) {
-        self.cancel.store(true, Ordering::Relaxed);
-    }
-}
-
 /// The step's state: the selection, a running job and what it has said so far.
 #[derive(Default)]
 pub struct GpuTestState {
@@ -84,9 +31,6 @@ pub struct GpuTestState {
     pub paths: [String; 4],
     pub dir: String,
     pub job: Option<GpuJob>,
-    pub stage: String,
-    pub done: usize,
-    pub total: usize,
     pub latest_sensors: Option<SensorSample>,
     pub log: Vec<String>,
     /// The last finished test of this session.
@@ -164,35 +108,35 @@ impl GpuTestState {
         }
     }
 
-    /// Drains the worker's messages; the outcome (and a base document) once the test finished.
-    pub fn poll(&mut self) -> Option<(Outcome, Report)> {
+    /// The running test's stage, steps done and steps expected.
+    pub fn progress(&self) -> Option<(String, usize, usize)> {
+        self.job.as_ref().map(|j| j.progress.snapshot())
+    }
+
+    /// Takes the worker's updates in; the outcome (and a base document) once the test finished,
+    /// or the error that stopped the worker.
+    pub fn poll(&mut self) -> Option<Result<(Outcome, Report), String>> {
         let job = self.job.as_ref()?;
-        loop {
-            match job.receiver.try_recv() {
-                Ok(Message::Update(Update::Progress { stage, done, total })) => {
-                    self.stage = stage;
-                    self.done = done;
-                    self.total = total;
-                }
-                Ok(Message::Update(Update::Sensors(s))) => self.latest_sensors = Some(s),
-                Ok(Message::Update(Update::Log(line))) => {
+        let outcome = job.poll();
+        for update in job.updates() {
+            match update {
+                // The stage and counts are in the job's progress already.
+                Update::Progress { .. } => {}
+                Update::Sensors(s) => self.latest_sensors = Some(s),
+                Update::Log(line) => {
                     self.log.push(line);
                     if self.log.len() > 200 {
                         self.log.remove(0);
                     }
                 }
-                Ok(Message::Done(done)) => {
-                    self.job = None;
-                    self.result = Some(done.0.report.clone());
-                    return Some(*done);
-                }
-                Err(TryRecvError::Empty) => return None,
-                Err(TryRecvError::Disconnected) => {
-                    self.job = None;
-                    return None;
-                }
             }
         }
+        let outcome = outcome?;
+        self.job = None;
+        Some(outcome.map(|done| {
+            self.result = Some(done.0.report.clone());
+            *done
+        }))
     }
 }
 
@@ -202,7 +146,10 @@ pub fn role_index(role: Role) -> usize {
 
 /// Puts a finished test into a document: replaces earlier GPU-test findings and the `"gpu"` key.
 pub fn merge(mut doc: Report, outcome: &Outcome) -> Report {
-    doc.findings.retain(|f| !f.code.starts_with("gpu-test-"));
+    doc.findings.retain(|f| {
+        !f.code
+            .starts_with(crate::engine::finding_codes::GPU_TEST_PREFIX)
+    });
     doc.findings.extend(outcome.findings.iter().cloned());
     sort_by_severity(&mut doc.findings);
     doc.gpu = Some(outcome.report.clone());
@@ -236,7 +183,7 @@ mod tests {
             exe: Some("/no/such/cuda-triage".into()),
             ..Options::default()
         };
-        let outcome = runner::run(&opts, &AtomicBool::new(false), |_| {});
+        let outcome = runner::run(&opts, &crate::engine::progress::Progress::new(), |_| {});
         let merged = merge(document(), &outcome);
         let codes: Vec<&str> = merged.findings.iter().map(|f| f.code.as_str()).collect();
         assert_eq!(codes, ["no-nvidia-driver", "gpu-test-not-started"]);

@@ -1,31 +1,33 @@
 //! GPU test step: the device card, the libraries to test (chosen files or a folder, then the
 //! paths the OS mapped and the versions they report), Run/Cancel with live progress and
 //! temperature/power, a results table and bar charts. The test runs in a child process started
-//! from a worker thread (see `gpu_state`); results and findings are carried into the document.
+//! from a worker thread that the app starts (see `gpu_state` and `worker`); results and findings
+//! are carried into the document.
 
-use super::UiCommand;
 use super::gpu_results::{chart_ui, results_table_ui};
 use super::gpu_state::role_index;
 pub use super::gpu_state::{GpuCommand, GpuJob, GpuTestState, merge, report_in};
+use super::{Shown, UiCommand};
+use crate::engine::context::ContextSource;
 use crate::engine::findings::Finding;
 use crate::engine::gpu::results::{GpuReport, Role};
 use crate::engine::gpu::select;
-use crate::ui::app::TriageApp;
 use crate::ui::theme;
 
 /// The live test measures this computer: not while the wizard shows a machine file or a report.
-pub fn can_run(app: &TriageApp) -> bool {
-    let report_open = app.document.as_ref().is_some_and(|d| {
-        matches!(
-            d.machine.source,
-            crate::engine::context::ContextSource::Report(_)
-        )
-    });
-    app.target.is_this_computer() && !report_open
+pub fn can_run(shown: &Shown) -> bool {
+    let report_open = shown
+        .document
+        .is_some_and(|d| matches!(d.machine.source, ContextSource::Report(_)));
+    shown.target.is_this_computer() && !report_open
 }
 
-pub fn gpu_test_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>) {
-    let state = &app.gpu;
+pub fn gpu_test_ui(
+    ui: &mut egui::Ui,
+    shown: &Shown,
+    state: &GpuTestState,
+    commands: &mut Vec<UiCommand>,
+) {
     ui.heading("GPU test");
     ui.label(
         "Proves that the libraries work, not just that they exist: a cuBLAS matrix multiply, a cuDNN \
@@ -33,22 +35,22 @@ pub fn gpu_test_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiComm
          GPU's peak. The test runs in a separate process, so a crash cannot close this window.",
     );
     ui.add_space(theme::CARD_SPACING);
-    let from_report = app.document.as_ref().and_then(report_in);
+    let from_report = shown.document.and_then(report_in);
     let report = state.result.as_ref().or(from_report.as_ref());
-    let live = can_run(app);
-    device_card_ui(ui, app, report);
+    let live = can_run(shown);
+    device_card_ui(ui, shown, report);
     if live {
         libraries_ui(ui, state, report, commands);
         run_ui(ui, state, commands);
     } else {
-        not_here_ui(ui, app, report);
+        not_here_ui(ui, shown, report);
     }
     if let Some(r) = report {
-        results_ui(ui, app, r);
+        results_ui(ui, shown, r);
     }
 }
 
-fn device_card_ui(ui: &mut egui::Ui, app: &TriageApp, report: Option<&GpuReport>) {
+fn device_card_ui(ui: &mut egui::Ui, shown: &Shown, report: Option<&GpuReport>) {
     theme::card(ui, |ui| {
         ui.label(egui::RichText::new("Device").strong());
         if let Some(d) = report.and_then(|r| r.device.as_ref()) {
@@ -79,7 +81,7 @@ fn device_card_ui(ui: &mut egui::Ui, app: &TriageApp, report: Option<&GpuReport>
             ));
             return;
         }
-        let Some(doc) = &app.document else {
+        let Some(doc) = shown.document else {
             ui.label("No device known yet: run the scan, or run the test.");
             return;
         };
@@ -137,7 +139,7 @@ fn opt(v: Option<u32>) -> String {
 
 /// A machine file or a report: its files are not this computer's, so no library is picked and
 /// nothing runs; the card says why and where to run the test instead.
-fn not_here_ui(ui: &mut egui::Ui, app: &TriageApp, report: Option<&GpuReport>) {
+fn not_here_ui(ui: &mut egui::Ui, shown: &Shown, report: Option<&GpuReport>) {
     theme::card(ui, |ui| {
         ui.label(egui::RichText::new("Libraries to test").strong());
         ui.label(format!(
@@ -145,7 +147,7 @@ fn not_here_ui(ui: &mut egui::Ui, app: &TriageApp, report: Option<&GpuReport>) {
              runs them on its GPU, and the wizard shows {}, whose files are not this computer's. \
              Run `cuda-triage gpu-test` (or this wizard) on that machine; `cuda-triage gpu-test \
              --sets --machine FILE` lists what each framework there would load.",
-            app.target_description()
+            shown.target_description()
         ));
         if let Some(r) = report {
             loaded_ui(ui, r);
@@ -246,13 +248,13 @@ fn run_ui(ui: &mut egui::Ui, state: &GpuTestState, commands: &mut Vec<UiCommand>
                 commands.push(UiCommand::Gpu(GpuCommand::Start));
             }
         });
-        if state.running() {
-            let fraction = if state.total > 0 {
-                state.done as f32 / state.total as f32
+        if let Some((stage, done, total)) = state.progress() {
+            let fraction = if total > 0 {
+                done as f32 / total as f32
             } else {
                 0.0
             };
-            ui.add(egui::ProgressBar::new(fraction).text(state.stage.clone()));
+            ui.add(egui::ProgressBar::new(fraction).text(stage));
             if let Some(s) = &state.latest_sensors {
                 ui.label(format!(
                     "Now: {} C, {} W, SM clock {} MHz",
@@ -267,23 +269,25 @@ fn run_ui(ui: &mut egui::Ui, state: &GpuTestState, commands: &mut Vec<UiCommand>
     });
 }
 
-fn results_ui(ui: &mut egui::Ui, app: &TriageApp, report: &GpuReport) {
+fn results_ui(ui: &mut egui::Ui, shown: &Shown, report: &GpuReport) {
     theme::card(ui, |ui| {
         let verdict = format!("Verdict: {} - {}", report.verdict.as_str(), report.summary);
         ui.label(egui::RichText::new(verdict).strong());
         ui.label(format!("Total wall time {:.1} s", report.wall_s));
-        let findings: Vec<&Finding> = app
+        let findings: Vec<&Finding> = shown
             .document
-            .as_ref()
             .map(|d| {
                 d.findings
                     .iter()
-                    .filter(|f| f.code.starts_with("gpu-test-"))
+                    .filter(|f| {
+                        f.code
+                            .starts_with(crate::engine::finding_codes::GPU_TEST_PREFIX)
+                    })
                     .collect()
             })
             .unwrap_or_default();
         for f in findings {
-            let colour = theme::severity_colour(f.severity, app.dark_mode);
+            let colour = theme::severity_colour(ui, f.severity);
             ui.colored_label(
                 colour,
                 format!("{} {}", theme::severity_symbol(f.severity), f.summary),
@@ -294,45 +298,4 @@ fn results_ui(ui: &mut egui::Ui, app: &TriageApp, report: &GpuReport) {
             chart_ui(ui, report);
         }
     });
-}
-
-/// Applies a GPU command to the app's state (called from `TriageApp::apply`).
-pub fn apply(app: &mut TriageApp, command: GpuCommand) {
-    let runnable = can_run(app);
-    let state = &mut app.gpu;
-    match command {
-        GpuCommand::Start => {
-            if !state.running() && runnable {
-                state.stage = "Starting the test process".into();
-                state.done = 0;
-                state.total = 0;
-                state.log.clear();
-                state.latest_sensors = None;
-                state.job = Some(GpuJob::start(state.options()));
-                app.status = "GPU test running...".into();
-            }
-        }
-        GpuCommand::Cancel => {
-            if let Some(job) = &state.job {
-                job.cancel();
-                app.status = "Cancelling the GPU test...".into();
-            }
-        }
-        GpuCommand::SetQuick(q) => state.quick = q,
-        GpuCommand::SetPath(role, text) => {
-            state.paths[role_index(role)] = text;
-            state.chosen_set = None;
-        }
-        GpuCommand::SetDir(dir) => {
-            state.dir = dir;
-            state.chosen_set = None;
-        }
-        GpuCommand::ChooseSet(index) => state.choose_set(index),
-        GpuCommand::PickDir => {
-            if let Some(dir) = rfd::FileDialog::new().pick_folder() {
-                state.dir = dir.display().to_string();
-                state.chosen_set = None;
-            }
-        }
-    }
 }

@@ -1,5 +1,10 @@
-//! The wizard's steps, one file each. Every step function draws into a `Ui`, reads the app
-//! state and pushes `UiCommand`s; none of them mutates the app directly.
+//! The wizard's steps, one file each. Every step function draws into a `Ui`, reads what the
+//! wizard shows ([`Shown`]) and its own state, and pushes `UiCommand`s; none of them mutates the
+//! app or starts work itself — `app::commands` applies the commands after drawing and starts the
+//! worker jobs.
+
+use crate::engine::report::Report;
+use crate::ui::worker::Source;
 
 pub mod dependencies;
 pub mod dependency_details;
@@ -62,6 +67,26 @@ impl Step {
     }
 }
 
+/// What every step may read of the wizard besides its own state: the target and the document
+/// shown (from a scan, or a reopened report).
+#[derive(Clone, Copy)]
+pub struct Shown<'a> {
+    pub target: &'a Source,
+    pub document: Option<&'a Report>,
+}
+
+impl Shown<'_> {
+    /// The machine the wizard shows, in words: a reopened report's, else the target's.
+    pub fn target_description(&self) -> String {
+        if let Some(doc) = self.document
+            && let crate::engine::context::ContextSource::Report(_) = doc.machine.source
+        {
+            return doc.machine.source.describe();
+        }
+        self.target.describe()
+    }
+}
+
 /// What a step asks the app to do, applied after the frame is drawn.
 #[derive(Debug, Clone, PartialEq)]
 pub enum UiCommand {
@@ -102,6 +127,8 @@ pub enum UiCommand {
     AnalyzeBinary(String),
     /// Build the tree of the scan's suggestion at this index, in the process it names.
     AnalyzeSuggestion(usize),
+    /// Stop building the dependency tree.
+    CancelTree,
     SelectDependency(usize),
     ToggleDependency(usize),
     CopyText(String),

@@ -2,11 +2,18 @@
 //! self-contained page); copy the Markdown; open the saved file; compare with another report.
 //! Redaction is on by default and the toggle says exactly what turning it off adds.
 
+use super::Shown;
 use super::UiCommand;
 use crate::engine::report::ReportFormat;
-use crate::ui::app::TriageApp;
+use crate::ui::report_export::ReportState;
 
-pub fn report_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>) {
+pub fn report_ui(
+    ui: &mut egui::Ui,
+    shown: &Shown,
+    state: &ReportState,
+    last_saved_report: Option<&str>,
+    commands: &mut Vec<UiCommand>,
+) {
     ui.heading("Report");
     ui.label(
         "A report holds the machine summary, the inventory, every finding with its evidence, \
@@ -14,11 +21,11 @@ pub fn report_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiComman
          `cuda-triage open FILE` or the Welcome step; attach the Markdown to a GitHub issue.",
     );
     ui.add_space(8.0);
-    if app.document.is_none() {
+    if shown.document.is_none() {
         ui.label("Run the scan first.");
         return;
     }
-    let mut redact = app.report.redact;
+    let mut redact = state.redact;
     if ui
         .checkbox(&mut redact, "Redact personal details (recommended)")
         .changed()
@@ -37,7 +44,7 @@ pub fn report_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiComman
     } else {
         ui.colored_label(
             ui.visuals().warn_fg_color,
-            app.report.unredacted_note.as_deref().unwrap_or_default(),
+            state.unredacted_note.as_deref().unwrap_or_default(),
         );
     }
     ui.add_space(8.0);
@@ -63,7 +70,7 @@ pub fn report_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiComman
             commands.push(UiCommand::CompareReport);
         }
     });
-    if let Some(saved) = &app.last_saved_report {
+    if let Some(saved) = last_saved_report {
         ui.horizontal(|ui| {
             ui.label(format!("Saved to {saved}"));
             if ui.button("Open").clicked() {
@@ -71,7 +78,7 @@ pub fn report_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiComman
             }
         });
     }
-    if let Some(text) = &app.report.comparison {
+    if let Some(text) = &state.comparison {
         ui.add_space(8.0);
         ui.strong("Comparison");
         egui::ScrollArea::vertical()

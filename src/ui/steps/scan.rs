@@ -2,17 +2,18 @@
 //! and once done shows summary cards (toolkits, cuDNN, driver, GPUs, Python environments,
 //! frameworks; see `scan_cards`) read from the document's inventory and findings.
 
+use super::Shown;
 use super::scan_cards::*;
 use super::{Step, UiCommand};
 use crate::engine::scan::Inventory;
-use crate::ui::app::{ScanState, TriageApp};
+use crate::ui::app::ScanState;
 use crate::ui::theme;
 
-pub fn scan_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>) {
+pub fn scan_ui(ui: &mut egui::Ui, shown: &Shown, scan: &ScanState, commands: &mut Vec<UiCommand>) {
     ui.heading("Scan");
-    ui.label(format!("Diagnosing {}.", app.target_description()));
+    ui.label(format!("Diagnosing {}.", shown.target_description()));
     ui.add_space(8.0);
-    match &app.scan {
+    match scan {
         ScanState::NotStarted => {
             if ui.button("Start scan").clicked() {
                 commands.push(UiCommand::StartScan);
@@ -46,7 +47,7 @@ pub fn scan_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>
         }
         ScanState::Failed(message) => {
             ui.colored_label(
-                theme::severity_colour(crate::engine::findings::Severity::Error, app.dark_mode),
+                theme::severity_colour(ui, crate::engine::findings::Severity::Error),
                 format!("The scan failed: {message}"),
             );
             if ui.button("Scan again").clicked() {
@@ -54,8 +55,8 @@ pub fn scan_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>
             }
         }
         ScanState::Done => {
-            if let Some(doc) = &app.document {
-                machine_cards_ui(ui, doc, app, commands);
+            if let Some(doc) = shown.document {
+                machine_cards_ui(ui, doc, shown, commands);
             }
             ui.horizontal(|ui| {
                 if ui.button("Scan again").clicked() {
@@ -73,11 +74,10 @@ pub fn scan_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>
 fn machine_cards_ui(
     ui: &mut egui::Ui,
     doc: &crate::engine::report::Report,
-    app: &TriageApp,
+    shown: &Shown,
     commands: &mut Vec<UiCommand>,
 ) {
-    let dark = app.dark_mode;
-    let live = app.target.is_this_computer();
+    let live = shown.target.is_this_computer();
     let m = &doc.machine;
     theme::card(ui, |ui| {
         ui.label(egui::RichText::new("Machine").strong());
@@ -90,12 +90,12 @@ fn machine_cards_ui(
     });
     let inv: Inventory = doc.inventory.clone().unwrap_or_default();
     ui.columns(2, |cols| {
-        toolkits_card(&mut cols[0], &inv, dark);
-        cudnn_card(&mut cols[0], &inv, dark);
-        environments_card(&mut cols[0], &inv, dark);
-        driver_card(&mut cols[1], doc, &inv, dark);
-        gpus_card(&mut cols[1], doc, dark);
-        frameworks_card(&mut cols[1], doc, &inv, dark, live, commands);
+        toolkits_card(&mut cols[0], &inv);
+        cudnn_card(&mut cols[0], &inv);
+        environments_card(&mut cols[0], &inv);
+        driver_card(&mut cols[1], doc, &inv);
+        gpus_card(&mut cols[1], doc);
+        frameworks_card(&mut cols[1], doc, &inv, live, commands);
     });
     if !inv.skipped.is_empty() {
         ui.collapsing(
@@ -106,7 +106,7 @@ fn machine_cards_ui(
                     .iter()
                     .map(|s| (Mark::Unknown, format!("{}: {}", s.path, s.reason)))
                     .collect();
-                lines_ui(ui, &lines, 20, "", dark);
+                lines_ui(ui, &lines, 20, "");
             },
         );
     }

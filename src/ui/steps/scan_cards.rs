@@ -16,32 +16,32 @@ use crate::ui::theme::{self, mark_line, marked};
 pub type Line = (Mark, String);
 
 /// The card's title with the worst mark of its lines (`empty` when it has none).
-fn title_ui(ui: &mut egui::Ui, lines: &[Line], empty: Mark, title: &str, dark: bool) {
+fn title_ui(ui: &mut egui::Ui, lines: &[Line], empty: Mark, title: &str) {
     let mark = if lines.is_empty() {
         empty
     } else {
         Mark::worst(lines.iter().map(|(m, _)| *m))
     };
-    marked(ui, mark, title, dark);
+    marked(ui, mark, title);
 }
 
 /// Up to `max` lines, then "… and N more".
-pub fn lines_ui(ui: &mut egui::Ui, lines: &[Line], max: usize, empty: &str, dark: bool) {
+pub fn lines_ui(ui: &mut egui::Ui, lines: &[Line], max: usize, empty: &str) {
     if lines.is_empty() && !empty.is_empty() {
         ui.label(empty);
     }
     for (mark, text) in lines.iter().take(max) {
-        mark_line(ui, *mark, text, dark);
+        mark_line(ui, *mark, text);
     }
     if lines.len() > max {
         ui.label(format!("… and {} more", lines.len() - max));
     }
 }
 
-fn card_ui(ui: &mut egui::Ui, title: &str, lines: &[Line], max: usize, empty: &str, dark: bool) {
+fn card_ui(ui: &mut egui::Ui, title: &str, lines: &[Line], max: usize, empty: &str) {
     theme::card(ui, |ui| {
-        title_ui(ui, lines, Mark::Error, title, dark);
-        lines_ui(ui, lines, max, empty, dark);
+        title_ui(ui, lines, Mark::Error, title);
+        lines_ui(ui, lines, max, empty);
         let words: Vec<&str> = lines.iter().map(|(_, t)| t.as_str()).collect();
         crate::ui::glossary::terms_ui(ui, &words.join("\n"));
     });
@@ -55,7 +55,7 @@ fn known(value: Option<&str>) -> Mark {
     }
 }
 
-pub fn toolkits_card(ui: &mut egui::Ui, inv: &Inventory, dark: bool) {
+pub fn toolkits_card(ui: &mut egui::Ui, inv: &Inventory) {
     let lines: Vec<Line> = inv
         .toolkits
         .iter()
@@ -72,10 +72,10 @@ pub fn toolkits_card(ui: &mut egui::Ui, inv: &Inventory, dark: bool) {
         })
         .collect();
     let title = format!("CUDA toolkits ({})", inv.toolkits.len());
-    card_ui(ui, &title, &lines, 4, "No CUDA toolkit found.", dark);
+    card_ui(ui, &title, &lines, 4, "No CUDA toolkit found.");
 }
 
-pub fn cudnn_card(ui: &mut egui::Ui, inv: &Inventory, dark: bool) {
+pub fn cudnn_card(ui: &mut egui::Ui, inv: &Inventory) {
     let mut lines: Vec<Line> = inv
         .cudnn
         .iter()
@@ -98,13 +98,13 @@ pub fn cudnn_card(ui: &mut egui::Ui, inv: &Inventory, dark: bool) {
         lines.push((mark, format!("zlibwapi.dll ({bits}) — {}", z.path)));
     }
     let title = format!("cuDNN ({})", inv.cudnn.len());
-    card_ui(ui, &title, &lines, 5, "No cuDNN found.", dark);
+    card_ui(ui, &title, &lines, 5, "No cuDNN found.");
 }
 
-pub fn driver_card(ui: &mut egui::Ui, doc: &Report, inv: &Inventory, dark: bool) {
+pub fn driver_card(ui: &mut egui::Ui, doc: &Report, inv: &Inventory) {
     theme::card(ui, |ui| match &doc.machine.driver {
         Some(d) => {
-            marked(ui, Mark::Ok, format!("NVIDIA driver {}", d.version), dark);
+            marked(ui, Mark::Ok, format!("NVIDIA driver {}", d.version));
             if let Some(cuda) = &d.cuda {
                 ui.label(format!("Supports CUDA up to {cuda}"));
             }
@@ -115,14 +115,13 @@ pub fn driver_card(ui: &mut egui::Ui, doc: &Report, inv: &Inventory, dark: bool)
                 ui,
                 Mark::Warning,
                 format!("NVIDIA driver {v} (files only; NVML gave no facts)"),
-                dark,
             );
             for lib in inv.driver.libraries.iter().take(3) {
                 ui.label(lib);
             }
         }
         None => {
-            marked(ui, Mark::Error, "No NVIDIA driver found", dark);
+            marked(ui, Mark::Error, "No NVIDIA driver found");
             if let Some(note) = &doc.machine.driver_note {
                 ui.label(note);
             }
@@ -130,7 +129,7 @@ pub fn driver_card(ui: &mut egui::Ui, doc: &Report, inv: &Inventory, dark: bool)
     });
 }
 
-pub fn gpus_card(ui: &mut egui::Ui, doc: &Report, dark: bool) {
+pub fn gpus_card(ui: &mut egui::Ui, doc: &Report) {
     let gpus = &doc.machine.gpus;
     let lines: Vec<Line> = gpus
         .iter()
@@ -149,10 +148,10 @@ pub fn gpus_card(ui: &mut egui::Ui, doc: &Report, dark: bool) {
         })
         .collect();
     let title = format!("GPUs ({})", gpus.len());
-    card_ui(ui, &title, &lines, 4, "None reported.", dark);
+    card_ui(ui, &title, &lines, 4, "None reported.");
 }
 
-pub fn environments_card(ui: &mut egui::Ui, inv: &Inventory, dark: bool) {
+pub fn environments_card(ui: &mut egui::Ui, inv: &Inventory) {
     let lines: Vec<Line> = inv
         .python_envs
         .iter()
@@ -177,14 +176,13 @@ pub fn environments_card(ui: &mut egui::Ui, inv: &Inventory, dark: bool) {
         })
         .collect();
     let title = format!("Python environments ({})", inv.python_envs.len());
-    card_ui(ui, &title, &lines, 5, "No Python environment found.", dark);
+    card_ui(ui, &title, &lines, 5, "No Python environment found.");
 }
 
 pub fn frameworks_card(
     ui: &mut egui::Ui,
     doc: &Report,
     inv: &Inventory,
-    dark: bool,
     live: bool,
     commands: &mut Vec<UiCommand>,
 ) {
@@ -194,8 +192,8 @@ pub fn frameworks_card(
         .collect();
     theme::card(ui, |ui| {
         let title = format!("GPU frameworks ({})", lines.len());
-        title_ui(ui, &lines, Mark::Error, &title, dark);
-        lines_ui(ui, &lines, 5, "No GPU framework found.", dark);
+        title_ui(ui, &lines, Mark::Error, &title);
+        lines_ui(ui, &lines, 5, "No GPU framework found.");
         if lines.is_empty() {
             return;
         }

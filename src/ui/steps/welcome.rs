@@ -3,11 +3,18 @@
 //! to paste an error message or log, whose libraries, codes and known messages are explained
 //! for the machine being diagnosed.
 
+use super::Shown;
 use super::{Step, UiCommand};
-use crate::ui::app::TriageApp;
+use crate::ui::paste::PasteState;
 use crate::ui::theme;
 
-pub fn welcome_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>) {
+pub fn welcome_ui(
+    ui: &mut egui::Ui,
+    shown: &Shown,
+    paste: &PasteState,
+    recent_reports: &[String],
+    commands: &mut Vec<UiCommand>,
+) {
     ui.heading("Why won't my GPU libraries load?");
     ui.add_space(6.0);
     ui.label(
@@ -17,15 +24,15 @@ pub fn welcome_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiComma
     ui.add_space(10.0);
     theme::card(ui, |ui| {
         ui.label(egui::RichText::new("Machine to diagnose").strong());
-        ui.label(app.target_description());
+        ui.label(shown.target_description());
         if ui.button("Start scan").clicked() {
             commands.push(UiCommand::StartScan);
             commands.push(UiCommand::GoTo(Step::Scan));
         }
     });
-    paste_ui(ui, app, commands);
+    paste_ui(ui, paste, commands);
     quick_choices_ui(ui, commands);
-    recent_ui(ui, app, commands);
+    recent_ui(ui, recent_reports, commands);
     ui.label(
         egui::RichText::new(
             "Keyboard: Tab moves between controls, Enter or Space presses, Alt+Right / Alt+Left go to the next or previous step, Alt+1…7 jump to a step, F5 scans, Escape cancels the scan, Ctrl+O opens a report.",
@@ -71,13 +78,13 @@ fn quick_choices_ui(ui: &mut egui::Ui, commands: &mut Vec<UiCommand>) {
 }
 
 /// Reports opened or saved lately (remembered between runs).
-fn recent_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>) {
-    if app.recent_reports.is_empty() {
+fn recent_ui(ui: &mut egui::Ui, recent_reports: &[String], commands: &mut Vec<UiCommand>) {
+    if recent_reports.is_empty() {
         return;
     }
     theme::card(ui, |ui| {
         ui.label(egui::RichText::new("Recent reports").strong());
-        for path in &app.recent_reports {
+        for path in recent_reports {
             let name = std::path::Path::new(path)
                 .file_name()
                 .map_or(path.clone(), |n| n.to_string_lossy().into_owned());
@@ -91,11 +98,11 @@ fn recent_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>) 
     });
 }
 
-fn paste_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>) {
+fn paste_ui(ui: &mut egui::Ui, paste: &PasteState, commands: &mut Vec<UiCommand>) {
     theme::card(ui, |ui| {
         ui.label(egui::RichText::new("Got an error message?").strong());
         ui.label("Paste it (or a whole log) here: every library name, error code and known message in it is explained.");
-        let mut text = app.paste.text.clone();
+        let mut text = paste.text.clone();
         let edit = egui::TextEdit::multiline(&mut text)
             .hint_text("e.g. Could not load dynamic library 'cublas64_11.dll'; dlerror: cublas64_11.dll not found")
             .desired_rows(4)
@@ -104,8 +111,8 @@ fn paste_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>) {
             commands.push(UiCommand::SetPasteText(text));
         }
         ui.horizontal(|ui| {
-            let busy = app.paste.job.is_some();
-            let can_explain = !busy && !app.paste.text.trim().is_empty();
+            let busy = paste.job.is_some();
+            let can_explain = !busy && !paste.text.trim().is_empty();
             if ui
                 .add_enabled(can_explain, egui::Button::new("Explain this error"))
                 .clicked()

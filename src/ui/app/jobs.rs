@@ -1,0 +1,99 @@
+//! Every background job of the wizard polled in one place, once a frame: the scan, the pasted
+//! text's triage, the dependency tree, the GPU test and the fix jobs. Each finished job's result
+//! goes into the app's plain-data state and the status line; while any job runs, the frame asks
+//! for another repaint so progress shows without input.
+
+use super::{ScanState, TriageApp};
+use crate::engine::findings::Severity;
+use crate::ui::steps::{self, Step};
+use crate::ui::worker::ScanOutcome;
+use std::time::Duration;
+
+/// How often a running job's progress is redrawn.
+const REPAINT: Duration = Duration::from_millis(100);
+
+impl TriageApp {
+    /// Whether any background job is running.
+    pub fn jobs_running(&self) -> bool {
+        self.scan_running()
+            || self.paste.job.is_some()
+            || self.deps.job.is_some()
+            || self.gpu.running()
+            || self.fix.busy()
+    }
+
+    /// Takes in what the jobs finished since the last frame.
+    pub(super) fn poll_jobs(&mut self, ctx: &egui::Context) {
+        self.poll_scan();
+        self.poll_paste();
+        if let Some(status) = self.deps.poll() {
+            self.status = status;
+        }
+        self.poll_gpu();
+        self.fix.poll();
+        if self.jobs_running() {
+            ctx.request_repaint_after(REPAINT);
+        }
+    }
+
+    fn poll_scan(&mut self) {
+        let ScanState::Running(job) = &self.scan else {
+            return;
+        };
+        match job.poll() {
+            None => {}
+            Some(Ok(ScanOutcome::Done(doc, sets, suggestions))) => {
+                self.gpu.offer_sets(sets);
+                self.deps.suggestions = suggestions;
+                let errors = doc
+                    .findings
+                    .iter()
+                    .filter(|f| f.severity == Severity::Error)
+                    .count();
+                self.status = format!(
+                    "Scan finished: {} finding(s), {errors} error(s).",
+                    doc.findings.len()
+                );
+                self.document = Some(*doc);
+                self.scan = ScanState::Done;
+            }
+            Some(Ok(ScanOutcome::Cancelled)) => {
+                self.status = "Scan cancelled.".into();
+                self.scan = ScanState::Cancelled;
+            }
+            Some(Err(message)) => {
+                self.status = "Scan failed.".into();
+                self.scan = ScanState::Failed(message);
+            }
+        }
+    }
+
+    fn poll_paste(&mut self) {
+        match self.paste.poll() {
+            Some(true) => {
+                self.status = "Explained the pasted text: see Findings.".into();
+                self.step = Step::Findings;
+            }
+            Some(false) => {
+                self.status = format!(
+                    "Could not explain the text: {}",
+                    self.paste.error.clone().unwrap_or_default()
+                )
+            }
+            None => {}
+        }
+    }
+
+    /// Takes a finished GPU test into the document (this computer's, if none was open).
+    fn poll_gpu(&mut self) {
+        match self.gpu.poll() {
+            Some(Ok((outcome, base))) => {
+                self.status = format!("GPU test finished: {}", outcome.report.summary);
+                let doc = self.document.take().unwrap_or(base);
+                self.document = Some(steps::gpu_test::merge(doc, &outcome));
+            }
+            Some(Err(e)) => self.status = format!("The GPU test could not run: {e}"),
+            None => {}
+        }
+    }
+}
