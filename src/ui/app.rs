@@ -4,9 +4,10 @@
 
 use super::prefs::Prefs;
 use super::steps::dependencies::DependenciesState;
+pub use super::steps::scan::ScanState;
 use super::steps::{self, Shown, Step, UiCommand};
 use super::theme;
-use super::worker::{ScanJob, Source};
+use super::worker::Source;
 use crate::engine::report::Report;
 
 mod commands;
@@ -22,15 +23,6 @@ fn dropped_file_commands(ctx: &egui::Context, commands: &mut Vec<UiCommand>) {
             .collect::<Vec<_>>()
     });
     commands.extend(dropped.into_iter().map(UiCommand::OpenDropped));
-}
-
-/// Where the scan stands.
-pub enum ScanState {
-    NotStarted,
-    Running(ScanJob),
-    Done,
-    Cancelled,
-    Failed(String),
 }
 
 /// The whole wizard.
@@ -161,7 +153,7 @@ impl TriageApp {
             Step::Findings => steps::findings::findings_ui(ui, &shown, &self.paste, commands),
             Step::Dependencies => {}
             Step::GpuTest => steps::gpu_test::gpu_test_ui(ui, &shown, &self.gpu, commands),
-            Step::Fix => steps::fix::fix_ui(ui, self, commands),
+            Step::Fix => steps::fix::fix_ui(ui, &shown, &self.fix, commands),
             Step::Report => steps::report::report_ui(
                 ui,
                 &shown,

@@ -4,7 +4,7 @@
 //! as a diff, or the copy of a real 64-bit zlibwapi.dll (a 32-bit one is refused).
 
 use crate::fixtures_build::{DllSpec, PeArch, tool_available};
-use crate::situations::{cudnn8, machine_file, tf210};
+use crate::situations::{cuda_11_2, cudnn8, machine_file, tf210};
 use crate::support::{fixture, json, run_cli, stderr, stdout};
 use cuda_triage::engine::context::Platform;
 use cuda_triage::engine::context::fake::{FakeMachine, WINDOWS_TOOLKITS};
@@ -143,18 +143,7 @@ fn with_user_path(machine: &str) {
 fn situations_a_and_d_path_fixes_preview_the_exact_registry_change() {
     // a: TensorFlow 2.10 needs CUDA 11.2's bin, which the host process's PATH lacks.
     let mut m = FakeMachine::new(Platform::Windows).unwrap();
-    m.windows_toolkit(
-        "11.2",
-        &[
-            "cudart64_110.dll",
-            "cublas64_11.dll",
-            "cublasLt64_11.dll",
-            "cufft64_10.dll",
-            "curand64_10.dll",
-            "cusolver64_11.dll",
-            "cusparse64_11.dll",
-        ],
-    );
+    cuda_11_2(&mut m);
     tf210(&mut m);
     let mf = machine_file(
         &m,

@@ -25,6 +25,50 @@ pub(crate) fn machine_file(m: &FakeMachine, env: &[(&str, &str)]) -> String {
 
 /// TensorFlow 2.10.1 in [`PY`], with the real files of its Windows wheel (build_info.py,
 /// METADATA) — until issue 11 this was a hand-written imitation in a form no release used.
+/// CUDA 11.2's toolkit with the DLLs TensorFlow 2.10 loads (situations a and d).
+pub(crate) fn cuda_11_2(m: &mut FakeMachine) {
+    m.windows_toolkit(
+        "11.2",
+        &[
+            "cudart64_110.dll",
+            "cublas64_11.dll",
+            "cublasLt64_11.dll",
+            "cufft64_10.dll",
+            "curand64_10.dll",
+            "cusolver64_11.dll",
+            "cusparse64_11.dll",
+        ],
+    );
+}
+
+/// Situation e's install: CUDA 10.0 with CUPTI only in `extras\CUPTI\libx64`, and a real
+/// Anaconda layout (the base environment with conda-meta, `envs\tf1` inside it) whose tf1 env
+/// has TensorFlow 1.14 built for CUDA 10.0. Returns the env's folder.
+pub(crate) fn anaconda_tf1_cuda10(m: &mut FakeMachine) -> &'static str {
+    m.windows_toolkit("10.0", &["cudart64_100.dll", "cublas64_100.dll"]);
+    m.file(
+        &format!(r"{CUDA}\v10.0\extras\CUPTI\libx64\cupti64_100.dll"),
+        b"MZ",
+    );
+    m.file(
+        r"C:\Users\u\Anaconda3\conda-meta\python-3.7.6-h60c2a47_2.json",
+        "{}",
+    );
+    m.file(r"C:\Users\u\Anaconda3\python.exe", b"MZ");
+    let env = r"C:\Users\u\Anaconda3\envs\tf1";
+    m.file(&format!(r"{env}\python.exe"), b"MZ");
+    m.file(&format!(r"{env}\conda-meta\python-3.6.13-h0.json"), "{}");
+    m.file(
+        &format!(r"{env}\Lib\site-packages\tensorflow_gpu-1.14.0.dist-info\METADATA"),
+        "Name: tensorflow-gpu\nVersion: 1.14.0\n",
+    );
+    m.file(
+        &format!(r"{env}\Lib\site-packages\tensorflow\python\platform\build_info.py"),
+        "cuda_version_number = '10.0'\ncudnn_version_number = '7'\nis_cuda_build = True\n",
+    );
+    env
+}
+
 pub(crate) fn tf210(m: &mut FakeMachine) {
     m.file(&format!(r"{PY}\python.exe"), b"MZ");
     m.file(&format!(r"{PY}\python310.dll"), b"MZ");
@@ -100,18 +144,7 @@ fn a_tf210_only_cuda12_installed_is_wrong_major() {
 #[test]
 fn a_tf210_cuda11_bin_not_on_host_path_is_not_searched() {
     let mut m = FakeMachine::new(Platform::Windows).unwrap();
-    m.windows_toolkit(
-        "11.2",
-        &[
-            "cudart64_110.dll",
-            "cublas64_11.dll",
-            "cublasLt64_11.dll",
-            "cufft64_10.dll",
-            "curand64_10.dll",
-            "cusolver64_11.dll",
-            "cusparse64_11.dll",
-        ],
-    );
+    cuda_11_2(&mut m);
     tf210(&mut m);
     // A .NET host through Python.NET: its PATH lacks the toolkit's bin folder.
     let mf = machine_file(
@@ -262,18 +295,7 @@ fn c_cudnn7_deps_absent_and_32bit_process() {
 #[test]
 fn d_ptxas_typo_and_older_toolkit_first() {
     let mut m = FakeMachine::new(Platform::Windows).unwrap();
-    m.windows_toolkit(
-        "11.2",
-        &[
-            "cudart64_110.dll",
-            "cublas64_11.dll",
-            "cublasLt64_11.dll",
-            "cufft64_10.dll",
-            "curand64_10.dll",
-            "cusolver64_11.dll",
-            "cusparse64_11.dll",
-        ],
-    );
+    cuda_11_2(&mut m);
     m.windows_toolkit("10.0", &["cudart64_100.dll"]);
     tf210(&mut m);
     cudnn8(&mut m);
@@ -325,28 +347,7 @@ fn d_ptxas_typo_and_older_toolkit_first() {
 #[test]
 fn e_cupti_in_libx64_not_on_path() {
     let mut m = FakeMachine::new(Platform::Windows).unwrap();
-    m.windows_toolkit("10.0", &["cudart64_100.dll", "cublas64_100.dll"]);
-    m.file(
-        &format!(r"{CUDA}\v10.0\extras\CUPTI\libx64\cupti64_100.dll"),
-        b"MZ",
-    );
-    // A real Anaconda install: the base environment (with conda-meta) and envs\tf1 inside it.
-    m.file(
-        r"C:\Users\u\Anaconda3\conda-meta\python-3.7.6-h60c2a47_2.json",
-        "{}",
-    );
-    m.file(r"C:\Users\u\Anaconda3\python.exe", b"MZ");
-    let env = r"C:\Users\u\Anaconda3\envs\tf1";
-    m.file(&format!(r"{env}\python.exe"), b"MZ");
-    m.file(&format!(r"{env}\conda-meta\python-3.6.13-h0.json"), "{}");
-    m.file(
-        &format!(r"{env}\Lib\site-packages\tensorflow_gpu-1.14.0.dist-info\METADATA"),
-        "Name: tensorflow-gpu\nVersion: 1.14.0\n",
-    );
-    m.file(
-        &format!(r"{env}\Lib\site-packages\tensorflow\python\platform\build_info.py"),
-        "cuda_version_number = '10.0'\ncudnn_version_number = '7'\nis_cuda_build = True\n",
-    );
+    let env = anaconda_tf1_cuda10(&mut m);
     let mf = machine_file(
         &m,
         &[

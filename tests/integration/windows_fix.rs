@@ -6,21 +6,8 @@
 
 use super::wine_support::{Prefix, install_triage};
 use cuda_triage::engine::context::fake::WINDOWS_TOOLKITS;
-use serde_json::Value;
 
 const USER_ENV: &str = r"HKCU\Environment";
-
-fn run_json(wine: &Prefix, exe: &str, args: &[&str]) -> (Option<i32>, Value) {
-    let out = wine.command(exe).args(args).output().unwrap();
-    let doc = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{args:?}: no JSON ({e}): {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    (out.status.code(), doc)
-}
 
 #[test]
 fn a_user_path_fix_round_trips_through_the_registry() {
@@ -63,7 +50,7 @@ fn a_user_path_fix_round_trips_through_the_registry() {
     ]);
 
     // The scan offers to replace the typo with the toolkit's bin folder.
-    let (_, listed) = run_json(&wine, &exe, &["fix", "list", "--json"]);
+    let (_, listed) = wine.run_json(&exe, &["fix", "list", "--json"]);
     let fix = listed["fixes"]
         .as_array()
         .unwrap()
@@ -73,7 +60,7 @@ fn a_user_path_fix_round_trips_through_the_registry() {
     let id = fix["id"].as_str().unwrap().to_string();
 
     // The preview is the registry value before and after, with its type.
-    let (code, shown) = run_json(&wine, &exe, &["fix", "show", &id, "--json"]);
+    let (code, shown) = wine.run_json(&exe, &["fix", "show", &id, "--json"]);
     assert_eq!(code, Some(0), "{shown:#}");
     let want = before.replace(&typo, &format!(r"{toolkit}\bin"));
     let change = &shown["plan"]["operations"][0]["change"];
@@ -81,7 +68,7 @@ fn a_user_path_fix_round_trips_through_the_registry() {
     assert_eq!(change["after"]["data"], want.as_str(), "{change:#}");
     assert_eq!(change["after"]["kind"], "REG_EXPAND_SZ");
 
-    let (code, applied) = run_json(&wine, &exe, &["fix", "apply", &id, "--yes", "--json"]);
+    let (code, applied) = wine.run_json(&exe, &["fix", "apply", &id, "--yes", "--json"]);
     assert_eq!(code, Some(0), "{applied:#}");
     let verification = &applied["apply"]["verification"];
     assert_eq!(verification["verified"], true, "{verification:#}");
@@ -111,7 +98,7 @@ fn a_user_path_fix_round_trips_through_the_registry() {
         "{path}"
     );
     assert!(path.contains(r"c:\users\root\bin"), "{path}");
-    let (_, rescanned) = run_json(&wine, &exe, &["fix", "list", "--json"]);
+    let (_, rescanned) = wine.run_json(&exe, &["fix", "list", "--json"]);
     assert!(
         !rescanned["fixes"].to_string().contains(&id),
         "still offered after apply: {:#}",
@@ -119,12 +106,12 @@ fn a_user_path_fix_round_trips_through_the_registry() {
     );
 
     // Undo restores value and type exactly.
-    let (code, undone) = run_json(&wine, &exe, &["fix", "undo", "--json"]);
+    let (code, undone) = wine.run_json(&exe, &["fix", "undo", "--json"]);
     assert_eq!(code, Some(0), "{undone:#}");
     assert_eq!(
         wine.reg_value(USER_ENV, "Path"),
         Some(("REG_EXPAND_SZ".to_string(), before))
     );
-    let (_, history) = run_json(&wine, &exe, &["fix", "history", "--json"]);
+    let (_, history) = wine.run_json(&exe, &["fix", "history", "--json"]);
     assert!(history.to_string().contains(&id), "{history:#}");
 }

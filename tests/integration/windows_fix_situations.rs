@@ -6,7 +6,7 @@
 //! `fix undo` puts back exactly what was there (the value absent again; the copy removed).
 
 use super::fixtures_build::DllSpec;
-use super::situations::{cudnn8, machine_file, tf210};
+use super::situations::{anaconda_tf1_cuda10, cuda_11_2, cudnn8, machine_file, tf210};
 use super::windows_live::replicate;
 use super::wine_support::{Prefix, install_triage};
 use cuda_triage::engine::context::Platform;
@@ -15,18 +15,6 @@ use serde_json::Value;
 use std::path::Path;
 
 const USER_ENV: &str = r"HKCU\Environment";
-
-fn run_json(wine: &Prefix, exe: &str, args: &[&str]) -> (Option<i32>, Value) {
-    let out = wine.command(exe).args(args).output().unwrap();
-    let doc = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{args:?}: no JSON ({e}): {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    (out.status.code(), doc)
-}
 
 fn codes(doc: &Value) -> Vec<String> {
     doc["findings"]
@@ -44,7 +32,7 @@ fn applied(mf: &str, code: &str, needle: &str, extra: &[&str]) -> (Prefix, Strin
     let wine = Prefix::new();
     replicate(&wine, Path::new(mf));
     let exe = install_triage(&wine, r"C:\Program Files\CUDA Triage");
-    let (_, listed) = run_json(&wine, &exe, &["fix", "list", "--json"]);
+    let (_, listed) = wine.run_json(&exe, &["fix", "list", "--json"]);
     assert!(
         codes(&listed).contains(&code.to_string()),
         "{:#}",
@@ -59,11 +47,11 @@ fn applied(mf: &str, code: &str, needle: &str, extra: &[&str]) -> (Prefix, Strin
     let id = fix["id"].as_str().unwrap().to_string();
     let mut args = vec!["fix", "apply", id.as_str(), "--yes", "--json"];
     args.extend(extra);
-    let (status, done) = run_json(&wine, &exe, &args);
+    let (status, done) = wine.run_json(&exe, &args);
     assert_eq!(status, Some(0), "{done:#}");
     assert_eq!(done["apply"]["outcome"], "applied", "{done:#}");
     assert_eq!(done["apply"]["verification"]["verified"], true, "{done:#}");
-    let (_, rescanned) = run_json(&wine, &exe, &["fix", "list", "--json"]);
+    let (_, rescanned) = wine.run_json(&exe, &["fix", "list", "--json"]);
     assert!(
         !rescanned["fixes"].to_string().contains(&id),
         "{id} still offered after apply: {:#}",
@@ -73,28 +61,17 @@ fn applied(mf: &str, code: &str, needle: &str, extra: &[&str]) -> (Prefix, Strin
 }
 
 fn undo(wine: &Prefix, exe: &str, id: &str) {
-    let (status, undone) = run_json(wine, exe, &["fix", "undo", "--json"]);
+    let (status, undone) = wine.run_json(exe, &["fix", "undo", "--json"]);
     assert_eq!(status, Some(0), "{undone:#}");
     assert_eq!(undone["undone"]["fix_id"], id, "{undone:#}");
-    let (_, history) = run_json(wine, exe, &["fix", "history", "--json"]);
+    let (_, history) = wine.run_json(exe, &["fix", "history", "--json"]);
     assert_eq!(history["history"][0]["state"], "undone", "{history:#}");
 }
 
 #[test]
 fn situation_a_adds_cuda_11_2_bin_to_the_users_path_and_undo_removes_the_value() {
     let mut m = FakeMachine::new(Platform::Windows).unwrap();
-    m.windows_toolkit(
-        "11.2",
-        &[
-            "cudart64_110.dll",
-            "cublas64_11.dll",
-            "cublasLt64_11.dll",
-            "cufft64_10.dll",
-            "curand64_10.dll",
-            "cusolver64_11.dll",
-            "cusparse64_11.dll",
-        ],
-    );
+    cuda_11_2(&mut m);
     tf210(&mut m);
     let py = r"C:\Users\u\AppData\Local\Programs\Python\Python310";
     let mf = machine_file(
@@ -154,27 +131,7 @@ fn situation_b_copies_a_real_64_bit_zlibwapi_beside_cudnn_8_and_undo_removes_it(
 fn situation_e_puts_cupti_libx64_on_the_users_path_keeping_its_entries_and_undo_restores_it() {
     let cuda = WINDOWS_TOOLKITS;
     let mut m = FakeMachine::new(Platform::Windows).unwrap();
-    m.windows_toolkit("10.0", &["cudart64_100.dll", "cublas64_100.dll"]);
-    m.file(
-        &format!(r"{cuda}\v10.0\extras\CUPTI\libx64\cupti64_100.dll"),
-        b"MZ",
-    );
-    m.file(
-        r"C:\Users\u\Anaconda3\conda-meta\python-3.7.6-h60c2a47_2.json",
-        "{}",
-    );
-    m.file(r"C:\Users\u\Anaconda3\python.exe", b"MZ");
-    let env = r"C:\Users\u\Anaconda3\envs\tf1";
-    m.file(&format!(r"{env}\python.exe"), b"MZ");
-    m.file(&format!(r"{env}\conda-meta\python-3.6.13-h0.json"), "{}");
-    m.file(
-        &format!(r"{env}\Lib\site-packages\tensorflow_gpu-1.14.0.dist-info\METADATA"),
-        "Name: tensorflow-gpu\nVersion: 1.14.0\n",
-    );
-    m.file(
-        &format!(r"{env}\Lib\site-packages\tensorflow\python\platform\build_info.py"),
-        "cuda_version_number = '10.0'\ncudnn_version_number = '7'\nis_cuda_build = True\n",
-    );
+    let env = anaconda_tf1_cuda10(&mut m);
     let mf = machine_file(
         &m,
         &[
@@ -212,18 +169,7 @@ fn situation_e_puts_cupti_libx64_on_the_users_path_keeping_its_entries_and_undo_
 fn situation_d_puts_the_newer_toolkit_first_in_the_machine_path_and_undo_restores_it() {
     let cuda = WINDOWS_TOOLKITS;
     let mut m = FakeMachine::new(Platform::Windows).unwrap();
-    m.windows_toolkit(
-        "11.2",
-        &[
-            "cudart64_110.dll",
-            "cublas64_11.dll",
-            "cublasLt64_11.dll",
-            "cufft64_10.dll",
-            "curand64_10.dll",
-            "cusolver64_11.dll",
-            "cusparse64_11.dll",
-        ],
-    );
+    cuda_11_2(&mut m);
     m.windows_toolkit("10.0", &["cudart64_100.dll"]);
     tf210(&mut m);
     cudnn8(&mut m);
@@ -249,7 +195,7 @@ fn situation_d_puts_the_newer_toolkit_first_in_the_machine_path_and_undo_restore
         Some(("REG_EXPAND_SZ".to_string(), path))
     );
     // The user scope (the default) says why it cannot put the folder before a machine entry.
-    let (_, shown) = run_json(&wine, &exe, &["fix", "show", &id, "--json"]);
+    let (_, shown) = wine.run_json(&exe, &["fix", "show", &id, "--json"]);
     assert!(
         shown["plan"]["notes"].to_string().contains(
             "an entry put first in the user's Path still comes after every machine entry"

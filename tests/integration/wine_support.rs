@@ -18,6 +18,20 @@ pub struct Prefix {
 }
 
 impl Prefix {
+    /// Runs a Windows program of the prefix with `args` and reads the JSON it prints (a panic
+    /// names the arguments and shows what came instead); returns its exit code too.
+    pub fn run_json(&self, exe: &str, args: &[&str]) -> (Option<i32>, serde_json::Value) {
+        let out = self.command(exe).args(args).output().unwrap();
+        let doc = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "{args:?}: no JSON ({e}): {}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        (out.status.code(), doc)
+    }
+
     pub fn new() -> Prefix {
         assert!(
             Path::new(WINE).is_file(),

@@ -180,7 +180,14 @@ impl TriageApp {
                 }
             }
             UiCommand::Gpu(command) => self.apply_gpu(command),
-            UiCommand::Fix(command) => steps::fix_state::apply(self, command),
+            UiCommand::Fix(command) => {
+                let findings = self
+                    .document
+                    .as_ref()
+                    .map(|d| d.findings.clone())
+                    .unwrap_or_default();
+                steps::fix_state::apply(&mut self.fix, self.target.clone(), findings, command)
+            }
         }
     }
 

@@ -3,20 +3,20 @@
 //! each fix's verification, and Undo with the history. A machine file or a reopened report is
 //! preview only.
 
+use super::Shown;
 use super::UiCommand;
 use super::fix_state::FixCommand;
+use super::fix_state::FixState;
 use crate::engine::fix::Scope;
-use crate::ui::app::TriageApp;
 use crate::ui::theme;
 
-pub fn fix_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>) {
+pub fn fix_ui(ui: &mut egui::Ui, shown: &Shown, state: &FixState, commands: &mut Vec<UiCommand>) {
     ui.heading("Fix");
-    let Some(doc) = &app.document else {
+    let Some(doc) = shown.document else {
         ui.label("Scan first: the fixes come from the findings.");
         return;
     };
-    let state = &app.fix;
-    let live = app.target.is_this_computer()
+    let live = shown.target.is_this_computer()
         && matches!(
             doc.machine.source,
             crate::engine::context::ContextSource::Live
@@ -73,7 +73,7 @@ pub fn fix_ui(ui: &mut egui::Ui, app: &TriageApp, commands: &mut Vec<UiCommand>)
     if !any {
         ui.label("No finding offers a fix.");
     }
-    preview_ui(ui, app);
+    preview_ui(ui, state);
     ui.horizontal(|ui| {
         let can_apply = live && !state.busy() && !state.checked.is_empty();
         if ui
@@ -144,8 +144,7 @@ fn verification_ui(ui: &mut egui::Ui, r: &crate::engine::fix::session::ApplyRepo
     }
 }
 
-fn preview_ui(ui: &mut egui::Ui, app: &TriageApp) {
-    let state = &app.fix;
+fn preview_ui(ui: &mut egui::Ui, state: &FixState) {
     theme::card(ui, |ui| {
         ui.label(egui::RichText::new("Preview").strong());
         match (&state.focused, &state.preview) {

@@ -9,7 +9,6 @@ use crate::engine::fix::planner::PlanOptions;
 use crate::engine::fix::session::{self, ApplyReport};
 use crate::engine::fix::{FixPlan, Scope};
 use crate::engine::progress::Progress;
-use crate::ui::app::TriageApp;
 use crate::ui::worker::{Job, Source};
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
@@ -174,18 +173,9 @@ impl FixState {
     }
 }
 
-fn findings_of(app: &TriageApp) -> Vec<Finding> {
-    app.document
-        .as_ref()
-        .map(|d| d.findings.clone())
-        .unwrap_or_default()
-}
-
-/// Applies a Fix command to the app's state (called from `TriageApp::apply`).
-pub fn apply(app: &mut TriageApp, command: FixCommand) {
-    let findings = findings_of(app);
-    let target = app.target.clone();
-    let state = &mut app.fix;
+/// Applies a Fix command to the step's state (called from `app/commands.rs`), for the machine
+/// `target` whose scan found `findings`.
+pub fn apply(state: &mut FixState, target: Source, findings: Vec<Finding>, command: FixCommand) {
     match command {
         FixCommand::Focus(id) => {
             state.focused = Some(id);

@@ -6,8 +6,17 @@ use super::Shown;
 use super::scan_cards::*;
 use super::{Step, UiCommand};
 use crate::engine::scan::Inventory;
-use crate::ui::app::ScanState;
 use crate::ui::theme;
+use crate::ui::worker::ScanJob;
+
+/// Where the scan stands.
+pub enum ScanState {
+    NotStarted,
+    Running(ScanJob),
+    Done,
+    Cancelled,
+    Failed(String),
+}
 
 pub fn scan_ui(ui: &mut egui::Ui, shown: &Shown, scan: &ScanState, commands: &mut Vec<UiCommand>) {
     ui.heading("Scan");
