@@ -59,7 +59,9 @@ fn pinned_run(seed: &str, args: &[String]) -> String {
 }
 
 /// Pins what changes from run to run: the capture time, this tool's version, the machine path
-/// (as `<captured-at>`, `<version>`, `<machine-file>`; escaped in HTML, so the page stays valid).
+/// and the checkout's folder (host paths of a machine file's files: the GPU test's library sets,
+/// a file that cannot be read) as `<captured-at>`, `<version>`, `<machine-file>`, `<repo>`
+/// (escaped in HTML, so the page stays valid).
 fn normalise(text: &str, machine_path: &str, html: bool) -> String {
     let pin = |name: &str| match html {
         true => format!("&lt;{name}&gt;"),
@@ -70,6 +72,7 @@ fn normalise(text: &str, machine_path: &str, html: bool) -> String {
     let escaped_path = machine_path.replace('\\', "\\\\");
     text.replace(&escaped_path, &pin("machine-file"))
         .replace(machine_path, &pin("machine-file"))
+        .replace(env!("CARGO_MANIFEST_DIR"), &pin("repo"))
         .replace(env!("CARGO_PKG_VERSION"), &pin("version"))
 }
 
