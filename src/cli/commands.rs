@@ -32,9 +32,7 @@ pub fn load_context(common: &Common) -> Result<SystemContext, crate::engine::Err
 
 /// Runs a scan to the end and returns its report (findings plus `inventory`).
 pub fn scan_document_with(ctx: &SystemContext, opts: &scan::ScanOptions) -> Report {
-    api::scan(ctx, opts, &Progress::new())
-        .expect("a scan nobody can cancel runs to the end")
-        .report
+    api::scan(ctx, opts, &Progress::new()).expect("a scan nobody can cancel runs to the end")
 }
 
 /// Runs one parsed command line; returns the process exit code: 0 or 1 as the command's

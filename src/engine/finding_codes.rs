@@ -128,11 +128,6 @@ pub const ALL: &[&str] = &[
     ZLIBWAPI_WRONG_BITNESS,
 ];
 
-/// Whether `code` is one the engine emits: a fixed code or one of a run-time family.
-pub fn is_known(code: &str) -> bool {
-    ALL.contains(&code) || code.starts_with(LOG_PREFIX)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

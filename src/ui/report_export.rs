@@ -89,11 +89,7 @@ fn redaction_failed(error: &RedactError) -> Report {
         "The report could not be redacted, so it is not saved",
         error.to_string(),
     );
-    let mut report = Report::new(
-        &SystemContext::from_report_machine(&machine, "unsaved"),
-        vec![finding],
-    );
-    report.machine = machine;
+    let mut report = Report::for_machine(machine, vec![finding]);
     report.redacted = Some(true);
     report.redaction_failed = Some(error.to_string());
     report

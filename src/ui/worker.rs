@@ -166,10 +166,9 @@ fn start_scan_with_options(target: Source, progress: Progress, opts: scan::ScanO
         }
         // What the rules read is recorded, so a report saved from this scan reopens anywhere.
         capture::start_recording(&mut ctx);
-        let Some(scanned) = api::scan(&ctx, &opts, progress) else {
+        let Some(mut report) = api::scan(&ctx, &opts, progress) else {
             return Ok(ScanOutcome::Cancelled);
         };
-        let mut report = scanned.report;
         let inventory = report.inventory.clone().unwrap_or_default();
         let sets = match target.is_this_computer() {
             true => api::gpu_sets(&ctx, &inventory),

@@ -33,7 +33,7 @@ fn main() {
         let scanned =
             api::scan(&ctx, &Default::default(), &Progress::new()).expect("not cancelled");
         times.push(start.elapsed().as_secs_f64() * 1e3);
-        findings = scanned.report.findings.len();
+        findings = scanned.findings.len();
     }
     times.sort_by(f64::total_cmp);
     println!(

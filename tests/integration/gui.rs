@@ -210,8 +210,7 @@ fn a_saved_report_opens_on_its_findings() {
     ))
     .unwrap();
     let doc = cuda_triage::engine::api::scan(&ctx, &Default::default(), &Default::default())
-        .expect("not cancelled")
-        .report;
+        .expect("not cancelled");
     let json = doc.to_json_pretty();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.json");

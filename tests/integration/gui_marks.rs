@@ -40,8 +40,7 @@ fn content_the_scan_could_not_read_is_marked_unknown_never_fine() {
     ))
     .unwrap();
     let mut doc = cuda_triage::engine::api::scan(&ctx, &Default::default(), &Default::default())
-        .expect("not cancelled")
-        .report;
+        .expect("not cancelled");
     // TensorFlow whose CUDA build its files do not tell, and a GPU without a compute capability.
     let inventory = doc.inventory.as_mut().unwrap();
     for env in &mut inventory.python_envs {

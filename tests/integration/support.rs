@@ -15,9 +15,9 @@ pub fn saved_scan_report(seed: &str, dir: &std::path::Path, name: &str) -> PathB
     use cuda_triage::engine::api;
     let source = api::Source::MachineFile(fixture(&format!("machines/{seed}/machine.toml")));
     let ctx = api::load(&source, api::Driver::Skip).expect("the seed machine loads");
-    let scanned = api::scan(&ctx, &Default::default(), &Default::default()).expect("not cancelled");
+    let report = api::scan(&ctx, &Default::default(), &Default::default()).expect("not cancelled");
     let path = dir.join(name);
-    std::fs::write(&path, scanned.report.to_json_pretty()).expect("the report is written");
+    std::fs::write(&path, report.to_json_pretty()).expect("the report is written");
     path
 }
 

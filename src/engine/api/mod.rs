@@ -5,7 +5,7 @@
 //! ([`Report`](crate::engine::report::Report)).
 //!
 //! ```text
-//! Source ─load→ SystemContext ─┬─ scan     → Scanned   (findings, inventory)
+//! Source ─load→ SystemContext ─┬─ scan     → Report    (findings, inventory)
 //!                              ├─ suggestions → the binaries whose trees matter
 //!                              ├─ tree     → TreeOutcome (graph or not-found, findings)
 //!                              ├─ explain  → Explained (pasted error text → findings)
@@ -21,6 +21,6 @@ mod source;
 mod tree;
 
 pub use explain::{Explained, explain};
-pub use scan::{Scanned, gpu_sets, scan, suggestions};
+pub use scan::{gpu_sets, scan, suggestions};
 pub use source::{Driver, Source, load};
 pub use tree::{TreeOutcome, TreeRequest, tree};

@@ -9,22 +9,16 @@ use crate::engine::report::Report;
 use crate::engine::scan::ScanOptions;
 use crate::engine::suggest::{self, BinarySuggestion};
 
-/// A finished scan.
-#[derive(Debug, Clone)]
-pub struct Scanned {
-    /// Machine, findings and `inventory`.
-    pub report: Report,
-}
-
-/// Scans `ctx`; `None` when `progress` was cancelled before every stage ran.
-pub fn scan(ctx: &SystemContext, opts: &ScanOptions, progress: &Progress) -> Option<Scanned> {
+/// Scans `ctx` into a report (machine, findings and `inventory`); `None` when `progress` was
+/// cancelled before every stage ran.
+pub fn scan(ctx: &SystemContext, opts: &ScanOptions, progress: &Progress) -> Option<Report> {
     let result = crate::engine::diagnosis::run_with(ctx, progress, opts);
     if result.cancelled {
         return None;
     }
     let mut report = Report::new(ctx, result.findings);
     report.inventory = Some(result.inventory);
-    Some(Scanned { report })
+    Some(report)
 }
 
 /// The binaries that matter on a scanned machine (each CUDA framework's key library, each

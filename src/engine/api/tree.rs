@@ -105,14 +105,6 @@ impl TreeOutcome {
             }
         }
     }
-
-    /// The findings of the tree (or the not-found finding).
-    pub fn findings(&self) -> &[Finding] {
-        match self {
-            TreeOutcome::Built { findings, .. } => findings,
-            TreeOutcome::NotFound { finding, .. } => std::slice::from_ref(finding),
-        }
-    }
 }
 
 /// The machine path (or bare name) the tree starts from. An absolute path is normalised; a

@@ -210,9 +210,14 @@ pub enum ReportError {
 impl Report {
     /// A report of `ctx` with `findings` and no command-specific key yet.
     pub fn new(ctx: &SystemContext, findings: Vec<Finding>) -> Report {
+        Report::for_machine(ctx.summary(), findings)
+    }
+
+    /// A report of a machine known only by its summary (a stand-in report, a reopened one).
+    pub fn for_machine(machine: MachineSummary, findings: Vec<Finding>) -> Report {
         Report {
             schema: SCHEMA.to_string(),
-            machine: ctx.summary(),
+            machine,
             findings,
             apply: None,
             captured_at: None,

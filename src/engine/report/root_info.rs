@@ -2,6 +2,7 @@
 //! a PE its side-by-side assemblies and .NET header) and how a bare name was searched for
 //! (`root_resolution`). Fields are in the contract's (alphabetical) order.
 
+use crate::engine::binfmt::Format;
 use crate::engine::context::SystemContext;
 use crate::engine::graph::DependencyGraph;
 use crate::engine::loader::sxs::ResolvedAssembly;
@@ -18,8 +19,9 @@ pub struct RootInfo {
     pub bits: u8,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clr: Option<ClrRoot>,
-    pub format: Value,
-    pub machine: Value,
+    pub format: Format,
+    /// The CPU architecture (`x86_64`, `i386`, `aarch64`, …).
+    pub machine: String,
     pub version: Option<String>,
 }
 
@@ -74,8 +76,8 @@ impl RootInfo {
             assemblies: (!graph.assemblies.is_empty()).then(|| graph.assemblies.clone()),
             bits: info.machine.bits,
             clr,
-            format: serde_json::to_value(info.format).unwrap_or(Value::Null),
-            machine: serde_json::to_value(&info.machine.arch).unwrap_or(Value::Null),
+            format: info.format,
+            machine: info.machine.arch.clone(),
             version: info.version.version.clone(),
         }
     }
