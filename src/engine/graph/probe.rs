@@ -72,7 +72,11 @@ impl<'a> FsProbe<'a> {
                 let identity = FileId::of(&host);
                 let probe = match (self.reader)(&host) {
                     Ok(info) => Probe::Binary(Arc::new(info)),
-                    Err(e) => Probe::Unreadable(e.to_string()),
+                    // Name the machine path, not the host folder standing for it (a machine
+                    // file's folder tree), as the root's error does.
+                    Err(e) => {
+                        Probe::Unreadable(e.to_string().replace(&host.display().to_string(), path))
+                    }
                 };
                 (probe, Some(identity))
             }

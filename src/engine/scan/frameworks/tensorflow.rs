@@ -7,7 +7,12 @@
 //! also records the CUPTI names TensorFlow asks for: `"cupti" + TF_CUDA_VERSION`, then `cupti`
 //! ([TF] tensorflow/stream_executor/platform/default/dso_loader.cc `GetCuptiDsoHandle`); on Linux
 //! `libcupti.so.11.2` (CUDA 11: major.minor) or `libcupti.so.12` (CUDA 12+: the major), then
-//! `libcupti.so` (TF_CUPTI_VERSION, third_party/gpus/cuda_configure.bzl).
+//! `libcupti.so` (TF_CUPTI_VERSION, third_party/gpus/cuda_configure.bzl). Up to 1.13 TensorFlow
+//! asked for the versioned name only: its loader was `tensorflow/stream_executor/dso_loader.cc`,
+//! whose `GetLibcuptiDsoHandle` has no unversioned fallback (1.13 logs name that file,
+//! tensorflow#25807); the fallback is in `platform/default/dso_loader.cc`, new in 1.14, and seen in
+//! logs of 2.1–2.3 (`cupti64_101.dll`, then `cupti.dll`) and 2.5 (`libcupti.so.11.2`, then
+//! `libcupti.so`, tensorflow#43030 thread).
 
 use super::{Site, read_metadata};
 use crate::engine::context::Platform;
@@ -73,6 +78,9 @@ pub(super) fn read(w: &mut Walker, site: &Site) -> Option<Framework> {
             Platform::Windows => cupti_names(f.expects.cuda.as_deref(), raw_cuda.as_deref()),
             Platform::Linux => linux_cupti_names(f.expects.cuda.as_deref()),
         };
+        if !asks_unversioned_cupti(f.version.as_deref()) {
+            f.expects.cupti.truncate(1);
+        }
     }
     Some(f)
 }
@@ -136,6 +144,15 @@ fn complete_from_table(f: &mut Framework, p: Platform) {
 
 fn major(v: &str) -> &str {
     v.split('.').next().unwrap_or(v)
+}
+
+/// Whether this release falls back to the unversioned CUPTI name: not up to 1.13 (the old
+/// `stream_executor/dso_loader.cc`), yes from 1.14 (`platform/default/dso_loader.cc`). An
+/// unknown release is taken to be a recent one.
+fn asks_unversioned_cupti(version: Option<&str>) -> bool {
+    version
+        .and_then(|v| knowledge::version::compare(v, "1.14"))
+        .is_none_or(|o| o != std::cmp::Ordering::Less)
 }
 
 /// `cupti64_112.dll`, then `cupti.dll`: TensorFlow's Windows TF_CUDA_VERSION is `64_` plus the
@@ -246,6 +263,15 @@ mod tests {
             ["cupti64_100.dll", "cupti.dll"]
         );
         assert!(cupti_names(Some("12"), None).is_empty());
+    }
+
+    #[test]
+    fn the_unversioned_cupti_fallback_starts_with_1_14() {
+        assert!(!asks_unversioned_cupti(Some("1.13.1")));
+        assert!(!asks_unversioned_cupti(Some("1.12.0")));
+        assert!(asks_unversioned_cupti(Some("1.14.0")));
+        assert!(asks_unversioned_cupti(Some("2.10.1")));
+        assert!(asks_unversioned_cupti(None));
     }
 
     #[test]
