@@ -9,7 +9,7 @@ use cuda_triage::engine::findings::{Finding, Severity};
 
 #[test]
 fn every_listed_cupy_release_reads_as_its_files_say() {
-    check_every_release("cupy", 10);
+    check_every_release("cupy", 11);
 }
 
 /// The real CuPy `version` on Windows (Python 3.10) beside the CUDA `toolkit` whose bin is on

@@ -1,14 +1,15 @@
-//! The ONNX Runtime reader on the real files of real releases (onnxruntime-gpu 1.12 → 1.20 on
-//! Windows, 1.13 → 1.22 on Linux: CUDA 11 / cuDNN 8 builds to 1.18, CUDA 12 / cuDNN 9 from 1.19;
-//! the Linux wheels record no version, so the requirements table's row is taken, or the newest row
-//! marked inferred), listed in tests/fixtures/framework_releases.toml; and a cuDNN 8 and a cuDNN 9
-//! build on one machine, on both platforms, each told what it lacks.
+//! The ONNX Runtime reader on the real files of real releases (onnxruntime-gpu 1.12 → 1.31 on
+//! Windows, 1.13 → 1.31 on Linux: CUDA 11 / cuDNN 8 builds to 1.18, CUDA 12 / cuDNN 9 from 1.19,
+//! CUDA 13 from 1.27; the Linux wheels record no version file, so their METADATA pins (1.21+) or
+//! the requirements table's row (older) say it, the newest row marked inferred past the table),
+//! listed in tests/fixtures/framework_releases.toml; and a cuDNN 8 and a cuDNN 9 build on one
+//! machine, on both platforms, each told what it lacks.
 
 use crate::release_machines::check_every_release;
 
 #[test]
 fn every_listed_onnxruntime_release_reads_as_its_files_say() {
-    check_every_release("onnxruntime", 18);
+    check_every_release("onnxruntime", 23);
 }
 
 /// The libraries the error findings about missing or wrong-major CUDA libraries name.
@@ -92,16 +93,35 @@ fn linux_cudnn_8_and_9_builds_ask_for_their_own_libraries() {
     );
 }
 
-/// The wizard's Scan card never calls a build whose CUDA was only inferred fine (✔): the real Linux
-/// onnxruntime-gpu 1.22.0 files record no version and the table's newest row is 1.20, so the card
-/// marks it and says what it was inferred from.
+/// The wizard's Scan card never calls a build whose CUDA was only inferred fine (✔). No real
+/// release is newer than the table (it reaches 1.31, the newest on PyPI), so the next one is
+/// stood in for by the real Linux 1.22.0 files renamed 1.40.0 and stripped of the METADATA pins
+/// that name their CUDA (as the wheels up to 1.20 had none): the card marks it and says what it
+/// was inferred from.
 #[test]
 fn scan_card_marks_an_inferred_build_and_says_why() {
     use cuda_triage::engine::api::Source;
     use cuda_triage::ui::TriageApp;
     use egui_kittest::kittest::Queryable;
     let rel = crate::release_files::release("onnxruntime", "1.22.0", "linux");
-    let (m, _) = crate::release_machines::machine_with(&rel);
+    let (m, site) = crate::release_machines::machine_with(&rel);
+    let real = m.host(&format!("{site}/onnxruntime_gpu-1.22.0.dist-info"));
+    let next = m.host(&format!("{site}/onnxruntime_gpu-1.40.0.dist-info"));
+    std::fs::rename(&real, &next).expect("rename the dist-info folder");
+    let metadata = next.join("METADATA");
+    let text = std::fs::read_to_string(&metadata).expect("METADATA");
+    let unpinned: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with("Requires-Dist: nvidia-"))
+        .map(|l| {
+            if l.starts_with("Version:") {
+                "Version: 1.40.0"
+            } else {
+                l
+            }
+        })
+        .collect();
+    std::fs::write(&metadata, unpinned.join("\n")).expect("write METADATA");
     let file = m.write_machine_file().expect("machine.toml");
     let mut h = crate::gui::harness(TriageApp::new(Source::MachineFile(file)));
     h.run_steps(2);
@@ -112,7 +132,7 @@ fn scan_card_marks_an_inferred_build_and_says_why() {
     assert!(h.query_by_label_contains("✔ GPU frameworks").is_none());
     assert!(
         h.query_by_label_contains(
-            "⚠ ONNX Runtime 1.22.0 — CUDA 12 (inferred from ONNX Runtime 1.20)"
+            "⚠ ONNX Runtime 1.40.0 — CUDA 13 (inferred from ONNX Runtime 1.31)"
         )
         .is_some(),
         "the framework line says CUDA was inferred, and from what"

@@ -11,7 +11,7 @@ use cuda_triage::engine::findings::{Finding, Severity};
 
 #[test]
 fn every_listed_tensorflow_release_reads_as_its_files_say() {
-    check_every_release("tensorflow", 41);
+    check_every_release("tensorflow", 44);
 }
 
 fn release(version: &str, platform: &str) -> Release {

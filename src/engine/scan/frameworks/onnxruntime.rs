@@ -1,10 +1,14 @@
 //! ONNX Runtime: the CUDA and TensorRT provider libraries in `onnxruntime/capi`, and on Windows
 //! `capi/version_info.py` (`use_cuda = True`, `cuda_version = "11.8.89"`, `cudnn_version = "8"`),
 //! which tells a cuDNN 8 build (≤ 1.18) from a cuDNN 9 one (1.19+ default wheels, CUDA 12).
-//! The Linux wheels ship no such file: their release's row of `onnxruntime_builds.toml` (the
-//! official requirements table) says what they need — marked inferred past the newest row.
+//! The Linux wheels ship no such file. From 1.21 their METADATA pins the CUDA runtime and cuDNN
+//! wheels of their `cuda`/`cudnn` extras (`nvidia-cuda-runtime-cu12~=12.0`, then
+//! `nvidia-cuda-runtime-cu13~=13.0` from 1.27 and the unsuffixed `nvidia-cuda-runtime~=13.0` from
+//! 1.28; `nvidia-cudnn-cu13~=9.0`), which name the build's CUDA and cuDNN majors; older Linux
+//! wheels take their release's row of `onnxruntime_builds.toml` (the official requirements
+//! table) — marked inferred past the newest row.
 
-use super::{Site, read_metadata};
+use super::{Site, cudnn_from_wheels, read_metadata};
 use crate::engine::inventory::{Framework, FrameworkKind, Package};
 use crate::engine::scan::pyparse::py_assignment;
 use crate::engine::scan::walker::Walker;
@@ -40,6 +44,10 @@ pub(super) fn read(w: &mut Walker, site: &Site) -> Option<Framework> {
             .collect();
         f.bundled_dir = Some(capi.clone());
     }
+    if let Some(d) = d {
+        f.expects.wheels = read_metadata(w, &d.2.path, 256 << 10).1;
+        f.evidence.push(d.2.path.clone());
+    }
     let vi = p.join(&capi, "version_info.py");
     if let Some(text) = w.read_text(&vi, 16 << 10) {
         if text.lines().any(|l| l.replace(' ', "") == "use_cuda=False") {
@@ -51,14 +59,58 @@ pub(super) fn read(w: &mut Walker, site: &Site) -> Option<Framework> {
         }
         f.expects.cudnn = py_assignment(&text, "cudnn_version").flatten();
         f.evidence.push(vi);
-    } else if f.cuda_build == Some(true) {
+    } else if f.cuda_build == Some(true) && !from_wheel_pins(&mut f) {
         from_table(&mut f);
     }
-    if let Some(d) = d {
-        f.expects.wheels = read_metadata(w, &d.2.path, 256 << 10).1;
-        f.evidence.push(d.2.path.clone());
-    }
     Some(f)
+}
+
+/// Fills the CUDA and cuDNN majors from the METADATA pins of the `cuda`/`cudnn` extras
+/// (`nvidia-cuda-runtime-cu12~=12.0`, `nvidia-cuda-runtime~=13.0`, `nvidia-cudnn-cu13~=9.0`);
+/// false where the release pins no CUDA runtime wheel (≤ 1.20).
+fn from_wheel_pins(f: &mut Framework) -> bool {
+    let Some(runtime) = f
+        .expects
+        .wheels
+        .iter()
+        .find(|w| w.name.starts_with("nvidia-cuda-runtime"))
+    else {
+        return false;
+    };
+    let from_name = runtime
+        .name
+        .rsplit_once("-cu")
+        .map(|(_, major)| major.to_string())
+        .filter(|m| !m.is_empty() && m.bytes().all(|b| b.is_ascii_digit()));
+    let from_spec = runtime.version.as_deref().and_then(spec_major);
+    let Some(cuda) = from_name.or(from_spec) else {
+        return false;
+    };
+    let pin = format!(
+        "{}{}",
+        runtime.name,
+        runtime.version.as_deref().unwrap_or_default()
+    );
+    f.expects.cuda = Some(cuda);
+    f.expects.cudnn = cudnn_from_wheels(&f.expects.wheels).map(|v| {
+        let major = v.split('.').next().unwrap_or(&v);
+        major.to_string()
+    });
+    f.expects.basis = Some(format!("METADATA ({pin})"));
+    true
+}
+
+/// The major a version spec starts from (its lower bound): `~=13.0` → `13`, `<13,>=12.0` → `12`.
+fn spec_major(spec: &str) -> Option<String> {
+    spec.split(',').find_map(|part| {
+        let part = part.trim();
+        if part.starts_with(['<', '!']) {
+            return None;
+        }
+        let v = part.trim_start_matches(['~', '=', '>']).trim();
+        let major = v.split('.').next()?;
+        (!major.is_empty() && major.bytes().all(|b| b.is_ascii_digit())).then(|| major.to_string())
+    })
 }
 
 /// Fills CUDA and cuDNN from the release's row of the requirements table.
@@ -83,5 +135,19 @@ fn from_table(f: &mut Framework) {
     f.expects.basis = Some(format!("onnxruntime_builds.toml ({minor} row)"));
     if let Some(m) = inferred {
         f.expects.inferred_from = Some(format!("ONNX Runtime {m}"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_spec_starts_from_its_lower_bound() {
+        assert_eq!(spec_major("~=13.0").as_deref(), Some("13"));
+        assert_eq!(spec_major("<13,>=12.0").as_deref(), Some("12"));
+        assert_eq!(spec_major("==12.1.105").as_deref(), Some("12"));
+        assert_eq!(spec_major("<13").as_deref(), None);
+        assert_eq!(spec_major("").as_deref(), None);
     }
 }
