@@ -53,38 +53,41 @@ fn cudnn_8_and_9_builds_ask_for_their_own_libraries() {
     );
 }
 
-/// The same on Linux: a venv with the real 1.17.1 (CUDA 11.8, cuDNN 8 by the requirements table)
-/// or 1.19.2 (CUDA 12, cuDNN 9) files, CUDA 12.4 with cuDNN 8 in /usr/local/cuda-12.4/lib64 on
-/// LD_LIBRARY_PATH.
-#[test]
-fn linux_cudnn_8_and_9_builds_ask_for_their_own_libraries() {
+/// The error findings' libraries for a Linux venv with the real files of onnxruntime-gpu
+/// `version`, CUDA 12.4 with cuDNN 8 in /usr/local/cuda-12.4/lib64 on LD_LIBRARY_PATH.
+fn linux_errors(version: &str) -> Vec<String> {
     use cuda_triage::engine::progress::Progress;
     use cuda_triage::engine::rules;
     const LIB: &str = "/usr/local/cuda-12.4/lib64";
-    let errors = |version: &str| -> Vec<String> {
-        let rel = crate::release_files::release("onnxruntime", version, "linux");
-        let (mut m, _) = crate::release_machines::machine_with(&rel);
-        for lib in [
-            "libcudart.so.12",
-            "libcublas.so.12",
-            "libcublasLt.so.12",
-            "libcufft.so.11",
-            "libcurand.so.10",
-            "libcusolver.so.11",
-            "libcusparse.so.12",
-            "libcudnn.so.8",
-        ] {
-            m.file(&format!("{LIB}/{lib}"), b"\x7fELF");
-        }
-        m.file(
-            "/usr/local/cuda-12.4/version.json",
-            r#"{"cuda" : {"name" : "CUDA SDK", "version" : "12.4.1"}}"#,
-        )
-        .env("LD_LIBRARY_PATH", LIB);
-        let ctx = m.context();
-        let inv = cuda_triage::engine::diagnosis::run(&ctx, &Progress::new()).inventory;
-        error_libraries(rules::run_all(&ctx, &inv))
-    };
+    let rel = crate::release_files::release("onnxruntime", version, "linux");
+    let (mut m, _) = crate::release_machines::machine_with(&rel);
+    for lib in [
+        "libcudart.so.12",
+        "libcublas.so.12",
+        "libcublasLt.so.12",
+        "libcufft.so.11",
+        "libcurand.so.10",
+        "libcusolver.so.11",
+        "libcusparse.so.12",
+        "libcudnn.so.8",
+    ] {
+        m.file(&format!("{LIB}/{lib}"), b"\x7fELF");
+    }
+    m.file(
+        "/usr/local/cuda-12.4/version.json",
+        r#"{"cuda" : {"name" : "CUDA SDK", "version" : "12.4.1"}}"#,
+    )
+    .env("LD_LIBRARY_PATH", LIB);
+    let ctx = m.context();
+    let inv = cuda_triage::engine::diagnosis::run(&ctx, &Progress::new()).inventory;
+    error_libraries(rules::run_all(&ctx, &inv))
+}
+
+/// The same on Linux: the real 1.17.1 (CUDA 11.8, cuDNN 8 by the requirements table) and 1.19.2
+/// (CUDA 12, cuDNN 9) files.
+#[test]
+fn linux_cudnn_8_and_9_builds_ask_for_their_own_libraries() {
+    let errors = linux_errors;
     assert_each_asks_for_its_own(
         &errors("1.17.1"),
         "libcublas.so.11",
@@ -136,5 +139,23 @@ fn scan_card_marks_an_inferred_build_and_says_why() {
         )
         .is_some(),
         "the framework line says CUDA was inferred, and from what"
+    );
+}
+
+/// The real Linux 1.31.1 files pin CUDA 13 wheels (METADATA `nvidia-cuda-runtime~=13.0`): on the
+/// same CUDA 12.4 machine it is told it lacks CUDA 13's libraries, not that CUDA 12 serves it.
+#[test]
+fn a_linux_cuda_13_build_asks_for_cuda_13_libraries() {
+    let errors = linux_errors("1.31.1");
+    for wanted in ["libcudart.so.13", "libcublas.so.13", "libcudnn.so.9"] {
+        assert!(errors.iter().any(|l| l == wanted), "{wanted}: {errors:?}");
+    }
+    // CUDA 13's cuFFT and cuSOLVER are libcufft.so.12 and libcusolver.so.12 (the 1.31.1 METADATA
+    // pins nvidia-cufft~=12.0); its runtime and cuBLAS are never the toolkit's .so.12 files.
+    assert!(
+        !errors
+            .iter()
+            .any(|l| l == "libcudart.so.12" || l == "libcublas.so.12"),
+        "{errors:?}"
     );
 }
