@@ -52,8 +52,11 @@ mod tests {
         let (row, _) = t.build("1.16.3").unwrap();
         assert_eq!((row.cuda.as_str(), row.cudnn.as_str()), ("11.8", "8"));
         let (row, inferred) = t.build("1.22.0").unwrap();
-        assert_eq!(row.cudnn, "9");
-        assert_eq!(inferred.as_deref(), Some("1.20"));
+        assert_eq!((row.cuda.as_str(), row.cudnn.as_str()), ("12", "9"));
+        assert!(inferred.is_none());
+        let (row, inferred) = t.build("1.40.0").unwrap();
+        assert_eq!(row.cuda, "13");
+        assert_eq!(inferred.as_deref(), Some("1.31"));
         assert!(t.build("1.2.0").is_none());
         assert!(t.builds.iter().all(|b| !b.source.is_empty()));
     }
