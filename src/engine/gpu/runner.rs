@@ -356,5 +356,4 @@ pub fn summary(
 }
 
 #[cfg(test)]
-#[path = "runner_tests.rs"]
 mod tests;

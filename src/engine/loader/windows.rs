@@ -345,5 +345,4 @@ pub fn parse_flags(text: &str) -> Result<u32, String> {
 }
 
 #[cfg(test)]
-#[path = "windows_tests.rs"]
 mod tests;
