@@ -6,9 +6,10 @@
 use super::{ScanState, TriageApp};
 use crate::engine::progress::Progress;
 use crate::engine::report::Report;
+use crate::ui::steps::fix_state::FixCommand;
 use crate::ui::steps::gpu_state::role_index;
 use crate::ui::steps::gpu_test::{GpuCommand, can_run};
-use crate::ui::steps::{self, Step, UiCommand};
+use crate::ui::steps::{Step, UiCommand};
 use crate::ui::worker::{self, Source, error_text, start_scan};
 
 /// Shown when a file dialog returns nothing: cancelled, or no dialog could be shown at all.
@@ -180,14 +181,7 @@ impl TriageApp {
                 }
             }
             UiCommand::Gpu(command) => self.apply_gpu(command),
-            UiCommand::Fix(command) => {
-                let findings = self
-                    .document
-                    .as_ref()
-                    .map(|d| d.findings.clone())
-                    .unwrap_or_default();
-                steps::fix_state::apply(&mut self.fix, self.target.clone(), findings, command)
-            }
+            UiCommand::Fix(command) => self.apply_fix(command),
         }
     }
 
@@ -231,7 +225,7 @@ impl TriageApp {
                 self.last_saved_report = Some(path.display().to_string());
                 self.status = format!("{} report saved to {}.", format.label(), path.display());
             }
-            Err(e) => self.status = e,
+            Err(e) => self.status = worker::failure_text(&e),
         }
     }
 
@@ -248,7 +242,7 @@ impl TriageApp {
         };
         match crate::ui::report_export::compare_with(&report, &path) {
             Ok(text) => self.report.comparison = Some(text),
-            Err(e) => self.status = e,
+            Err(e) => self.status = worker::failure_text(&e),
         }
     }
 
@@ -336,6 +330,73 @@ impl TriageApp {
                     state.chosen_set = None;
                 }
             }
+        }
+    }
+
+    /// Runs the Fix step's commands: plans for the preview, apply, undo, cancel, history.
+    fn apply_fix(&mut self, command: FixCommand) {
+        let findings = || {
+            self.document
+                .as_ref()
+                .map(|d| d.findings.clone())
+                .unwrap_or_default()
+        };
+        let replan = match command {
+            FixCommand::Focus(id) => {
+                self.fix.focused = Some(id);
+                true
+            }
+            FixCommand::Toggle(id) => {
+                if !self.fix.checked.remove(&id) {
+                    self.fix.checked.insert(id);
+                }
+                false
+            }
+            FixCommand::SetScope(scope) => {
+                self.fix.scope = scope;
+                true
+            }
+            FixCommand::ApplyChecked => {
+                let state = &self.fix;
+                if !state.busy() && self.target.is_this_computer() && !state.checked.is_empty() {
+                    let ids = state.checked.iter().cloned().collect();
+                    let job = worker::start_fix_apply(
+                        self.target.clone(),
+                        findings(),
+                        ids,
+                        state.options(),
+                    );
+                    self.fix.results.clear();
+                    self.fix.live.clear();
+                    self.fix.apply_job = Some(job);
+                }
+                false
+            }
+            FixCommand::Undo(id) => {
+                if !self.fix.busy() {
+                    self.fix.apply_job = Some(worker::start_fix_undo(id));
+                }
+                false
+            }
+            FixCommand::RefreshHistory => {
+                self.fix.refresh_history();
+                false
+            }
+            FixCommand::Cancel => {
+                if let Some(job) = &self.fix.apply_job {
+                    job.cancel();
+                }
+                false
+            }
+        };
+        if replan && let Some(id) = self.fix.focused.clone() {
+            self.fix.preview = None;
+            self.fix.plan_job = Some(worker::start_fix_plan(
+                self.target.clone(),
+                findings(),
+                id,
+                self.fix.options(),
+            ));
         }
     }
 }
