@@ -1,14 +1,12 @@
 //! Carrying out what the steps asked for, after the frame is drawn: each `UiCommand` changes
 //! the app's plain-data state, starts work on a worker thread (the only place jobs start), or
 //! talks to the desktop (file dialogs, clipboard, browser, file manager). Errors from the engine
-//! reach the status line with their chain of causes.
+//! reach the status line with their chain of causes. The GPU and Fix steps' own commands are
+//! in `step_commands`.
 
 use super::{ScanState, TriageApp};
 use crate::engine::progress::Progress;
 use crate::engine::report::Report;
-use crate::ui::steps::fix_state::FixCommand;
-use crate::ui::steps::gpu_state::role_index;
-use crate::ui::steps::gpu_test::{GpuCommand, can_run};
 use crate::ui::steps::{Step, UiCommand};
 use crate::ui::worker::{self, Source, error_text, start_scan};
 
@@ -292,111 +290,6 @@ impl TriageApp {
                 }
             }
             Err(e) => self.status = error_text(&e),
-        }
-    }
-
-    /// Runs, cancels or configures the live GPU test.
-    fn apply_gpu(&mut self, command: GpuCommand) {
-        let runnable = can_run(&self.shown());
-        let state = &mut self.gpu;
-        match command {
-            GpuCommand::Start => {
-                if !state.running() && runnable {
-                    state.log.clear();
-                    state.latest_sensors = None;
-                    state.job = Some(worker::start_gpu_test(state.options()));
-                    self.status = "GPU test running...".into();
-                }
-            }
-            GpuCommand::Cancel => {
-                if let Some(job) = &state.job {
-                    job.cancel();
-                    self.status = "Cancelling the GPU test...".into();
-                }
-            }
-            GpuCommand::SetQuick(q) => state.quick = q,
-            GpuCommand::SetPath(role, text) => {
-                state.paths[role_index(role)] = text;
-                state.chosen_set = None;
-            }
-            GpuCommand::SetDir(dir) => {
-                state.dir = dir;
-                state.chosen_set = None;
-            }
-            GpuCommand::ChooseSet(index) => state.choose_set(index),
-            GpuCommand::PickDir => {
-                if let Some(dir) = rfd::FileDialog::new().pick_folder() {
-                    state.dir = dir.display().to_string();
-                    state.chosen_set = None;
-                }
-            }
-        }
-    }
-
-    /// Runs the Fix step's commands: plans for the preview, apply, undo, cancel, history.
-    fn apply_fix(&mut self, command: FixCommand) {
-        let findings = || {
-            self.document
-                .as_ref()
-                .map(|d| d.findings.clone())
-                .unwrap_or_default()
-        };
-        let replan = match command {
-            FixCommand::Focus(id) => {
-                self.fix.focused = Some(id);
-                true
-            }
-            FixCommand::Toggle(id) => {
-                if !self.fix.checked.remove(&id) {
-                    self.fix.checked.insert(id);
-                }
-                false
-            }
-            FixCommand::SetScope(scope) => {
-                self.fix.scope = scope;
-                true
-            }
-            FixCommand::ApplyChecked => {
-                let state = &self.fix;
-                if !state.busy() && self.target.is_this_computer() && !state.checked.is_empty() {
-                    let ids = state.checked.iter().cloned().collect();
-                    let job = worker::start_fix_apply(
-                        self.target.clone(),
-                        findings(),
-                        ids,
-                        state.options(),
-                    );
-                    self.fix.results.clear();
-                    self.fix.live.clear();
-                    self.fix.apply_job = Some(job);
-                }
-                false
-            }
-            FixCommand::Undo(id) => {
-                if !self.fix.busy() {
-                    self.fix.apply_job = Some(worker::start_fix_undo(id));
-                }
-                false
-            }
-            FixCommand::RefreshHistory => {
-                self.fix.refresh_history();
-                false
-            }
-            FixCommand::Cancel => {
-                if let Some(job) = &self.fix.apply_job {
-                    job.cancel();
-                }
-                false
-            }
-        };
-        if replan && let Some(id) = self.fix.focused.clone() {
-            self.fix.preview = None;
-            self.fix.plan_job = Some(worker::start_fix_plan(
-                self.target.clone(),
-                findings(),
-                id,
-                self.fix.options(),
-            ));
         }
     }
 }
