@@ -70,7 +70,7 @@ fn list(common: &Common, ctx: &SystemContext, findings: Vec<Finding>) -> anyhow:
                 "id": x.id, "kind": x.kind.as_str(), "summary": x.summary, "finding": f.code,
                 "plan": match &scopes {
                     Ok(s) => format!("available (--scope {})", s.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")),
-                    Err(e) => e.clone(),
+                    Err(e) => e.to_string(),
                 },
                 "scopes": scopes.unwrap_or_default(),
             })

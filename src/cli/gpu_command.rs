@@ -21,7 +21,7 @@ pub fn gpu_test_command(common: &Common, args: &GpuTestArgs) -> anyhow::Result<i
     if args.sets {
         return sets_command(common);
     }
-    let mut selection = selection(args).map_err(anyhow::Error::msg)?;
+    let mut selection = selection(args)?;
     if let Some(framework) = args.framework.filter(|_| !args.child) {
         if common.machine.is_some() {
             anyhow::bail!(
@@ -125,10 +125,11 @@ fn scanned_sets(ctx: &SystemContext) -> Vec<crate::engine::gpu::sets::LibrarySet
 }
 
 /// Absolute paths from the flags, then `--dir` for the rest.
-fn selection(args: &GpuTestArgs) -> Result<Selection, String> {
-    let abs = |p: &Option<PathBuf>| -> Result<Option<PathBuf>, String> {
+fn selection(args: &GpuTestArgs) -> anyhow::Result<Selection> {
+    use anyhow::Context;
+    let abs = |p: &Option<PathBuf>| -> anyhow::Result<Option<PathBuf>> {
         p.as_ref()
-            .map(|p| std::path::absolute(p).map_err(|e| format!("{}: {e}", p.display())))
+            .map(|p| std::path::absolute(p).with_context(|| p.display().to_string()))
             .transpose()
     };
     let mut sel = Selection {
@@ -138,9 +139,9 @@ fn selection(args: &GpuTestArgs) -> Result<Selection, String> {
         cudnn: abs(&args.cudnn)?,
     };
     if let Some(dir) = &args.dir {
-        let dir = std::path::absolute(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let dir = std::path::absolute(dir).with_context(|| dir.display().to_string())?;
         if !dir.is_dir() {
-            return Err(format!("{}: not a folder", dir.display()));
+            anyhow::bail!("{}: not a folder", dir.display());
         }
         sel.fill_from(&select::list_files(&dir), cfg!(windows));
     }
@@ -225,6 +226,11 @@ mod tests {
             dir: Some("/no/such/folder".into()),
             ..Default::default()
         };
-        assert!(selection(&args).unwrap_err().contains("not a folder"));
+        assert!(
+            selection(&args)
+                .unwrap_err()
+                .to_string()
+                .contains("not a folder")
+        );
     }
 }

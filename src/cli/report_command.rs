@@ -12,7 +12,7 @@ use super::output::{EXIT_CLEAN, EXIT_PROBLEMS, exit_code, render_text, use_colou
 use crate::engine::atomic_file::write_atomically;
 use crate::engine::context::SystemContext;
 use crate::engine::report::capture::{self, CaptureOptions};
-use crate::engine::report::{Report, ReportFormat, compare, reopen};
+use crate::engine::report::{Report, ReportError, ReportFormat, compare, reopen};
 use std::path::{Path, PathBuf};
 
 pub fn report_command(common: &Common, args: &ReportArgs) -> anyhow::Result<i32> {
@@ -113,14 +113,10 @@ fn trees_of(
     Ok(out)
 }
 
-fn load_all(paths: &[PathBuf]) -> Result<Vec<(String, Report)>, String> {
+fn load_all(paths: &[PathBuf]) -> Result<Vec<(String, Report)>, ReportError> {
     paths
         .iter()
-        .map(|p| {
-            Report::load(p)
-                .map(|d| (p.display().to_string(), d))
-                .map_err(|e| e.to_string())
-        })
+        .map(|p| Report::load(p).map(|d| (p.display().to_string(), d)))
         .collect()
 }
 
@@ -174,7 +170,7 @@ fn compare_command(common: &Common, args: &ReportArgs) -> anyhow::Result<i32> {
         );
     }
     let format = CompareFormat::of(common, args)?;
-    let reports = load_all(&args.compare).map_err(anyhow::Error::msg)?;
+    let reports = load_all(&args.compare)?;
     let pretty = |v: serde_json::Value| serde_json::to_string_pretty(&v).unwrap_or_default() + "\n";
     let schema = crate::engine::report::SCHEMA;
     let (text, differs) = if let [(a_label, a), (b_label, b)] = reports.as_slice() {

@@ -47,12 +47,7 @@ fn tree_options(args: &TreeArgs) -> anyhow::Result<GraphOptions> {
         TreeContext::CondaPython => Preset::CondaPython,
         TreeContext::Torch => Preset::Torch,
     });
-    let load_flags = args
-        .load_flags
-        .as_deref()
-        .map(parse_flags)
-        .transpose()
-        .map_err(anyhow::Error::msg)?;
+    let load_flags = args.load_flags.as_deref().map(parse_flags).transpose()?;
     Ok(GraphOptions {
         max_depth: args
             .max_depth

@@ -14,8 +14,12 @@ pub enum Error {
     #[error(transparent)]
     Report(#[from] crate::engine::report::ReportError),
     /// A Python environment that cannot be activated as a shell would.
-    #[error("{}: cannot activate this Python environment: {message}", path.display())]
-    Activate { path: PathBuf, message: String },
+    #[error("{}: cannot activate this Python environment", path.display())]
+    Activate {
+        path: PathBuf,
+        #[source]
+        source: crate::engine::context::activate::NotPythonEnv,
+    },
     /// A tree that cannot be built (unreadable root, wrong platform, error 87).
     #[error(transparent)]
     Tree(#[from] crate::engine::graph::GraphError),

@@ -226,6 +226,22 @@ pub enum PythonKind {
     Other,
 }
 
+impl PythonKind {
+    /// The JSON spelling (`conda-env`), also shown in the versions table.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PythonKind::CondaBase => "conda-base",
+            PythonKind::CondaEnv => "conda-env",
+            PythonKind::Venv => "venv",
+            PythonKind::Pyenv => "pyenv",
+            PythonKind::PythonOrg => "python-org",
+            PythonKind::MicrosoftStore => "microsoft-store",
+            PythonKind::System => "system",
+            PythonKind::Other => "other",
+        }
+    }
+}
+
 /// One Python environment and the GPU software installed in it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PythonEnv {
@@ -433,4 +449,18 @@ pub struct ImportProbe {
     /// (`/proc/self/maps`, symbolic links resolved), to lay beside the emulation's prediction.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mapped: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PythonKind;
+
+    #[test]
+    fn a_python_kind_reads_as_its_json_spelling() {
+        let names = "conda-base conda-env venv pyenv python-org microsoft-store system other";
+        for name in names.split(' ') {
+            let kind: PythonKind = serde_json::from_value(serde_json::json!(name)).unwrap();
+            assert_eq!(kind.as_str(), name);
+        }
+    }
 }

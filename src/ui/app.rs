@@ -12,6 +12,7 @@ use crate::engine::report::Report;
 
 mod commands;
 mod jobs;
+mod step_commands;
 
 /// A report file dropped onto the window opens it.
 fn dropped_file_commands(ctx: &egui::Context, commands: &mut Vec<UiCommand>) {

@@ -26,7 +26,7 @@ pub fn display_available() -> bool {
 
 /// Opens the wizard window and runs until it is closed. A fix that an earlier run left half
 /// applied is rolled back first, and the status bar says so.
-pub fn run(mut app: TriageApp) -> Result<(), String> {
+pub fn run(mut app: TriageApp) -> Result<(), eframe::Error> {
     match crate::engine::fix::session::recover() {
         Ok(ids) if !ids.is_empty() => {
             app.status = format!(
@@ -36,7 +36,12 @@ pub fn run(mut app: TriageApp) -> Result<(), String> {
             )
         }
         Ok(_) => {}
-        Err(e) => app.status = format!("Could not roll back an interrupted fix: {e}"),
+        Err(e) => {
+            app.status = format!(
+                "Could not roll back an interrupted fix: {}",
+                worker::error_text(&e)
+            )
+        }
     }
     let mut viewport = egui::ViewportBuilder::default();
     // The same picture as the Windows .exe's icon (src/build.rs).
@@ -61,5 +66,4 @@ pub fn run(mut app: TriageApp) -> Result<(), String> {
             Ok(Box::new(app))
         }),
     )
-    .map_err(|e| e.to_string())
 }

@@ -25,7 +25,7 @@ impl PasteState {
                 Some(true)
             }
             Err(e) => {
-                self.error = Some(e);
+                self.error = Some(super::worker::failure_text(&e));
                 Some(false)
             }
         }

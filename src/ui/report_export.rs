@@ -12,6 +12,7 @@ use crate::engine::findings::{Finding, Severity};
 use crate::engine::report::capture::{self, CaptureOptions};
 use crate::engine::report::redact_check::RedactError;
 use crate::engine::report::{Report, ReportFormat, compare};
+use anyhow::Context;
 use std::path::Path;
 
 /// The Report step's own state.
@@ -107,17 +108,17 @@ pub fn unredacted_note(target: &Source, doc: &Report) -> String {
 }
 
 /// Writes a report to `path` in `format`.
-pub fn save(report: &Report, path: &Path, format: ReportFormat) -> Result<(), String> {
+pub fn save(report: &Report, path: &Path, format: ReportFormat) -> anyhow::Result<()> {
     if let Some(why) = &report.redaction_failed {
-        return Err(format!("Nothing was saved to {}: {why}", path.display()));
+        anyhow::bail!("Nothing was saved to {}: {why}", path.display());
     }
     write_atomically(path, format.render(report).as_bytes())
-        .map_err(|e| format!("Could not save the report to {}: {e}", path.display()))
+        .with_context(|| format!("Could not save the report to {}", path.display()))
 }
 
 /// Compares the current document with a saved report, as text.
-pub fn compare_with(current: &Report, other_path: &Path) -> Result<String, String> {
-    let other = Report::load(other_path).map_err(|e| e.to_string())?;
+pub fn compare_with(current: &Report, other_path: &Path) -> anyhow::Result<String> {
+    let other = Report::load(other_path)?;
     let c = compare::compare(current, &other);
     Ok(compare::render_text(
         "this report",

@@ -1,12 +1,19 @@
 //! Background work for the wizard, one model for all of it: a [`Job`] runs a closure on a worker
 //! thread with a shared [`Progress`] (stage, counts, cancel) and, for work that streams (the GPU
-//! test's sensors and log), a channel of updates; the app polls every job in one place each frame
-//! and never blocks. This file also holds what each job does — scan, pasted-text triage,
-//! dependency tree, GPU test — so that steps only ask for work (a `UiCommand`) and the app's
-//! command handler starts it.
+//! test's sensors and log, a fix's pip/conda output), a channel of updates; the app polls every
+//! job in one place each frame and never blocks. A job fails with an [`anyhow::Error`] that keeps
+//! the engine's error and its causes; the wizard shows it with [`error_text`]. This file also
+//! holds what each job does — scan, pasted-text triage, dependency tree, GPU test, fix plan,
+//! apply and undo — so that steps only ask for work (a `UiCommand`) and the app's command handler
+//! starts it.
 
 pub use crate::engine::api::Source;
 use crate::engine::api::{self, Driver, TreeOutcome, TreeRequest};
+use crate::engine::findings::Finding;
+use crate::engine::fix::FixPlan;
+use crate::engine::fix::host::{Feedback, LineSink};
+use crate::engine::fix::planner::PlanOptions;
+use crate::engine::fix::session::{self, ApplyReport};
 use crate::engine::gpu::runner::{self, Update};
 use crate::engine::gpu::sets::LibrarySet;
 use crate::engine::progress::Progress;
@@ -15,13 +22,14 @@ use crate::engine::report::capture;
 use crate::engine::scan;
 use crate::engine::suggest::BinarySuggestion;
 use crate::ui::steps::dependencies::TreeResult;
+use anyhow::anyhow;
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 
 /// A closure running on a worker thread; its result arrives through `poll`, its streamed
 /// updates (of type `U`, none by default) through `updates`.
 pub struct Job<T, U = ()> {
     pub progress: Progress,
-    receiver: Receiver<Result<T, String>>,
+    receiver: Receiver<anyhow::Result<T>>,
     updates: Receiver<U>,
 }
 
@@ -45,7 +53,7 @@ impl<T: Send + 'static> Job<T> {
     /// Runs `work` on a new thread. A panic inside becomes an error, never a crash of the UI.
     pub fn start(
         progress: Progress,
-        work: impl FnOnce(&Progress) -> Result<T, String> + Send + 'static,
+        work: impl FnOnce(&Progress) -> anyhow::Result<T> + Send + 'static,
     ) -> Job<T> {
         Job::streaming(progress, move |progress, _| work(progress))
     }
@@ -55,7 +63,7 @@ impl<T: Send + 'static, U: Send + 'static> Job<T, U> {
     /// Runs `work` on a new thread, handing it the sending end of the update channel.
     pub fn streaming(
         progress: Progress,
-        work: impl FnOnce(&Progress, &Updates<U>) -> Result<T, String> + Send + 'static,
+        work: impl FnOnce(&Progress, &Updates<U>) -> anyhow::Result<T> + Send + 'static,
     ) -> Job<T, U> {
         let (tx, rx) = channel();
         let (update_tx, update_rx) = channel();
@@ -67,14 +75,14 @@ impl<T: Send + 'static, U: Send + 'static> Job<T, U> {
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     work(&worker_progress, &updates)
                 }))
-                .unwrap_or_else(|_| Err("the work stopped unexpectedly (internal error)".into()));
+                .unwrap_or_else(|_| Err(anyhow!("the work stopped unexpectedly (internal error)")));
                 let _ = tx.send(outcome);
             });
         let receiver = match spawned {
             Ok(_) => rx,
             Err(e) => {
                 let (tx, rx) = channel();
-                let _ = tx.send(Err(format!("could not start a worker thread: {e}")));
+                let _ = tx.send(Err(anyhow!(e).context("could not start a worker thread")));
                 rx
             }
         };
@@ -87,11 +95,11 @@ impl<T: Send + 'static, U: Send + 'static> Job<T, U> {
 
     /// The outcome once the worker has finished; `None` while it still runs. Every update sent
     /// before the outcome can still be drained with `updates` afterwards.
-    pub fn poll(&self) -> Option<Result<T, String>> {
+    pub fn poll(&self) -> Option<anyhow::Result<T>> {
         match self.receiver.try_recv() {
             Ok(outcome) => Some(outcome),
             Err(TryRecvError::Empty) => None,
-            Err(TryRecvError::Disconnected) => Some(Err("the worker went away".into())),
+            Err(TryRecvError::Disconnected) => Some(Err(anyhow!("the worker went away"))),
         }
     }
 
@@ -121,9 +129,9 @@ pub fn error_text(error: &dyn std::error::Error) -> String {
     text
 }
 
-/// Loads `target` for a job, its error as the wizard shows it.
-fn load(target: &Source, driver: Driver) -> Result<crate::engine::context::SystemContext, String> {
-    api::load(target, driver).map_err(|e| error_text(&e))
+/// A failed job as the wizard shows it: [`error_text`] of the error the job ended with.
+pub fn failure_text(error: &anyhow::Error) -> String {
+    error_text(error.as_ref())
 }
 
 /// How a finished scan ended.
@@ -160,7 +168,7 @@ pub fn start_probing_scan(target: Source) -> ScanJob {
 fn start_scan_with_options(target: Source, progress: Progress, opts: scan::ScanOptions) -> ScanJob {
     Job::start(progress, move |progress| {
         progress.stage("Reading the machine", 1);
-        let mut ctx = load(&target, Driver::Ask)?;
+        let mut ctx = api::load(&target, Driver::Ask)?;
         if progress.is_cancelled() {
             return Ok(ScanOutcome::Cancelled);
         }
@@ -184,7 +192,7 @@ fn start_scan_with_options(target: Source, progress: Progress, opts: scan::ScanO
 pub fn start_explain(target: Source, text: String) -> Job<Report> {
     Job::start(Progress::new(), move |progress| {
         progress.stage("Explaining the pasted text", 0);
-        let ctx = load(&target, Driver::Skip)?;
+        let ctx = api::load(&target, Driver::Skip)?;
         Ok(api::explain(&ctx, &text).report)
     })
 }
@@ -197,7 +205,7 @@ pub fn start_tree(
     progress: Progress,
 ) -> Job<Option<TreeResult>> {
     Job::start(progress, move |progress| {
-        let ctx = load(&target, Driver::Skip)?;
+        let ctx = api::load(&target, Driver::Skip)?;
         if progress.is_cancelled() {
             return Ok(None);
         }
@@ -219,10 +227,10 @@ pub fn start_tree(
                     .iter()
                     .map(crate::engine::graph::checks::attempt_text)
                     .collect();
-                Err(format!("{}. Tried: {}", finding.summary, tried.join("; ")))
+                Err(anyhow!("{}. Tried: {}", finding.summary, tried.join("; ")))
             }
             Err(crate::engine::Error::Cancelled) => Ok(None),
-            Err(e) => Err(error_text(&e)),
+            Err(e) => Err(e.into()),
         }
     })
 }
@@ -237,9 +245,92 @@ pub fn start_gpu_test(opts: runner::Options) -> GpuJob {
     progress.stage("Starting the test process", 0);
     Job::streaming(progress, move |progress, updates| {
         let outcome = runner::run(&opts, progress, |u| updates.send(u));
-        let this_computer = load(&Source::Live, Driver::Ask)?;
+        let this_computer = api::load(&Source::Live, Driver::Ask)?;
         let base = Report::new(&this_computer, Vec::new());
         Ok(Box::new((outcome, base)))
+    })
+}
+
+/// Plans fix `id` for the preview pane: the target's context is loaded again, so the plan reads
+/// the machine as it is now.
+pub fn start_fix_plan(
+    target: Source,
+    findings: Vec<Finding>,
+    id: String,
+    opts: PlanOptions,
+) -> Job<FixPlan> {
+    Job::start(Progress::new(), move |_| {
+        let ctx = api::load(&target, Driver::Skip)?;
+        Ok(session::plan(&ctx, &findings, &id, &opts)?)
+    })
+}
+
+/// Applying or undoing fixes: each fix's report and a line per fix for the log; the output of
+/// the commands a fix runs (pip, conda) streams as updates, a line each.
+pub type FixJob = Job<(Vec<ApplyReport>, Vec<String>), String>;
+
+/// Applies the fixes `ids` one after the other (each planned again, exactly as previewed), then
+/// verifies each. Cancelling stops a running pip or conda and rolls its fix back.
+pub fn start_fix_apply(
+    target: Source,
+    findings: Vec<Finding>,
+    ids: Vec<String>,
+    opts: PlanOptions,
+) -> FixJob {
+    Job::streaming(Progress::new(), move |progress, updates| {
+        let ctx = api::load(&target, Driver::Skip)?;
+        let mut reports = Vec::new();
+        let mut log = Vec::new();
+        progress.stage("Applying fixes", ids.len());
+        for id in &ids {
+            progress.stage(&format!("Applying {id}"), ids.len());
+            let sink = updates.clone();
+            let on_line: LineSink = Box::new(move |line| sink.send(line.to_string()));
+            let feedback = Feedback {
+                on_line: Some(on_line),
+                cancel: progress.cancel_flag(),
+            };
+            match session::plan(&ctx, &findings, id, &opts)
+                .and_then(|plan| session::apply(&ctx, &findings, &plan, false, feedback))
+            {
+                Ok(r) => {
+                    log.push(applied_line(id, &r));
+                    reports.push(r);
+                }
+                Err(e) => log.push(format!("{id}: {}", error_text(&e))),
+            }
+            progress.tick();
+        }
+        Ok((reports, log))
+    })
+}
+
+/// The log's line for one applied fix: its outcome and whether its finding is gone.
+fn applied_line(id: &str, r: &ApplyReport) -> String {
+    match &r.verification {
+        Some(v) if v.verified => format!("{id}: {} and verified: its finding is gone", r.outcome),
+        Some(v) => format!(
+            "{id}: {} but NOT verified: {}",
+            r.outcome,
+            v.still_found.clone().unwrap_or_default()
+        ),
+        None => format!("{id}: {}", r.outcome),
+    }
+}
+
+/// Undoes fix journal `id` (the last applied one without): off the UI thread, since undoing a
+/// pin runs pip.
+pub fn start_fix_undo(id: Option<String>) -> FixJob {
+    Job::streaming(Progress::new(), move |progress, _| {
+        progress.stage("Undoing", 1);
+        let line = match session::undo(id.as_deref()) {
+            Ok(j) => format!(
+                "Undid {} ({}): every file and value is back as it was.",
+                j.id, j.fix_id
+            ),
+            Err(e) => format!("Undo failed: {}", error_text(&e)),
+        };
+        Ok((Vec::new(), vec![line]))
     })
 }
 
@@ -261,7 +352,7 @@ mod tests {
             }
             std::thread::sleep(std::time::Duration::from_millis(5));
         };
-        assert_eq!(outcome, Ok(2));
+        assert_eq!(outcome.unwrap(), 2);
         assert_eq!(job.updates().collect::<Vec<_>>(), ["one", "two"]);
         assert_eq!(job.progress.snapshot(), ("Counting".into(), 1, 2));
     }
@@ -282,14 +373,14 @@ mod tests {
                 break outcome;
             }
         };
-        assert_eq!(outcome, Ok(true));
+        assert!(outcome.unwrap());
         let job: Job<()> = Job::start(Progress::new(), |_| panic!("boom"));
         let outcome = loop {
             if let Some(outcome) = job.poll() {
                 break outcome;
             }
         };
-        assert!(outcome.unwrap_err().contains("internal error"));
+        assert!(failure_text(&outcome.unwrap_err()).contains("internal error"));
     }
 
     #[derive(Debug, thiserror::Error)]

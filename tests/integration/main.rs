@@ -1,6 +1,11 @@
 //! Integration tests, one binary (ripgrep's habit): the built CLI, machine files, the GUI
 //! driven through egui_kittest, and the binary-format parsers on built fixtures and real
 //! NVIDIA libraries (`fixtures_build` and `wheels` are shared helpers for such tests).
+//!
+//! The layout rule (README, "Run the tests"): one module per area here, `<area>.rs` (a folder
+//! `<area>/` when it grows), helpers included; unit tests stay in `src/`, in the tested file's
+//! `#[cfg(test)] mod tests` or, when they outgrow it, in `foo/tests.rs` / `foo/tests/` — never
+//! a `foo_tests.rs` sibling; benchmarks are `tests/bench/`.
 
 mod binfmt;
 mod cli;

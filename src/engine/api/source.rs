@@ -56,16 +56,16 @@ pub fn load(source: &Source, driver: Driver) -> Result<SystemContext, Error> {
     match source {
         Source::Live | Source::PythonEnv(_) => {
             let mut ctx = match driver {
-                Driver::Ask => live::load_with_driver(&|| {
+                Driver::Ask => live::load_with_driver(|| {
                     crate::engine::gpu::nvml::probe_with_timeout(NVML_TIMEOUT)
                 }),
                 Driver::Skip => live::load_without_driver(),
             };
             if let Source::PythonEnv(root) = source {
-                activate_python_env(&mut ctx, &root.display().to_string()).map_err(|message| {
+                activate_python_env(&mut ctx, &root.display().to_string()).map_err(|source| {
                     Error::Activate {
                         path: root.clone(),
-                        message,
+                        source,
                     }
                 })?;
             }

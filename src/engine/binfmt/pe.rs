@@ -63,32 +63,43 @@ pub(super) fn parse(
     Ok(info)
 }
 
+/// Headers pelite must not be given (the message of a damaged-file error).
+#[derive(Debug, thiserror::Error)]
+enum Misaligned {
+    #[error("too short for a DOS header")]
+    NoDosHeader,
+    #[error("NT headers at {0:#x} are not 8-aligned (unsupported)")]
+    NtHeaders(usize),
+    #[error("too short for the NT headers")]
+    NoNtHeaders,
+    #[error("misaligned section headers (SizeOfOptionalHeader {0})")]
+    SectionHeaders(u16),
+    #[error("section {index}: file offset {raw:#x} and RVA {rva:#x} disagree in alignment")]
+    Section { index: usize, raw: u32, rva: u32 },
+}
+
 /// Rejects what pelite would turn into undefined behaviour (found by fuzzing): it builds the
 /// section-header slice at `e_lfanew + 24 + SizeOfOptionalHeader` without checking alignment,
 /// and it checks the alignment of `image + rva` rather than of the file offset the RVA maps to.
 /// It also casts the NT headers to an 8-aligned type after checking 4-alignment. Images from
 /// real linkers never trip these checks: NT headers are 8-aligned, section headers 4-aligned,
 /// and every section's file offset and RVA are multiples of the file and section alignments.
-fn check_header_alignment(bytes: &[u8]) -> Result<(), String> {
+fn check_header_alignment(bytes: &[u8]) -> Result<(), Misaligned> {
     let read = |at: usize, n: usize| bytes.get(at..at.checked_add(n)?);
     let u16_at = |at: usize| read(at, 2).map(|b| u16::from_le_bytes([b[0], b[1]]));
     let u32_at = |at: usize| read(at, 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
-    let lfanew = u32_at(0x3c).ok_or("too short for a DOS header")? as usize;
+    let lfanew = u32_at(0x3c).ok_or(Misaligned::NoDosHeader)? as usize;
     if !lfanew.is_multiple_of(8) {
         // pelite casts to the 8-aligned IMAGE_NT_HEADERS64 after checking only 4-alignment.
         // Linkers place the NT headers 8-aligned (MSVC, GNU ld, LLD alike).
-        return Err(format!(
-            "NT headers at {lfanew:#x} are not 8-aligned (unsupported)"
-        ));
+        return Err(Misaligned::NtHeaders(lfanew));
     }
     let (Some(sections), Some(opt)) = (u16_at(lfanew + 6), u16_at(lfanew + 20)) else {
-        return Err("too short for the NT headers".into());
+        return Err(Misaligned::NoNtHeaders);
     };
     let table = lfanew + 24 + usize::from(opt);
     if !table.is_multiple_of(4) {
-        return Err(format!(
-            "misaligned section headers (SizeOfOptionalHeader {opt})"
-        ));
+        return Err(Misaligned::SectionHeaders(opt));
     }
     for i in 0..usize::from(sections.min(96)) {
         let at = table + i * 40;
@@ -96,9 +107,7 @@ fn check_header_alignment(bytes: &[u8]) -> Result<(), String> {
             break; // pelite reports the truncated table
         };
         if rva % 8 != raw % 8 {
-            return Err(format!(
-                "section {i}: file offset {raw:#x} and RVA {rva:#x} disagree in alignment"
-            ));
+            return Err(Misaligned::Section { index: i, raw, rva });
         }
     }
     Ok(())

@@ -5,9 +5,18 @@
 
 use super::{EnvVars, Platform, SystemContext};
 
+/// A folder that cannot be activated as a Python environment.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{root} is not a Python environment: no pyvenv.cfg, no conda-meta and no Python interpreter in it"
+)]
+pub struct NotPythonEnv {
+    pub root: String,
+}
+
 /// Activates the environment at `root` (a machine path) in `ctx`. Errors when the folder is
 /// neither a venv nor a conda environment, nor holds a Python interpreter.
-pub fn activate_python_env(ctx: &mut SystemContext, root: &str) -> Result<(), String> {
+pub fn activate_python_env(ctx: &mut SystemContext, root: &str) -> Result<(), NotPythonEnv> {
     let p = ctx.platform;
     let has = |rel: &str| ctx.fs.exists(&p.join(root, rel));
     let (var, bins): (&str, &[&str]) = match p {
@@ -20,9 +29,9 @@ pub fn activate_python_env(ctx: &mut SystemContext, root: &str) -> Result<(), St
         Platform::Linux if has("pyvenv.cfg") => ("VIRTUAL_ENV", &["bin"]),
         Platform::Linux if has("bin/python3") || has("bin/python") => ("", &["bin"]),
         _ => {
-            return Err(format!(
-                "{root} is not a Python environment: no pyvenv.cfg, no conda-meta and no Python interpreter in it"
-            ));
+            return Err(NotPythonEnv {
+                root: root.to_string(),
+            });
         }
     };
     let mut vars: Vec<(String, String)> = ctx

@@ -23,8 +23,10 @@ pub struct DriverReadout {
 
 /// Builds the context of the machine this program runs on, with the driver facts `query`
 /// returns (the GPU module's NVML query, handed in by the caller; its error is a sentence for
-/// the user and becomes the context's driver note).
-pub fn load_with_driver(query: &dyn Fn() -> Result<DriverReadout, String>) -> SystemContext {
+/// the user and its text becomes the context's driver note).
+pub fn load_with_driver<E: std::fmt::Display>(
+    query: impl FnOnce() -> Result<DriverReadout, E>,
+) -> SystemContext {
     let mut ctx = load_without_driver();
     match query() {
         Ok(readout) => {
@@ -32,7 +34,7 @@ pub fn load_with_driver(query: &dyn Fn() -> Result<DriverReadout, String>) -> Sy
             ctx.gpus = readout.gpus;
             ctx.driver_note = None;
         }
-        Err(note) => ctx.driver_note = Some(note),
+        Err(note) => ctx.driver_note = Some(note.to_string()),
     }
     ctx
 }

@@ -58,10 +58,3 @@ pub enum FixError {
 
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_scopes;
-
-#[cfg(test)]
-mod tests_conda;
-#[cfg(test)]
-mod tests_python;

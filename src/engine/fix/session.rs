@@ -52,7 +52,11 @@ pub fn plan(
 
 /// The scopes a fix can be planned for here (PATH and variable edits: user, machine, env;
 /// the others have one fixed scope), or why none works.
-pub fn scopes(ctx: &SystemContext, finding: &Finding, fix: &FixRef) -> Result<Vec<Scope>, String> {
+pub fn scopes(
+    ctx: &SystemContext,
+    finding: &Finding,
+    fix: &FixRef,
+) -> Result<Vec<Scope>, FixError> {
     use crate::engine::findings::FixKind;
     let candidates: &[Scope] = match &fix.kind {
         FixKind::PathEdit { .. } | FixKind::EnvVar { .. } => {
@@ -76,14 +80,15 @@ pub fn scopes(ctx: &SystemContext, finding: &Finding, fix: &FixRef) -> Result<Ve
         match planner::plan(ctx, finding, fix, &opts) {
             Ok(plan) => ok.push(plan.scope),
             Err(e) => {
-                first_error.get_or_insert(e.to_string());
+                first_error.get_or_insert(e);
             }
         }
     }
-    if ok.is_empty() {
-        return Err(first_error.unwrap_or_default());
+    // Every scope was tried (there is at least one), so none working leaves an error.
+    match first_error {
+        Some(e) if ok.is_empty() => Err(e),
+        _ => Ok(ok),
     }
-    Ok(ok)
 }
 
 fn data_dir() -> Result<PathBuf, FixError> {

@@ -62,9 +62,12 @@ fn run(args: &ChildArgs) -> ChildResult {
         }
         Err(tried) => {
             let (requested, error) = tried.last().cloned().unwrap_or_default();
-            let nvml_err = nvml.as_ref().err().map(String::as_str);
+            let nvml_err = nvml.as_ref().err().map(ToString::to_string);
             result.findings.push(test_findings::no_driver(
-                &requested, &error, nvml_err, windows,
+                &requested,
+                &error,
+                nvml_err.as_deref(),
+                windows,
             ));
             None
         }
@@ -82,7 +85,7 @@ fn run(args: &ChildArgs) -> ChildResult {
             result.findings.push(test_findings::missing_symbol(
                 Role::Driver,
                 &driver.requested,
-                &e,
+                &e.to_string(),
             ));
             return result;
         }
@@ -104,7 +107,9 @@ fn run(args: &ChildArgs) -> ChildResult {
         return result;
     }
     if let Err(e) = &nvml {
-        result.findings.push(test_findings::no_nvml(e, windows));
+        result
+            .findings
+            .push(test_findings::no_nvml(&e.to_string(), windows));
     }
     let cuda = match Cuda::open(driver, args.device as i32) {
         Ok(c) => c,
@@ -186,7 +191,7 @@ fn workloads(
             Err(e) => result.findings.push(test_findings::missing_symbol(
                 Role::Cublas,
                 &lib.requested,
-                &e,
+                &e.to_string(),
             )),
             Ok(api) => match workloads::gemm::Blas::create(&api) {
                 Ok(handle) => workloads::gemm::run_all(&mut run, cuda, &handle, peak),
@@ -203,7 +208,7 @@ fn workloads(
             Err(e) => result.findings.push(test_findings::missing_symbol(
                 Role::Cudnn,
                 &lib.requested,
-                &e,
+                &e.to_string(),
             )),
             Ok(api) => workloads::conv::run_all(&mut run, cuda, &api, peak),
         }

@@ -3,10 +3,10 @@
 //! it), then described: the file the OS mapped, the version the library's own call returns (or
 //! its named error), and the version written in the file.
 
-use super::ffi::OpenLibrary;
 use super::ffi::blas::{self, CublasVersion, CudartApi, CudartErrorName};
 use super::ffi::dnn::{self, CudnnVersion};
 use super::ffi::driver::cuda_version_string;
+use super::ffi::{LoadError, OpenLibrary};
 use super::results::{ChildResult, LibraryReport, Role};
 use super::select::{Selection, default_names};
 use super::{child::ChildArgs, protocol, test_findings};
@@ -122,7 +122,7 @@ pub fn load(
                 let report = describe(role, lib);
                 return Ok((lib, report));
             }
-            Err(e) => tried.push((name, e)),
+            Err(e) => tried.push((name, e.to_string())),
         }
     }
     Err(tried)
@@ -198,14 +198,27 @@ fn describe(role: Role, lib: &OpenLibrary) -> LibraryReport {
             report.version_raw = Some(raw);
         }
         Ok(None) => {}
-        Err(e) => report.error = Some(e),
+        Err(e) => report.error = Some(e.to_string()),
     }
     report
 }
 
+/// Why a library's version could not be asked: a missing symbol, or the call's failure status
+/// (as the library names it). The text goes into the library's row of the GPU test's report.
+#[derive(Debug, thiserror::Error)]
+enum VersionError {
+    #[error(transparent)]
+    Symbols(#[from] LoadError),
+    #[error("{call} returned {status}")]
+    Call { call: &'static str, status: String },
+}
+
 /// The version the library's own call returns; `Ok(None)` for the driver, whose version is read
 /// after its basic table is resolved.
-fn self_reported_version(role: Role, lib: &OpenLibrary) -> Result<Option<(String, i64)>, String> {
+fn self_reported_version(
+    role: Role,
+    lib: &OpenLibrary,
+) -> Result<Option<(String, i64)>, VersionError> {
     // SAFETY (all arms): version queries with their documented signatures; none needs a GPU.
     match role {
         Role::Driver => Ok(None),
@@ -214,10 +227,10 @@ fn self_reported_version(role: Role, lib: &OpenLibrary) -> Result<Option<(String
             let mut v = 0;
             match unsafe { (api.cudaRuntimeGetVersion)(&mut v) } {
                 0 => Ok(Some((cuda_version_string(v), v as i64))),
-                status => Err(format!(
-                    "cudaRuntimeGetVersion returned {}",
-                    runtime_error_name(lib, status)
-                )),
+                status => Err(VersionError::Call {
+                    call: "cudaRuntimeGetVersion",
+                    status: runtime_error_name(lib, status),
+                }),
             }
         }
         Role::Cublas => {
@@ -226,7 +239,10 @@ fn self_reported_version(role: Role, lib: &OpenLibrary) -> Result<Option<(String
                 let mut v = 0;
                 match unsafe { (api.cublasGetProperty)(p, &mut v) } {
                     0 => Ok(v),
-                    status => Err(format!("cublasGetProperty returned {status}")),
+                    status => Err(VersionError::Call {
+                        call: "cublasGetProperty",
+                        status: status.to_string(),
+                    }),
                 }
             };
             let (major, minor, patch) = (

@@ -423,5 +423,4 @@ pub fn pcie_gbps(generation: u32, width: u32) -> Option<f64> {
 }
 
 #[cfg(test)]
-#[path = "maths_tests.rs"]
 mod tests;

@@ -14,33 +14,48 @@ use std::time::{Duration, Instant};
 /// What NVML says about the installed driver and its GPUs.
 pub use crate::engine::context::live::DriverReadout as NvmlProbe;
 
-/// Queries NVML, giving up after `timeout`; the error is a sentence for the user.
-pub fn probe_with_timeout(timeout: Duration) -> Result<NvmlProbe, String> {
+/// Why NVML gave no answer. Its text is a sentence for the user: the context's driver note, the
+/// GPU test's evidence. NVML's own error is kept (and quoted in the sentence).
+#[derive(Debug, thiserror::Error)]
+pub enum NvmlUnavailable {
+    #[error("NVIDIA driver not found or not usable (NVML: {0})")]
+    NoDriver(NvmlError),
+    #[error("NVML could not read the driver version: {0}")]
+    NoDriverVersion(NvmlError),
+    #[error("NVML unavailable: {0}")]
+    Init(NvmlError),
+    #[error("NVML did not answer within {} s", .0.as_secs())]
+    TimedOut(Duration),
+    #[error("could not start the NVML query: {0}")]
+    NoThread(std::io::Error),
+    #[error("NVML query panicked")]
+    QueryPanicked,
+    #[error("NVML initialisation panicked")]
+    InitPanicked,
+}
+
+/// Queries NVML, giving up after `timeout`.
+pub fn probe_with_timeout(timeout: Duration) -> Result<NvmlProbe, NvmlUnavailable> {
     let (tx, rx) = std::sync::mpsc::channel();
     let spawned = std::thread::Builder::new()
         .name("nvml-probe".into())
         .spawn(move || {
-            let result = std::panic::catch_unwind(probe)
-                .unwrap_or_else(|_| Err("NVML query panicked".to_string()));
+            let result =
+                std::panic::catch_unwind(probe).unwrap_or(Err(NvmlUnavailable::QueryPanicked));
             let _ = tx.send(result);
         });
     if let Err(e) = spawned {
-        return Err(format!("could not start the NVML query: {e}"));
+        return Err(NvmlUnavailable::NoThread(e));
     }
-    rx.recv_timeout(timeout).unwrap_or_else(|_| {
-        Err(format!(
-            "NVML did not answer within {} s",
-            timeout.as_secs()
-        ))
-    })
+    rx.recv_timeout(timeout)
+        .unwrap_or(Err(NvmlUnavailable::TimedOut(timeout)))
 }
 
-fn probe() -> Result<NvmlProbe, String> {
-    let nvml = nvml_wrapper::Nvml::init()
-        .map_err(|e| format!("NVIDIA driver not found or not usable (NVML: {e})"))?;
+fn probe() -> Result<NvmlProbe, NvmlUnavailable> {
+    let nvml = nvml_wrapper::Nvml::init().map_err(NvmlUnavailable::NoDriver)?;
     let version = nvml
         .sys_driver_version()
-        .map_err(|e| format!("NVML could not read the driver version: {e}"))?;
+        .map_err(NvmlUnavailable::NoDriverVersion)?;
     let cuda = nvml
         .sys_cuda_driver_version()
         .ok()
@@ -64,10 +79,10 @@ fn probe() -> Result<NvmlProbe, String> {
 }
 
 /// Opens NVML; the error names the library that is missing or broken.
-pub fn open() -> Result<Nvml, String> {
+pub fn open() -> Result<Nvml, NvmlUnavailable> {
     std::panic::catch_unwind(Nvml::init)
-        .map_err(|_| "NVML initialisation panicked".to_string())?
-        .map_err(|e| format!("NVML unavailable: {e}"))
+        .map_err(|_| NvmlUnavailable::InitPanicked)?
+        .map_err(NvmlUnavailable::Init)
 }
 
 /// Which board the test runs on, as NVML is to find it.

@@ -68,11 +68,16 @@ struct File {
     gpu: Vec<GpuPeak>,
 }
 
+/// A peaks table that does not parse.
+#[derive(Debug, thiserror::Error)]
+#[error("gpu_peaks.toml: {0}")]
+pub struct PeaksError(toml::de::Error);
+
 /// Parses a table in the file's format.
-pub fn parse(text: &str) -> Result<Vec<GpuPeak>, String> {
+pub fn parse(text: &str) -> Result<Vec<GpuPeak>, PeaksError> {
     toml::from_str::<File>(text)
         .map(|f| f.gpu)
-        .map_err(|e| format!("gpu_peaks.toml: {e}"))
+        .map_err(PeaksError)
 }
 
 /// The built-in table (empty, never a panic, if it failed to parse).

@@ -188,16 +188,25 @@ pub fn run(opts: &Options, progress: &Progress, mut on_update: impl FnMut(Update
     )
 }
 
+/// Why the child's standard output holds no result (it exited normally).
+#[derive(Debug, thiserror::Error)]
+enum BadOutput {
+    #[error("invalid JSON ({0})")]
+    InvalidJson(serde_json::Error),
+    #[error("no output")]
+    Nothing,
+}
+
 /// How the child ended and its result, from its exit status and standard output.
 fn interpret(
     status: std::process::ExitStatus,
     stdout: &str,
-) -> (ChildExit, Option<Result<ChildResult, String>>) {
+) -> (ChildExit, Option<Result<ChildResult, BadOutput>>) {
     let parsed = stdout
         .lines()
         .rev()
         .find(|l| l.trim_start().starts_with('{'))
-        .map(|l| serde_json::from_str::<ChildResult>(l).map_err(|e| format!("invalid JSON ({e})")));
+        .map(|l| serde_json::from_str::<ChildResult>(l).map_err(BadOutput::InvalidJson));
     if let Some(description) = abnormal_end(&status) {
         return (ChildExit::Crashed { description }, None);
     }
@@ -211,7 +220,7 @@ fn interpret(
             },
             None,
         ),
-        _ => (ChildExit::Finished { code }, Some(Err("no output".into()))),
+        _ => (ChildExit::Finished { code }, Some(Err(BadOutput::Nothing))),
     }
 }
 
@@ -276,7 +285,7 @@ fn finish(
     opts: &Options,
     started: Instant,
     exit: ChildExit,
-    parsed: Option<Result<ChildResult, String>>,
+    parsed: Option<Result<ChildResult, BadOutput>>,
     parent_sensors: Vec<SensorSample>,
     log_tail: Vec<String>,
     last_stage: Option<String>,
@@ -285,7 +294,7 @@ fn finish(
     let result = match parsed {
         Some(Ok(r)) => r,
         Some(Err(e)) => {
-            findings.push(test_findings::bad_output(&e, &log_tail));
+            findings.push(test_findings::bad_output(&e.to_string(), &log_tail));
             ChildResult::default()
         }
         None => ChildResult::default(),
@@ -356,5 +365,4 @@ pub fn summary(
 }
 
 #[cfg(test)]
-#[path = "runner_tests.rs"]
 mod tests;

@@ -7,7 +7,6 @@
 //! Not wired into `rules::run_all`: these need a binary (the `tree` command and the GUI's
 //! Dependencies step call [`check`]).
 
-#[path = "checks_exports.rs"]
 mod exports;
 
 use crate::engine::context::{Platform, SystemContext};
@@ -339,7 +338,6 @@ fn duplicates(graph: &DependencyGraph) -> Vec<Finding> {
 }
 
 #[cfg(test)]
-#[path = "checks_tests.rs"]
 mod tests;
 
 /// A side-by-side assembly the root's manifest names that is nowhere: Windows cannot build the

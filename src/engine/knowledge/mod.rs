@@ -19,8 +19,6 @@ pub mod onnxruntime;
 pub mod version;
 
 #[cfg(test)]
-mod facts_tests;
-#[cfg(test)]
 mod tests;
 
 pub use catalog::{Catalog, CodeRow, MessageRow};

@@ -250,5 +250,4 @@ impl LinuxSearch {
 }
 
 #[cfg(test)]
-#[path = "linux_tests.rs"]
 mod tests;

@@ -331,8 +331,13 @@ pub fn is_api_set(lower_name: &str) -> bool {
     lower_name.starts_with("api-ms-win-") || lower_name.starts_with("ext-ms-")
 }
 
+/// `--load-flags` text that is not a number.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not a flag value (write it as hex, e.g. 0x1100)")]
+pub struct BadFlags(pub String);
+
 /// Parses `--load-flags` text: `0x1100`, `1100h` or decimal.
-pub fn parse_flags(text: &str) -> Result<u32, String> {
+pub fn parse_flags(text: &str) -> Result<u32, BadFlags> {
     let t = text.trim();
     let parsed = if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
         u32::from_str_radix(hex, 16)
@@ -341,9 +346,8 @@ pub fn parse_flags(text: &str) -> Result<u32, String> {
     } else {
         t.parse::<u32>()
     };
-    parsed.map_err(|_| format!("`{text}` is not a flag value (write it as hex, e.g. 0x1100)"))
+    parsed.map_err(|_| BadFlags(text.to_string()))
 }
 
 #[cfg(test)]
-#[path = "windows_tests.rs"]
 mod tests;

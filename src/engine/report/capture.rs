@@ -145,13 +145,13 @@ pub fn identity_of_report(doc: &Report) -> Identity {
 /// Redacts a document with an identity: its JSON form is walked, the enum tags redaction met are
 /// put back, and it must read back whole — else an error, never the document unredacted.
 pub fn redact(doc: Report, identity: &Identity) -> Result<Report, RedactError> {
-    let original = serde_json::to_value(&doc).map_err(|e| RedactError::Serialize(e.to_string()))?;
+    let original = serde_json::to_value(&doc).map_err(RedactError::Serialize)?;
     let mut value = original.clone();
     let changed = Redactor::new(identity).redact_document(&mut value);
     redact_check::keep_readable(&original, &mut value, &changed)?;
-    serde_json::from_value(value).map_err(|e| RedactError::Unreadable {
+    serde_json::from_value(value).map_err(|error| RedactError::Unreadable {
         part: "document".into(),
-        message: e.to_string(),
+        error,
     })
 }
 

@@ -1,10 +1,11 @@
 //! The versions of a report as a flat list of components — driver, GPUs, toolkits, cuDNN copies,
 //! Python environments, frameworks and what they expect, the libraries a GPU test mapped — read
-//! from the document's JSON so reports of older and newer builds read alike. Markdown and HTML
-//! render it as the versions table; `compare` matches it between machines.
+//! from the typed report (its machine, inventory and GPU test). Markdown and HTML render it as
+//! the versions table; `compare` matches it between machines.
 
 use super::Report;
-use serde_json::Value;
+use crate::engine::inventory::{Framework, Inventory};
+use serde::Serialize;
 
 /// One versioned thing on a machine.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,22 +37,8 @@ impl Component {
     }
 }
 
-fn text(v: &Value, key: &str) -> Option<String> {
-    match v.get(key)? {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        Value::Bool(b) => Some(b.to_string()),
-        _ => None,
-    }
-}
-
-fn list<'a>(v: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
-    v.get(key).and_then(Value::as_array).into_iter().flatten()
-}
-
 /// Every component a document tells of, in a stable order.
 pub fn components(doc: &Report) -> Vec<Component> {
-    let extra = doc.keys();
     let mut out = Vec::new();
     let m = &doc.machine;
     if let Some(d) = &m.driver {
@@ -82,74 +69,77 @@ pub fn components(doc: &Report) -> Vec<Component> {
             path: None,
         });
     }
-    let empty = Value::Null;
-    let inventory = extra.get("inventory").unwrap_or(&empty);
-    for (key, kind) in [("toolkits", "cuda-toolkit"), ("cudnn", "cudnn")] {
-        for install in list(inventory, key) {
-            let root = text(install, "root");
-            out.push(Component {
-                kind,
-                name: root.clone().unwrap_or_default(),
-                version: text(install, "version"),
-                detail: root.clone().unwrap_or_default(),
-                path: root,
-            });
-        }
+    if let Some(inventory) = &doc.inventory {
+        inventory_components(inventory, &mut out);
     }
-    for env in list(inventory, "python_envs") {
-        let root = text(env, "root").unwrap_or_default();
-        out.push(Component {
-            kind: "python",
-            name: root.clone(),
-            version: text(env, "python_version"),
-            detail: text(env, "kind").unwrap_or_default(),
-            path: text(env, "root"),
-        });
-        for f in list(env, "frameworks") {
-            out.push(framework(f, &root));
-        }
-    }
-    let gpu = extra.get("gpu").unwrap_or(&empty);
-    for lib in list(gpu, "libraries") {
-        let file = text(lib, "mapped").or_else(|| text(lib, "requested"));
+    for lib in doc.gpu.iter().flat_map(|gpu| &gpu.libraries) {
+        let file = lib.mapped.clone().unwrap_or_else(|| lib.requested.clone());
         out.push(Component {
             kind: "gpu-library",
-            name: text(lib, "role").unwrap_or_default(),
-            version: text(lib, "version").or_else(|| text(lib, "file_version")),
-            detail: file.clone().unwrap_or_default(),
-            path: file,
+            name: lib.role.as_str().to_string(),
+            version: lib.version.clone().or_else(|| lib.file_version.clone()),
+            detail: file.clone(),
+            path: Some(file),
         });
     }
     out
 }
 
-fn framework(f: &Value, env_root: &str) -> Component {
-    let package = text(f, "package").unwrap_or_else(|| text(f, "kind").unwrap_or_default());
-    let empty = Value::Null;
-    let expects = f.get("expects").unwrap_or(&empty);
+/// Toolkits, cuDNN copies, Python environments and their frameworks.
+fn inventory_components(inventory: &Inventory, out: &mut Vec<Component>) {
+    let installs = inventory
+        .toolkits
+        .iter()
+        .map(|t| ("cuda-toolkit", &t.root, &t.version))
+        .chain(
+            inventory
+                .cudnn
+                .iter()
+                .map(|c| ("cudnn", &c.root, &c.version)),
+        );
+    for (kind, root, version) in installs {
+        out.push(Component {
+            kind,
+            name: root.clone(),
+            version: version.clone(),
+            detail: root.clone(),
+            path: Some(root.clone()),
+        });
+    }
+    for env in &inventory.python_envs {
+        out.push(Component {
+            kind: "python",
+            name: env.root.clone(),
+            version: env.python_version.clone(),
+            detail: env.kind.as_str().to_string(),
+            path: Some(env.root.clone()),
+        });
+        for f in &env.frameworks {
+            out.push(framework(f, &env.root));
+        }
+    }
+}
+
+fn framework(f: &Framework, env_root: &str) -> Component {
+    let expects = &f.expects;
     let mut wants = Vec::new();
-    if let Some(cuda) = text(expects, "cuda") {
+    if let Some(cuda) = &expects.cuda {
         wants.push(format!("CUDA {cuda}"));
     }
-    if let Some(cudnn) = text(expects, "cudnn") {
+    if let Some(cudnn) = &expects.cudnn {
         wants.push(format!("cuDNN {cudnn}"));
     }
-    let build = match f.get("cuda_build").and_then(Value::as_bool) {
+    let build = match f.cuda_build {
         Some(true) if wants.is_empty() => "CUDA build, versions unknown".to_string(),
         Some(true) => format!("expects {}", wants.join(", ")),
         Some(false) => "CPU-only build".to_string(),
         None => "build unknown".to_string(),
     };
     // What it loads: the DLL names its build names, and the nvidia-* wheels it pins.
-    let mut loads: Vec<String> = list(expects, "dll_names")
-        .filter_map(|v| v.as_str().map(String::from))
-        .collect();
-    loads.extend(list(expects, "wheels").map(|w| {
-        let name = text(w, "name").unwrap_or_default();
-        match text(w, "version") {
-            Some(v) => format!("{name} {v}"),
-            None => name,
-        }
+    let mut loads = expects.dll_names.clone();
+    loads.extend(expects.wheels.iter().map(|w| match &w.version {
+        Some(v) => format!("{} {v}", w.name),
+        None => w.name.clone(),
     }));
     let detail = match loads.len() {
         0 => build,
@@ -158,16 +148,15 @@ fn framework(f: &Value, env_root: &str) -> Component {
     };
     Component {
         kind: "framework",
-        name: format!("{package} ({env_root})"),
-        version: text(f, "version"),
+        name: format!("{} ({env_root})", f.package),
+        version: f.version.clone(),
         detail,
-        path: text(f, "location").or_else(|| Some(env_root.to_string()).filter(|r| !r.is_empty())),
+        path: Some(f.location.clone()),
     }
 }
 
 /// The report's one-line facts: platform, driver, source, capture time, tool version, redaction.
 pub fn header_facts(doc: &Report) -> Vec<String> {
-    let extra = doc.keys();
     let m = &doc.machine;
     let mut facts = vec![format!(
         "{}{}",
@@ -186,25 +175,23 @@ pub fn header_facts(doc: &Report) -> Vec<String> {
         None => "no NVIDIA driver found".to_string(),
     });
     facts.push(m.source.describe());
-    if let Some(t) = extra.get("captured_at").and_then(Value::as_str) {
+    if let Some(t) = &doc.captured_at {
         facts.push(format!("captured {t}"));
     }
-    if let Some(v) = extra
-        .get("tool")
-        .and_then(|t| t.get("version"))
-        .and_then(Value::as_str)
-    {
-        facts.push(format!("cuda-triage {v}"));
+    if let Some(tool) = &doc.tool {
+        facts.push(format!("cuda-triage {}", tool.version));
     }
-    if extra.get("redacted").and_then(Value::as_bool) == Some(true) {
+    if doc.redacted == Some(true) {
         facts.push("redacted".to_string());
     }
     facts
 }
 
-/// A JSON value as pretty-printed lines (for the folded parts of Markdown and HTML).
-pub fn json_lines(value: &Value) -> Vec<String> {
-    serde_json::to_string_pretty(value)
+/// A part of the report as its JSON, pretty-printed, in lines (for the folded parts of Markdown
+/// and HTML): keys sorted as in the JSON report.
+pub fn json_lines(value: &impl Serialize) -> Vec<String> {
+    serde_json::to_value(value)
+        .and_then(|v| serde_json::to_string_pretty(&v))
         .unwrap_or_default()
         .lines()
         .map(String::from)

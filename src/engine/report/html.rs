@@ -148,15 +148,14 @@ fn folded(title: &str, lines: &[String]) -> String {
 }
 
 fn details(doc: &Report) -> String {
-    let extra = doc.keys();
     let mut out = String::from("<h2>Details</h2>\n");
-    if let Some(gpu) = extra.get("gpu") {
+    if let Some(gpu) = &doc.gpu {
         out.push_str(&folded("GPU test", &json_lines(gpu)));
     }
-    if let Some(fixes) = extra.get("fixes_applied") {
+    if let Some(fixes) = &doc.fixes_applied {
         out.push_str(&folded("Fixes applied", &json_lines(fixes)));
     }
-    if let Some(identified) = extra.get("identified") {
+    if let Some(identified) = &doc.identified {
         out.push_str(&folded(
             "Libraries named in the pasted error",
             &json_lines(identified),
@@ -180,7 +179,7 @@ fn details(doc: &Report) -> String {
     if !env.is_empty() {
         out.push_str(&folded("Loading-related environment", &env));
     }
-    if let Some(inventory) = extra.get("inventory") {
+    if let Some(inventory) = &doc.inventory {
         out.push_str(&folded(
             "Inventory (as in the JSON report)",
             &json_lines(inventory),

@@ -183,25 +183,22 @@ fn folded(title: &str, body: &str) -> String {
 }
 
 fn details(doc: &Report) -> Vec<String> {
-    let extra = doc.keys();
     let mut out = Vec::new();
-    if let Some(identified) = extra.get("identified").and_then(|v| v.as_array()) {
+    if let Some(identified) = &doc.identified {
         let lines: Vec<String> = identified
             .iter()
-            .map(|i| {
-                let get = |k: &str| i.get(k).and_then(|v| v.as_str()).unwrap_or("?").to_string();
-                format!("{}: {} {}", get("file"), get("component"), get("version"))
-            })
+            .map(|i| format!("{}: {} {}", i.file, i.component, i.version))
             .collect();
         out.push(folded(
             "Libraries named in the pasted error",
             &code_block(&lines),
         ));
     }
-    for (key, title) in [("gpu", "GPU test"), ("fixes_applied", "Fixes applied")] {
-        if let Some(value) = extra.get(key) {
-            out.push(folded(title, &code_block(&json_lines(value))));
-        }
+    if let Some(gpu) = &doc.gpu {
+        out.push(folded("GPU test", &code_block(&json_lines(gpu))));
+    }
+    if let Some(fixes) = &doc.fixes_applied {
+        out.push(folded("Fixes applied", &code_block(&json_lines(fixes))));
     }
     for t in trees(doc) {
         out.push(folded(

@@ -134,12 +134,8 @@ macro_rules! optional_keys {
 
 impl Report {
     /// The command-specific keys that are set, as JSON values in the contract's order (what
-    /// the Markdown and HTML renderers walk).
-    pub fn keys(&self) -> serde_json::Map<String, Value> {
-        self.try_keys().unwrap_or_default()
-    }
-
-    fn try_keys(&self) -> Result<serde_json::Map<String, Value>, serde_json::Error> {
+    /// [`Serialize`] writes after `schema`, `machine` and `findings`).
+    fn keys(&self) -> Result<serde_json::Map<String, Value>, serde_json::Error> {
         // A `serde_json::Map` is sorted by key, and so is every object inside a `Value`.
         let mut keys = self.unknown.clone();
         optional_keys!(
@@ -174,7 +170,7 @@ impl Report {
 impl Serialize for Report {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        let keys = self.try_keys().map_err(serde::ser::Error::custom)?;
+        let keys = self.keys().map_err(serde::ser::Error::custom)?;
         let mut map = serializer.serialize_map(Some(3 + keys.len()))?;
         map.serialize_entry("schema", &self.schema)?;
         map.serialize_entry("machine", &self.machine)?;

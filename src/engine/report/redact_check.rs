@@ -21,20 +21,22 @@ use std::collections::BTreeMap;
 #[derive(Debug, thiserror::Error)]
 pub enum RedactError {
     #[error("cannot redact the report: it does not serialize ({0})")]
-    Serialize(String),
+    Serialize(serde_json::Error),
     #[error(
         "cannot redact the report: its \"{part}\" no longer reads back after redaction \
-         ({message}); nothing was written (--no-redact writes it unredacted)"
+         ({error}); nothing was written (--no-redact writes it unredacted)"
     )]
-    Unreadable { part: String, message: String },
+    Unreadable {
+        part: String,
+        error: serde_json::Error,
+    },
 }
 
 /// Reads a part as its type and writes it back as JSON.
-type ReadBack = fn(&Value) -> Result<Value, String>;
+type ReadBack = fn(&Value) -> Result<Value, serde_json::Error>;
 
-fn read_back<T: DeserializeOwned + Serialize>(value: &Value) -> Result<Value, String> {
-    let typed = T::deserialize(value).map_err(|e| e.to_string())?;
-    serde_json::to_value(typed).map_err(|e| e.to_string())
+fn read_back<T: DeserializeOwned + Serialize>(value: &Value) -> Result<Value, serde_json::Error> {
+    serde_json::to_value(T::deserialize(value)?)
 }
 
 /// The top-level keys something reads back as a type (reopen, the GPU step).
@@ -125,9 +127,9 @@ fn restore_tags(
             .push((c.pointer.as_str(), now));
         set(value, &c.pointer, &c.original);
     }
-    read(value).map_err(|message| RedactError::Unreadable {
+    read(value).map_err(|error| RedactError::Unreadable {
         part: part.to_string(),
-        message,
+        error,
     })?;
     for ((_, original), members) in groups {
         for (pointer, redacted) in &members {

@@ -18,17 +18,21 @@ pub struct Reopened {
     pub note: Option<String>,
 }
 
+/// Why a report's machine cannot be rebuilt to diagnose again.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NoSnapshot {
+    #[error("the report has no snapshot of its machine")]
+    Missing,
+    #[error("the report did not record the machine's files")]
+    NoFiles,
+}
+
 /// The context a report's snapshot describes (an error without a snapshot or recorded files).
 /// The context keeps the source the report was captured from, so rules word their evidence as
 /// they did then ("the machine file has no [driver] section").
-pub fn snapshot_context(doc: &Report) -> Result<SystemContext, String> {
-    let snapshot: ContextSnapshot = doc
-        .snapshot
-        .clone()
-        .ok_or("the report has no snapshot of its machine")?;
-    let files = snapshot
-        .files
-        .ok_or("the report did not record the machine's files")?;
+pub fn snapshot_context(doc: &Report) -> Result<SystemContext, NoSnapshot> {
+    let snapshot: ContextSnapshot = doc.snapshot.clone().ok_or(NoSnapshot::Missing)?;
+    let files = snapshot.files.ok_or(NoSnapshot::NoFiles)?;
     Ok(SystemContext {
         platform: snapshot.platform,
         wsl: snapshot.wsl,

@@ -209,7 +209,7 @@ pub fn build_runs_on(archs: &[String], cc: &str) -> bool {
 }
 
 #[cfg(test)]
-mod arch_tests {
+mod tests {
     use super::build_runs_on;
 
     fn runs(archs: &[&str], cc: &str) -> bool {

@@ -55,11 +55,16 @@ pub struct CorpusReport {
     pub misses: Vec<CorpusMiss>,
 }
 
+/// A corpus file that does not parse.
+#[derive(Debug, thiserror::Error)]
+#[error("corpus is not valid: {0}")]
+pub struct CorpusError(toml::de::Error);
+
 /// Reads a corpus file (TOML, `[[entry]]` tables).
-pub fn parse(text: &str) -> Result<Vec<CorpusEntry>, String> {
+pub fn parse(text: &str) -> Result<Vec<CorpusEntry>, CorpusError> {
     toml::from_str::<CorpusFile>(text)
         .map(|f| f.entry)
-        .map_err(|e| format!("corpus is not valid: {e}"))
+        .map_err(CorpusError)
 }
 
 /// What an entry's expectations lack in the triage of its text (empty: a hit).

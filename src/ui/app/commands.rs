@@ -1,14 +1,13 @@
 //! Carrying out what the steps asked for, after the frame is drawn: each `UiCommand` changes
 //! the app's plain-data state, starts work on a worker thread (the only place jobs start), or
 //! talks to the desktop (file dialogs, clipboard, browser, file manager). Errors from the engine
-//! reach the status line with their chain of causes.
+//! reach the status line with their chain of causes. The GPU and Fix steps' own commands are
+//! in `step_commands`.
 
 use super::{ScanState, TriageApp};
 use crate::engine::progress::Progress;
 use crate::engine::report::Report;
-use crate::ui::steps::gpu_state::role_index;
-use crate::ui::steps::gpu_test::{GpuCommand, can_run};
-use crate::ui::steps::{self, Step, UiCommand};
+use crate::ui::steps::{Step, UiCommand};
 use crate::ui::worker::{self, Source, error_text, start_scan};
 
 /// Shown when a file dialog returns nothing: cancelled, or no dialog could be shown at all.
@@ -180,14 +179,7 @@ impl TriageApp {
                 }
             }
             UiCommand::Gpu(command) => self.apply_gpu(command),
-            UiCommand::Fix(command) => {
-                let findings = self
-                    .document
-                    .as_ref()
-                    .map(|d| d.findings.clone())
-                    .unwrap_or_default();
-                steps::fix_state::apply(&mut self.fix, self.target.clone(), findings, command)
-            }
+            UiCommand::Fix(command) => self.apply_fix(command),
         }
     }
 
@@ -231,7 +223,7 @@ impl TriageApp {
                 self.last_saved_report = Some(path.display().to_string());
                 self.status = format!("{} report saved to {}.", format.label(), path.display());
             }
-            Err(e) => self.status = e,
+            Err(e) => self.status = worker::failure_text(&e),
         }
     }
 
@@ -248,7 +240,7 @@ impl TriageApp {
         };
         match crate::ui::report_export::compare_with(&report, &path) {
             Ok(text) => self.report.comparison = Some(text),
-            Err(e) => self.status = e,
+            Err(e) => self.status = worker::failure_text(&e),
         }
     }
 
@@ -298,44 +290,6 @@ impl TriageApp {
                 }
             }
             Err(e) => self.status = error_text(&e),
-        }
-    }
-
-    /// Runs, cancels or configures the live GPU test.
-    fn apply_gpu(&mut self, command: GpuCommand) {
-        let runnable = can_run(&self.shown());
-        let state = &mut self.gpu;
-        match command {
-            GpuCommand::Start => {
-                if !state.running() && runnable {
-                    state.log.clear();
-                    state.latest_sensors = None;
-                    state.job = Some(worker::start_gpu_test(state.options()));
-                    self.status = "GPU test running...".into();
-                }
-            }
-            GpuCommand::Cancel => {
-                if let Some(job) = &state.job {
-                    job.cancel();
-                    self.status = "Cancelling the GPU test...".into();
-                }
-            }
-            GpuCommand::SetQuick(q) => state.quick = q,
-            GpuCommand::SetPath(role, text) => {
-                state.paths[role_index(role)] = text;
-                state.chosen_set = None;
-            }
-            GpuCommand::SetDir(dir) => {
-                state.dir = dir;
-                state.chosen_set = None;
-            }
-            GpuCommand::ChooseSet(index) => state.choose_set(index),
-            GpuCommand::PickDir => {
-                if let Some(dir) = rfd::FileDialog::new().pick_folder() {
-                    state.dir = dir.display().to_string();
-                    state.chosen_set = None;
-                }
-            }
         }
     }
 }

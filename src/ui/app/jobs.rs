@@ -6,7 +6,7 @@
 use super::{ScanState, TriageApp};
 use crate::engine::findings::Severity;
 use crate::ui::steps::{self, Step};
-use crate::ui::worker::ScanOutcome;
+use crate::ui::worker::{ScanOutcome, failure_text};
 use std::time::Duration;
 
 /// How often a running job's progress is redrawn.
@@ -61,9 +61,9 @@ impl TriageApp {
                 self.status = "Scan cancelled.".into();
                 self.scan = ScanState::Cancelled;
             }
-            Some(Err(message)) => {
+            Some(Err(e)) => {
                 self.status = "Scan failed.".into();
-                self.scan = ScanState::Failed(message);
+                self.scan = ScanState::Failed(failure_text(&e));
             }
         }
     }
@@ -92,7 +92,9 @@ impl TriageApp {
                 let doc = self.document.take().unwrap_or(base);
                 self.document = Some(steps::gpu_test::merge(doc, &outcome));
             }
-            Some(Err(e)) => self.status = format!("The GPU test could not run: {e}"),
+            Some(Err(e)) => {
+                self.status = format!("The GPU test could not run: {}", failure_text(&e))
+            }
             None => {}
         }
     }

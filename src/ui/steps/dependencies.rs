@@ -99,6 +99,7 @@ impl DependenciesState {
             }
             Ok(None) => "Dependency tree cancelled.".into(),
             Err(e) => {
+                let e = crate::ui::worker::failure_text(&e);
                 let status = format!("Could not build the dependency tree: {e}");
                 self.error = Some(e);
                 status

@@ -99,12 +99,7 @@ pub fn fix_ui(ui: &mut egui::Ui, shown: &Shown, state: &FixState, commands: &mut
             }
         }
     });
-    if let Ok(live) = state.live.lock() {
-        for line in live.iter() {
-            ui.monospace(line);
-        }
-    }
-    for line in &state.log {
+    for line in state.live.iter().chain(&state.log) {
         ui.monospace(line);
     }
     for j in &state.history {
@@ -155,7 +150,7 @@ fn preview_ui(ui: &mut egui::Ui, state: &FixState) {
                 ui.spinner();
             }
             (Some(_), Some(Err(e))) => {
-                ui.label(e);
+                ui.label(crate::ui::worker::failure_text(e));
             }
             (Some(_), Some(Ok(plan))) => {
                 // Bytes that are not UTF-8 (a Latin-1 é in a profile) come out of the diff as

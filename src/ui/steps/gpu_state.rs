@@ -115,7 +115,7 @@ impl GpuTestState {
 
     /// Takes the worker's updates in; the outcome (and a base document) once the test finished,
     /// or the error that stopped the worker.
-    pub fn poll(&mut self) -> Option<Result<(Outcome, Report), String>> {
+    pub fn poll(&mut self) -> Option<anyhow::Result<(Outcome, Report)>> {
         let job = self.job.as_ref()?;
         let outcome = job.poll();
         for update in job.updates() {

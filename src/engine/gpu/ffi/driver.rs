@@ -91,7 +91,7 @@ impl<'lib> Cuda<'lib> {
     pub fn open(lib: &'lib OpenLibrary, index: i32) -> Result<Cuda<'lib>, CallError> {
         // SAFETY: the symbols are the documented driver API with these C signatures.
         let api = unsafe { DriverApi::load(&lib.lib) }
-            .map_err(|e| CallError::other("resolving driver symbols", e))?;
+            .map_err(|e| CallError::other("resolving driver symbols", e.to_string()))?;
         let mut count = 0;
         check("cuDeviceGetCount", unsafe {
             (api.cuDeviceGetCount)(&mut count)

@@ -33,13 +33,18 @@ macro_rules! api_table {
             /// # Safety
             /// The library must export these symbols with these C signatures; the pointers are
             /// valid only while `lib` stays loaded.
-            pub unsafe fn load(lib: &libloading::Library) -> Result<Self, String> {
+            pub unsafe fn load(
+                lib: &libloading::Library,
+            ) -> Result<Self, $crate::engine::gpu::ffi::LoadError> {
                 Ok(Self {
                     $( $f: unsafe {
                         *lib.get::<unsafe extern "system" fn($($a),*) -> $r>(
                             concat!(stringify!($f), "\0").as_bytes(),
                         )
-                        .map_err(|e| format!("{}: {}", stringify!($f), $crate::engine::gpu::ffi::error_chain(&e)))?
+                        .map_err(|cause| $crate::engine::gpu::ffi::LoadError::Symbol {
+                            symbol: stringify!($f),
+                            cause,
+                        })?
                     }, )*
                 })
             }
@@ -60,8 +65,11 @@ impl OpenLibrary {
     /// every symbol now (`RTLD_NOW`), so a missing dependency symbol is reported at load time; on
     /// Windows an absolute path is loaded with `LOAD_WITH_ALTERED_SEARCH_PATH`, so the DLLs it
     /// depends on are looked for next to it first, as the frameworks arrange.
-    pub fn open(requested: &str) -> Result<OpenLibrary, String> {
-        let lib = open_raw(requested).map_err(|e| error_chain(&e))?;
+    pub fn open(requested: &str) -> Result<OpenLibrary, LoadError> {
+        let lib = open_raw(requested).map_err(|cause| LoadError::Open {
+            requested: requested.to_string(),
+            cause,
+        })?;
         Ok(OpenLibrary {
             lib,
             requested: requested.to_string(),
@@ -80,6 +88,22 @@ impl OpenLibrary {
     pub fn mapped_path(&self, symbol: &str) -> Option<String> {
         mapped::file_of_address(self.symbol_address(symbol)? as usize)
     }
+}
+
+/// A library the OS loader would not open, or a symbol it does not export. The text is the
+/// loader's own, with every cause, in one line (it goes into the GPU test's report as it is).
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("{}", error_chain(.cause))]
+    Open {
+        requested: String,
+        cause: libloading::Error,
+    },
+    #[error("{symbol}: {}", error_chain(.cause))]
+    Symbol {
+        symbol: &'static str,
+        cause: libloading::Error,
+    },
 }
 
 /// An error and its sources in one line (libloading's own text is just "dlopen failed").

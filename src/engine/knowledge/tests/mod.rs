@@ -1,5 +1,8 @@
 //! Unit tests of the knowledge tables: every table parses, every row cites a source, every
 //! catalog pattern matches its own example, and the lookups answer known questions.
+//! [`facts`] holds the tables to the shared reference text.
+
+mod facts;
 
 use super::*;
 use crate::engine::context::Platform;

@@ -2,13 +2,13 @@
 //! pair run by a real sh, a real venv's activate script, a pin written to a requirements file,
 //! and the Windows registry preview from a machine file's registry view.
 
-use super::apply;
-use super::host::SystemHost;
-use super::planner::{self, PlanOptions};
-use super::tests::{Home, apply_verified, findings, live_context};
-use super::{Scope, session};
+use super::{Home, apply_verified, findings, live_context};
 use crate::engine::context::{ContextSource, Platform, RegistryView, SystemContext};
 use crate::engine::findings::Finding;
+use crate::engine::fix::apply;
+use crate::engine::fix::host::SystemHost;
+use crate::engine::fix::planner::{self, PlanOptions};
+use crate::engine::fix::{Scope, session};
 use std::fs;
 use std::path::Path;
 

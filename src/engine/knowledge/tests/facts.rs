@@ -3,9 +3,9 @@
 //! component and family, and the driver and TensorFlow tables agree with it. Each test skips with
 //! a message when the reference file is absent.
 
-use super::version::{Version, VersionSpec};
-use super::*;
 use crate::engine::context::Platform;
+use crate::engine::knowledge::version::{Version, VersionSpec};
+use crate::engine::knowledge::*;
 use regex::Regex;
 
 fn reference() -> Option<String> {

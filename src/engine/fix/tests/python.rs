@@ -5,14 +5,15 @@
 //! `--dry-run --report`, installed with the venv's interpreter, and undone back to the exact
 //! package set (`pip freeze --all` byte for byte).
 
-use super::apply::{self, Applied};
-use super::host::{Host, SystemHost};
-use super::packages::Installer;
-use super::planner::{self, PlanOptions};
 use crate::engine::context::{
     ContextSource, EnvVars, FsView, Platform, RegistryView, SystemContext,
 };
 use crate::engine::findings::{Finding, FixKind, FixRef, Severity};
+use crate::engine::fix::apply::{self, Applied};
+use crate::engine::fix::host::{Host, SystemHost};
+use crate::engine::fix::packages::Installer;
+use crate::engine::fix::planner::{self, PlanOptions};
+use crate::engine::fix::{journal, verify};
 use std::path::Path;
 use std::process::Command;
 
@@ -127,7 +128,7 @@ fn the_dll_directory_hook_loads_at_start_adds_existing_folders_never_raises_and_
     let mut host = SystemHost::new(false);
     apply::apply(&plan, &mut host, &data).unwrap();
     // Verification starts the environment's interpreter fresh and finds the hook loaded.
-    let v = super::verify::verify(&live(), &plan, &finding.fixes[0].kind, &[], &host).unwrap();
+    let v = verify::verify(&live(), &plan, &finding.fixes[0].kind, &[], &host).unwrap();
     assert!(v.verified, "{v:?}");
     assert!(
         v.checked
@@ -273,6 +274,6 @@ fn a_pin_runs_offline_in_a_real_venv_and_undo_restores_the_package_set() {
             .unwrap(),
         before
     );
-    let last = super::journal::list(&data).pop().unwrap();
-    assert_eq!(last.state, super::journal::JournalState::RolledBack);
+    let last = journal::list(&data).pop().unwrap();
+    assert_eq!(last.state, journal::JournalState::RolledBack);
 }

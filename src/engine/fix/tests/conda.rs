@@ -6,14 +6,14 @@
 //! the recorded package set — runs against `tests/fixtures/conda/conda-standin.py`, a stand-in
 //! that records every command line it is given and keeps `conda-meta/` records as conda does.
 
-use super::apply::{self, Applied};
-use super::conda::{list_lines, parse_dry_run};
-use super::host::{Host, SystemHost};
-use super::packages::Installer;
-use super::plan::Change;
-use super::planner::{self, PlanOptions};
-use super::tests::live_context;
+use super::live_context;
 use crate::engine::findings::{Finding, FixKind, FixRef, Severity};
+use crate::engine::fix::apply::{self, Applied};
+use crate::engine::fix::conda::{list_lines, parse_dry_run};
+use crate::engine::fix::host::{Host, SystemHost};
+use crate::engine::fix::packages::Installer;
+use crate::engine::fix::plan::Change;
+use crate::engine::fix::planner::{self, PlanOptions};
 use std::fs;
 use std::path::Path;
 use std::sync::{Arc, Mutex};

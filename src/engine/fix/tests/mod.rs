@@ -1,6 +1,12 @@
 //! Fix engine tests on real files in a temporary folder: a login profile with CRLF, a BOM, a
 //! Latin-1 byte and no final newline; a conda-style environment; a read-only profile. Each goes
 //! plan → preview → apply → verify (a real `sh` runs the written block) → undo, byte for byte.
+//! The other scopes ([`scopes`]), conda pins ([`conda`]) and Python environments ([`python`])
+//! have their own files here.
+
+mod conda;
+mod python;
+mod scopes;
 
 use super::apply::{self, Applied};
 use super::host::SystemHost;
