@@ -44,10 +44,11 @@ pub(super) fn read(w: &mut Walker, site: &Site) -> Option<Framework> {
             .collect();
         f.bundled_dir = Some(capi.clone());
     }
-    if let Some(d) = d {
+    // METADATA is read first (its pins name the Linux builds' CUDA), listed as evidence last.
+    let metadata = d.map(|d| {
         f.expects.wheels = read_metadata(w, &d.2.path, 256 << 10).1;
-        f.evidence.push(d.2.path.clone());
-    }
+        d.2.path.clone()
+    });
     let vi = p.join(&capi, "version_info.py");
     if let Some(text) = w.read_text(&vi, 16 << 10) {
         if text.lines().any(|l| l.replace(' ', "") == "use_cuda=False") {
@@ -62,6 +63,7 @@ pub(super) fn read(w: &mut Walker, site: &Site) -> Option<Framework> {
     } else if f.cuda_build == Some(true) && !from_wheel_pins(&mut f) {
         from_table(&mut f);
     }
+    f.evidence.extend(metadata);
     Some(f)
 }
 
