@@ -230,10 +230,16 @@ pub fn codes(text: &str, catalog: &Catalog) -> Vec<ErrorCode> {
                 }
             }
         }
-        let lower = line.to_ascii_lowercase();
+        let lower = line.to_lowercase();
         for row in &catalog.codes {
-            for phrase in row.names.iter().filter(|n| n.contains(' ')) {
-                if lower.contains(&phrase.to_ascii_lowercase()) {
+            // A phrase is a name with a space, or in another script (the message in Windows'
+            // Chinese or Japanese display language has no spaces).
+            for phrase in row
+                .names
+                .iter()
+                .filter(|n| n.contains(' ') || !n.is_ascii())
+            {
+                if lower.contains(&phrase.to_lowercase()) {
                     let name = if row.kind == "win32" {
                         None
                     } else {
