@@ -36,7 +36,7 @@ fn reachable(h: &mut Harness<'_, TriageApp>, label: &str, ppp: f32) {
         .next()
         .unwrap_or_else(|| panic!("at {ppp}: no {label:?} on {:?}", h.state().step));
     node.scroll_to_me();
-    h.run_steps(2);
+    h.run_steps(20); // the scroll is animated
     let rect = h.query_all_by_label_contains(label).next().unwrap().rect();
     assert!(
         window.expand(0.5).contains_rect(rect) && rect.height() > 1.0,
