@@ -1,5 +1,5 @@
 //! Start-up measurement, run by hand: with `CUDA_TRIAGE_EXIT_AFTER_FIRST_FRAME=1` the wizard
-//! prints the time from `main` to its first painted frame on stderr and closes itself, so
+//! prints the time from `main` to its first painted frame on stderr and exits at once, so
 //! `hyperfine` can time start-up to first frame (README, "Benchmarks"). Nothing else changes:
 //! the wrapper only forwards to the app.
 
@@ -42,11 +42,9 @@ impl<A: eframe::App> eframe::App for FirstFrame<A> {
         } else if self.frames == 2 {
             let ms = STARTED.get().map_or(0.0, |t| t.elapsed().as_secs_f64() * 1e3);
             eprintln!("cuda-triage: first frame painted {ms:.1} ms after start");
-            ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+            // Exit at once: the process's lifetime is then start-up to first frame, which is
+            // what `hyperfine` should time (closing the window and the GPU's teardown are not).
+            std::process::exit(0);
         }
-    }
-
-    fn save(&mut self, _storage: &mut dyn eframe::Storage) {
-        // A measuring run leaves the remembered window and theme alone.
     }
 }

@@ -172,7 +172,7 @@ fn dependencies(h: &mut Harness<'_, TriageApp>, want: &Expect) {
 }
 
 /// GPU test → Fix (every fix previews) → Report (every format saved; the JSON reopens).
-fn gpu_fix_report(h: &mut Harness<'_, TriageApp>, want: &Expect, machine_file: bool) {
+fn gpu_fix_report(h: &mut Harness<'_, TriageApp>, machine_file: bool) {
     next(h, Step::GpuTest);
     if machine_file {
         assert!(shows(h, "No GPU test here"), "says why no library is picked");
@@ -241,7 +241,7 @@ fn gpu_fix_report(h: &mut Harness<'_, TriageApp>, want: &Expect, machine_file: b
 fn walk(machine: String, want: Expect) {
     let mut h = scan_and_find(Source::MachineFile(machine.into()), &want);
     dependencies(&mut h, &want);
-    gpu_fix_report(&mut h, &want, true);
+    gpu_fix_report(&mut h, true);
 }
 
 fn windows() -> (FakeMachine, tempfile::TempDir) {
@@ -391,5 +391,5 @@ fn walk_this_computer() {
     } else {
         assert!(shows(&h, "The scan found no"), "says why nothing is suggested");
     }
-    gpu_fix_report(&mut h, &want, false);
+    gpu_fix_report(&mut h, false);
 }
