@@ -40,7 +40,9 @@ impl<A: eframe::App> eframe::App for FirstFrame<A> {
         if self.frames == 1 {
             ui.ctx().request_repaint();
         } else if self.frames == 2 {
-            let ms = STARTED.get().map_or(0.0, |t| t.elapsed().as_secs_f64() * 1e3);
+            let ms = STARTED
+                .get()
+                .map_or(0.0, |t| t.elapsed().as_secs_f64() * 1e3);
             eprintln!("cuda-triage: first frame painted {ms:.1} ms after start");
             // Exit at once: the process's lifetime is then start-up to first frame, which is
             // what `hyperfine` should time (closing the window and the GPU's teardown are not).

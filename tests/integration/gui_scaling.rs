@@ -30,7 +30,8 @@ fn scaled(ppp: f32, work: &std::path::Path) -> Harness<'static, TriageApp> {
 /// The widget labelled `label` (the first, if several) lies whole inside the window once
 /// scrolled to.
 fn reachable(h: &mut Harness<'_, TriageApp>, label: &str, ppp: f32) {
-    let window = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(SCREEN[0], SCREEN[1]) / ppp);
+    let window =
+        egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(SCREEN[0], SCREEN[1]) / ppp);
     let node = h
         .query_all_by_label_contains(label)
         .next()

@@ -105,7 +105,9 @@ fn scan_and_find(source: Source, want: &Expect) -> Harness<'static, TriageApp> {
         h.run_steps(1);
         h.get_by_label("Explain this error").click();
         h.run_steps(1);
-        step_until(&mut h, "the pasted text's triage", |a| a.paste.job.is_none());
+        step_until(&mut h, "the pasted text's triage", |a| {
+            a.paste.job.is_none()
+        });
         assert!(shows(&h, "From the text you pasted"));
         click(&mut h, "1. Welcome");
     }
@@ -175,7 +177,10 @@ fn dependencies(h: &mut Harness<'_, TriageApp>, want: &Expect) {
 fn gpu_fix_report(h: &mut Harness<'_, TriageApp>, machine_file: bool) {
     next(h, Step::GpuTest);
     if machine_file {
-        assert!(shows(h, "No GPU test here"), "says why no library is picked");
+        assert!(
+            shows(h, "No GPU test here"),
+            "says why no library is picked"
+        );
         assert!(h.query_by_label("Run GPU test").is_none());
     } else {
         assert!(shows(h, "Libraries to test"));
@@ -189,7 +194,10 @@ fn gpu_fix_report(h: &mut Harness<'_, TriageApp>, machine_file: bool) {
     for fix in &fixes {
         let label = format!("{} ({})", fix.summary, fix.kind);
         let nth = seen.entry(label.clone()).or_insert(0);
-        h.query_all_by_label(&label).nth(*nth).unwrap().scroll_to_me();
+        h.query_all_by_label(&label)
+            .nth(*nth)
+            .unwrap()
+            .scroll_to_me();
         h.run_steps(20); // the scroll is animated
         h.query_all_by_label(&label).nth(*nth).unwrap().click();
         *nth += 1;
@@ -198,7 +206,13 @@ fn gpu_fix_report(h: &mut Harness<'_, TriageApp>, machine_file: bool) {
             a.fix.focused.as_deref() == Some(fix.id.as_str()) && a.fix.preview.is_some()
         });
         let shown = match h.state().fix.preview.as_ref().unwrap() {
-            Ok(plan) => plan.preview().lines().next().unwrap_or("").trim().to_string(),
+            Ok(plan) => plan
+                .preview()
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_string(),
             Err(e) => format!("No preview: {e}"),
         };
         assert!(
@@ -234,7 +248,9 @@ fn gpu_fix_report(h: &mut Harness<'_, TriageApp>, machine_file: bool) {
     r.run_steps(2);
     assert_eq!(r.state().step, Step::Findings);
     // Errors first, as before: the first card is the same.
-    let first = &r.state().document.as_ref().unwrap().findings[0].summary.clone();
+    let first = &r.state().document.as_ref().unwrap().findings[0]
+        .summary
+        .clone();
     assert!(shows(&r, first), "the reopened report shows {first:?}");
 }
 
@@ -262,7 +278,12 @@ fn walk_a_tensorflow_2_10_with_only_cuda_12() {
     let (mut m, work) = windows();
     m.windows_toolkit("12.1", &["cudart64_12.dll", "cublas64_12.dll"]);
     tf210(&mut m);
-    tf_entry(&mut m, work.path(), PY, &["cudart64_110.dll", "cublas64_11.dll"]);
+    tf_entry(
+        &mut m,
+        work.path(),
+        PY,
+        &["cudart64_110.dll", "cublas64_11.dll"],
+    );
     let path = format!(r"{WINDOWS_TOOLKITS}\v12.1\bin;C:\Windows\System32;{PY}");
     let mf = machine_file(&m, &[("PATH", &path)]);
     let want = Expect {
@@ -336,7 +357,12 @@ fn walk_d_an_older_toolkit_first_on_path() {
     m.file(r"C:\Windows\System32\zlibwapi.dll", b"MZ");
     // The first suggestion is CUDA 11.2's cuBLAS; its cuBLASLt lies beside it.
     let bin = format!(r"{WINDOWS_TOOLKITS}\v11.2\bin");
-    real_dll(&mut m, work.path(), &format!(r"{bin}\cublasLt64_11.dll"), &[]);
+    real_dll(
+        &mut m,
+        work.path(),
+        &format!(r"{bin}\cublasLt64_11.dll"),
+        &[],
+    );
     let cublas = format!(r"{bin}\cublas64_11.dll");
     real_dll(&mut m, work.path(), &cublas, &["cublasLt64_11.dll"]);
     let path = format!(r"{WINDOWS_TOOLKITS}\v10.0\bin;{bin};C:\Windows\System32;{PY}");
@@ -389,7 +415,10 @@ fn walk_this_computer() {
         assert!(h.state().deps.error.is_none(), "{:?}", h.state().deps.error);
         assert!(shows(&h, "libraries"), "the tree's summary");
     } else {
-        assert!(shows(&h, "The scan found no"), "says why nothing is suggested");
+        assert!(
+            shows(&h, "The scan found no"),
+            "says why nothing is suggested"
+        );
     }
     gpu_fix_report(&mut h, false);
 }

@@ -13,18 +13,32 @@ use x11rb::rust_connection::RustConnection;
 const TITLE: &[u8] = b"CUDA Triage";
 
 /// The top-level window titled CUDA Triage: its id and (x, y, width, height) on the screen.
-fn find_window(conn: &RustConnection, root: Window) -> Option<(Window, (usize, usize, usize, usize))> {
-    let net_name = conn.intern_atom(false, b"_NET_WM_NAME").ok()?.reply().ok()?.atom;
+fn find_window(
+    conn: &RustConnection,
+    root: Window,
+) -> Option<(Window, (usize, usize, usize, usize))> {
+    let net_name = conn
+        .intern_atom(false, b"_NET_WM_NAME")
+        .ok()?
+        .reply()
+        .ok()?
+        .atom;
     let children = conn.query_tree(root).ok()?.reply().ok()?.children;
     children.into_iter().find_map(|w| {
-        let titled = [AtomEnum::WM_NAME.into(), net_name].into_iter().any(|name| {
-            conn.get_property(false, w, name, AtomEnum::ANY, 0, 64)
-                .ok()
-                .and_then(|c| c.reply().ok())
-                .is_some_and(|p| p.value == TITLE)
-        });
+        let titled = [AtomEnum::WM_NAME.into(), net_name]
+            .into_iter()
+            .any(|name| {
+                conn.get_property(false, w, name, AtomEnum::ANY, 0, 64)
+                    .ok()
+                    .and_then(|c| c.reply().ok())
+                    .is_some_and(|p| p.value == TITLE)
+            });
         let g = conn.get_geometry(w).ok()?.reply().ok()?;
-        let at = conn.translate_coordinates(w, root, 0, 0).ok()?.reply().ok()?;
+        let at = conn
+            .translate_coordinates(w, root, 0, 0)
+            .ok()?
+            .reply()
+            .ok()?;
         let rect = (
             at.dst_x.max(0) as usize,
             at.dst_y.max(0) as usize,
@@ -93,7 +107,8 @@ fn the_release_binary_opens_a_real_window_and_exits_cleanly_when_closed() {
     };
     dump.save_png(
         rect,
-        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("screenshots/0-real-window-linux.png"),
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("screenshots/0-real-window-linux.png"),
     );
     close(&conn, window);
     let mut status = None;

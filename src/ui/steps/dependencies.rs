@@ -216,7 +216,9 @@ fn suggestions_ui(
             for name in &offered.pasted {
                 if ui
                     .button(name)
-                    .on_hover_text("Build its tree: found where the diagnosed machine's loader would find it")
+                    .on_hover_text(
+                        "Build its tree: found where the diagnosed machine's loader would find it",
+                    )
                     .clicked()
                 {
                     commands.push(UiCommand::AnalyzeBinary(name.clone()));

@@ -195,6 +195,8 @@ fn preview_ui(
 /// has no plan for.
 fn is_manual(fix: &crate::engine::findings::FixRef, error: &str) -> bool {
     use crate::engine::findings::FixKind;
-    matches!(fix.kind, FixKind::Install | FixKind::Manual | FixKind::Other)
-        || error.starts_with("no plan:")
+    matches!(
+        fix.kind,
+        FixKind::Install | FixKind::Manual | FixKind::Other
+    ) || error.starts_with("no plan:")
 }
