@@ -25,7 +25,7 @@ fn analyze(h: &mut Harness<'_, TriageApp>, binary: &str) {
 }
 
 /// Steps the UI until the tree being built is there (bounded, never a timing assertion).
-fn wait_for_tree(h: &mut Harness<'_, TriageApp>) {
+pub(crate) fn wait_for_tree(h: &mut Harness<'_, TriageApp>) {
     h.run_steps(1);
     let deadline = Instant::now() + Duration::from_secs(60);
     while h.state().deps.job.is_some() {

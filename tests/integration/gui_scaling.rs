@@ -10,7 +10,6 @@ use cuda_triage::ui::TriageApp;
 use cuda_triage::ui::steps::Step;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use std::time::{Duration, Instant};
 
 const SCREEN: [f32; 2] = [1920.0, 1080.0];
 
@@ -88,14 +87,7 @@ fn walk_at(ppp: f32, work: &std::path::Path) -> Harness<'static, TriageApp> {
     let first = h.state().deps.suggestions[0].label.clone();
     reachable(&mut h, &first, ppp);
     h.get_by_label(&first).click();
-    h.run_steps(1);
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while h.state().deps.job.is_some() {
-        assert!(Instant::now() < deadline, "tree did not finish");
-        std::thread::sleep(Duration::from_millis(20));
-        h.step();
-    }
-    h.run_steps(3);
+    crate::gui_dependencies::wait_for_tree(&mut h);
     reachable(&mut h, "cudart64_12.dll", ppp);
     reachable(&mut h, "Only problems", ppp);
     navigation(&mut h, ppp);

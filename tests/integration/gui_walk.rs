@@ -9,9 +9,11 @@
 //! stand-in DLLs are two-byte stubs, the libraries its tree walks are real PE files built here
 //! with mingw (a stand-in for the framework's entry module importing what it loads).
 
-use crate::fixtures_build::{DllSpec, PeArch, tool_available};
+use crate::fixtures_build::{DllSpec, tool_available};
 use crate::gui::{harness, wait_for_scan};
-use crate::situations::{anaconda_tf1_cuda10, cuda_11_2, cudnn8, machine_file, tf210};
+use crate::situations::{
+    anaconda_tf1_cuda10, cuda_11_2, cudnn7_beside_a_32bit_app, cudnn8, machine_file, tf210,
+};
 use cuda_triage::engine::api::Source;
 use cuda_triage::engine::context::Platform;
 use cuda_triage::engine::context::fake::{FakeMachine, WINDOWS_TOOLKITS};
@@ -320,19 +322,7 @@ fn walk_c_cudnn_7_in_a_32_bit_program() {
         tool_available("i686-w64-mingw32-gcc"),
         "i686-w64-mingw32-gcc is needed (Debian gcc-mingw-w64-i686)"
     );
-    let cudnn = DllSpec::new("cudnn64_7.dll")
-        .import("cudart64_100.dll", &["cudaMalloc"])
-        .import("cublas64_100.dll", &["cublasCreate_v2"])
-        .export("cudnnCreate", None)
-        .build(work.path())
-        .unwrap();
-    let app = DllSpec::new("AleaApp.dll")
-        .arch(PeArch::I686)
-        .export("Main", None)
-        .build(work.path())
-        .unwrap();
-    m.copy(r"C:\Apps\AleaApp\cudnn64_7.dll", &cudnn);
-    m.copy(r"C:\Apps\AleaApp\AleaApp.exe", &app);
+    cudnn7_beside_a_32bit_app(&mut m, work.path());
     let mf = machine_file(&m, &[("PATH", r"C:\Windows\System32;C:\Apps\AleaApp")]);
     // The user starts from the error their program printed.
     let want = Expect {
