@@ -10,6 +10,7 @@ use cuda_triage::engine::report::Report;
 use cuda_triage::ui::{self, TriageApp, worker::Source};
 
 fn main() {
+    cuda_triage::ui::first_frame::mark_start();
     let can_print = cuda_triage::cli::console::attach_parent_console();
     let cli = Cli::parse();
     let target = cli

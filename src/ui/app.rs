@@ -128,7 +128,11 @@ impl TriageApp {
         egui::CentralPanel::default_margins().show(ui, |ui| {
             if self.step == Step::Dependencies {
                 // Its tree scrolls by itself (virtualised rows), so no outer scroll area.
-                steps::dependencies::dependencies_ui(ui, &mut self.deps, &mut commands);
+                let offered = steps::dependencies::Offered {
+                    scanned: self.document.is_some(),
+                    pasted: self.paste.named_files(),
+                };
+                steps::dependencies::dependencies_ui(ui, &mut self.deps, &offered, &mut commands);
                 return;
             }
             egui::ScrollArea::vertical()

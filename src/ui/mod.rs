@@ -3,6 +3,7 @@
 //! functions draw and emit `UiCommand`s that the app applies after drawing.
 
 pub mod app;
+pub mod first_frame;
 pub mod glossary;
 pub mod paste;
 pub mod prefs;
@@ -63,6 +64,9 @@ pub fn run(mut app: TriageApp) -> Result<(), eframe::Error> {
         options,
         Box::new(move |cc| {
             app.restore(prefs::Prefs::load(cc.storage));
+            if first_frame::requested() {
+                return Ok(Box::new(first_frame::FirstFrame::new(app)));
+            }
             Ok(Box::new(app))
         }),
     )

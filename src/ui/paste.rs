@@ -30,4 +30,18 @@ impl PasteState {
             }
         }
     }
+
+    /// The library files the last pasted text named (wildcard names left out), for the
+    /// Dependencies step to offer.
+    pub fn named_files(&self) -> Vec<String> {
+        let identified = self.result.as_ref().and_then(|r| r.identified.as_ref());
+        let mut names: Vec<String> = identified
+            .into_iter()
+            .flatten()
+            .map(|i| i.file.clone())
+            .filter(|f| !f.contains('*'))
+            .collect();
+        names.dedup();
+        names
+    }
 }

@@ -25,7 +25,7 @@ fn analyze(h: &mut Harness<'_, TriageApp>, binary: &str) {
 }
 
 /// Steps the UI until the tree being built is there (bounded, never a timing assertion).
-fn wait_for_tree(h: &mut Harness<'_, TriageApp>) {
+pub(crate) fn wait_for_tree(h: &mut Harness<'_, TriageApp>) {
     h.run_steps(1);
     let deadline = Instant::now() + Duration::from_secs(60);
     while h.state().deps.job.is_some() {
@@ -186,7 +186,7 @@ fn dependencies_step_takes_a_bare_name_and_searches_for_it_as_the_process_would(
 
 /// A copy of the Windows seed machine whose torch\lib holds real (mingw-built) DLLs: torch_cuda.dll
 /// imports cudart64_12.dll and cublas64_12.dll, which lie beside it in torch\lib.
-fn windows_seed_with_real_torch_dlls(work: &std::path::Path) -> std::path::PathBuf {
+pub(crate) fn windows_seed_with_real_torch_dlls(work: &std::path::Path) -> std::path::PathBuf {
     let seed = crate::support::fixture("machines/win-cuda-tf-torch");
     let copy = work.join("win-cuda-tf-torch");
     let status = std::process::Command::new("cp")

@@ -189,6 +189,25 @@ fn a_tf210_cuda11_bin_not_on_host_path_is_not_searched() {
     assert!(host.to_string().contains("append"), "{host:#}");
 }
 
+/// Situation c: a real 64-bit cuDNN 7 (importing CUDA 10.0's cudart and cuBLAS, which are
+/// nowhere) beside a 32-bit program, `C:\Apps\AleaApp`; the PE files are built in `work`.
+pub(crate) fn cudnn7_beside_a_32bit_app(m: &mut FakeMachine, work: &std::path::Path) {
+    use crate::fixtures_build::{DllSpec, PeArch};
+    let cudnn = DllSpec::new("cudnn64_7.dll")
+        .import("cudart64_100.dll", &["cudaMalloc"])
+        .import("cublas64_100.dll", &["cublasCreate_v2"])
+        .export("cudnnCreate", None)
+        .build(work)
+        .unwrap();
+    let app = DllSpec::new("AleaApp.dll")
+        .arch(PeArch::I686)
+        .export("Main", None)
+        .build(work)
+        .unwrap();
+    m.copy(r"C:\Apps\AleaApp\cudnn64_7.dll", &cudnn);
+    m.copy(r"C:\Apps\AleaApp\AleaApp.exe", &app);
+}
+
 pub(crate) fn cudnn8(m: &mut FakeMachine) -> String {
     let dir = r"C:\Program Files\NVIDIA\CUDNN\v8.9\bin".to_string();
     for d in [
@@ -266,21 +285,8 @@ fn c_cudnn7_deps_absent_and_32bit_process() {
         );
     }
     let tmp = tempfile::tempdir().unwrap();
-    use crate::fixtures_build::{DllSpec, PeArch};
-    let cudnn = DllSpec::new("cudnn64_7.dll")
-        .import("cudart64_100.dll", &["cudaMalloc"])
-        .import("cublas64_100.dll", &["cublasCreate_v2"])
-        .export("cudnnCreate", None)
-        .build(tmp.path())
-        .unwrap();
-    let app = DllSpec::new("AleaApp.dll")
-        .arch(PeArch::I686)
-        .export("Main", None)
-        .build(tmp.path())
-        .unwrap();
     let mut m = FakeMachine::new(Platform::Windows).unwrap();
-    m.copy(r"C:\Apps\AleaApp\cudnn64_7.dll", &cudnn);
-    m.copy(r"C:\Apps\AleaApp\AleaApp.exe", &app);
+    cudnn7_beside_a_32bit_app(&mut m, tmp.path());
     let mf = machine_file(&m, &[("PATH", r"C:\Windows\System32;C:\Apps\AleaApp")]);
     let w = why(
         &mf,

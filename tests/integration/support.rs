@@ -1,7 +1,7 @@
 //! Shared helpers: running the built binary and locating fixtures.
 
 use std::path::PathBuf;
-use std::process::Output;
+use std::process::{Command, Output};
 
 pub fn fixture(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -90,4 +90,34 @@ pub fn fix<'a>(
         .iter()
         .find(|x| x.id == id)
         .unwrap_or_else(|| panic!("no fix {id} in {:?}", f.fixes))
+}
+
+/// This project's release binary (for `target`, else this host), built on first use into
+/// `target/wine-exe` (its own folder: the outer `cargo test` holds the lock of the usual one).
+pub fn release_binary(target: Option<&str>) -> PathBuf {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let target_dir = root.join("target/wine-exe");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut build = Command::new(cargo);
+    build
+        .current_dir(root)
+        .args(["build", "--release", "--locked", "--bin", "cuda-triage"])
+        .env("CARGO_TARGET_DIR", &target_dir);
+    if let Some(t) = target {
+        build.args(["--target", t]);
+    }
+    let out = build.output().expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "building the release binary failed (for Windows it needs `rustup target add {}` and \
+         Debian's gcc-mingw-w64-x86-64):\n{}",
+        target.unwrap_or("-"),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let exe = match target {
+        Some(t) => target_dir.join(t).join("release/cuda-triage.exe"),
+        None => target_dir.join("release/cuda-triage"),
+    };
+    assert!(exe.is_file(), "no {}", exe.display());
+    exe
 }

@@ -126,48 +126,13 @@ fn from_a_console_it_prints_there_with_the_exit_codes_and_json_of_the_command_li
     assert!(said.contains("exit=0\nexit=2"), "{said}");
 }
 
-/// Distinct colours in the top-left `w`×`h` pixels of an XWD screen dump (32 bits a pixel).
-fn colours_in_xwd(dump: &[u8], w: usize, h: usize) -> usize {
-    let field = |i: usize| u32::from_be_bytes(dump[4 * i..4 * i + 4].try_into().unwrap()) as usize;
-    let (header, bytes_per_line, colours) = (field(0), field(12), field(19));
-    let pixels = header + 12 * colours;
-    let mut seen = std::collections::HashSet::new();
-    for y in 0..h {
-        for x in 0..w {
-            let at = pixels + y * bytes_per_line + 4 * x;
-            if let Some(p) = dump.get(at..at + 4) {
-                seen.insert(p.to_vec());
-            }
-        }
-    }
-    seen.len()
-}
-
 #[test]
 fn double_clicked_the_wizard_opens_its_window_under_wine() {
-    use std::io::BufRead;
     use std::process::{Command, Stdio};
     let wine = Prefix::new();
     let exe = install_triage(&wine, r"C:\Program Files\CUDA Triage");
-    let mut xvfb = Command::new("Xvfb")
-        .args([
-            "-displayfd",
-            "1",
-            "-screen",
-            "0",
-            "1280x800x24",
-            "-nolisten",
-            "tcp",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("Xvfb starts (install xvfb)");
-    let mut line = String::new();
-    std::io::BufReader::new(xvfb.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let display = format!(":{}", line.trim());
+    let xvfb = crate::xvfb::Xvfb::start();
+    let display = xvfb.display.clone();
     // Wine's Direct3D 12 (vkd3d) cannot make a device on this machine's software Vulkan, so
     // wgpu is pointed at Vulkan (winevulkan → lavapipe); Windows itself needs no such setting.
     let mut app = wine
@@ -183,19 +148,13 @@ fn double_clicked_the_wizard_opens_its_window_under_wine() {
         std::thread::sleep(std::time::Duration::from_secs(2));
         if let Ok(Some(status)) = app.try_wait() {
             let out = app.wait_with_output().unwrap();
-            let _ = xvfb.kill();
-            let _ = xvfb.wait();
             panic!(
                 "the wizard exited ({status}) instead of opening its window: {}{}",
                 String::from_utf8_lossy(&out.stdout),
                 String::from_utf8_lossy(&out.stderr)
             );
         }
-        let dump = Command::new("xwd")
-            .args(["-root", "-silent", "-display", &display])
-            .output()
-            .expect("xwd runs (install x11-apps)");
-        rendered = colours_in_xwd(&dump.stdout, 800, 700);
+        rendered = xvfb.dump().colours(800, 700);
         if rendered > 20 {
             break;
         }
@@ -205,8 +164,7 @@ fn double_clicked_the_wizard_opens_its_window_under_wine() {
         .arg("-k")
         .env("WINEPREFIX", &wine.prefix)
         .status();
-    let _ = xvfb.kill();
-    let _ = xvfb.wait();
+    drop(xvfb);
     assert!(
         rendered > 20,
         "the window shows {rendered} colours after two minutes: nothing was drawn"

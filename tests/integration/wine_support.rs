@@ -218,31 +218,10 @@ __declspec(dllexport) BOOL WINAPI ProcessPrng(PBYTE data, SIZE_T len) {
 }
 "#;
 
-/// This project's release .exe for Windows, cross-built on first use into `target/wine-exe`
-/// (its own folder: the outer `cargo test` holds the lock of the usual one).
+/// This project's release .exe for Windows, cross-built on first use into `target/wine-exe`.
 pub fn triage_exe() -> &'static Path {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
-    EXE.get_or_init(|| {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let target_dir = root.join("target/wine-exe");
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let out = Command::new(cargo)
-            .current_dir(root)
-            .args(["build", "--release", "--locked", "--bin", "cuda-triage"])
-            .args(["--target", WINE_TARGET])
-            .env("CARGO_TARGET_DIR", &target_dir)
-            .output()
-            .expect("cargo runs");
-        assert!(
-            out.status.success(),
-            "cross-building the Windows .exe failed (needs `rustup target add {WINE_TARGET}` and \
-             Debian's gcc-mingw-w64-x86-64):\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let exe = target_dir.join(WINE_TARGET).join("release/cuda-triage.exe");
-        assert!(exe.is_file(), "no {}", exe.display());
-        exe
-    })
+    EXE.get_or_init(|| crate::support::release_binary(Some(WINE_TARGET)))
 }
 
 /// Installs the .exe and its shim into `C:\<folder>` of the prefix; returns the `C:\` path.

@@ -123,11 +123,12 @@ impl DependenciesState {
 pub fn dependencies_ui(
     ui: &mut egui::Ui,
     state: &mut DependenciesState,
+    offered: &Offered,
     commands: &mut Vec<UiCommand>,
 ) {
     ui.heading("Dependencies");
     ui.label("Every library a DLL, .so or executable loads, where each one resolved, and why.");
-    suggestions_ui(ui, state, commands);
+    suggestions_ui(ui, state, offered, commands);
     ui.horizontal(|ui| {
         let label = ui.label("Binary:");
         let edit = ui
@@ -194,15 +195,46 @@ pub fn dependencies_ui(
     tree_ui(ui, state, commands);
 }
 
-/// The binaries the scan says matter, one click each (the process that loads it comes along).
-fn suggestions_ui(ui: &mut egui::Ui, state: &DependenciesState, commands: &mut Vec<UiCommand>) {
+/// What the step can offer besides a path typed in.
+pub struct Offered {
+    /// Whether a scan ran (its suggestions are then all there is to suggest).
+    pub scanned: bool,
+    /// The library files a pasted error named.
+    pub pasted: Vec<String>,
+}
+
+/// The binaries the scan says matter, one click each (the process that loads it comes along),
+/// and the libraries a pasted error named (searched for as the machine's loader would).
+fn suggestions_ui(
+    ui: &mut egui::Ui,
+    state: &DependenciesState,
+    offered: &Offered,
+    commands: &mut Vec<UiCommand>,
+) {
+    if !offered.pasted.is_empty() {
+        ui.horizontal_wrapped(|ui| {
+            ui.label("Named in the text you pasted:");
+            for name in &offered.pasted {
+                if ui
+                    .button(name)
+                    .on_hover_text(
+                        "Build its tree: found where the diagnosed machine's loader would find it",
+                    )
+                    .clicked()
+                {
+                    commands.push(UiCommand::AnalyzeBinary(name.clone()));
+                }
+            }
+        });
+    }
     if state.suggestions.is_empty() {
-        ui.label(
-            egui::RichText::new(
-                "After a scan, the libraries that matter on the machine are suggested here.",
-            )
-            .weak(),
-        );
+        let text = if offered.scanned {
+            "The scan found no CUDA framework, toolkit or cuDNN library to suggest: pick a binary \
+             below (a program, DLL or .so that fails to load)."
+        } else {
+            "After a scan, the libraries that matter on the machine are suggested here."
+        };
+        ui.label(egui::RichText::new(text).weak());
         return;
     }
     egui::CollapsingHeader::new(format!(
@@ -263,8 +295,12 @@ fn context_ui(ui: &mut egui::Ui, state: &mut DependenciesState) {
 fn summary_ui(ui: &mut egui::Ui, state: &DependenciesState) {
     let Some(result) = &state.result else { return };
     let problems = result.graph.nodes.iter().filter(|n| is_problem(n)).count();
+    let problems = match problems {
+        0 => "no problems".to_string(),
+        n => format!("{n} with problems"),
+    };
     ui.label(format!(
-        "{}: {} libraries, {problems} with problems",
+        "{}: {} libraries, {problems}",
         result.graph.root,
         result.graph.nodes.len()
     ));

@@ -73,7 +73,12 @@ pub fn fix_ui(ui: &mut egui::Ui, shown: &Shown, state: &FixState, commands: &mut
     if !any {
         ui.label("No finding offers a fix.");
     }
-    preview_ui(ui, state);
+    let focused = doc
+        .findings
+        .iter()
+        .flat_map(|f| &f.fixes)
+        .find(|f| state.focused.as_deref() == Some(f.id.as_str()));
+    preview_ui(ui, state, focused, commands);
     ui.horizontal(|ui| {
         let can_apply = live && !state.busy() && !state.checked.is_empty();
         if ui
@@ -139,7 +144,12 @@ fn verification_ui(ui: &mut egui::Ui, r: &crate::engine::fix::session::ApplyRepo
     }
 }
 
-fn preview_ui(ui: &mut egui::Ui, state: &FixState) {
+fn preview_ui(
+    ui: &mut egui::Ui,
+    state: &FixState,
+    focused: Option<&crate::engine::findings::FixRef>,
+    commands: &mut Vec<UiCommand>,
+) {
     theme::card(ui, |ui| {
         ui.label(egui::RichText::new("Preview").strong());
         match (&state.focused, &state.preview) {
@@ -150,7 +160,26 @@ fn preview_ui(ui: &mut egui::Ui, state: &FixState) {
                 ui.spinner();
             }
             (Some(_), Some(Err(e))) => {
-                ui.label(crate::ui::worker::failure_text(e));
+                let text = crate::ui::worker::failure_text(e);
+                match focused {
+                    // A step only the user can take (install a toolkit, pick a release): say so
+                    // rather than show the planner's "no plan".
+                    Some(fix) if is_manual(fix, &text) => {
+                        ui.label(
+                            "A manual step: nothing CUDA Triage can change for you. What to do:",
+                        );
+                        ui.horizontal(|ui| {
+                            ui.label(egui::RichText::new(&fix.summary).strong());
+                            super::findings::copy_button(ui, &fix.summary, commands);
+                        });
+                    }
+                    _ => {
+                        ui.colored_label(
+                            theme::severity_colour(ui, crate::engine::findings::Severity::Warning),
+                            format!("No preview: {text}"),
+                        );
+                    }
+                }
             }
             (Some(_), Some(Ok(plan))) => {
                 // Bytes that are not UTF-8 (a Latin-1 é in a profile) come out of the diff as
@@ -160,4 +189,14 @@ fn preview_ui(ui: &mut egui::Ui, state: &FixState) {
             }
         }
     });
+}
+
+/// A fix with no change CUDA Triage can make: an install, a manual step, or one the planner
+/// has no plan for.
+fn is_manual(fix: &crate::engine::findings::FixRef, error: &str) -> bool {
+    use crate::engine::findings::FixKind;
+    matches!(
+        fix.kind,
+        FixKind::Install | FixKind::Manual | FixKind::Other
+    ) || error.starts_with("no plan:")
 }

@@ -190,7 +190,7 @@ fn libraries_ui(
                     commands.push(UiCommand::Gpu(GpuCommand::SetDir(dir)));
                 }
                 if ui
-                    .add_enabled(!state.running(), egui::Button::new("Choose folder..."))
+                    .add_enabled(!state.running(), egui::Button::new("Choose folder…"))
                     .clicked()
                 {
                     commands.push(UiCommand::Gpu(GpuCommand::PickDir));
