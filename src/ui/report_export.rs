@@ -38,14 +38,19 @@ impl Default for ReportState {
 
 /// The report as it would be saved now. A fresh result gets metadata, the scan's snapshot (or
 /// this machine's) and, unless turned off, redaction; a reopened report keeps its metadata and is
-/// redacted again while the toggle is on (it may have been saved with `--no-redact`).
+/// redacted again while the toggle is on (it may have been saved with `--no-redact`). An error
+/// the user pasted comes with it: what it names and its findings, as the Findings step shows them.
 pub fn build_report(
     doc: &Report,
+    pasted: Option<&Report>,
     target: &Source,
     trees: &[(String, serde_json::Value)],
     redact: bool,
 ) -> Report {
     let mut doc = doc.clone();
+    if let Some(pasted) = pasted {
+        with_pasted(&mut doc, pasted);
+    }
     if !trees.is_empty() {
         let trees = trees
             .iter()
@@ -71,6 +76,27 @@ pub fn build_report(
         capture::finish_report(doc, &ctx, CaptureOptions { redact }, capture::now_unix())
     };
     finished.unwrap_or_else(|e| redaction_failed(&e))
+}
+
+/// Adds a pasted error's explanation: the findings the scan did not already make, and what the
+/// text names (libraries, symbols, error codes), as `why --json` reports them.
+fn with_pasted(doc: &mut Report, pasted: &Report) {
+    for finding in &pasted.findings {
+        let known = doc
+            .findings
+            .iter()
+            .any(|f| f.code == finding.code && f.summary == finding.summary);
+        if !known {
+            doc.findings.push(finding.clone());
+        }
+    }
+    doc.identified = doc.identified.take().or_else(|| pasted.identified.clone());
+    doc.unrecognized = doc
+        .unrecognized
+        .take()
+        .or_else(|| pasted.unrecognized.clone());
+    doc.symbols = doc.symbols.take().or_else(|| pasted.symbols.clone());
+    doc.codes = doc.codes.take().or_else(|| pasted.codes.clone());
 }
 
 /// What the report step holds when redaction failed: the reason, nothing of the machine.

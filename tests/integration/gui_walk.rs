@@ -237,8 +237,22 @@ fn gpu_fix_report(h: &mut Harness<'_, TriageApp>, machine_file: bool) {
         assert!(shows(h, "fixes can be previewed, not applied"));
     }
     next(h, Step::Report);
-    // The report holds the scan's findings (a pasted error's are the Findings step's only).
+    // The report holds the scan's findings and, after them, those of a pasted error.
     let code = doc.findings.first().map_or("", |f| f.code.as_str());
+    let pasted: Vec<_> = h
+        .state()
+        .paste
+        .result
+        .as_ref()
+        .map(|p| p.findings.clone())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|p| {
+            !doc.findings
+                .iter()
+                .any(|f| f.code == p.code && f.summary == p.summary)
+        })
+        .collect();
     let dir = tempfile::tempdir().unwrap();
     for format in [
         ReportFormat::Json,
@@ -253,9 +267,16 @@ fn gpu_fix_report(h: &mut Harness<'_, TriageApp>, machine_file: bool) {
         h.run_steps(2);
         let text = std::fs::read_to_string(&path).expect("the report is written");
         assert!(text.contains(code), "{format:?} names {code}");
+        for p in &pasted {
+            assert!(
+                text.contains(&p.code),
+                "{format:?} names the pasted {}",
+                p.code
+            );
+        }
     }
     let reopened = Report::load(&dir.path().join("walk.json")).expect("the JSON reopens");
-    assert_eq!(reopened.findings.len(), doc.findings.len());
+    assert_eq!(reopened.findings.len(), doc.findings.len() + pasted.len());
     let mut r = harness(TriageApp::with_report(Source::Live, reopened, "walk.json"));
     r.run_steps(2);
     assert_eq!(r.state().step, Step::Findings);

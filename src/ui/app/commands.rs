@@ -188,6 +188,7 @@ impl TriageApp {
         let doc = self.document.as_ref()?;
         Some(crate::ui::report_export::build_report(
             doc,
+            self.paste.result.as_ref(),
             &self.target,
             &self.deps.examined,
             self.report.redact,
