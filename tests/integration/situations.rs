@@ -27,18 +27,7 @@ pub(crate) fn machine_file(m: &FakeMachine, env: &[(&str, &str)]) -> String {
 /// METADATA) — until issue 11 this was a hand-written imitation in a form no release used.
 /// CUDA 11.2's toolkit with the DLLs TensorFlow 2.10 loads (situations a and d).
 pub(crate) fn cuda_11_2(m: &mut FakeMachine) {
-    m.windows_toolkit(
-        "11.2",
-        &[
-            "cudart64_110.dll",
-            "cublas64_11.dll",
-            "cublasLt64_11.dll",
-            "cufft64_10.dll",
-            "curand64_10.dll",
-            "cusolver64_11.dll",
-            "cusparse64_11.dll",
-        ],
-    );
+    m.windows_toolkit("11.2", crate::release_machines::CUDA11_DLLS);
 }
 
 /// Situation e's install: CUDA 10.0 with CUPTI only in `extras\CUPTI\libx64`, and a real

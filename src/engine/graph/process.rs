@@ -143,30 +143,12 @@ pub fn framework_loader(
 ) -> Process {
     let dir = python_dir(ctx, env);
     match ctx.platform {
-        Platform::Windows => {
-            let opts = WindowsOptions {
-                preset: Some(Preset::App),
-                app_dir: Some(dir.clone()),
-                ..WindowsOptions::default()
-            };
-            let root = ctx.platform.join(&dir, "python.exe");
-            Process {
-                label: pythonnet_host(ctx).unwrap_or_else(|| {
-                    format!(
-                        "the Python process of {} (LoadLibrary: application folder, system folders, PATH)",
-                        env.root
-                    )
-                }),
-                uses_path: true,
-                note: pythonnet_note(ctx),
-                search: Search::Windows(Box::new(WindowsSearch::from_context(
-                    ctx,
-                    &opts,
-                    &root,
-                    &x64(),
-                ))),
-            }
-        }
+        Platform::Windows => windows_app(ctx, &dir, "python.exe", || {
+            format!(
+                "the Python process of {} (LoadLibrary: application folder, system folders, PATH)",
+                env.root
+            )
+        }),
         Platform::Linux => linux_process(ctx, Some((env, framework))),
     }
 }
@@ -204,12 +186,7 @@ pub fn python_extension_loader_with(
         ),
         uses_path: false,
         note: None,
-        search: Search::Windows(Box::new(WindowsSearch::from_context(
-            ctx,
-            &opts,
-            &root,
-            &x64(),
-        ))),
+        search: windows_search(ctx, &opts, &root),
     }
 }
 
@@ -218,28 +195,43 @@ pub fn host_app(ctx: &SystemContext, app_dir: Option<&str>) -> Process {
     match ctx.platform {
         Platform::Windows => {
             let dir = app_dir.unwrap_or(r"C:\Program Files\HostApp");
-            let opts = WindowsOptions {
-                preset: Some(Preset::App),
-                app_dir: Some(dir.to_string()),
-                ..WindowsOptions::default()
-            };
-            let root = ctx.platform.join(dir, "host.exe");
-            Process {
-                label: pythonnet_host(ctx).unwrap_or_else(|| {
-                    "an application process (application folder, system folders, PATH)".into()
-                }),
-                uses_path: true,
-                note: pythonnet_note(ctx),
-                search: Search::Windows(Box::new(WindowsSearch::from_context(
-                    ctx,
-                    &opts,
-                    &root,
-                    &x64(),
-                ))),
-            }
+            windows_app(ctx, dir, "host.exe", || {
+                "an application process (application folder, system folders, PATH)".into()
+            })
         }
         Platform::Linux => linux_process(ctx, None),
     }
+}
+
+/// A 64-bit Windows program `exe` in `dir` loading by name with the standard order (application
+/// folder, system folders, PATH); under Python.NET the .NET host is that program.
+fn windows_app(
+    ctx: &SystemContext,
+    dir: &str,
+    exe: &str,
+    label: impl FnOnce() -> String,
+) -> Process {
+    let opts = WindowsOptions {
+        preset: Some(Preset::App),
+        app_dir: Some(dir.to_string()),
+        ..WindowsOptions::default()
+    };
+    Process {
+        label: pythonnet_host(ctx).unwrap_or_else(label),
+        uses_path: true,
+        note: pythonnet_note(ctx),
+        search: windows_search(ctx, &opts, &ctx.platform.join(dir, exe)),
+    }
+}
+
+/// The emulated Windows search of a 64-bit process whose main module is `root`.
+fn windows_search(ctx: &SystemContext, opts: &WindowsOptions, root: &str) -> Search {
+    Search::Windows(Box::new(WindowsSearch::from_context(
+        ctx,
+        opts,
+        root,
+        &x64(),
+    )))
 }
 
 /// With Python.NET (`PYTHONNET_PYDLL` set, the variable pythonnet 3 reads), Python runs inside

@@ -193,6 +193,12 @@ fn cudnn_from_wheels(wheels: &[Package]) -> Option<String> {
         .find(|w| w.name.starts_with("nvidia-cudnn"))?
         .version
         .as_deref()?;
+    spec_lower_bound(spec).map(str::to_string)
+}
+
+/// The lower bound of a requirement's version spec, the oldest release it accepts:
+/// `==9.1.0.70` → `9.1.0.70`, `<10.0,>=9.8` → `9.8`, `~=13.0` → `13.0`.
+fn spec_lower_bound(spec: &str) -> Option<&str> {
     spec.split(',').find_map(|part| {
         let part = part.trim();
         let v = ["==", ">=", "~="]
@@ -200,7 +206,6 @@ fn cudnn_from_wheels(wheels: &[Package]) -> Option<String> {
             .find_map(|op| part.strip_prefix(op))
             .unwrap_or(part)
             .trim();
-        v.starts_with(|c: char| c.is_ascii_digit())
-            .then(|| v.to_string())
+        v.starts_with(|c: char| c.is_ascii_digit()).then_some(v)
     })
 }

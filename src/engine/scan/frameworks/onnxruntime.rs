@@ -8,7 +8,7 @@
 //! wheels take their release's row of `onnxruntime_builds.toml` (the official requirements
 //! table) — marked inferred past the newest row.
 
-use super::{Site, cudnn_from_wheels, read_metadata};
+use super::{Site, cudnn_from_wheels, read_metadata, spec_lower_bound};
 use crate::engine::inventory::{Framework, FrameworkKind, Package};
 use crate::engine::scan::pyparse::py_assignment;
 use crate::engine::scan::walker::Walker;
@@ -104,15 +104,11 @@ fn from_wheel_pins(f: &mut Framework) -> bool {
 
 /// The major a version spec starts from (its lower bound): `~=13.0` → `13`, `<13,>=12.0` → `12`.
 fn spec_major(spec: &str) -> Option<String> {
-    spec.split(',').find_map(|part| {
-        let part = part.trim();
-        if part.starts_with(['<', '!']) {
-            return None;
-        }
-        let v = part.trim_start_matches(['~', '=', '>']).trim();
-        let major = v.split('.').next()?;
-        (!major.is_empty() && major.bytes().all(|b| b.is_ascii_digit())).then(|| major.to_string())
-    })
+    let major = spec_lower_bound(spec)?.split('.').next()?;
+    major
+        .bytes()
+        .all(|b| b.is_ascii_digit())
+        .then(|| major.to_string())
 }
 
 /// Fills CUDA and cuDNN from the release's row of the requirements table.
