@@ -24,21 +24,21 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use std::time::{Duration, Instant};
 
-const PY: &str = r"C:\Users\u\AppData\Local\Programs\Python\Python310";
+pub(crate) const PY: &str = r"C:\Users\u\AppData\Local\Programs\Python\Python310";
 const TF_ENTRY: &str = r"Lib\site-packages\tensorflow\python\_pywrap_tensorflow_internal.pyd";
 
 /// What a walk must show: the finding the situation is about, and the library that matters in
 /// the first suggested binary's tree.
-struct Expect<'a> {
+pub(crate) struct Expect<'a> {
     /// The code of the finding the Findings step must show (its summary, on screen); `None`
     /// on this computer, whose findings depend on it (the first one is looked for then).
-    finding: Option<&'a str>,
+    pub finding: Option<&'a str>,
     /// A library of the first suggestion's tree, and whether it resolves there.
-    library: &'a str,
-    resolved: bool,
+    pub library: &'a str,
+    pub resolved: bool,
     /// An error message the user pastes on the Welcome step before scanning; the
     /// Dependencies step then offers the library it names (clicked instead of a suggestion).
-    pasted: Option<(&'a str, &'a str)>,
+    pub pasted: Option<(&'a str, &'a str)>,
 }
 
 /// The function a stand-in DLL exports (and its importers import): `entry_<name without dots>`.
@@ -47,7 +47,12 @@ fn entry(dll: &str) -> String {
 }
 
 /// Replaces the stub at `machine_path` by a real 64-bit DLL of that name importing `imports`.
-fn real_dll(m: &mut FakeMachine, work: &std::path::Path, machine_path: &str, imports: &[&str]) {
+pub(crate) fn real_dll(
+    m: &mut FakeMachine,
+    work: &std::path::Path,
+    machine_path: &str,
+    imports: &[&str],
+) {
     let name = machine_path.rsplit('\\').next().unwrap();
     let dir = work.join(format!("dll-{}", work.read_dir().unwrap().count()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -69,7 +74,11 @@ fn mingw() {
 }
 
 /// Steps the UI until `done` holds (bounded, never a timing assertion).
-fn step_until(h: &mut Harness<'_, TriageApp>, what: &str, done: impl Fn(&TriageApp) -> bool) {
+pub(crate) fn step_until(
+    h: &mut Harness<'_, TriageApp>,
+    what: &str,
+    done: impl Fn(&TriageApp) -> bool,
+) {
     let deadline = Instant::now() + Duration::from_secs(120);
     while !done(h.state()) {
         let fix = (&h.state().fix.focused, h.state().fix.preview.is_some());
@@ -81,15 +90,16 @@ fn step_until(h: &mut Harness<'_, TriageApp>, what: &str, done: impl Fn(&TriageA
 }
 
 /// Clicks the widget labelled `label`, scrolled into view first.
-fn click(h: &mut Harness<'_, TriageApp>, label: &str) {
+pub(crate) fn click(h: &mut Harness<'_, TriageApp>, label: &str) {
     h.get_by_label(label).scroll_to_me();
     h.run_steps(20); // the scroll is animated
     h.get_by_label(label).click();
     h.run_steps(2);
 }
 
-fn shows(h: &Harness<'_, TriageApp>, text: &str) -> bool {
-    h.query_by_label_contains(text).is_some()
+/// Whether some widget's label holds `text` (one or more: a fix two findings offer shows twice).
+pub(crate) fn shows(h: &Harness<'_, TriageApp>, text: &str) -> bool {
+    h.query_all_by_label_contains(text).next().is_some()
 }
 
 fn next(h: &mut Harness<'_, TriageApp>, step: Step) {
@@ -99,7 +109,7 @@ fn next(h: &mut Harness<'_, TriageApp>, step: Step) {
 }
 
 /// Welcome → Scan → Findings; returns the harness on the Findings step.
-fn scan_and_find(source: Source, want: &Expect) -> Harness<'static, TriageApp> {
+pub(crate) fn scan_and_find(source: Source, want: &Expect) -> Harness<'static, TriageApp> {
     let mut h = harness(TriageApp::new(source));
     h.run_steps(2);
     assert!(shows(&h, "Start scan"));
@@ -153,7 +163,7 @@ fn scan_and_find(source: Source, want: &Expect) -> Harness<'static, TriageApp> {
 }
 
 /// Findings → Dependencies: the first suggestion, one click, and the expected library in its tree.
-fn dependencies(h: &mut Harness<'_, TriageApp>, want: &Expect) {
+pub(crate) fn dependencies(h: &mut Harness<'_, TriageApp>, want: &Expect) {
     next(h, Step::Dependencies);
     let first = match want.pasted {
         Some((_, named)) => {
@@ -186,7 +196,7 @@ fn dependencies(h: &mut Harness<'_, TriageApp>, want: &Expect) {
 }
 
 /// GPU test → Fix (every fix previews) → Report (every format saved; the JSON reopens).
-fn gpu_fix_report(h: &mut Harness<'_, TriageApp>, machine_file: bool) {
+pub(crate) fn gpu_fix_report(h: &mut Harness<'_, TriageApp>, machine_file: bool) {
     next(h, Step::GpuTest);
     if machine_file {
         assert!(
@@ -295,7 +305,7 @@ fn walk(machine: String, want: Expect) {
     gpu_fix_report(&mut h, true);
 }
 
-fn windows() -> (FakeMachine, tempfile::TempDir) {
+pub(crate) fn windows() -> (FakeMachine, tempfile::TempDir) {
     mingw();
     (
         FakeMachine::new(Platform::Windows).unwrap(),
@@ -305,7 +315,7 @@ fn windows() -> (FakeMachine, tempfile::TempDir) {
 
 /// A real DLL standing in for TensorFlow's entry module in the environment `env`, importing
 /// `imports` (the framework's first suggestion).
-fn tf_entry(m: &mut FakeMachine, work: &std::path::Path, env: &str, imports: &[&str]) {
+pub(crate) fn tf_entry(m: &mut FakeMachine, work: &std::path::Path, env: &str, imports: &[&str]) {
     real_dll(m, work, &format!(r"{env}\{TF_ENTRY}"), imports);
 }
 

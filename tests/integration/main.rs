@@ -6,6 +6,10 @@
 //! `<area>/` when it grows), helpers included; unit tests stay in `src/`, in the tested file's
 //! `#[cfg(test)] mod tests` or, when they outgrow it, in `foo/tests.rs` / `foo/tests/` — never
 //! a `foo_tests.rs` sibling; benchmarks are `tests/bench/`.
+//!
+//! The binary also builds for Windows (`x86_64-pc-windows-gnu`): `gui_walk_wine` runs the
+//! wizard walk inside a Wine prefix from that build. The modules that test POSIX things
+//! (permissions, symlinks, signals, chroot) are Unix-only.
 
 mod binfmt;
 mod cli;
@@ -13,6 +17,7 @@ mod closure_installs;
 mod closure_symbols;
 mod closure_windows;
 mod conda_scripts;
+#[cfg(unix)]
 mod fix;
 mod fix_situations;
 mod fixtures_build;
@@ -21,6 +26,7 @@ mod frameworks_jax;
 mod frameworks_onnxruntime;
 mod frameworks_tensorflow;
 mod frameworks_torch;
+#[cfg(unix)]
 mod gpu_libraries;
 mod gpu_sets;
 mod gpu_test;
@@ -33,8 +39,10 @@ mod gui_marks;
 mod gui_report;
 mod gui_scaling;
 mod gui_walk;
+mod gui_walk_wine;
 mod gui_welcome;
 mod gui_window;
+#[cfg(unix)]
 mod oracle_chroot;
 mod oracle_linux;
 mod oracle_support;
@@ -45,8 +53,10 @@ mod release_files;
 mod release_machines;
 mod report_golden;
 mod reports;
+#[cfg(unix)]
 mod reports_compare;
 mod scan_inventory;
+#[cfg(unix)]
 mod scan_resilience;
 mod situations;
 mod situations_linux;

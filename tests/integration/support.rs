@@ -92,6 +92,39 @@ pub fn fix<'a>(
         .unwrap_or_else(|| panic!("no fix {id} in {:?}", f.fixes))
 }
 
+/// This integration-test binary built for `target` (release, in `target/wine-exe` beside the
+/// release .exe, whose dependencies it mostly shares); returns the executable cargo names.
+pub fn test_binary_for(target: &str) -> PathBuf {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .current_dir(root)
+        .args([
+            "test",
+            "--release",
+            "--locked",
+            "--no-run",
+            "--test",
+            "integration",
+        ])
+        .args(["--target", target, "--message-format", "json"])
+        .env("CARGO_TARGET_DIR", root.join("target/wine-exe"))
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "building the tests for {target} failed (it needs `rustup target add {target}` and \
+         Debian's gcc-mingw-w64-x86-64):\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "integration")
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+        .expect("cargo names the test executable")
+}
+
 /// This project's release binary (for `target`, else this host), built on first use into
 /// `target/wine-exe` (its own folder: the outer `cargo test` holds the lock of the usual one).
 pub fn release_binary(target: Option<&str>) -> PathBuf {

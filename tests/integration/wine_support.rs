@@ -224,17 +224,30 @@ pub fn triage_exe() -> &'static Path {
     EXE.get_or_init(|| crate::support::release_binary(Some(WINE_TARGET)))
 }
 
+/// This integration-test binary built for Windows (`target/wine-tests`), to walk the wizard
+/// inside a prefix (`gui_walk_wine`); built once per test run.
+pub fn walk_binary() -> &'static Path {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| crate::support::test_binary_for(WINE_TARGET))
+}
+
 /// Installs the .exe and its shim into `C:\<folder>` of the prefix; returns the `C:\` path.
 pub fn install_triage(prefix: &Prefix, folder: &str) -> String {
+    install_program(prefix, folder, triage_exe(), "cuda-triage.exe")
+}
+
+/// Installs a Rust program built for Windows as `C:\<folder>\<name>`, with the `ProcessPrng`
+/// shim beside it; returns the `C:\` path.
+pub fn install_program(prefix: &Prefix, folder: &str, exe: &Path, name: &str) -> String {
     let dir = prefix.c(folder);
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::copy(triage_exe(), dir.join("cuda-triage.exe")).unwrap();
+    std::fs::copy(exe, dir.join(name)).unwrap();
     build_c(
         &dir.join("bcryptprimitives.dll"),
         PROCESS_PRNG_C,
         &["-shared", "-ladvapi32"],
     );
-    format!(r"C:\{}\cuda-triage.exe", folder.trim_start_matches("C:\\"))
+    format!(r"C:\{}\{name}", folder.trim_start_matches("C:\\"))
 }
 
 /// The node of a `tree --json` document whose name is `name` (Windows case rules).

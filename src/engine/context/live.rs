@@ -4,6 +4,8 @@
 use super::{
     ContextSource, DriverFacts, EnvVars, FsView, GpuFacts, Platform, RegistryView, SystemContext,
 };
+use std::process::Command;
+use std::sync::RwLock;
 
 /// Registry keys read on a live Windows machine (values, and sub-keys two levels down).
 pub const LIVE_REGISTRY_KEYS: &[&str] = &[
@@ -39,18 +41,59 @@ pub fn load_with_driver<E: std::fmt::Display>(
     ctx
 }
 
+/// After a fix, the environment a new session gets (PATH rebuilt from the registry, the login
+/// profile's block run): this program diagnoses that as this computer's from then on, since a
+/// running program keeps the environment it started with (Windows' Explorer likewise rebuilds
+/// its own when told the settings changed). `None`: this process's own environment.
+static SESSION_ENVIRONMENT: RwLock<Option<Vec<(String, String)>>> = RwLock::new(None);
+
+/// Diagnoses this computer with `env` from now on (`None`: this process's own environment
+/// again); returns the environment used until now, to put back later.
+pub fn set_session_environment(
+    env: Option<Vec<(String, String)>>,
+) -> Option<Vec<(String, String)>> {
+    let mut slot = SESSION_ENVIRONMENT
+        .write()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    std::mem::replace(&mut *slot, env)
+}
+
+/// The environment this computer is diagnosed with: the session's after a fix, else this
+/// process's.
+pub fn environment() -> Vec<(String, String)> {
+    let slot = SESSION_ENVIRONMENT
+        .read()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    match &*slot {
+        Some(env) => env.clone(),
+        None => std::env::vars_os()
+            .map(|(k, v)| {
+                (
+                    k.to_string_lossy().into_owned(),
+                    v.to_string_lossy().into_owned(),
+                )
+            })
+            .collect(),
+    }
+}
+
+/// A program of this computer started in the environment it is diagnosed with (a Python
+/// probe, the GPU test's child), so that it sees what the scan saw.
+pub fn command(program: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut cmd = Command::new(program);
+    let slot = SESSION_ENVIRONMENT
+        .read()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(env) = &*slot {
+        cmd.env_clear().envs(env.iter().map(|(k, v)| (k, v)));
+    }
+    cmd
+}
+
 /// This machine without asking the driver (for work such as `tree` that needs only files).
 pub fn load_without_driver() -> SystemContext {
     let platform = Platform::host();
-    let env = EnvVars::new(
-        platform,
-        std::env::vars_os().map(|(k, v)| {
-            (
-                k.to_string_lossy().into_owned(),
-                v.to_string_lossy().into_owned(),
-            )
-        }),
-    );
+    let env = EnvVars::new(platform, environment());
     SystemContext {
         platform,
         wsl: platform == Platform::Linux && is_wsl(),

@@ -26,6 +26,10 @@ pub struct Verification {
     /// The finding, when it is still there.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub still_found: Option<String>,
+    /// The environment a new session gets after the fix, which the rescan used (the wizard
+    /// goes on diagnosing with it: `live::set_session_environment`).
+    #[serde(skip)]
+    pub environment: BTreeMap<String, String>,
 }
 
 /// Runs `lines` with `sh` on top of `env`; returns the environment afterwards.
@@ -192,7 +196,7 @@ pub fn verify(
     let mut checked = Vec::new();
     let env = new_environment(ctx, plan, fix, host, &mut checked)?;
     let mut fresh = ctx.clone();
-    fresh.env = EnvVars::new(ctx.platform, env);
+    fresh.env = EnvVars::new(ctx.platform, env.clone());
     let findings = crate::engine::diagnosis::run(&fresh, &Progress::new()).findings;
     checked.push("rescanned with that environment".into());
     let still = still_offered(&findings, plan).map(|f| f.summary.clone());
@@ -210,11 +214,13 @@ pub fn verify(
                 still
                     .unwrap_or_else(|| format!("the hook did not take effect in a fresh {python}")),
             ),
+            environment: env,
         });
     }
     Ok(Verification {
         verified: still.is_none(),
         checked,
         still_found: still,
+        environment: env,
     })
 }

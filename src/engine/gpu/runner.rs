@@ -11,7 +11,7 @@ use crate::engine::findings::Finding;
 use crate::engine::progress::Progress;
 use std::io::{BufRead, Read};
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -87,7 +87,7 @@ pub fn run(opts: &Options, progress: &Progress, mut on_update: impl FnMut(Update
         Ok(exe) => exe,
         Err(e) => return not_started(opts, started, &format!("cannot find this executable: {e}")),
     };
-    let spawned = Command::new(&exe)
+    let spawned = crate::engine::context::live::command(&exe)
         .args(child_args(opts))
         // FP32 must mean FP32: this variable would silently turn SGEMM into TF32.
         .env_remove("NVIDIA_TF32_OVERRIDE")

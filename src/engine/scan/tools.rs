@@ -5,10 +5,11 @@
 
 use super::version_clues;
 use super::walker::Walker;
+use crate::engine::context::live;
 use crate::engine::inventory::{ImportProbe, ToolInfo};
 use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -37,7 +38,7 @@ pub fn tool_info(w: &mut Walker, path: &str, run_live: bool) -> ToolInfo {
         }
         let live = matches!(w.ctx.source, crate::engine::context::ContextSource::Live);
         if info.version.is_none() && run_live && live {
-            let out = run_with_timeout(Command::new(&host).arg("--version"), TOOL_TIMEOUT);
+            let out = run_with_timeout(live::command(&host).arg("--version"), TOOL_TIMEOUT);
             if let Some(v) = version_clues::from_tool_output(out.stdout.as_bytes()) {
                 info.version = Some(v);
                 info.version_source = Some("--version".into());
@@ -93,7 +94,7 @@ pub struct ChildOutcome {
 
 /// Runs a command, killing it (and its process group on Unix) at `timeout`. Output readers
 /// are detached threads, so a grandchild holding the pipes cannot block the caller.
-pub fn run_with_timeout(cmd: &mut Command, timeout: Duration) -> ChildOutcome {
+pub fn run_with_timeout(cmd: &mut std::process::Command, timeout: Duration) -> ChildOutcome {
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -190,7 +191,7 @@ fn kill_group(child: &mut std::process::Child) {
 /// real error text. Only meaningful on the live machine; the caller checks that.
 pub fn probe_import(python_exe: &Path, module: &str, timeout: Duration) -> ImportProbe {
     let code = format!("import {module}\n{MAPPED_FILES}");
-    let out = run_with_timeout(Command::new(python_exe).arg("-c").arg(code), timeout);
+    let out = run_with_timeout(live::command(python_exe).arg("-c").arg(code), timeout);
     let outcome = if let Some(e) = &out.spawn_error {
         return ImportProbe {
             module: module.to_string(),

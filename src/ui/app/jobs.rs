@@ -54,6 +54,7 @@ impl TriageApp {
                     "Scan finished: {} finding(s), {errors} error(s).",
                     doc.findings.len()
                 );
+                self.fix.forget_fixes_not_in(&doc.findings);
                 self.document = Some(*doc);
                 self.scan = ScanState::Done;
             }

@@ -102,6 +102,18 @@ impl TriageApp {
                 }
                 false
             }
+            FixCommand::EditCopySource(text) => {
+                self.fix.copy_from = text;
+                false
+            }
+            FixCommand::UseCopySource => true,
+            FixCommand::PickCopySource => match rfd::FileDialog::new().pick_file() {
+                Some(file) => {
+                    self.fix.copy_from = file.display().to_string();
+                    true
+                }
+                None => false,
+            },
         };
         if replan && let Some(id) = self.fix.focused.clone() {
             self.fix.preview = None;

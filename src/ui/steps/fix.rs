@@ -96,6 +96,16 @@ pub fn fix_ui(ui: &mut egui::Ui, shown: &Shown, state: &FixState, commands: &mut
         if ui.button("History").clicked() {
             commands.push(UiCommand::Fix(FixCommand::RefreshHistory));
         }
+        // After an apply or undo the findings above are the old scan's: offer the re-check.
+        if live
+            && !state.log.is_empty()
+            && ui
+                .add_enabled(!state.busy(), egui::Button::new("Scan again"))
+                .on_hover_text("Scan this computer again to see the findings as they are now")
+                .clicked()
+        {
+            commands.push(UiCommand::StartScan);
+        }
         if let Some(stage) = state.stage() {
             ui.spinner();
             ui.label(stage);
@@ -187,6 +197,43 @@ fn preview_ui(
                 let text = plan.preview().replace('\u{FFFD}', "?");
                 ui.add(egui::Label::new(egui::RichText::new(text).monospace()).wrap());
             }
+        }
+        if let Some(fix) = focused
+            && matches!(fix.kind, crate::engine::findings::FixKind::CopyFile { .. })
+        {
+            copy_source_ui(ui, state, commands);
+        }
+    });
+}
+
+/// For a copy fix: the file to copy, typed or picked, and planned again on request.
+fn copy_source_ui(ui: &mut egui::Ui, state: &FixState, commands: &mut Vec<UiCommand>) {
+    ui.horizontal(|ui| {
+        let label = ui.label("File to copy:");
+        let mut text = state.copy_from.clone();
+        let edit = egui::TextEdit::singleline(&mut text)
+            .hint_text("the first usable file the finding names")
+            .desired_width(360.0);
+        let response = ui
+            .add_enabled(!state.busy(), edit)
+            .labelled_by(label.id)
+            .on_hover_text(
+                "A file you already have, of the bitness the fix names; never downloaded",
+            );
+        if response.changed() {
+            commands.push(UiCommand::Fix(FixCommand::EditCopySource(text)));
+        }
+        if ui
+            .add_enabled(!state.busy(), egui::Button::new("Choose file…"))
+            .clicked()
+        {
+            commands.push(UiCommand::Fix(FixCommand::PickCopySource));
+        }
+        if ui
+            .add_enabled(!state.busy(), egui::Button::new("Use this file"))
+            .clicked()
+        {
+            commands.push(UiCommand::Fix(FixCommand::UseCopySource));
         }
     });
 }

@@ -2,12 +2,13 @@
 //! scope, the jobs that plan, apply (then verify) and undo — started by the app's command
 //! handler and polled with every other job — and what they said. The UI never blocks.
 
-use crate::engine::fix::journal::Journal;
+use crate::engine::context::live;
+use crate::engine::fix::journal::{Journal, JournalState};
 use crate::engine::fix::planner::PlanOptions;
 use crate::engine::fix::session::{self, ApplyReport};
 use crate::engine::fix::{FixPlan, Scope};
 use crate::ui::worker::{FixJob, Job, error_text, failure_text};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// What the Fix step asks the app to do.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,6 +23,12 @@ pub enum FixCommand {
     RefreshHistory,
     /// Stop the running apply (a pip run is killed and its fix rolled back).
     Cancel,
+    /// The file a copy fix copies, as typed (planned again only on `UseCopySource`).
+    EditCopySource(String),
+    /// Plan the focused fix again with the typed file.
+    UseCopySource,
+    /// Pick the file to copy with the system's file dialog, then plan again.
+    PickCopySource,
 }
 
 /// The Fix step's state.
@@ -39,6 +46,12 @@ pub struct FixState {
     /// Command output (pip, conda) of the running apply as it arrives, shown live.
     pub live: Vec<String>,
     pub history: Vec<Journal>,
+    /// For a copy fix (`zlibwapi.dll` beside cuDNN 8): the file the user chose to copy; empty
+    /// means the first usable file the finding names.
+    pub copy_from: String,
+    /// The environment this computer was diagnosed with before each fix applied here (by
+    /// journal id), put back when that fix is undone.
+    environments_before: BTreeMap<String, Option<Vec<(String, String)>>>,
 }
 
 impl Default for FixState {
@@ -54,6 +67,8 @@ impl Default for FixState {
             log: Vec::new(),
             live: Vec::new(),
             history: Vec::new(),
+            copy_from: String::new(),
+            environments_before: BTreeMap::new(),
         }
     }
 }
@@ -84,6 +99,7 @@ impl FixState {
         };
         match outcome {
             Ok((reports, log)) => {
+                self.adopt_new_session_environment(&reports);
                 if !reports.is_empty() {
                     self.results = reports;
                 }
@@ -95,18 +111,63 @@ impl FixState {
         self.refresh_history();
     }
 
-    /// Reads the fix journals again.
+    /// After a new scan: the checked fixes it no longer offers are dropped (a fix applied and
+    /// verified is gone with its finding), so Apply never runs a stale one; the preview, planned
+    /// on the old scan, is cleared.
+    pub fn forget_fixes_not_in(&mut self, findings: &[crate::engine::findings::Finding]) {
+        let offered = |id: &str| findings.iter().flat_map(|f| &f.fixes).any(|x| x.id == id);
+        self.checked.retain(|id| offered(id));
+        self.focused = None;
+        self.preview = None;
+    }
+
+    /// Reads the fix journals again; a fix applied here and undone since gives back the
+    /// environment this computer was diagnosed with before it.
     pub fn refresh_history(&mut self) {
         match session::history() {
             Ok(h) => self.history = h,
             Err(e) => self.log.push(error_text(&e)),
         }
+        for journal in &self.history {
+            if journal.state == JournalState::Undone
+                && let Some(before) = self.environments_before.remove(&journal.id)
+            {
+                live::set_session_environment(before);
+                self.log.push(format!(
+                    "This window diagnoses this computer as before {} again.",
+                    journal.fix_id
+                ));
+            }
+        }
+    }
+
+    /// After an apply: programs started from now on get the environment each fix's
+    /// verification rebuilt (a new PATH, the login profile's block); this window diagnoses that
+    /// one from now on, as a user who opens a new terminal would see it.
+    fn adopt_new_session_environment(&mut self, reports: &[ApplyReport]) {
+        for report in reports.iter().filter(|r| r.outcome == "applied") {
+            let (Some(journal), Some(v)) = (&report.journal, &report.verification) else {
+                continue;
+            };
+            if v.environment.is_empty() {
+                continue;
+            }
+            let env = v.environment.clone().into_iter().collect();
+            let before = live::set_session_environment(Some(env));
+            self.environments_before.insert(journal.clone(), before);
+            self.log.push(format!(
+                "This window now diagnoses this computer with the environment new programs get after {}.",
+                report.fix_id
+            ));
+        }
     }
 
     /// What the wizard plans with: the chosen scope, everything else as the fix proposes it.
     pub fn options(&self) -> PlanOptions {
+        let chosen = self.copy_from.trim();
         PlanOptions {
             scope: Some(self.scope),
+            copy_from: (!chosen.is_empty()).then(|| chosen.to_string()),
             ..Default::default()
         }
     }

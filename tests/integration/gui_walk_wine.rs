@@ -1,0 +1,477 @@
+//! The wizard walked on the Wine machine: the same walk as `gui_walk` (Welcome → Scan →
+//! Findings → Dependencies → GPU test → Fix → Report, by label), run by this test binary built
+//! for Windows inside a Wine prefix that holds the seed situation (replicated with
+//! `windows_live::replicate`: its drive, environment and registry). There it is this computer:
+//! the scan is live (Windows' registry, drive and process environment), the tree walks the
+//! prefix's files, and the situation's fix is previewed, applied through the Fix step (checked,
+//! Apply, its verification on screen, Scan again: the finding is gone, the change is in the
+//! registry or on the drive) and undone (Undo last fix: the change is gone again).
+//!
+//! The Linux side builds the machine, the prefix and the Windows binary, and runs
+//! `integration.exe gui_walk_wine::inside_wine` there with the walk's expectations in
+//! `CUDA_TRIAGE_TEST_WINE_WALK` (JSON); the Windows side walks and asserts.
+
+use serde::{Deserialize, Serialize};
+
+const CHILD: &str = "CUDA_TRIAGE_TEST_WINE_WALK";
+
+/// What the walk inside Wine must see and do.
+#[derive(Debug, Serialize, Deserialize)]
+struct WineWalk {
+    /// The finding the Findings step shows.
+    finding: String,
+    /// A library of the first suggestion's tree (or the pasted error's library), resolved or not.
+    library: String,
+    resolved: bool,
+    /// An error pasted on the Welcome step: the text and the library it names.
+    pasted: Option<(String, String)>,
+    /// The fix applied through the Fix step, if the situation has one CUDA Triage can make.
+    apply: Option<Apply>,
+}
+
+/// A fix applied, verified, rescanned and undone in the wizard.
+#[derive(Debug, Serialize, Deserialize)]
+struct Apply {
+    /// A word of the fix's summary (of a fix of `WineWalk::finding`).
+    summary_has: String,
+    /// The scope radio button to pick first (`None`: the default, User).
+    scope: Option<String>,
+    /// Typed into "File to copy:" (a copy fix).
+    copy_from: Option<String>,
+    /// What the change leaves on the machine while applied.
+    changed: Change,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+enum Change {
+    /// `reg query KEY /v NAME` shows a value holding this text (case-insensitively).
+    Registry {
+        key: String,
+        name: String,
+        holds: String,
+    },
+    /// This file exists.
+    File(String),
+}
+
+#[cfg(unix)]
+mod outside {
+    //! The Linux side: each situation's machine, replicated into a fresh prefix, and the walk
+    //! started there.
+    use super::{Apply, CHILD, Change, WineWalk};
+    use crate::fixtures_build::{DllSpec, tool_available};
+    use crate::gui_walk::{PY, real_dll, tf_entry, windows};
+    use crate::situations::{
+        anaconda_tf1_cuda10, cuda_11_2, cudnn7_beside_a_32bit_app, cudnn8, machine_file, tf210,
+    };
+    use crate::windows_live::replicate;
+    use crate::wine_support::{Prefix, install_program, walk_binary};
+    use cuda_triage::engine::context::fake::WINDOWS_TOOLKITS;
+    use std::path::Path;
+
+    const USER_ENV: &str = r"HKCU\Environment";
+    const MACHINE_ENV: &str = r"HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\Environment";
+
+    /// Replicates the machine file `mf` into a fresh prefix and walks the wizard there; returns
+    /// the prefix (for what the walk left behind).
+    fn walk_in_wine(mf: &str, walk: &WineWalk) -> Prefix {
+        let wine = Prefix::new();
+        replicate(&wine, Path::new(mf));
+        let exe = install_program(&wine, r"C:\Walk", walk_binary(), "integration.exe");
+        let out = wine
+            .command(&exe)
+            .args([
+                "gui_walk_wine::inside_wine",
+                "--exact",
+                "--include-ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(CHILD, serde_json::to_string(walk).unwrap())
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.status.success() && text.contains("1 passed"),
+            "the walk inside Wine failed ({:?}):\n{text}",
+            out.status
+        );
+        wine
+    }
+
+    #[test]
+    fn wine_a_tensorflow_2_10_with_cuda_11_2_installed_off_path() {
+        let (mut m, work) = windows();
+        cuda_11_2(&mut m);
+        m.windows_toolkit("12.1", &["cudart64_12.dll", "cublas64_12.dll"]);
+        tf210(&mut m);
+        tf_entry(
+            &mut m,
+            work.path(),
+            PY,
+            &["cudart64_110.dll", "cublas64_11.dll"],
+        );
+        let cuda12 = format!(r"{WINDOWS_TOOLKITS}\v12.1\bin");
+        let mf = machine_file(
+            &m,
+            &[(
+                "PATH",
+                &format!(r"{cuda12};C:\windows\system32;C:\windows;{PY}"),
+            )],
+        );
+        let bin = format!(r"{WINDOWS_TOOLKITS}\v11.2\bin");
+        let wine = walk_in_wine(
+            &mf,
+            &WineWalk {
+                finding: "library-not-searched".into(),
+                library: "cublas64_11.dll".into(),
+                resolved: false,
+                pasted: None,
+                apply: Some(Apply {
+                    summary_has: bin.clone(),
+                    scope: None,
+                    copy_from: None,
+                    changed: Change::Registry {
+                        key: USER_ENV.into(),
+                        name: "Path".into(),
+                        holds: bin,
+                    },
+                }),
+            },
+        );
+        // Undone: no user Path before the fix, none after.
+        assert_eq!(wine.reg_value(USER_ENV, "Path"), None);
+    }
+
+    #[test]
+    fn wine_b_cudnn_8_without_zlibwapi_copies_the_file_the_user_names() {
+        let (mut m, work) = windows();
+        let dir = cudnn8(&mut m);
+        real_dll(&mut m, work.path(), &format!(r"{dir}\cudnn64_8.dll"), &[]);
+        for sub in ["cudnn_cnn_infer64_8.dll", "cudnn_ops_infer64_8.dll"] {
+            real_dll(&mut m, work.path(), &format!(r"{dir}\{sub}"), &[]);
+        }
+        // The user downloaded zlib's 64-bit DLL, as NVIDIA's cuDNN 8 guide says.
+        let x64 = DllSpec::new("zlibwapi.dll")
+            .export("inflate", None)
+            .build(&work.path().join("zlib"))
+            .unwrap();
+        let from = r"C:\Users\u\Downloads\zlib123dllx64\dll_x64\zlibwapi.dll";
+        m.copy(from, &x64);
+        let mf = machine_file(
+            &m,
+            &[("PATH", &format!(r"{dir};C:\windows\system32;C:\windows"))],
+        );
+        let copied = format!(r"{dir}\zlibwapi.dll");
+        let wine = walk_in_wine(
+            &mf,
+            &WineWalk {
+                finding: "cudnn8-zlibwapi-missing".into(),
+                library: "zlibwapi.dll".into(),
+                resolved: false,
+                pasted: None,
+                apply: Some(Apply {
+                    summary_has: "zlibwapi".into(),
+                    scope: None,
+                    copy_from: Some(from.into()),
+                    changed: Change::File(copied.clone()),
+                }),
+            },
+        );
+        assert!(!wine.c(&copied).exists(), "undo removed the copy");
+        assert!(wine.c(from).is_file(), "the user's file stays");
+    }
+
+    #[test]
+    fn wine_c_cudnn_7_in_a_32_bit_program_from_its_error() {
+        let (mut m, work) = windows();
+        assert!(
+            tool_available("i686-w64-mingw32-gcc"),
+            "i686-w64-mingw32-gcc is needed (Debian gcc-mingw-w64-i686)"
+        );
+        cudnn7_beside_a_32bit_app(&mut m, work.path());
+        let mf = machine_file(
+            &m,
+            &[("PATH", r"C:\windows\system32;C:\windows;C:\Apps\AleaApp")],
+        );
+        walk_in_wine(
+            &mf,
+            &WineWalk {
+                finding: "process-bitness-mismatch".into(),
+                library: "cudart64_100.dll".into(),
+                resolved: false,
+                pasted: Some((
+                    "System.DllNotFoundException: Unable to load DLL 'cudnn64_7.dll' (Exception from HRESULT: 0x8007000B)".into(),
+                    "cudnn64_7.dll".into(),
+                )),
+                // Rebuilding the program as 64-bit or getting 32-bit libraries: the user's steps.
+                apply: None,
+            },
+        );
+    }
+
+    #[test]
+    fn wine_d_an_older_toolkit_first_on_the_machine_path() {
+        let (mut m, work) = windows();
+        cuda_11_2(&mut m);
+        m.windows_toolkit("10.0", &["cudart64_100.dll"]);
+        tf210(&mut m);
+        cudnn8(&mut m);
+        m.file(r"C:\Windows\System32\zlibwapi.dll", b"MZ");
+        let bin = format!(r"{WINDOWS_TOOLKITS}\v11.2\bin");
+        real_dll(
+            &mut m,
+            work.path(),
+            &format!(r"{bin}\cublasLt64_11.dll"),
+            &[],
+        );
+        let cublas = format!(r"{bin}\cublas64_11.dll");
+        real_dll(&mut m, work.path(), &cublas, &["cublasLt64_11.dll"]);
+        let path =
+            format!(r"{WINDOWS_TOOLKITS}\v10.0\bin;{bin};C:\windows\system32;C:\windows;{PY}");
+        let mf = machine_file(&m, &[("PATH", &path)]);
+        let wine = walk_in_wine(
+            &mf,
+            &WineWalk {
+                finding: "ptxas-too-old".into(),
+                library: "cublasLt64_11.dll".into(),
+                resolved: true,
+                pasted: None,
+                // Only the machine Path comes before the machine Path's older entry.
+                apply: Some(Apply {
+                    summary_has: bin.clone(),
+                    scope: Some("Machine (administrator)".into()),
+                    copy_from: None,
+                    changed: Change::Registry {
+                        key: MACHINE_ENV.into(),
+                        name: "Path".into(),
+                        holds: format!("{bin};{WINDOWS_TOOLKITS}\\v10.0\\bin"),
+                    },
+                }),
+            },
+        );
+        assert_eq!(
+            wine.reg_value(MACHINE_ENV, "Path"),
+            Some(("REG_EXPAND_SZ".to_string(), path)),
+            "undo put the machine Path back"
+        );
+    }
+
+    #[test]
+    fn wine_e_cupti_only_in_libx64() {
+        let (mut m, work) = windows();
+        let env = anaconda_tf1_cuda10(&mut m);
+        tf_entry(&mut m, work.path(), env, &["cupti64_100.dll"]);
+        let cuda = WINDOWS_TOOLKITS;
+        let mf = machine_file(
+            &m,
+            &[
+                (
+                    "PATH",
+                    &format!(r"{cuda}\v10.0\bin;C:\windows\system32;C:\windows;{env}"),
+                ),
+                ("CUDA_PATH", &format!(r"{cuda}\v10.0")),
+            ],
+        );
+        let cupti = format!(r"{cuda}\v10.0\extras\CUPTI\libx64");
+        let wine = walk_in_wine(
+            &mf,
+            &WineWalk {
+                finding: "cupti-not-searched".into(),
+                library: "cupti64_100.dll".into(),
+                resolved: false,
+                pasted: None,
+                apply: Some(Apply {
+                    summary_has: cupti.clone(),
+                    scope: None,
+                    copy_from: None,
+                    changed: Change::Registry {
+                        key: USER_ENV.into(),
+                        name: "Path".into(),
+                        holds: cupti,
+                    },
+                }),
+            },
+        );
+        assert_eq!(wine.reg_value(USER_ENV, "Path"), None, "undone");
+    }
+
+    #[test]
+    fn the_walk_inside_wine_fails_when_the_screen_does_not_show_the_finding() {
+        // The walk is not a rubber stamp: a finding the situation does not have fails it.
+        let (m, _work) = windows();
+        let mf = machine_file(&m, &[("PATH", r"C:\windows\system32;C:\windows")]);
+        let wine = Prefix::new();
+        replicate(&wine, Path::new(&mf));
+        let exe = install_program(&wine, r"C:\Walk", walk_binary(), "integration.exe");
+        let walk = WineWalk {
+            finding: "cudnn8-zlibwapi-missing".into(),
+            library: "zlibwapi.dll".into(),
+            resolved: false,
+            pasted: None,
+            apply: None,
+        };
+        let out = wine
+            .command(&exe)
+            .args([
+                "gui_walk_wine::inside_wine",
+                "--exact",
+                "--include-ignored",
+                "--test-threads=1",
+            ])
+            .env(CHILD, serde_json::to_string(&walk).unwrap())
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(!out.status.success(), "{text}");
+        assert!(
+            text.contains("no Some(\"cudnn8-zlibwapi-missing\") finding"),
+            "{text}"
+        );
+    }
+}
+
+/// The Windows side: the walk itself, in the prefix, on this computer.
+#[cfg(windows)]
+#[test]
+#[ignore = "run inside a Wine prefix by the wine_* tests of this module"]
+fn inside_wine() {
+    use crate::gui_walk::{Expect, dependencies, gpu_fix_report, scan_and_find};
+    use cuda_triage::engine::api::Source;
+    let walk: WineWalk =
+        serde_json::from_str(&std::env::var(CHILD).expect("started by a wine_* test")).unwrap();
+    let want = Expect {
+        finding: Some(&walk.finding),
+        library: &walk.library,
+        resolved: walk.resolved,
+        pasted: walk
+            .pasted
+            .as_ref()
+            .map(|(text, named)| (text.as_str(), named.as_str())),
+    };
+    let mut h = scan_and_find(Source::Live, &want);
+    dependencies(&mut h, &want);
+    gpu_fix_report(&mut h, false);
+    if let Some(apply) = &walk.apply {
+        inside::apply_verify_undo(&mut h, &walk.finding, apply);
+    }
+}
+
+#[cfg(windows)]
+mod inside {
+    //! The Fix step on this computer: pick the scope and the fix, preview, apply, see it
+    //! verified, scan again, undo.
+    use super::{Apply, Change};
+    use crate::gui_walk::{click, shows, step_until};
+    use cuda_triage::ui::TriageApp;
+    use cuda_triage::ui::steps::Step;
+    use egui_kittest::Harness;
+    use egui_kittest::kittest::Queryable;
+
+    fn click_first(h: &mut Harness<'_, TriageApp>, label: &str) {
+        h.query_all_by_label(label).next().unwrap().scroll_to_me();
+        h.run_steps(20); // the scroll is animated
+        h.query_all_by_label(label).next().unwrap().click();
+        h.run_steps(2);
+    }
+
+    /// Whether the change is on the machine now.
+    fn present(change: &Change) -> bool {
+        match change {
+            Change::Registry { key, name, holds } => {
+                let out = std::process::Command::new("reg")
+                    .args(["query", key, "/v", name])
+                    .output()
+                    .expect("reg runs");
+                String::from_utf8_lossy(&out.stdout)
+                    .to_lowercase()
+                    .contains(&holds.to_lowercase())
+            }
+            Change::File(path) => std::path::Path::new(path).is_file(),
+        }
+    }
+
+    pub(super) fn apply_verify_undo(h: &mut Harness<'_, TriageApp>, code: &str, apply: &Apply) {
+        assert!(!present(&apply.changed), "changed before the fix");
+        click(h, "6. Fix");
+        assert_eq!(h.state().step, Step::Fix);
+        if let Some(scope) = &apply.scope {
+            click(h, scope);
+        }
+        let doc = h.state().document.clone().unwrap();
+        let fix = doc
+            .findings
+            .iter()
+            .filter(|f| f.code == code)
+            .flat_map(|f| f.fixes.clone())
+            .find(|x| x.summary.contains(&apply.summary_has))
+            .unwrap_or_else(|| panic!("no {code} fix naming {}", apply.summary_has));
+        // Two findings may offer the same fix: its first line is clicked.
+        click_first(h, &format!("{} ({})", fix.summary, fix.kind));
+        step_until(h, "the preview", |a| a.fix.preview.is_some());
+        if let Some(file) = &apply.copy_from {
+            // Nothing to copy yet: the preview asks for the file, typed as a user types it.
+            assert!(shows(h, "choose a x64 zlibwapi.dll"), "asks for the file");
+            h.get_by_label("File to copy:").focus();
+            h.run_steps(1);
+            h.get_by_label("File to copy:").type_text(file);
+            h.run_steps(1);
+            click(h, "Use this file");
+            step_until(h, "the preview with the file", |a| {
+                a.fix.preview.is_some() && !a.fix.busy()
+            });
+        }
+        let preview = match h.state().fix.preview.as_ref().unwrap() {
+            Ok(plan) => plan.preview(),
+            Err(e) => panic!("{}: no plan: {e:#}", fix.id),
+        };
+        let first = preview.lines().next().unwrap().trim().to_string();
+        assert!(shows(h, &first), "the preview pane shows {first:?}");
+        assert!(!present(&apply.changed), "a preview changes nothing");
+
+        click_first(h, &format!("Apply: {}", fix.summary));
+        assert!(h.state().fix.checked.contains(&fix.id));
+        click(h, "Apply checked fixes");
+        step_until(h, "the apply", |a| !a.fix.busy());
+        let verified = format!("{}: applied — verified, its finding is gone", fix.id);
+        assert!(shows(h, &verified), "{:?}", h.state().fix.log);
+        assert!(present(&apply.changed), "the change is made");
+
+        click(h, "Scan again");
+        step_until(h, "the rescan", |a| !a.scan_running());
+        let now = h.state().document.clone().unwrap();
+        assert!(
+            !now.findings
+                .iter()
+                .flat_map(|f| &f.fixes)
+                .any(|x| x.id == fix.id),
+            "the rescan no longer offers {}",
+            fix.id
+        );
+        assert!(
+            h.query_by_label(&format!("{} ({})", fix.summary, fix.kind))
+                .is_none(),
+            "nor does the Fix step"
+        );
+
+        click(h, "Undo last fix");
+        step_until(h, "the undo", |a| !a.fix.busy());
+        assert!(
+            shows(h, "every file and value is back as it was"),
+            "{:?}",
+            h.state().fix.log
+        );
+        assert!(!present(&apply.changed), "the change is gone again");
+        click(h, "Scan again");
+        step_until(h, "the rescan after undo", |a| !a.scan_running());
+        let again = h.state().document.clone().unwrap();
+        assert!(
+            again.findings.iter().any(|f| f.code == code),
+            "the finding is back after the undo"
+        );
+    }
+}
