@@ -188,6 +188,20 @@ fn wizard_on_this_computer() {
         h.query_by_label_contains("fix-cuda_home: applied and verified")
             .is_some()
     );
+    // Scan again: this window now diagnoses with the environment a new login shell gets.
+    h.get_by_label("Scan again").click();
+    h.run_steps(1);
+    step_until(&mut h, "the rescan", |app| !app.scan_running());
+    let offered = |app: &TriageApp| {
+        app.document
+            .as_ref()
+            .unwrap()
+            .findings
+            .iter()
+            .flat_map(|f| &f.fixes)
+            .any(|x| x.id == "fix-cuda_home")
+    };
+    assert!(!offered(h.state()), "the rescan no longer offers the fix");
     h.get_by_label("History").click();
     h.run_steps(2);
     assert!(
@@ -206,4 +220,13 @@ fn wizard_on_this_computer() {
     );
     assert!(h.query_by_label_contains("Undone  fix-cuda_home").is_some());
     assert_eq!(std::fs::read(&profile).unwrap(), PROFILE);
+    h.get_by_label("Scan again").click();
+    h.run_steps(1);
+    step_until(&mut h, "the rescan after the undo", |app| {
+        !app.scan_running()
+    });
+    assert!(
+        offered(h.state()),
+        "after the undo the mistyped CUDA_HOME is found again"
+    );
 }

@@ -160,7 +160,7 @@ mod outside {
             .export("inflate", None)
             .build(&work.path().join("zlib"))
             .unwrap();
-        let from = r"C:\Users\u\Downloads\zlib123dllx64\dll_x64\zlibwapi.dll";
+        let from = r"C:\Downloads\zlib123dllx64\dll_x64\zlibwapi.dll";
         m.copy(from, &x64);
         let mf = machine_file(
             &m,
