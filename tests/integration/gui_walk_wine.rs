@@ -5,7 +5,9 @@
 //! the scan is live (Windows' registry, drive and process environment), the tree walks the
 //! prefix's files, and the situation's fix is previewed, applied through the Fix step (checked,
 //! Apply, its verification on screen, Scan again: the finding is gone, the change is in the
-//! registry or on the drive) and undone (Undo last fix: the change is gone again).
+//! registry or on the drive) and undone (Undo last fix: the change is gone again, Scan again
+//! finds it again). A situation whose remedy only the user can make (install a toolkit, rebuild
+//! a 32-bit program) is walked with its fixes previewed.
 //!
 //! The Linux side builds the machine, the prefix and the Windows binary, and runs
 //! `integration.exe gui_walk_wine::inside_wine` there with the walk's expectations in
@@ -66,7 +68,7 @@ mod outside {
     };
     use crate::windows_live::replicate;
     use crate::wine_support::{Prefix, install_program, walk_binary};
-    use cuda_triage::engine::context::fake::WINDOWS_TOOLKITS;
+    use cuda_triage::engine::context::fake::{FakeMachine, WINDOWS_TOOLKITS};
     use std::path::Path;
 
     const USER_ENV: &str = r"HKCU\Environment";
@@ -103,10 +105,14 @@ mod outside {
         wine
     }
 
-    #[test]
-    fn wine_a_tensorflow_2_10_with_cuda_11_2_installed_off_path() {
+    /// Situation a: TensorFlow 2.10 (its real entry module stands in, importing CUDA 11's
+    /// runtime and cuBLAS) with CUDA 12.1 on PATH, and CUDA 11.2 installed off PATH if asked;
+    /// the machine (which holds the machine file's folder) and its file.
+    fn situation_a(with_cuda_11_2: bool) -> (FakeMachine, String) {
         let (mut m, work) = windows();
-        cuda_11_2(&mut m);
+        if with_cuda_11_2 {
+            cuda_11_2(&mut m);
+        }
         m.windows_toolkit("12.1", &["cudart64_12.dll", "cublas64_12.dll"]);
         tf210(&mut m);
         tf_entry(
@@ -123,6 +129,29 @@ mod outside {
                 &format!(r"{cuda12};C:\windows\system32;C:\windows;{PY}"),
             )],
         );
+        (m, mf)
+    }
+
+    #[test]
+    fn wine_a_tensorflow_2_10_with_only_cuda_12() {
+        // Its remedies (CUDA 11.2 installed, or TensorFlow pinned below 2.11) are previewed;
+        // with CUDA 11.2 installed, the next walk applies the PATH fix that remains.
+        let (_machine, mf) = situation_a(false);
+        walk_in_wine(
+            &mf,
+            &WineWalk {
+                finding: "library-wrong-major".into(),
+                library: "cublas64_11.dll".into(),
+                resolved: false,
+                pasted: None,
+                apply: None,
+            },
+        );
+    }
+
+    #[test]
+    fn wine_a_tensorflow_2_10_with_cuda_11_2_installed_off_path() {
+        let (_machine, mf) = situation_a(true);
         let bin = format!(r"{WINDOWS_TOOLKITS}\v11.2\bin");
         let wine = walk_in_wine(
             &mf,

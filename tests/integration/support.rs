@@ -94,6 +94,7 @@ pub fn fix<'a>(
 
 /// This integration-test binary built for `target` (release, in `target/wine-exe` beside the
 /// release .exe, whose dependencies it mostly shares); returns the executable cargo names.
+#[cfg(unix)]
 pub fn test_binary_for(target: &str) -> PathBuf {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());

@@ -224,8 +224,9 @@ pub fn triage_exe() -> &'static Path {
     EXE.get_or_init(|| crate::support::release_binary(Some(WINE_TARGET)))
 }
 
-/// This integration-test binary built for Windows (`target/wine-tests`), to walk the wizard
+/// This integration-test binary built for Windows (release, `target/wine-exe`), to walk the wizard
 /// inside a prefix (`gui_walk_wine`); built once per test run.
+#[cfg(unix)]
 pub fn walk_binary() -> &'static Path {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
     EXE.get_or_init(|| crate::support::test_binary_for(WINE_TARGET))
