@@ -47,12 +47,7 @@ fn entry(dll: &str) -> String {
 }
 
 /// Replaces the stub at `machine_path` by a real 64-bit DLL of that name importing `imports`.
-pub(crate) fn real_dll(
-    m: &mut FakeMachine,
-    work: &std::path::Path,
-    machine_path: &str,
-    imports: &[&str],
-) {
+fn real_dll(m: &mut FakeMachine, work: &std::path::Path, machine_path: &str, imports: &[&str]) {
     let name = machine_path.rsplit('\\').next().unwrap();
     let dir = work.join(format!("dll-{}", work.read_dir().unwrap().count()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -305,131 +300,172 @@ fn walk(machine: String, want: Expect) {
     gpu_fix_report(&mut h, true);
 }
 
-pub(crate) fn windows() -> (FakeMachine, tempfile::TempDir) {
-    mingw();
-    (
-        FakeMachine::new(Platform::Windows).unwrap(),
-        tempfile::tempdir().unwrap(),
-    )
+/// A seed situation's machine: its fake drive (the real DLLs it holds built in `work`) and the
+/// variables of its machine file, written by `file()`.
+pub(crate) struct Situation {
+    pub machine: FakeMachine,
+    pub work: tempfile::TempDir,
+    pub env: Vec<(&'static str, String)>,
 }
 
-/// A real DLL standing in for TensorFlow's entry module in the environment `env`, importing
-/// `imports` (the framework's first suggestion).
-pub(crate) fn tf_entry(m: &mut FakeMachine, work: &std::path::Path, env: &str, imports: &[&str]) {
-    real_dll(m, work, &format!(r"{env}\{TF_ENTRY}"), imports);
+impl Situation {
+    fn new(env: Vec<(&'static str, String)>) -> Situation {
+        mingw();
+        Situation {
+            machine: FakeMachine::new(Platform::Windows).unwrap(),
+            work: tempfile::tempdir().unwrap(),
+            env,
+        }
+    }
+
+    /// The machine file (in the machine's folder, which lives as long as `self`).
+    pub fn file(&self) -> String {
+        let env: Vec<(&str, &str)> = self.env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        machine_file(&self.machine, &env)
+    }
+
+    /// Replaces the stub at `machine_path` by a real 64-bit DLL importing `imports`.
+    pub fn real_dll(&mut self, machine_path: &str, imports: &[&str]) {
+        real_dll(&mut self.machine, self.work.path(), machine_path, imports);
+    }
+
+    /// A real DLL standing in for TensorFlow's entry module in the environment `env`,
+    /// importing `imports` (the framework's first suggestion).
+    pub fn tf_entry(&mut self, env: &str, imports: &[&str]) {
+        self.real_dll(&format!(r"{env}\{TF_ENTRY}"), imports);
+    }
+}
+
+/// Windows' own folders, first on every seed machine's PATH.
+const SYSTEM: &str = r"C:\Windows\System32;C:\Windows";
+
+/// a: TensorFlow 2.10 (its entry module importing CUDA 11's runtime and cuBLAS) with only
+/// CUDA 12.1, on PATH.
+pub(crate) fn situation_a() -> Situation {
+    let cuda12 = format!(r"{WINDOWS_TOOLKITS}\v12.1\bin");
+    let mut s = Situation::new(vec![("PATH", format!(r"{cuda12};{SYSTEM};{PY}"))]);
+    s.machine
+        .windows_toolkit("12.1", &["cudart64_12.dll", "cublas64_12.dll"]);
+    tf210(&mut s.machine);
+    s.tf_entry(PY, &["cudart64_110.dll", "cublas64_11.dll"]);
+    s
+}
+
+/// b: cuDNN 8.9 (real DLLs) on PATH, without zlibwapi.dll.
+pub(crate) fn situation_b() -> (Situation, String) {
+    let dir = r"C:\Program Files\NVIDIA\CUDNN\v8.9\bin".to_string();
+    let mut s = Situation::new(vec![("PATH", format!(r"{dir};{SYSTEM}"))]);
+    assert_eq!(cudnn8(&mut s.machine), dir);
+    for dll in [
+        "cudnn64_8.dll",
+        "cudnn_cnn_infer64_8.dll",
+        "cudnn_ops_infer64_8.dll",
+    ] {
+        s.real_dll(&format!(r"{dir}\{dll}"), &[]);
+    }
+    (s, dir)
+}
+
+/// c: a 32-bit program with cuDNN 7 and CUDA 10.0's 64-bit DLLs beside it.
+pub(crate) fn situation_c() -> Situation {
+    assert!(
+        tool_available("i686-w64-mingw32-gcc"),
+        "i686-w64-mingw32-gcc is needed (Debian gcc-mingw-w64-i686)"
+    );
+    let mut s = Situation::new(vec![("PATH", format!(r"{SYSTEM};C:\Apps\AleaApp"))]);
+    cudnn7_beside_a_32bit_app(&mut s.machine, s.work.path());
+    s
+}
+
+/// d: CUDA 10.0's bin before CUDA 11.2's on PATH (TensorFlow 2.10 and cuDNN 8 installed); the
+/// first suggestion, CUDA 11.2's cuBLAS, is real with its cuBLASLt beside it.
+pub(crate) fn situation_d() -> (Situation, String) {
+    let bin = format!(r"{WINDOWS_TOOLKITS}\v11.2\bin");
+    let path = format!(r"{WINDOWS_TOOLKITS}\v10.0\bin;{bin};{SYSTEM};{PY}");
+    let mut s = Situation::new(vec![("PATH", path.clone())]);
+    cuda_11_2(&mut s.machine);
+    s.machine.windows_toolkit("10.0", &["cudart64_100.dll"]);
+    tf210(&mut s.machine);
+    cudnn8(&mut s.machine);
+    s.machine.file(r"C:\Windows\System32\zlibwapi.dll", b"MZ");
+    s.real_dll(&format!(r"{bin}\cublasLt64_11.dll"), &[]);
+    s.real_dll(&format!(r"{bin}\cublas64_11.dll"), &["cublasLt64_11.dll"]);
+    (s, path)
+}
+
+/// e: TensorFlow 1.14 in an Anaconda environment whose CUPTI is only in CUDA 10.0's
+/// `extras\CUPTI\libx64`, off PATH.
+pub(crate) fn situation_e() -> Situation {
+    let cuda = format!(r"{WINDOWS_TOOLKITS}\v10.0");
+    let mut s = Situation::new(vec![("CUDA_PATH", cuda.clone())]);
+    let env = anaconda_tf1_cuda10(&mut s.machine);
+    s.tf_entry(env, &["cupti64_100.dll"]);
+    s.env.push(("PATH", format!(r"{cuda}\bin;{SYSTEM};{env}")));
+    s
 }
 
 #[test]
 fn walk_a_tensorflow_2_10_with_only_cuda_12() {
-    let (mut m, work) = windows();
-    m.windows_toolkit("12.1", &["cudart64_12.dll", "cublas64_12.dll"]);
-    tf210(&mut m);
-    tf_entry(
-        &mut m,
-        work.path(),
-        PY,
-        &["cudart64_110.dll", "cublas64_11.dll"],
-    );
-    let path = format!(r"{WINDOWS_TOOLKITS}\v12.1\bin;C:\Windows\System32;{PY}");
-    let mf = machine_file(&m, &[("PATH", &path)]);
+    let s = situation_a();
     let want = Expect {
         finding: Some("library-wrong-major"),
         library: "cublas64_11.dll",
         resolved: false,
         pasted: None,
     };
-    walk(mf, want);
+    walk(s.file(), want);
 }
 
 #[test]
 fn walk_b_cudnn_8_without_zlibwapi() {
-    let (mut m, work) = windows();
-    let dir = cudnn8(&mut m);
-    real_dll(&mut m, work.path(), &format!(r"{dir}\cudnn64_8.dll"), &[]);
-    for sub in ["cudnn_cnn_infer64_8.dll", "cudnn_ops_infer64_8.dll"] {
-        real_dll(&mut m, work.path(), &format!(r"{dir}\{sub}"), &[]);
-    }
-    let mf = machine_file(&m, &[("PATH", &format!(r"{dir};C:\Windows\System32"))]);
+    let (s, _) = situation_b();
     let want = Expect {
         finding: Some("cudnn8-zlibwapi-missing"),
         library: "zlibwapi.dll",
         resolved: false,
         pasted: None,
     };
-    walk(mf, want);
+    walk(s.file(), want);
 }
+
+/// The error a program of situation c prints.
+pub(crate) const C_ERROR: &str = "System.DllNotFoundException: Unable to load DLL 'cudnn64_7.dll' (Exception from HRESULT: 0x8007000B)";
 
 #[test]
 fn walk_c_cudnn_7_in_a_32_bit_program() {
-    let (mut m, work) = windows();
-    assert!(
-        tool_available("i686-w64-mingw32-gcc"),
-        "i686-w64-mingw32-gcc is needed (Debian gcc-mingw-w64-i686)"
-    );
-    cudnn7_beside_a_32bit_app(&mut m, work.path());
-    let mf = machine_file(&m, &[("PATH", r"C:\Windows\System32;C:\Apps\AleaApp")]);
+    let s = situation_c();
     // The user starts from the error their program printed.
     let want = Expect {
         finding: Some("process-bitness-mismatch"),
         library: "cudart64_100.dll",
         resolved: false,
-        pasted: Some((
-            "System.DllNotFoundException: Unable to load DLL 'cudnn64_7.dll' (Exception from HRESULT: 0x8007000B)",
-            "cudnn64_7.dll",
-        )),
+        pasted: Some((C_ERROR, "cudnn64_7.dll")),
     };
-    walk(mf, want);
+    walk(s.file(), want);
 }
 
 #[test]
 fn walk_d_an_older_toolkit_first_on_path() {
-    let (mut m, work) = windows();
-    cuda_11_2(&mut m);
-    m.windows_toolkit("10.0", &["cudart64_100.dll"]);
-    tf210(&mut m);
-    cudnn8(&mut m);
-    m.file(r"C:\Windows\System32\zlibwapi.dll", b"MZ");
-    // The first suggestion is CUDA 11.2's cuBLAS; its cuBLASLt lies beside it.
-    let bin = format!(r"{WINDOWS_TOOLKITS}\v11.2\bin");
-    real_dll(
-        &mut m,
-        work.path(),
-        &format!(r"{bin}\cublasLt64_11.dll"),
-        &[],
-    );
-    let cublas = format!(r"{bin}\cublas64_11.dll");
-    real_dll(&mut m, work.path(), &cublas, &["cublasLt64_11.dll"]);
-    let path = format!(r"{WINDOWS_TOOLKITS}\v10.0\bin;{bin};C:\Windows\System32;{PY}");
-    let mf = machine_file(&m, &[("PATH", &path)]);
+    let (s, _) = situation_d();
     let want = Expect {
         finding: Some("ptxas-too-old"),
         library: "cublasLt64_11.dll",
         resolved: true,
         pasted: None,
     };
-    walk(mf, want);
+    walk(s.file(), want);
 }
 
 #[test]
 fn walk_e_cupti_only_in_libx64() {
-    let (mut m, work) = windows();
-    let env = anaconda_tf1_cuda10(&mut m);
-    tf_entry(&mut m, work.path(), env, &["cupti64_100.dll"]);
-    let path = format!(r"{WINDOWS_TOOLKITS}\v10.0\bin;C:\Windows\System32;{env}");
-    let mf = machine_file(
-        &m,
-        &[
-            ("PATH", &path),
-            ("CUDA_PATH", &format!(r"{WINDOWS_TOOLKITS}\v10.0")),
-        ],
-    );
+    let s = situation_e();
     let want = Expect {
         finding: Some("cupti-not-searched"),
         library: "cupti64_100.dll",
         resolved: false,
         pasted: None,
     };
-    walk(mf, want);
+    walk(s.file(), want);
 }
 
 /// This computer: a live scan, every fix previewed, never applied.

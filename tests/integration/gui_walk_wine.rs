@@ -58,25 +58,26 @@ enum Change {
 
 #[cfg(unix)]
 mod outside {
-    //! The Linux side: each situation's machine, replicated into a fresh prefix, and the walk
-    //! started there.
+    //! The Linux side: each situation's machine (`gui_walk`'s), replicated into a fresh prefix,
+    //! and the walk started there.
     use super::{Apply, CHILD, Change, WineWalk};
-    use crate::fixtures_build::{DllSpec, tool_available};
-    use crate::gui_walk::{PY, real_dll, tf_entry, windows};
-    use crate::situations::{
-        anaconda_tf1_cuda10, cuda_11_2, cudnn7_beside_a_32bit_app, cudnn8, machine_file, tf210,
+    use crate::fixtures_build::DllSpec;
+    use crate::gui_walk::{
+        C_ERROR, situation_a, situation_b, situation_c, situation_d, situation_e,
     };
+    use crate::situations::cuda_11_2;
     use crate::windows_live::replicate;
     use crate::wine_support::{Prefix, install_program, walk_binary};
-    use cuda_triage::engine::context::fake::{FakeMachine, WINDOWS_TOOLKITS};
+    use cuda_triage::engine::context::fake::WINDOWS_TOOLKITS;
     use std::path::Path;
+    use std::process::Output;
 
     const USER_ENV: &str = r"HKCU\Environment";
     const MACHINE_ENV: &str = r"HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\Environment";
 
-    /// Replicates the machine file `mf` into a fresh prefix and walks the wizard there; returns
-    /// the prefix (for what the walk left behind).
-    fn walk_in_wine(mf: &str, walk: &WineWalk) -> Prefix {
+    /// Replicates the machine file `mf` into a fresh prefix and runs the walk there; returns
+    /// the prefix (for what the walk left behind) and what the walk printed.
+    fn run_in_wine(mf: &str, walk: &WineWalk) -> (Prefix, Output) {
         let wine = Prefix::new();
         replicate(&wine, Path::new(mf));
         let exe = install_program(&wine, r"C:\Walk", walk_binary(), "integration.exe");
@@ -92,11 +93,22 @@ mod outside {
             .env(CHILD, serde_json::to_string(walk).unwrap())
             .output()
             .unwrap();
-        let text = format!(
+        (wine, out)
+    }
+
+    /// What the walk printed (its panic messages go to stderr).
+    fn said(out: &Output) -> String {
+        format!(
             "{}{}",
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
-        );
+        )
+    }
+
+    /// The walk, which must pass.
+    fn walk_in_wine(mf: &str, walk: &WineWalk) -> Prefix {
+        let (wine, out) = run_in_wine(mf, walk);
+        let text = said(&out);
         assert!(
             out.status.success() && text.contains("1 passed"),
             "the walk inside Wine failed ({:?}):\n{text}",
@@ -105,40 +117,13 @@ mod outside {
         wine
     }
 
-    /// Situation a: TensorFlow 2.10 (its real entry module stands in, importing CUDA 11's
-    /// runtime and cuBLAS) with CUDA 12.1 on PATH, and CUDA 11.2 installed off PATH if asked;
-    /// the machine (which holds the machine file's folder) and its file.
-    fn situation_a(with_cuda_11_2: bool) -> (FakeMachine, String) {
-        let (mut m, work) = windows();
-        if with_cuda_11_2 {
-            cuda_11_2(&mut m);
-        }
-        m.windows_toolkit("12.1", &["cudart64_12.dll", "cublas64_12.dll"]);
-        tf210(&mut m);
-        tf_entry(
-            &mut m,
-            work.path(),
-            PY,
-            &["cudart64_110.dll", "cublas64_11.dll"],
-        );
-        let cuda12 = format!(r"{WINDOWS_TOOLKITS}\v12.1\bin");
-        let mf = machine_file(
-            &m,
-            &[(
-                "PATH",
-                &format!(r"{cuda12};C:\windows\system32;C:\windows;{PY}"),
-            )],
-        );
-        (m, mf)
-    }
-
     #[test]
     fn wine_a_tensorflow_2_10_with_only_cuda_12() {
         // Its remedies (CUDA 11.2 installed, or TensorFlow pinned below 2.11) are previewed;
         // with CUDA 11.2 installed, the next walk applies the PATH fix that remains.
-        let (_machine, mf) = situation_a(false);
+        let s = situation_a();
         walk_in_wine(
-            &mf,
+            &s.file(),
             &WineWalk {
                 finding: "library-wrong-major".into(),
                 library: "cublas64_11.dll".into(),
@@ -151,10 +136,11 @@ mod outside {
 
     #[test]
     fn wine_a_tensorflow_2_10_with_cuda_11_2_installed_off_path() {
-        let (_machine, mf) = situation_a(true);
+        let mut s = situation_a();
+        cuda_11_2(&mut s.machine);
         let bin = format!(r"{WINDOWS_TOOLKITS}\v11.2\bin");
         let wine = walk_in_wine(
-            &mf,
+            &s.file(),
             &WineWalk {
                 finding: "library-not-searched".into(),
                 library: "cublas64_11.dll".into(),
@@ -178,26 +164,17 @@ mod outside {
 
     #[test]
     fn wine_b_cudnn_8_without_zlibwapi_copies_the_file_the_user_names() {
-        let (mut m, work) = windows();
-        let dir = cudnn8(&mut m);
-        real_dll(&mut m, work.path(), &format!(r"{dir}\cudnn64_8.dll"), &[]);
-        for sub in ["cudnn_cnn_infer64_8.dll", "cudnn_ops_infer64_8.dll"] {
-            real_dll(&mut m, work.path(), &format!(r"{dir}\{sub}"), &[]);
-        }
+        let (mut s, dir) = situation_b();
         // The user downloaded zlib's 64-bit DLL, as NVIDIA's cuDNN 8 guide says.
         let x64 = DllSpec::new("zlibwapi.dll")
             .export("inflate", None)
-            .build(&work.path().join("zlib"))
+            .build(&s.work.path().join("zlib"))
             .unwrap();
         let from = r"C:\Downloads\zlib123dllx64\dll_x64\zlibwapi.dll";
-        m.copy(from, &x64);
-        let mf = machine_file(
-            &m,
-            &[("PATH", &format!(r"{dir};C:\windows\system32;C:\windows"))],
-        );
+        s.machine.copy(from, &x64);
         let copied = format!(r"{dir}\zlibwapi.dll");
         let wine = walk_in_wine(
-            &mf,
+            &s.file(),
             &WineWalk {
                 finding: "cudnn8-zlibwapi-missing".into(),
                 library: "zlibwapi.dll".into(),
@@ -217,26 +194,14 @@ mod outside {
 
     #[test]
     fn wine_c_cudnn_7_in_a_32_bit_program_from_its_error() {
-        let (mut m, work) = windows();
-        assert!(
-            tool_available("i686-w64-mingw32-gcc"),
-            "i686-w64-mingw32-gcc is needed (Debian gcc-mingw-w64-i686)"
-        );
-        cudnn7_beside_a_32bit_app(&mut m, work.path());
-        let mf = machine_file(
-            &m,
-            &[("PATH", r"C:\windows\system32;C:\windows;C:\Apps\AleaApp")],
-        );
+        let s = situation_c();
         walk_in_wine(
-            &mf,
+            &s.file(),
             &WineWalk {
                 finding: "process-bitness-mismatch".into(),
                 library: "cudart64_100.dll".into(),
                 resolved: false,
-                pasted: Some((
-                    "System.DllNotFoundException: Unable to load DLL 'cudnn64_7.dll' (Exception from HRESULT: 0x8007000B)".into(),
-                    "cudnn64_7.dll".into(),
-                )),
+                pasted: Some((C_ERROR.into(), "cudnn64_7.dll".into())),
                 // Rebuilding the program as 64-bit or getting 32-bit libraries: the user's steps.
                 apply: None,
             },
@@ -245,26 +210,10 @@ mod outside {
 
     #[test]
     fn wine_d_an_older_toolkit_first_on_the_machine_path() {
-        let (mut m, work) = windows();
-        cuda_11_2(&mut m);
-        m.windows_toolkit("10.0", &["cudart64_100.dll"]);
-        tf210(&mut m);
-        cudnn8(&mut m);
-        m.file(r"C:\Windows\System32\zlibwapi.dll", b"MZ");
+        let (s, path) = situation_d();
         let bin = format!(r"{WINDOWS_TOOLKITS}\v11.2\bin");
-        real_dll(
-            &mut m,
-            work.path(),
-            &format!(r"{bin}\cublasLt64_11.dll"),
-            &[],
-        );
-        let cublas = format!(r"{bin}\cublas64_11.dll");
-        real_dll(&mut m, work.path(), &cublas, &["cublasLt64_11.dll"]);
-        let path =
-            format!(r"{WINDOWS_TOOLKITS}\v10.0\bin;{bin};C:\windows\system32;C:\windows;{PY}");
-        let mf = machine_file(&m, &[("PATH", &path)]);
         let wine = walk_in_wine(
-            &mf,
+            &s.file(),
             &WineWalk {
                 finding: "ptxas-too-old".into(),
                 library: "cublasLt64_11.dll".into(),
@@ -278,7 +227,7 @@ mod outside {
                     changed: Change::Registry {
                         key: MACHINE_ENV.into(),
                         name: "Path".into(),
-                        holds: format!("{bin};{WINDOWS_TOOLKITS}\\v10.0\\bin"),
+                        holds: format!(r"{bin};{WINDOWS_TOOLKITS}\v10.0\bin"),
                     },
                 }),
             },
@@ -292,23 +241,10 @@ mod outside {
 
     #[test]
     fn wine_e_cupti_only_in_libx64() {
-        let (mut m, work) = windows();
-        let env = anaconda_tf1_cuda10(&mut m);
-        tf_entry(&mut m, work.path(), env, &["cupti64_100.dll"]);
-        let cuda = WINDOWS_TOOLKITS;
-        let mf = machine_file(
-            &m,
-            &[
-                (
-                    "PATH",
-                    &format!(r"{cuda}\v10.0\bin;C:\windows\system32;C:\windows;{env}"),
-                ),
-                ("CUDA_PATH", &format!(r"{cuda}\v10.0")),
-            ],
-        );
-        let cupti = format!(r"{cuda}\v10.0\extras\CUPTI\libx64");
+        let s = situation_e();
+        let cupti = format!(r"{WINDOWS_TOOLKITS}\v10.0\extras\CUPTI\libx64");
         let wine = walk_in_wine(
-            &mf,
+            &s.file(),
             &WineWalk {
                 finding: "cupti-not-searched".into(),
                 library: "cupti64_100.dll".into(),
@@ -332,30 +268,17 @@ mod outside {
     #[test]
     fn the_walk_inside_wine_fails_when_the_screen_does_not_show_the_finding() {
         // The walk is not a rubber stamp: a finding the situation does not have fails it.
-        let (m, _work) = windows();
-        let mf = machine_file(&m, &[("PATH", r"C:\windows\system32;C:\windows")]);
-        let wine = Prefix::new();
-        replicate(&wine, Path::new(&mf));
-        let exe = install_program(&wine, r"C:\Walk", walk_binary(), "integration.exe");
-        let walk = WineWalk {
-            finding: "cudnn8-zlibwapi-missing".into(),
-            library: "zlibwapi.dll".into(),
-            resolved: false,
-            pasted: None,
-            apply: None,
-        };
-        let out = wine
-            .command(&exe)
-            .args([
-                "gui_walk_wine::inside_wine",
-                "--exact",
-                "--include-ignored",
-                "--test-threads=1",
-            ])
-            .env(CHILD, serde_json::to_string(&walk).unwrap())
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
+        let (_, out) = run_in_wine(
+            &situation_a().file(),
+            &WineWalk {
+                finding: "cudnn8-zlibwapi-missing".into(),
+                library: "zlibwapi.dll".into(),
+                resolved: false,
+                pasted: None,
+                apply: None,
+            },
+        );
+        let text = said(&out);
         assert!(!out.status.success(), "{text}");
         assert!(
             text.contains("no Some(\"cudnn8-zlibwapi-missing\") finding"),
