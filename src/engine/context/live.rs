@@ -160,3 +160,31 @@ fn read_registry() -> RegistryView {
 fn read_registry() -> RegistryView {
     RegistryView::default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{command, environment, load_without_driver, set_session_environment};
+
+    /// The session environment is this process's plus one variable, so that other tests that
+    /// load this computer meanwhile see nothing else change.
+    #[cfg(unix)]
+    #[test]
+    fn a_session_environment_is_what_loads_and_started_programs_see_until_it_is_put_back() {
+        const MARK: &str = "CUDA_TRIAGE_TEST_SESSION_MARK";
+        let mut env = environment();
+        env.push((MARK.into(), "after-the-fix".into()));
+        let before = set_session_environment(Some(env));
+        let seen = load_without_driver().env.get(MARK).map(str::to_string);
+        let out = command("sh")
+            .args(["-c", "echo $CUDA_TRIAGE_TEST_SESSION_MARK"])
+            .output();
+        let back = set_session_environment(before);
+        assert_eq!(seen.as_deref(), Some("after-the-fix"));
+        assert_eq!(
+            String::from_utf8_lossy(&out.unwrap().stdout),
+            "after-the-fix\n"
+        );
+        assert!(back.is_some_and(|e| e.iter().any(|(k, _)| k == MARK)));
+        assert!(!environment().iter().any(|(k, _)| k == MARK), "put back");
+    }
+}

@@ -172,3 +172,40 @@ impl FixState {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::FixState;
+    use crate::engine::findings::{Finding, FixKind, FixRef, Severity};
+
+    fn offering(ids: &[&str]) -> Vec<Finding> {
+        let mut f = Finding::new("library-not-searched", Severity::Error, "s", "d");
+        for id in ids {
+            f = f.with_fix(FixRef {
+                id: id.to_string(),
+                kind: FixKind::from("manual"),
+                summary: format!("fix {id}"),
+            });
+        }
+        vec![f]
+    }
+
+    #[test]
+    fn a_new_scan_drops_the_checked_fixes_it_no_longer_offers_and_the_stale_preview() {
+        let mut state = FixState::default();
+        state
+            .checked
+            .extend(["path-a".to_string(), "path-b".to_string()]);
+        state.focused = Some("path-a".into());
+        state.preview = Some(Err(anyhow::anyhow!("planned on the old scan")));
+        state.forget_fixes_not_in(&offering(&["path-b", "path-c"]));
+        assert_eq!(state.checked.iter().collect::<Vec<_>>(), ["path-b"]);
+        assert!(state.focused.is_none() && state.preview.is_none());
+        assert!(state.options().copy_from.is_none(), "no file chosen");
+        state.copy_from = "  C:\\Downloads\\zlibwapi.dll ".into();
+        assert_eq!(
+            state.options().copy_from.as_deref(),
+            Some("C:\\Downloads\\zlibwapi.dll")
+        );
+    }
+}
