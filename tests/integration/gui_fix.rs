@@ -8,10 +8,10 @@
 //! Undo — and the profile is byte-identical again.
 
 use crate::gui::{harness, relative_machine, snapshot_options, wait_for_scan};
+use crate::gui_walk::step_until;
 use cuda_triage::engine::api::Source;
 use cuda_triage::ui::TriageApp;
 use cuda_triage::ui::steps::Step;
-use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -59,17 +59,6 @@ fn fix_step_previews_the_exact_change_and_refuses_to_apply_to_a_machine_file() {
     h.remove_cursor();
     h.run_steps(1);
     h.snapshot_options("6-fix-preview", &snapshot_options());
-}
-
-/// Steps the UI until `done` (bounded by a deadline, never a timing assertion).
-fn step_until(h: &mut Harness<'_, TriageApp>, what: &str, done: impl Fn(&TriageApp) -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while !done(h.state()) {
-        assert!(Instant::now() < deadline, "{what} never happened");
-        std::thread::sleep(Duration::from_millis(20));
-        h.step();
-    }
-    h.run_steps(2);
 }
 
 #[test]

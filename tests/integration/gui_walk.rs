@@ -92,6 +92,15 @@ pub(crate) fn click(h: &mut Harness<'_, TriageApp>, label: &str) {
     h.run_steps(2);
 }
 
+/// Clicks the `n`th widget labelled `label` (a fix two findings offer has two lines), scrolled
+/// into view first.
+pub(crate) fn click_nth(h: &mut Harness<'_, TriageApp>, label: &str, n: usize) {
+    h.query_all_by_label(label).nth(n).unwrap().scroll_to_me();
+    h.run_steps(20); // the scroll is animated
+    h.query_all_by_label(label).nth(n).unwrap().click();
+    h.run_steps(2);
+}
+
 /// Whether some widget's label holds `text` (one or more: a fix two findings offer shows twice).
 pub(crate) fn shows(h: &Harness<'_, TriageApp>, text: &str) -> bool {
     h.query_all_by_label_contains(text).next().is_some()
@@ -211,14 +220,8 @@ pub(crate) fn gpu_fix_report(h: &mut Harness<'_, TriageApp>, machine_file: bool)
     for fix in &fixes {
         let label = format!("{} ({})", fix.summary, fix.kind);
         let nth = seen.entry(label.clone()).or_insert(0);
-        h.query_all_by_label(&label)
-            .nth(*nth)
-            .unwrap()
-            .scroll_to_me();
-        h.run_steps(20); // the scroll is animated
-        h.query_all_by_label(&label).nth(*nth).unwrap().click();
+        click_nth(h, &label, *nth);
         *nth += 1;
-        h.run_steps(2);
         step_until(h, &format!("the preview of {}", fix.id), |a| {
             a.fix.focused.as_deref() == Some(fix.id.as_str()) && a.fix.preview.is_some()
         });

@@ -328,18 +328,11 @@ mod inside {
     //! The Fix step on this computer: pick the scope and the fix, preview, apply, see it
     //! verified, scan again, undo.
     use super::{Apply, Change};
-    use crate::gui_walk::{click, shows, step_until};
+    use crate::gui_walk::{click, click_nth, shows, step_until};
     use cuda_triage::ui::TriageApp;
     use cuda_triage::ui::steps::Step;
     use egui_kittest::Harness;
     use egui_kittest::kittest::Queryable;
-
-    fn click_first(h: &mut Harness<'_, TriageApp>, label: &str) {
-        h.query_all_by_label(label).next().unwrap().scroll_to_me();
-        h.run_steps(20); // the scroll is animated
-        h.query_all_by_label(label).next().unwrap().click();
-        h.run_steps(2);
-    }
 
     /// Whether the change is on the machine now.
     fn present(change: &Change) -> bool {
@@ -373,7 +366,7 @@ mod inside {
             .find(|x| x.summary.contains(&apply.summary_has))
             .unwrap_or_else(|| panic!("no {code} fix naming {}", apply.summary_has));
         // Two findings may offer the same fix: its first line is clicked.
-        click_first(h, &format!("{} ({})", fix.summary, fix.kind));
+        click_nth(h, &format!("{} ({})", fix.summary, fix.kind), 0);
         step_until(h, "the preview", |a| a.fix.preview.is_some());
         if let Some(file) = &apply.copy_from {
             // Nothing to copy yet: the preview asks for the file, typed as a user types it.
@@ -395,7 +388,7 @@ mod inside {
         assert!(shows(h, &first), "the preview pane shows {first:?}");
         assert!(!present(&apply.changed), "a preview changes nothing");
 
-        click_first(h, &format!("Apply: {}", fix.summary));
+        click_nth(h, &format!("Apply: {}", fix.summary), 0);
         assert!(h.state().fix.checked.contains(&fix.id));
         click(h, "Apply checked fixes");
         step_until(h, "the apply", |a| !a.fix.busy());

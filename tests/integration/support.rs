@@ -1,6 +1,6 @@
 //! Shared helpers: running the built binary and locating fixtures.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 pub fn fixture(rel: &str) -> PathBuf {
@@ -92,24 +92,28 @@ pub fn fix<'a>(
         .unwrap_or_else(|| panic!("no fix {id} in {:?}", f.fixes))
 }
 
+/// Where the release builds the tests make go: its own folder, since the outer `cargo test`
+/// holds the lock of the usual one.
+const WINE_EXE_DIR: &str = "target/wine-exe";
+
+/// Cargo in this crate's root, building into `WINE_EXE_DIR`.
+fn cargo_in_wine_exe() -> Command {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cargo
+        .current_dir(root)
+        .env("CARGO_TARGET_DIR", root.join(WINE_EXE_DIR));
+    cargo
+}
+
 /// This integration-test binary built for `target` (release, in `target/wine-exe` beside the
 /// release .exe, whose dependencies it mostly shares); returns the executable cargo names.
 #[cfg(unix)]
 pub fn test_binary_for(target: &str) -> PathBuf {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = Command::new(cargo)
-        .current_dir(root)
-        .args([
-            "test",
-            "--release",
-            "--locked",
-            "--no-run",
-            "--test",
-            "integration",
-        ])
-        .args(["--target", target, "--message-format", "json"])
-        .env("CARGO_TARGET_DIR", root.join("target/wine-exe"))
+    let out = cargo_in_wine_exe()
+        .args(["test", "--release", "--locked", "--no-run"])
+        .args(["--test", "integration", "--target", target])
+        .args(["--message-format", "json"])
         .output()
         .expect("cargo runs");
     assert!(
@@ -129,14 +133,9 @@ pub fn test_binary_for(target: &str) -> PathBuf {
 /// This project's release binary (for `target`, else this host), built on first use into
 /// `target/wine-exe` (its own folder: the outer `cargo test` holds the lock of the usual one).
 pub fn release_binary(target: Option<&str>) -> PathBuf {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let target_dir = root.join("target/wine-exe");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut build = Command::new(cargo);
-    build
-        .current_dir(root)
-        .args(["build", "--release", "--locked", "--bin", "cuda-triage"])
-        .env("CARGO_TARGET_DIR", &target_dir);
+    let target_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(WINE_EXE_DIR);
+    let mut build = cargo_in_wine_exe();
+    build.args(["build", "--release", "--locked", "--bin", "cuda-triage"]);
     if let Some(t) = target {
         build.args(["--target", t]);
     }

@@ -61,31 +61,32 @@ pub fn set_session_environment(
 /// The environment this computer is diagnosed with: the session's after a fix, else this
 /// process's.
 pub fn environment() -> Vec<(String, String)> {
-    let slot = SESSION_ENVIRONMENT
-        .read()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    match &*slot {
-        Some(env) => env.clone(),
-        None => std::env::vars_os()
+    session_environment().unwrap_or_else(|| {
+        std::env::vars_os()
             .map(|(k, v)| {
                 (
                     k.to_string_lossy().into_owned(),
                     v.to_string_lossy().into_owned(),
                 )
             })
-            .collect(),
-    }
+            .collect()
+    })
+}
+
+/// The session environment set after a fix, if any.
+fn session_environment() -> Option<Vec<(String, String)>> {
+    SESSION_ENVIRONMENT
+        .read()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .clone()
 }
 
 /// A program of this computer started in the environment it is diagnosed with (a Python
 /// probe, the GPU test's child), so that it sees what the scan saw.
 pub fn command(program: impl AsRef<std::ffi::OsStr>) -> Command {
     let mut cmd = Command::new(program);
-    let slot = SESSION_ENVIRONMENT
-        .read()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some(env) = &*slot {
-        cmd.env_clear().envs(env.iter().map(|(k, v)| (k, v)));
+    if let Some(env) = session_environment() {
+        cmd.env_clear().envs(env);
     }
     cmd
 }

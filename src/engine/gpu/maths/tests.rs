@@ -110,16 +110,7 @@ fn conv_reference_matches_a_direct_loop_in_both_layouts() {
 
 #[test]
 fn conv_shape_of_the_issue_counts_flops_and_lengths() {
-    let s = ConvShape {
-        n: 32,
-        c: 256,
-        h: 56,
-        w: 56,
-        k: 256,
-        r: 3,
-        s: 3,
-        pad: 1,
-    };
+    let s = crate::engine::gpu::workloads::RESNET_CONV;
     assert_eq!(s.output_hw(), (56, 56));
     assert_eq!(s.output_len(), 32 * 256 * 56 * 56);
     assert_eq!(s.flops(), 2.0 * 32.0 * 256.0 * 56.0 * 56.0 * 256.0 * 9.0);
