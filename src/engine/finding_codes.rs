@@ -61,6 +61,10 @@ pub const TENSORFLOW_WINDOWS_NO_GPU: &str = "tensorflow-windows-no-gpu";
 pub const XLA_CUDA_DATA_DIR_INCOMPLETE: &str = "xla-cuda-data-dir-incomplete";
 pub const XLA_CUDA_DATA_DIR_MISSING: &str = "xla-cuda-data-dir-missing";
 pub const ZLIBWAPI_WRONG_BITNESS: &str = "zlibwapi-wrong-bitness";
+pub const VERSION_NUMBERS_DECODED: &str = "version-numbers-decoded";
+pub const LIBRARY_DEPENDENCY_MISSING: &str = "library-dependency-missing";
+pub const GPU_ARCH_REFUSED: &str = "gpu-arch-refused";
+pub const DRIVER_ENTRY_POINT_MISSING: &str = "driver-entry-point-missing";
 
 /// The prefix of the codes the error catalog's entries give (`log-<id>`).
 pub const LOG_PREFIX: &str = "log-";
@@ -126,6 +130,7 @@ pub const ALL: &[&str] = &[
     XLA_CUDA_DATA_DIR_INCOMPLETE,
     XLA_CUDA_DATA_DIR_MISSING,
     ZLIBWAPI_WRONG_BITNESS,
+    DRIVER_ENTRY_POINT_MISSING,
 ];
 
 #[cfg(test)]

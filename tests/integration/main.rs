@@ -43,6 +43,8 @@ mod gui_walk_wine;
 mod gui_welcome;
 mod gui_window;
 #[cfg(unix)]
+mod knowledge_generated;
+#[cfg(unix)]
 mod oracle_chroot;
 mod oracle_linux;
 mod oracle_support;

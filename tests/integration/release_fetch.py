@@ -3,8 +3,11 @@
 #                index_cache: folder}; argv[2]: the folder to fill (a site-packages tree).
 import io, json, os, re, sys, time, urllib.request, zipfile
 
-spec = json.loads(sys.argv[1])
-dest = sys.argv[2]
+if __name__ == "__main__":
+    spec = json.loads(sys.argv[1])
+    dest = sys.argv[2]
+else:  # imported by knowledge_fetch.py, which sets spec["index_cache"]
+    spec = {}
 
 
 def get(url, headers=None, tries=3):
@@ -99,26 +102,31 @@ def installed(name):
     return re.sub(r"^[^/]+\.data/(purelib|platlib)/", "", name)
 
 
-wheel = pick(spec["dist"], spec["version"], spec["platform"])
-z = zipfile.ZipFile(io.BufferedReader(RangeFile(wheel["url"]), 1 << 18))
-wanted = [re.compile(p) for p in spec["members"] + [r"\.dist-info/METADATA$"]]
-listed = [re.compile(p) for p in spec["list"]]
-count = 0
-for info in z.infolist():
-    name = info.filename
-    if name.endswith("/"):
-        continue
-    fetch = any(p.search(name) for p in wanted)
-    if not fetch and not any(p.search(name) for p in listed):
-        continue
-    out = os.path.join(dest, *installed(name).split("/"))
-    os.makedirs(os.path.dirname(out), exist_ok=True)
-    with open(out, "wb") as f:
-        if fetch:
-            f.write(z.read(info))
-    count += 1
-if count < len(spec["members"]) + 1:
-    sys.exit("%s: only %d members matched %s" % (wheel["filename"], count, spec["members"]))
-with open(os.path.join(dest, ".wheel"), "w") as f:
-    f.write(wheel["filename"] + "\n")
-open(os.path.join(dest, ".complete"), "w").close()
+def main():
+    wheel = pick(spec["dist"], spec["version"], spec["platform"])
+    z = zipfile.ZipFile(io.BufferedReader(RangeFile(wheel["url"]), 1 << 18))
+    wanted = [re.compile(p) for p in spec["members"] + [r"\.dist-info/METADATA$"]]
+    listed = [re.compile(p) for p in spec["list"]]
+    count = 0
+    for info in z.infolist():
+        name = info.filename
+        if name.endswith("/"):
+            continue
+        fetch = any(p.search(name) for p in wanted)
+        if not fetch and not any(p.search(name) for p in listed):
+            continue
+        out = os.path.join(dest, *installed(name).split("/"))
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        with open(out, "wb") as f:
+            if fetch:
+                f.write(z.read(info))
+        count += 1
+    if count < len(spec["members"]) + 1:
+        sys.exit("%s: only %d members matched %s" % (wheel["filename"], count, spec["members"]))
+    with open(os.path.join(dest, ".wheel"), "w") as f:
+        f.write(wheel["filename"] + "\n")
+    open(os.path.join(dest, ".complete"), "w").close()
+
+
+if __name__ == "__main__":
+    main()

@@ -36,6 +36,9 @@ pub struct CodeRow {
     pub number: Option<i64>,
     pub names: Vec<String>,
     pub meaning: String,
+    /// What to do about it, where a cause is known (shown as a manual fix).
+    #[serde(default)]
+    pub fix: Option<String>,
     #[serde(default = "super::yes")]
     pub verified: bool,
     pub source: String,

@@ -175,8 +175,21 @@ impl LibraryTable {
         None
     }
 
-    /// Identifies a library by file name (a path or quoted name is reduced to its file name).
+    /// Identifies a library by file name (a path or quoted name is reduced to its file name):
+    /// the hand table first, then the names the wheels ship (the generated table) where the
+    /// hand table does not know the name or its version.
     pub fn identify(&self, name: &str) -> Option<LibraryIdentity> {
+        let hand = self.identify_by_table(name);
+        if hand
+            .as_ref()
+            .is_some_and(|h| !matches!(h.version_family.as_str(), "unknown" | "unversioned"))
+        {
+            return hand;
+        }
+        shipped_identity(file_name(name)).or(hand)
+    }
+
+    fn identify_by_table(&self, name: &str) -> Option<LibraryIdentity> {
         let asked = file_name(name);
         if asked.is_empty() || asked.len() > 200 {
             return None;
@@ -274,5 +287,73 @@ impl LibraryTable {
             .iter()
             .filter(|r| r.platform == platform && r.toolkits.iter().any(|t| t == cuda))
             .collect()
+    }
+}
+
+impl LibraryIdentity {
+    /// Whether the version family is the library's own release line (cuDNN 9, TensorRT 10,
+    /// NCCL 2) rather than a CUDA release range.
+    pub fn own_family(&self) -> bool {
+        const OWN: &[&str] = &[
+            "cuDNN",
+            "TensorRT",
+            "NCCL",
+            "cuTENSOR",
+            "cuSPARSELt",
+            "cuDSS",
+        ];
+        OWN.iter().any(|c| self.component.starts_with(c))
+    }
+
+    /// "cuDNN 9", "cuBLAS (CUDA 12.x)", or the component alone when the version is unknown.
+    pub fn describe(&self) -> String {
+        match self.version_family.as_str() {
+            "unknown" | "unversioned" | "any" => self.component.clone(),
+            "driver" => format!("{} (NVIDIA driver)", self.component),
+            fam if self.own_family() => format!("{} {fam}", self.component),
+            fam => format!("{} (CUDA {fam})", self.component),
+        }
+    }
+}
+
+/// A name the wheels ship (`engine::knowledge::generated`), tried as asked and, for a soname,
+/// with its trailing version numbers taken off one by one (`libnccl.so.2.21.5` → `libnccl.so.2`).
+fn shipped_identity(asked: &str) -> Option<LibraryIdentity> {
+    let g = super::generated::generated();
+    let mut candidate = asked.to_string();
+    loop {
+        if let Some(row) = g.files_named(&candidate).into_iter().next() {
+            let (kind, number) = row.family.rsplit_once(' ').unwrap_or(("", &row.family));
+            let version_family = if kind == "CUDA" {
+                format!("{number}.x")
+            } else {
+                number.to_string()
+            };
+            return Some(LibraryIdentity {
+                file: asked.to_string(),
+                matched: row.name.clone(),
+                component: row.component.clone(),
+                version_family,
+                platform: row.platform.clone(),
+                toolkits: row.toolkits.clone(),
+                verified: true,
+                note: Some(format!(
+                    "{} ({}); shipped by {}.",
+                    row.family,
+                    row.component,
+                    row.wheels.join(", ")
+                )),
+                source: format!(
+                    "the file lists of the wheels on PyPI that ship it: {}",
+                    row.wheels.join(", ")
+                ),
+            });
+        }
+        let idx = candidate.rfind('.')?;
+        let tail = &candidate[idx + 1..];
+        if !candidate[..idx].contains(".so") || !tail.chars().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        candidate.truncate(idx);
     }
 }

@@ -13,6 +13,9 @@ pub mod cudnn;
 pub mod docs;
 pub mod drivers;
 pub mod frameworks;
+#[cfg(feature = "testing")]
+pub mod generate;
+pub mod generated;
 pub mod libraries;
 pub mod locations;
 pub mod onnxruntime;

@@ -2,7 +2,7 @@
 //! fix, with the matched lines as evidence), error codes with their plain-language meaning,
 //! missing symbols, and what each named library is and which toolkits ship it.
 
-use super::extract::{ErrorCode, MissingSymbol, clip};
+use super::extract::{MissingSymbol, clip};
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
 use crate::engine::knowledge::drivers::DriverTables;
@@ -159,66 +159,6 @@ pub fn message_findings(matches: &[MessageMatch], k: &Knowledge) -> Vec<Finding>
     out
 }
 
-/// One finding per error code, with what it means.
-pub fn code_findings(codes: &[ErrorCode], k: &Knowledge) -> Vec<Finding> {
-    codes
-        .iter()
-        .map(|c| {
-            let row = c
-                .number
-                .and_then(|n| k.catalog.code(&c.kind, n))
-                .or_else(|| c.name.as_deref().and_then(|n| k.catalog.code_named(n)));
-            let label = match (&c.kind[..], c.number, &c.name) {
-                ("win32", Some(n), _) => format!(
-                    "Windows error {n}{}",
-                    row.map(|r| format!(" ({})", r.names[0])).unwrap_or_default()
-                ),
-                (_, _, Some(name)) => match c.number {
-                    Some(n) => format!("{name} (error {n})"),
-                    None => name.clone(),
-                },
-                (kind, Some(n), None) => format!("{} error {n}", kind.to_uppercase()),
-                (kind, None, None) => format!("{kind} error"),
-            };
-            let code = match (&c.kind[..], c.number, &c.name) {
-                ("win32", Some(n), _) => format!("win32-error-{n}"),
-                ("cudnn", _, Some(name)) => format!(
-                    "cudnn-status-{}",
-                    name.trim_start_matches("CUDNN_STATUS_").to_ascii_lowercase().replace('_', "-")
-                ),
-                (_, Some(n), _) => format!("cuda-error-{n}"),
-                (kind, None, name) => format!(
-                    "{kind}-error-{}",
-                    name.as_deref().unwrap_or("unknown").to_ascii_lowercase().replace('_', "-")
-                ),
-            };
-            let (severity, detail) = match row {
-                Some(r) => {
-                    let mut d = r.meaning.clone();
-                    if !r.verified {
-                        d.push_str(" (Standard meaning, not re-checked against the vendor's documentation.)");
-                    }
-                    (Severity::Error, d)
-                }
-                None => (
-                    Severity::Info,
-                    "This code is not in CUDA Triage's tables; look it up in the documentation of the library that printed it.".to_string(),
-                ),
-            };
-            let summary = match row {
-                Some(_) => format!("What {label} means"),
-                None => format!("Unrecognised code: {label}"),
-            };
-            let mut f = Finding::new(&code, severity, summary, detail)
-                .with_evidence(Evidence::new("log", c.line.clone()));
-            if let Some(r) = row {
-                f = f.with_evidence(Evidence::new("source", r.source.clone()));
-            }
-            f
-        })
-        .collect()
-}
-
 /// One finding per missing symbol.
 pub fn symbol_findings(symbols: &[MissingSymbol]) -> Vec<Finding> {
     symbols
@@ -276,8 +216,8 @@ pub fn library_findings(ids: &[LibraryIdentity]) -> Vec<Finding> {
                 id.file, id.component
             ),
             "unversioned" | "unknown" | "any" => format!("{} is {}.", id.file, id.component),
-            // cuDNN and TensorRT families are their own majors, not CUDA releases.
-            fam if id.component == "cuDNN" || id.component.starts_with("TensorRT") => {
+            // cuDNN, TensorRT, NCCL... families are their own majors, not CUDA releases.
+            fam if id.own_family() => {
                 format!("{} is {} {fam}.", id.file, id.component)
             }
             fam => format!(

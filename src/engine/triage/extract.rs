@@ -6,6 +6,7 @@
 //! `CUDNN_STATUS_*` names. Wildcard names as some tools print them (`nvJitLink*.dll`,
 //! `libnvJitLink.so*`) are kept with their `*`.
 
+use super::status;
 use crate::engine::knowledge::Catalog;
 use regex::Regex;
 use serde::Serialize;
@@ -47,7 +48,6 @@ struct Patterns {
     win_hex: Regex,
     hresult: Regex,
     cuda_name: Regex,
-    cuda_number: Regex,
     cudnn_status: Regex,
 }
 
@@ -68,7 +68,9 @@ fn patterns() -> &'static Patterns {
             versioned: re(
                 r"symbol ([A-Za-z_][A-Za-z0-9_]*),? version (\S+?) not defined in file (\S+?)(?: with link time reference|$|\s)",
             ),
-            cannot_load_symbol: re(r"(?i)Cannot load symbol\s+([A-Za-z_][A-Za-z0-9_]*)"),
+            cannot_load_symbol: re(
+                r"(?i)(?:Cannot load|could not (?:find|get|load)|failed to (?:find|get|load)) (?:the )?symbol\s+['`\x22]?([A-Za-z_][A-Za-z0-9_]*)",
+            ),
             win_numbers: vec![
                 re(r"(?i)\[WinError\s+(\d+)\]"),
                 re(r"(?i)error code[:\s]*(\d+)"),
@@ -78,7 +80,6 @@ fn patterns() -> &'static Patterns {
             win_hex: re(r"(?i)\berror[\s:]*0x0*([0-9a-f]{1,8})\b"),
             hresult: re(r"(?i)\b0x8007([0-9a-f]{4})\b"),
             cuda_name: re(r"\b(cudaError[A-Z][A-Za-z]*|CUDA_ERROR_[A-Z_]+)\b"),
-            cuda_number: re(r"(?i)\bCUDA (?:runtime |driver )?error(?: code)?[\s:=(]+(\d+)\b"),
             cudnn_status: re(r"\b(CUDNN_STATUS_[A-Z_]+)\b"),
         }
     })
@@ -200,9 +201,11 @@ pub fn codes(text: &str, catalog: &Catalog) -> Vec<ErrorCode> {
         }
     };
     for line in text.lines() {
-        let cuda_numbered = p.cuda_number.is_match(line);
-        for c in p.cuda_number.captures_iter(line) {
-            add("cuda", c[1].parse().ok(), None, line);
+        // Status names NVIDIA's headers declare come first: their number says which code a
+        // bare number on the same line (`code=222(cudaErrorUnsupportedPtxVersion)`) is.
+        let named = status::names_on(line);
+        for (kind, name, number) in &named {
+            add(kind, *number, Some(name.clone()), line);
         }
         for c in p.cuda_name.captures_iter(line) {
             let name = c[1].to_string();
@@ -211,6 +214,17 @@ pub fn codes(text: &str, catalog: &Catalog) -> Vec<ErrorCode> {
         }
         for c in p.cudnn_status.captures_iter(line) {
             add("cudnn", None, Some(c[1].to_string()), line);
+        }
+        let mut cuda_numbered = false;
+        for n in status::cuda_numbers_on(line) {
+            cuda_numbered = true;
+            add("cuda", Some(n), None, line);
+        }
+        if named.is_empty() {
+            for row in status::runtime_messages_on(line) {
+                cuda_numbered = true;
+                add("cuda", Some(row.number), Some(row.name.clone()), line);
+            }
         }
         if !cuda_numbered {
             for re in &p.win_numbers {

@@ -7,11 +7,15 @@
 //! each loading context would resolve it, comes through [`machine_findings`] — the seam the
 //! scan/resolve work fills in.
 
+pub mod chains;
 pub mod classify;
+mod code_findings;
 pub mod corpus;
 pub mod extract;
 mod folders;
 pub mod machine;
+pub mod status;
+mod text_findings;
 
 #[cfg(test)]
 mod tests;
@@ -44,6 +48,12 @@ pub struct Triage {
     pub symbols: Vec<extract::MissingSymbol>,
     pub codes: Vec<extract::ErrorCode>,
     pub messages: Vec<classify::MessageMatch>,
+    /// Libraries that failed because another one is missing.
+    pub chains: Vec<chains::Chain>,
+    /// CUDA/cuDNN version integers, decoded.
+    pub versions: Vec<chains::VersionInteger>,
+    /// GPU architectures a compiler or framework refused.
+    pub architectures: Vec<chains::RefusedArch>,
     pub findings: Vec<Finding>,
 }
 
@@ -92,9 +102,28 @@ pub fn triage(text: &str) -> Triage {
     t.codes = extract::codes(text, &k.catalog);
     t.messages = classify::match_messages(text, k);
 
-    let mut findings = classify::message_findings(&t.messages, k);
-    findings.extend(classify::symbol_findings(&t.symbols));
-    findings.extend(classify::code_findings(&t.codes, k));
+    t.chains = chains::chains(text);
+    t.versions = chains::version_integers(text);
+    t.architectures = chains::refused_architectures(text);
+    // A chain names the library really missing: its finding comes first among the errors.
+    let mut findings = text_findings::chain_findings(&t.chains, k);
+    findings.extend(classify::message_findings(&t.messages, k));
+    let driver = text_findings::driver_symbol_findings(&t.symbols, k);
+    let generic: Vec<extract::MissingSymbol> = t
+        .symbols
+        .iter()
+        .filter(|s| {
+            knowledge::generated::generated()
+                .entry_point(&s.symbol)
+                .is_none()
+        })
+        .cloned()
+        .collect();
+    findings.extend(driver);
+    findings.extend(classify::symbol_findings(&generic));
+    findings.extend(code_findings::code_findings(&t.codes, k));
+    findings.extend(text_findings::arch_findings(&t.architectures));
+    findings.extend(text_findings::version_findings(&t.versions));
     findings.extend(classify::library_findings(&t.identities));
     sort_by_severity(&mut findings);
     t.findings = findings;

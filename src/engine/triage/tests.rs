@@ -406,3 +406,131 @@ fn junk_never_panics() {
         "Found cuDNN version 99999999999999999999999, but JAX was built against version 1, which is newer",
     );
 }
+
+/// Codes by name or number, as NVIDIA's headers and libcudart declare them (the generated
+/// tables): every family, the `code=N(name)` form, a bare number next to "CUDA error", and the
+/// runtime's own message.
+#[test]
+fn status_codes_from_the_generated_tables() {
+    let cases = [
+        (
+            "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH: system has unsupported display driver / cuda driver combination",
+            "cuda-error-803",
+        ),
+        (
+            "CUDA error at foo.cu:12 code=222(cudaErrorUnsupportedPtxVersion) \"cudaGetLastError()\"",
+            "cuda-error-222",
+        ),
+        (
+            "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES",
+            "cupti-status-cupti-error-insufficient-privileges",
+        ),
+        (
+            "RuntimeError: CUDA error: system not yet initialized",
+            "cuda-error-802",
+        ),
+        (
+            "NCCL error in: ProcessGroupNCCL.cpp:1191, unhandled cuda error, NCCL version 2.10.3 ncclUnhandledCudaError: Call to CUDA function failed.",
+            "nccl-status-ncclunhandledcudaerror",
+        ),
+        (
+            "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`",
+            "cublas-status-cublas-status-not-initialized",
+        ),
+        ("cuInit(0) failed with error 999", "cuda-error-999"),
+    ];
+    for (line, code) in cases {
+        let t = triage(line);
+        let f = t
+            .findings
+            .iter()
+            .find(|f| f.code == code)
+            .unwrap_or_else(|| panic!("{line}: no {code} in {:?}", codes(&t)));
+        assert_eq!(
+            f.severity,
+            crate::engine::findings::Severity::Error,
+            "{line}"
+        );
+        assert!(f.summary.starts_with("What "), "{}", f.summary);
+    }
+    // A curated row adds its fix; NVIDIA's words come with it.
+    let t =
+        triage("failed call to cuInit: CUDA_ERROR_SYSTEM_NOT_READY: system not yet initialized");
+    let f = t
+        .findings
+        .iter()
+        .find(|f| f.code == "cuda-error-802")
+        .expect("802");
+    assert!(
+        f.fixes.iter().any(|x| x.summary.contains("Fabric Manager")),
+        "{f:?}"
+    );
+}
+
+#[test]
+fn a_chain_blames_the_library_really_missing() {
+    let t = triage(
+        "[TRT] [E] 6: [libLoader.cpp::Impl::293] Error Code 6: Internal Error (Unable to load library: libnvinfer_builder_resource.so.8.6.1) Unable to open library: libnvinfer_plugin.so.8 due to libcudnn.so.8: cannot open shared object file",
+    );
+    let f = &t.findings[0];
+    assert_eq!(f.code, "library-dependency-missing", "{:?}", codes(&t));
+    assert!(
+        f.summary
+            .starts_with("libcudnn.so.8 is missing: libnvinfer_plugin.so.8 needs it (cuDNN 8)"),
+        "{}",
+        f.summary
+    );
+    // Libraries outside the toolkit, from the wheels' file lists.
+    let t =
+        triage("libnccl.so.2: cannot open shared object file; nvinfer_10.dll; libcusparseLt.so.0");
+    let comps: Vec<&str> = t.identified.iter().map(|i| i.component.as_str()).collect();
+    assert_eq!(comps, ["NCCL", "TensorRT", "cuSPARSELt"]);
+    // Old toolkits' names get their version.
+    let t = triage("ImportError: libcudart.so.7.5: cannot open shared object file; cudnn64_5.dll");
+    assert_eq!(
+        files(&t),
+        vec![
+            ("libcudart.so.7.5", "CUDA runtime", "7.5"),
+            ("cudnn64_5.dll", "cuDNN", "5")
+        ]
+    );
+}
+
+#[test]
+fn driver_entry_points_versions_and_architectures() {
+    let t =
+        triage("ImportError: /lib/x86_64-linux-gnu/libcuda.so.1: undefined symbol: cuCtxCreate_v4");
+    let f = t
+        .findings
+        .iter()
+        .find(|f| f.code == "driver-entry-point-missing")
+        .unwrap_or_else(|| panic!("{:?}", codes(&t)));
+    assert!(f.detail.contains("CUDA 12."), "{}", f.detail);
+    let t = triage(
+        "jaxlib: Found CUDA version 12010, but JAX was built against version 12020, which is newer.",
+    );
+    let f = t
+        .findings
+        .iter()
+        .find(|f| f.code == "version-numbers-decoded")
+        .expect("decoded");
+    assert!(
+        f.summary.contains("12010 = CUDA 12.1") && f.summary.contains("12020 = CUDA 12.2"),
+        "{}",
+        f.summary
+    );
+    let t = triage("ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'");
+    let f = t
+        .findings
+        .iter()
+        .find(|f| f.code == "gpu-arch-refused")
+        .expect("arch");
+    assert!(f.detail.contains("from CUDA 12.9"), "{}", f.detail);
+    let t = triage("nvcc fatal   : Value 'sm_70' is not defined for option 'gpu-architecture'");
+    let f = t
+        .findings
+        .iter()
+        .find(|f| f.code == "gpu-arch-refused")
+        .expect("arch");
+    assert!(f.detail.contains("dropped after 12."), "{}", f.detail);
+}

@@ -1,0 +1,218 @@
+//! Every library file name the wheels ship (Linux `.so*`, Windows `.dll`), with the component
+//! it belongs to, the family its version names, the CUDA releases whose `cuda-toolkit`
+//! meta-package pins a wheel shipping it, and the wheel versions that ship it.
+
+use super::{Cache, major_minor, short_name, sort_versions};
+use crate::engine::knowledge::generated::{LibraryFile, LibraryFiles};
+use std::collections::BTreeMap;
+
+/// Component names by file stem (lower case, `lib` and versions removed); the longest prefix
+/// wins. These are names for display, not facts: the file lists are the facts.
+const COMPONENTS: &[(&str, &str)] = &[
+    ("cudart", "CUDA runtime"),
+    ("cublaslt", "cuBLASLt"),
+    ("cublas", "cuBLAS"),
+    ("cufftw", "cuFFTW"),
+    ("cufft", "cuFFT"),
+    ("curand", "cuRAND"),
+    ("cusolvermg", "cuSOLVERMg"),
+    ("cusolver", "cuSOLVER"),
+    ("cusparselt", "cuSPARSELt"),
+    ("cusparse", "cuSPARSE"),
+    ("nvrtc-builtins", "NVRTC builtins"),
+    ("nvrtc", "NVRTC"),
+    ("nvjitlink", "nvJitLink"),
+    ("cupti", "CUPTI"),
+    ("nvperf", "CUPTI (Perf SDK)"),
+    ("pcsamplingutil", "CUPTI"),
+    ("checkpoint", "CUPTI"),
+    ("nvtoolsext", "NVTX"),
+    ("nvtx", "NVTX"),
+    ("npp", "NPP"),
+    ("nvjpeg", "nvJPEG"),
+    ("cufile", "cuFile"),
+    ("nvvm", "NVVM"),
+    ("nvptxcompiler", "nvPTXCompiler"),
+    ("nvfatbin", "nvFatbin"),
+    ("cudnn", "cuDNN"),
+    ("nccl", "NCCL"),
+    ("cutensor", "cuTENSOR"),
+    ("cudss", "cuDSS"),
+    ("nvinfer_plugin", "TensorRT plugins"),
+    ("nvinfer_lean", "TensorRT lean runtime"),
+    ("nvinfer_dispatch", "TensorRT dispatch runtime"),
+    ("nvinfer_builder_resource", "TensorRT builder resources"),
+    ("nvinfer", "TensorRT"),
+    ("nvonnxparser", "TensorRT ONNX parser"),
+    ("nvparsers", "TensorRT parsers"),
+    ("myelin", "TensorRT (Myelin)"),
+    ("nvml", "NVML"),
+    ("opencl", "OpenCL"),
+    ("cudla", "cuDLA"),
+    ("nvblas", "NVBLAS"),
+];
+
+/// The family a wheel's library names belong to, by distribution.
+fn family(cache: &Cache, dist: &str, version: &str) -> String {
+    let major = version.split('.').next().unwrap_or("");
+    match short_name(dist) {
+        "cudnn" => format!("cuDNN {major}"),
+        "nccl" => format!("NCCL {major}"),
+        "cusparselt" => format!("cuSPARSELt {}", major_minor(version)),
+        "cudss" => format!("cuDSS {}", major_minor(version)),
+        s if s.starts_with("cutensor") => format!("cuTENSOR {major}"),
+        s if s.starts_with("tensorrt") => format!("TensorRT {major}"),
+        _ => match cache.toolkits_pinning(dist, version).first() {
+            Some(minor) => format!("CUDA {}", minor.split('.').next().unwrap_or("")),
+            None => format!("{} {major}", short_name(dist)),
+        },
+    }
+}
+
+/// The stem of a file name: `libcublasLt.so.12` → `cublaslt`, `cudnn_ops64_9.dll` → `cudnn_ops`.
+fn stem(file: &str) -> String {
+    let lower = file.to_ascii_lowercase();
+    let base = lower.strip_prefix("lib").unwrap_or(&lower);
+    let base = base.split(".so").next().unwrap_or(base);
+    let base = base.strip_suffix(".dll").unwrap_or(base);
+    base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '_' || c == '.')
+        .trim_end_matches("64")
+        .to_string()
+}
+
+pub fn component(file: &str) -> Option<&'static str> {
+    let s = stem(file);
+    COMPONENTS
+        .iter()
+        .filter(|(prefix, _)| s.starts_with(prefix))
+        .max_by_key(|(prefix, _)| prefix.len())
+        .map(|(_, c)| *c)
+}
+
+#[derive(Default)]
+struct Seen {
+    component: String,
+    family: String,
+    toolkits: Vec<String>,
+    wheels: BTreeMap<String, Vec<String>>,
+}
+
+/// The libraries a fetched binary of a listing imports (TensorRT's Python bindings name the
+/// TensorRT libraries that NVIDIA ships outside PyPI).
+fn imported(cache: &Cache, l: &super::Listing) -> Vec<String> {
+    let suffix = if l.platform == "windows" {
+        ".pyd"
+    } else {
+        ".so"
+    };
+    let Some(path) = l
+        .fetched
+        .iter()
+        .find(|f| f.ends_with(suffix))
+        .map(|f| cache.root.join(f))
+    else {
+        return Vec::new();
+    };
+    let Ok(bytes) = std::fs::read(&path) else {
+        return Vec::new();
+    };
+    match goblin::Object::parse(&bytes) {
+        Ok(goblin::Object::Elf(elf)) => elf.libraries.iter().map(|s| s.to_string()).collect(),
+        Ok(goblin::Object::PE(pe)) => pe.libraries.iter().map(|s| s.to_string()).collect(),
+        _ => Vec::new(),
+    }
+}
+
+pub fn library_files(cache: &Cache) -> LibraryFiles {
+    let mut seen: BTreeMap<(String, String), Seen> = BTreeMap::new();
+    for l in &cache.listings {
+        if l.wheel.is_none() {
+            continue;
+        }
+        let toolkits = cache.toolkits_pinning(&l.dist, &l.version);
+        let mut names = l.files.clone();
+        if l.dist.ends_with("-bindings") {
+            names.extend(
+                imported(cache, l)
+                    .into_iter()
+                    .filter(|n| component(n).is_some_and(|c| c.starts_with("TensorRT"))),
+            );
+        }
+        for path in &names {
+            let name = path.rsplit('/').next().unwrap_or(path);
+            if name.contains(".cpython-") || !(name.contains(".so") || name.ends_with(".dll")) {
+                continue;
+            }
+            let Some(component) = component(name) else {
+                continue;
+            };
+            // A wheel that bundles another product's library (TensorRT 8's wheel carries NCCL
+            // and nvJPEG) says nothing about that library's family.
+            let family = family(cache, &l.dist, &l.version);
+            if family.starts_with("TensorRT") != component.starts_with("TensorRT") {
+                continue;
+            }
+            let entry = seen
+                .entry((name.to_string(), l.platform.clone()))
+                .or_default();
+            entry.component = component.to_string();
+            entry.family = family;
+            entry.toolkits.extend(toolkits.iter().cloned());
+            entry
+                .wheels
+                .entry(l.dist.clone())
+                .or_default()
+                .push(l.version.clone());
+        }
+    }
+    let mut out = LibraryFiles::default();
+    for ((name, platform), mut s) in seen {
+        sort_versions(&mut s.toolkits);
+        s.toolkits.dedup();
+        let wheels = s
+            .wheels
+            .into_iter()
+            .map(|(dist, mut versions)| {
+                sort_versions(&mut versions);
+                versions.dedup();
+                match (versions.first(), versions.last()) {
+                    (Some(a), Some(b)) if a != b => format!("{dist} {a}-{b}"),
+                    (Some(a), _) => format!("{dist} {a}"),
+                    _ => dist,
+                }
+            })
+            .collect();
+        out.file.push(LibraryFile {
+            name,
+            platform,
+            component: s.component,
+            family: s.family,
+            toolkits: s.toolkits,
+            wheels,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::component;
+
+    #[test]
+    fn components_by_stem() {
+        assert_eq!(component("libcublasLt.so.12"), Some("cuBLASLt"));
+        assert_eq!(component("cublas64_12.dll"), Some("cuBLAS"));
+        assert_eq!(
+            component("libnvinfer_plugin.so.10"),
+            Some("TensorRT plugins")
+        );
+        assert_eq!(component("nvinfer_10.dll"), Some("TensorRT"));
+        assert_eq!(
+            component("libnvrtc-builtins.so.12.4"),
+            Some("NVRTC builtins")
+        );
+        assert_eq!(component("cudnn_ops64_9.dll"), Some("cuDNN"));
+        assert_eq!(component("libcusparseLt.so.0"), Some("cuSPARSELt"));
+        assert_eq!(component("libfoo.so.1"), None);
+    }
+}

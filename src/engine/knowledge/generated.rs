@@ -1,0 +1,227 @@
+//! The tables generated from NVIDIA's own artefacts (`assets/knowledge/generated/`), never
+//! edited by hand: every status code of every CUDA library's headers (with NVIDIA's comment and
+//! the CUDA runtime's own message text), every library file name the `nvidia-*`, cuTENSOR and
+//! TensorRT wheels ship, the driver API entry points each `cuda.h` declares, and the GPU
+//! architectures each `ptxas` accepts. `engine::knowledge::generate` (feature `testing`) writes
+//! them from the cached artefacts; the integration test `knowledge_generated` regenerates them
+//! and fails on any difference.
+//!
+//! Parsed on first use, apart from the hand tables: a scan that never reads an error text never
+//! pays for them.
+
+use super::version::compare;
+use serde::{Deserialize, Serialize};
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// One enumerator of a status enum (`cudaError_t`, `CUresult`, `cudnnStatus_t`, ...).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StatusCode {
+    /// The C type: `cudaError_t`, `CUresult`, `cublasStatus_t`, ...
+    #[serde(rename = "type")]
+    pub type_name: String,
+    /// The library that returns it: "CUDA runtime", "CUDA driver", "cuBLAS", ...
+    pub library: String,
+    pub name: String,
+    pub number: i64,
+    /// The message the library's own `*GetErrorString` returns, where it could be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// NVIDIA's comment on the enumerator in the header.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub comment: String,
+    /// The first and last release sampled that have it ("CUDA 11.8", "cuDNN 9.0").
+    pub first: String,
+    pub last: String,
+    /// The header and the wheel it was read from (the newest).
+    pub source: String,
+}
+
+/// One library file a wheel ships.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LibraryFile {
+    pub name: String,
+    /// `linux` or `windows`.
+    pub platform: String,
+    pub component: String,
+    /// What the name's version means: "CUDA 12" for a toolkit library, "cuDNN 9", "TensorRT 10".
+    pub family: String,
+    /// CUDA releases (of the `cuda-toolkit` meta-package) whose pinned wheel ships it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub toolkits: Vec<String>,
+    /// The distributions and version ranges that ship it ("nvidia-nccl-cu12 2.16.5-2.32.3").
+    pub wheels: Vec<String>,
+}
+
+/// A driver API entry point and the first CUDA release whose `cuda.h` declares it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EntryPoint {
+    pub name: String,
+    /// "12.5"; the oldest release sampled when it was already there (see `sampled_from`).
+    pub since: String,
+}
+
+/// The GPU architectures one CUDA release's `ptxas` accepts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PtxasArchs {
+    pub cuda: String,
+    /// The `ptxas` build the list was read from (`ptxas --version`).
+    pub build: String,
+    pub archs: Vec<String>,
+}
+
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StatusFile {
+    #[serde(default)]
+    pub code: Vec<StatusCode>,
+}
+
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LibraryFiles {
+    #[serde(default)]
+    pub file: Vec<LibraryFile>,
+}
+
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EntryPoints {
+    /// The oldest `cuda.h` read: an entry point already in it has `since` = this release.
+    pub sampled_from: String,
+    #[serde(default)]
+    pub entry: Vec<EntryPoint>,
+}
+
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Architectures {
+    #[serde(default)]
+    pub ptxas: Vec<PtxasArchs>,
+}
+
+/// The generated files, by name, as embedded in the binary.
+pub const FILES: &[(&str, &str)] = &[
+    (
+        "status_codes.toml",
+        include_str!("../../../assets/knowledge/generated/status_codes.toml"),
+    ),
+    (
+        "library_files.toml",
+        include_str!("../../../assets/knowledge/generated/library_files.toml"),
+    ),
+    (
+        "driver_entry_points.toml",
+        include_str!("../../../assets/knowledge/generated/driver_entry_points.toml"),
+    ),
+    (
+        "ptxas_architectures.toml",
+        include_str!("../../../assets/knowledge/generated/ptxas_architectures.toml"),
+    ),
+];
+
+fn text(name: &str) -> &'static str {
+    FILES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, t)| *t)
+        .unwrap_or("")
+}
+
+/// All generated tables, with look-up indexes.
+#[derive(Debug, Default)]
+pub struct Generated {
+    pub status: StatusFile,
+    pub libraries: LibraryFiles,
+    pub entry_points: EntryPoints,
+    pub architectures: Architectures,
+    by_name: HashMap<String, Vec<usize>>,
+    files_by_name: HashMap<String, Vec<usize>>,
+}
+
+impl Generated {
+    /// Parses the embedded files; a file that does not parse is left empty (a unit test
+    /// checks that each parses).
+    pub fn load() -> Generated {
+        let mut g = Generated {
+            status: toml::from_str(text("status_codes.toml")).unwrap_or_default(),
+            libraries: toml::from_str(text("library_files.toml")).unwrap_or_default(),
+            entry_points: toml::from_str(text("driver_entry_points.toml")).unwrap_or_default(),
+            architectures: toml::from_str(text("ptxas_architectures.toml")).unwrap_or_default(),
+            ..Generated::default()
+        };
+        for (i, c) in g.status.code.iter().enumerate() {
+            g.by_name
+                .entry(c.name.to_ascii_lowercase())
+                .or_default()
+                .push(i);
+        }
+        for (i, f) in g.libraries.file.iter().enumerate() {
+            g.files_by_name
+                .entry(f.name.to_ascii_lowercase())
+                .or_default()
+                .push(i);
+        }
+        g
+    }
+
+    /// Every row of a status name (one per numbering: cuDNN 8 and 9 number the same name
+    /// differently), case-insensitive.
+    pub fn status_named(&self, name: &str) -> Vec<&StatusCode> {
+        self.by_name
+            .get(&name.to_ascii_lowercase())
+            .map(|ix| ix.iter().map(|&i| &self.status.code[i]).collect())
+            .unwrap_or_default()
+    }
+
+    /// The row of a number in one C type.
+    pub fn status_numbered(&self, type_name: &str, number: i64) -> Option<&StatusCode> {
+        self.status
+            .code
+            .iter()
+            .find(|c| c.type_name == type_name && c.number == number)
+    }
+
+    /// The rows of a library file name (case-insensitive; one per platform).
+    pub fn files_named(&self, name: &str) -> Vec<&LibraryFile> {
+        self.files_by_name
+            .get(&name.to_ascii_lowercase())
+            .map(|ix| ix.iter().map(|&i| &self.libraries.file[i]).collect())
+            .unwrap_or_default()
+    }
+
+    /// The entry point of the driver API named `name`.
+    pub fn entry_point(&self, name: &str) -> Option<&EntryPoint> {
+        self.entry_points.entry.iter().find(|e| e.name == name)
+    }
+
+    /// The first and last sampled CUDA releases whose `ptxas` accepts `arch` (`sm_90a`).
+    pub fn arch_span(&self, arch: &str) -> Option<(&str, &str)> {
+        let has: Vec<&PtxasArchs> = self
+            .architectures
+            .ptxas
+            .iter()
+            .filter(|p| p.archs.iter().any(|a| a.eq_ignore_ascii_case(arch)))
+            .collect();
+        let by_version = |a: &&&PtxasArchs, b: &&&PtxasArchs| {
+            compare(&a.cuda, &b.cuda).unwrap_or(Ordering::Equal)
+        };
+        let first = has.iter().min_by(by_version)?;
+        let last = has.iter().max_by(by_version)?;
+        Some((&first.cuda, &last.cuda))
+    }
+
+    /// The sampled `ptxas` releases, oldest first.
+    pub fn ptxas_releases(&self) -> Vec<&PtxasArchs> {
+        let mut all: Vec<&PtxasArchs> = self.architectures.ptxas.iter().collect();
+        all.sort_by(|a, b| compare(&a.cuda, &b.cuda).unwrap_or(Ordering::Equal));
+        all
+    }
+}
+
+/// The generated tables, parsed on first use.
+pub fn generated() -> &'static Generated {
+    static G: OnceLock<Generated> = OnceLock::new();
+    G.get_or_init(Generated::load)
+}

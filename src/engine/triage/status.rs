@@ -1,0 +1,155 @@
+//! Status codes as people paste them, recognised with the generated tables
+//! ([`crate::engine::knowledge::generated`]): any enumerator name of NVIDIA's status enums
+//! (`CUDA_ERROR_SYSTEM_DRIVER_MISMATCH`, `cudaErrorUnsupportedPtxVersion`,
+//! `CUPTI_ERROR_INSUFFICIENT_PRIVILEGES`, `ncclUnhandledCudaError`, ...), the CUDA runtime's own
+//! messages ("system not yet initialized"), and numbers in the forms libraries print them
+//! (`code=222(...)`, `CUDA error 803`, `cuInit returned 999`).
+
+use crate::engine::knowledge::generated::{StatusCode, generated};
+use aho_corasick::AhoCorasick;
+use regex::Regex;
+use std::sync::OnceLock;
+
+/// The triage `kind` of a C status type: `cuda` for the runtime and driver APIs, else the
+/// library's own (`cudnn`, `cublas`, `cupti`, `nccl`, ...).
+pub fn kind_of(type_name: &str) -> &'static str {
+    match type_name {
+        "CUresult" | "cudaError_t" => "cuda",
+        "cudnnStatus_t" => "cudnn",
+        "cublasStatus_t" => "cublas",
+        "CUptiResult" => "cupti",
+        "nvrtcResult" => "nvrtc",
+        "nvJitLinkResult" => "nvjitlink",
+        "cufftResult" => "cufft",
+        "curandStatus_t" => "curand",
+        "cusolverStatus_t" => "cusolver",
+        "cusparseStatus_t" => "cusparse",
+        "ncclResult_t" => "nccl",
+        _ => "other",
+    }
+}
+
+struct Patterns {
+    name: Regex,
+    numbers: Vec<Regex>,
+}
+
+fn patterns() -> &'static Patterns {
+    static P: OnceLock<Patterns> = OnceLock::new();
+    P.get_or_init(|| {
+        let re = |s: &str| Regex::new(s).expect("static pattern compiles");
+        Patterns {
+            name: re(
+                r"\b(CUDA_ERROR_[A-Z0-9_]+|cudaError[A-Z][A-Za-z0-9]*|CUBLAS_STATUS_[A-Z0-9_]+|CUDNN_STATUS_[A-Z0-9_]+|CUPTI_ERROR_[A-Z0-9_]+|NVRTC_ERROR_[A-Z0-9_]+|NVJITLINK_ERROR_[A-Z0-9_]+|CUFFT_[A-Z0-9_]+|CURAND_STATUS_[A-Z0-9_]+|CUSOLVER_STATUS_[A-Z0-9_]+|CUSPARSE_STATUS_[A-Z0-9_]+|nccl[A-Z][A-Za-z]+)\b",
+            ),
+            numbers: vec![
+                re(r"(?i)\bcode\s*[=:]\s*([0-9]{1,4})\s*\(\s*(?:cuda|cu)"),
+                re(r"(?i)\bcuda[a-z_ ]{0,24}?\b(?:error|err|failure|status)(?:\s*(?:code|number))?\s*[:=(#]?\s*([0-9]{1,4})\b"),
+                re(r"\b(?:cu[A-Z][A-Za-z0-9_]*|cuda[A-Z][A-Za-z0-9_]*)(?:\([^)]{0,40}\))?\s*(?:returned|failed with(?: error)?|failed:?|error)\s*(?:code\s*)?[:=(]?\s*([0-9]{1,4})\b"),
+            ],
+        }
+    })
+}
+
+/// The generated rows of a status name, or none.
+pub fn rows_named(name: &str) -> Vec<&'static StatusCode> {
+    generated().status_named(name)
+}
+
+/// Status names on a line that NVIDIA's headers declare: (kind, name, number when it has one).
+pub fn names_on(line: &str) -> Vec<(&'static str, String, Option<i64>)> {
+    let mut out = Vec::new();
+    for c in patterns().name.captures_iter(line) {
+        let rows = rows_named(&c[1]);
+        let Some(first) = rows.first() else {
+            continue;
+        };
+        // cuDNN 8 and 9 number one name differently: no single number then.
+        let number = rows
+            .iter()
+            .all(|r| r.number == first.number)
+            .then_some(first.number);
+        out.push((kind_of(&first.type_name), first.name.clone(), number));
+    }
+    out
+}
+
+/// CUDA error numbers in the forms printed next to "CUDA" or a CUDA function.
+pub fn cuda_numbers_on(line: &str) -> Vec<i64> {
+    let mut out = Vec::new();
+    for re in &patterns().numbers {
+        for c in re.captures_iter(line) {
+            if let Ok(n) = c[1].parse::<i64>()
+                && !out.contains(&n)
+            {
+                out.push(n);
+            }
+        }
+    }
+    out
+}
+
+/// The CUDA runtime's own messages (from `cudaGetErrorString`), matched case-insensitively:
+/// (matcher, the code row of each pattern). A message of fewer than three words only counts on
+/// a line that says "CUDA" (see [`runtime_messages_on`]).
+fn runtime_messages() -> &'static (Option<AhoCorasick>, Vec<&'static StatusCode>) {
+    static M: OnceLock<(Option<AhoCorasick>, Vec<&'static StatusCode>)> = OnceLock::new();
+    M.get_or_init(|| {
+        let rows: Vec<&'static StatusCode> = generated()
+            .status
+            .code
+            .iter()
+            .filter(|c| c.number != 0 && c.text.as_deref().is_some_and(|t| t.len() >= 8))
+            .collect();
+        let texts: Vec<&str> = rows.iter().filter_map(|r| r.text.as_deref()).collect();
+        let ac = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+            .build(texts)
+            .ok();
+        (ac, rows)
+    })
+}
+
+/// CUDA runtime messages found on a line.
+pub fn runtime_messages_on(line: &str) -> Vec<&'static StatusCode> {
+    let (Some(ac), rows) = runtime_messages() else {
+        return Vec::new();
+    };
+    let says_cuda = line.to_ascii_lowercase().contains("cuda");
+    let mut out: Vec<&'static StatusCode> = Vec::new();
+    for m in ac.find_iter(line) {
+        let row = rows[m.pattern().as_usize()];
+        let words = row.text.as_deref().unwrap_or("").split_whitespace().count();
+        if (words >= 3 || says_cuda) && !out.iter().any(|r| r.number == row.number) {
+            out.push(row);
+        }
+    }
+    out
+}
+
+/// The generated row a code found in text stands for: by name, else by number (for `cuda`,
+/// the runtime's `cudaError_t` first, then the driver's `CUresult`).
+pub fn row_for(kind: &str, number: Option<i64>, name: Option<&str>) -> Option<&'static StatusCode> {
+    if let Some(name) = name {
+        let rows = rows_named(name);
+        if let Some(r) = number
+            .and_then(|n| rows.iter().find(|r| r.number == n))
+            .or_else(|| rows.iter().max_by(|a, b| a.last.cmp(&b.last)))
+        {
+            return Some(r);
+        }
+    }
+    let n = number?;
+    let g = generated();
+    match kind {
+        "cuda" => g
+            .status_numbered("cudaError_t", n)
+            .or_else(|| g.status_numbered("CUresult", n)),
+        other => g
+            .status
+            .code
+            .iter()
+            .find(|c| kind_of(&c.type_name) == other && c.number == n),
+    }
+}

@@ -1,0 +1,179 @@
+# Fetches the NVIDIA artefacts the knowledge generator reads (used by knowledge_generated.rs):
+# for every CUDA release of PyPI's `cuda-toolkit` meta-package (the newest patch of each
+# minor), the component wheels it pins; and the newest release of each minor of the libraries
+# outside the toolkit (cuDNN, NCCL, cuSPARSELt, cuTENSOR, cuDSS, TensorRT). Of each wheel it
+# keeps the file list (Linux x86-64 and Windows x64) and, from the Linux wheel, the headers
+# that declare status enums, cuda.h, the CUDA runtime library and ptxas. Only the bytes needed
+# are downloaded (HTTP Range requests, release_fetch.py's RangeFile).
+# argv[1]: the cache folder. Writes <cache>/manifest.json last; a present manifest means done.
+import io, json, os, re, sys, threading, zipfile
+from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import release_fetch as rf  # noqa: E402
+
+cache = sys.argv[1]
+rf.spec["index_cache"] = os.path.join(cache, "simple-index")
+_index, _lock = rf.index, threading.Lock()
+
+
+def _locked_index(dist):
+    with _lock:
+        return _index(dist)
+
+
+rf.index = _locked_index
+
+# Component wheels whose files are listed; the headers named are fetched from the Linux wheel.
+HEADERS = {
+    "cuda-runtime": [r"include/cuda\.h$", r"include/driver_types\.h$", r"lib/libcudart\.so\.\d+$"],
+    "cublas": [r"include/cublas_api\.h$"],
+    "cuda-cupti": [r"include/cupti_result\.h$"],
+    "cuda-nvrtc": [r"include/nvrtc\.h$"],
+    "nvjitlink": [r"include/nvJitLink\.h$"],
+    "cufft": [r"include/cufft\.h$"],
+    "curand": [r"include/curand\.h$"],
+    "cusolver": [r"include/cusolver_common\.h$"],
+    "cusparse": [r"include/cusparse\.h$"],
+    "cuda-nvcc": [r"bin/ptxas$"],
+    "cudnn": [r"include/cudnn_graph\.h$", r"include/cudnn_ops_infer\.h$"],
+    "nccl": [r"include/nccl\.h$"],
+}
+# Libraries outside the toolkit meta-package: distribution stems and their CUDA suffixes.
+OUTSIDE = {
+    "nvidia-cudnn": ["-cu11", "-cu12", "-cu13"],
+    "nvidia-nccl": ["-cu11", "-cu12", "-cu13"],
+    "nvidia-cusparselt": ["-cu12", "-cu13"],
+    "cutensor": ["-cu11", "-cu12", "-cu13"],
+    "nvidia-cudss": ["-cu12", "-cu13"],
+    "nvidia-tensorrt": [""],
+    "tensorrt-lean": ["-cu11-libs", "-cu12-libs", "-cu13-libs"],
+}
+# TensorRT 10+ ships its libraries on NVIDIA's own index, not PyPI; its Python bindings (on
+# PyPI) import them by name: the newest bindings of each major are fetched on both platforms.
+BINDINGS = ["tensorrt-cu11-bindings", "tensorrt-cu12-bindings", "tensorrt-cu13-bindings"]
+BINDING_MEMBER = r"tensorrt_bindings/tensorrt[^/]*\.(so|pyd)$"
+LIBRARY = re.compile(r"(\.so(\.[0-9]+)*|\.dll)$")
+RELEASE = re.compile(r"^[0-9]+(\.[0-9]+)+$")
+
+
+def short(dist):
+    """nvidia-cublas-cu12 -> cublas; nvidia-cuda-runtime -> cuda-runtime."""
+    s = re.sub(r"^nvidia-", "", dist)
+    return re.sub(r"-cu[0-9]+$", "", s)
+
+
+def newest_per_minor(dist, parts=2):
+    try:
+        versions = rf.index(dist).get("versions", [])
+    except SystemExit:
+        return []
+    best = {}
+    for v in versions:
+        if not RELEASE.match(v):
+            continue
+        key = tuple(int(x) for x in v.split(".")[:parts])
+        full = tuple(int(x) for x in v.split("."))
+        if key not in best or full > best[key][0]:
+            best[key] = (full, v)
+    return [best[k][1] for k in sorted(best)]
+
+
+def open_wheel(dist, version, platform):
+    wheel = None
+    for spelling in (version, version + ".0"):  # cuda-toolkit 12.9.2 is cuda_toolkit-12.9.2.0
+        try:
+            wheel = rf.pick(dist, spelling, platform)
+            break
+        except SystemExit:
+            continue
+    if wheel is None:
+        return None, None
+    if not wheel["filename"].endswith(".whl"):
+        return None, None
+    return wheel, zipfile.ZipFile(io.BufferedReader(rf.RangeFile(wheel["url"]), 1 << 18))
+
+
+def toolkit_pins(version):
+    """The cuda-toolkit release's pins: {dist: version}, from its METADATA."""
+    wheel, z = open_wheel("cuda-toolkit", version, "linux")
+    if z is None:
+        return {}
+    meta = [n for n in z.namelist() if n.endswith(".dist-info/METADATA")]
+    text = z.read(meta[0]).decode("utf-8", "replace")
+    pins = {}
+    for m in re.finditer(r"^Requires-Dist: ([A-Za-z0-9_.\-]+)\s*\(?==\s*([0-9][0-9A-Za-z.]*)", text, re.M):
+        pins[m.group(1).lower().replace("_", "-")] = m.group(2).rstrip(".")  # "==12.4.5.8.*"
+    return pins
+
+
+def listing(dist, version, platform):
+    """Lists one wheel (and fetches the wanted members of a Linux wheel) into the cache."""
+    key = "%s-%s-%s" % (dist, version, platform)
+    path = os.path.join(cache, "listings", key + ".json")
+    if os.path.exists(path):
+        with open(path) as f:
+            return json.load(f)
+    wheel, z = open_wheel(dist, version, platform)
+    record = {"dist": dist, "version": version, "platform": platform,
+              "wheel": wheel["filename"] if wheel else None, "files": [], "fetched": []}
+    if z is not None:
+        wanted = [re.compile(p) for p in HEADERS.get(short(dist), [])] if platform == "linux" else []
+        if dist in BINDINGS:
+            wanted = [re.compile(BINDING_MEMBER)]
+        for info in z.infolist():
+            name = info.filename
+            if LIBRARY.search(name) or name.endswith("/ptxas") or name.endswith("/ptxas.exe"):
+                record["files"].append(name)
+            if any(p.search(name) for p in wanted):
+                out = os.path.join(cache, "files", "%s-%s" % (dist, version), *name.split("/"))
+                os.makedirs(os.path.dirname(out), exist_ok=True)
+                tmp = out + ".tmp"
+                with open(tmp, "wb") as f:
+                    f.write(z.read(info))
+                os.replace(tmp, out)
+                record["fetched"].append(os.path.relpath(out, cache))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path + ".tmp", "w") as f:
+        json.dump(record, f, indent=1)
+    os.replace(path + ".tmp", path)
+    return record
+
+
+def main():
+    toolkits = {}
+    for v in newest_per_minor("cuda-toolkit"):
+        if int(v.split(".")[0]) >= 11:
+            toolkits[".".join(v.split(".")[:2])] = {"release": v, "pins": {}}
+    with ThreadPoolExecutor(12) as pool:
+        for minor, pins in zip(toolkits, pool.map(toolkit_pins, [t["release"] for t in toolkits.values()])):
+            toolkits[minor]["pins"] = pins
+    jobs = set()
+    for t in toolkits.values():
+        for dist, version in t["pins"].items():
+            if short(dist) in HEADERS or dist.startswith("nvidia-"):
+                jobs.add((dist, version))
+    outside = {}
+    for stem, suffixes in OUTSIDE.items():
+        for suffix in suffixes:
+            dist = stem + suffix
+            versions = newest_per_minor(dist)
+            outside[dist] = versions
+            jobs.update((dist, v) for v in versions)
+    for dist in BINDINGS:
+        versions = newest_per_minor(dist, parts=1)
+        outside[dist] = versions
+        jobs.update((dist, v) for v in versions)
+    work = [(d, v, p) for d, v in sorted(jobs) for p in ("linux", "windows")]
+    with ThreadPoolExecutor(16) as pool:
+        records = list(pool.map(lambda j: listing(*j), work))
+    manifest = {"toolkits": toolkits, "outside": outside,
+                "listings": ["listings/%s-%s-%s.json" % r for r in work]}
+    with open(os.path.join(cache, "manifest.json.tmp"), "w") as f:
+        json.dump(manifest, f, indent=1, sort_keys=True)
+    os.replace(os.path.join(cache, "manifest.json.tmp"), os.path.join(cache, "manifest.json"))
+    print("%d toolkit releases, %d wheels listed" % (len(toolkits), sum(1 for r in records if r["wheel"])))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,142 @@
+//! The generated knowledge (`assets/knowledge/generated/`) is the generator's output: fetch
+//! NVIDIA's artefacts from PyPI into `tests/.cache/knowledge` (knowledge_fetch.py; cached),
+//! run `engine::knowledge::generate` over them and compare with the checked-in files. With
+//! `CUDA_TRIAGE_REGENERATE=1` the files are rewritten instead (then the test still fails, so
+//! a regeneration is never mistaken for a pass). Then facts that only a real artefact can
+//! give are checked in the generated tables, as a user's pasted error meets them.
+
+use cuda_triage::engine::knowledge::generate;
+use cuda_triage::engine::knowledge::generated::generated;
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::OnceLock;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The filled cache (fetched once per test process; a present manifest means complete).
+fn cache() -> &'static PathBuf {
+    static CACHE: OnceLock<PathBuf> = OnceLock::new();
+    CACHE.get_or_init(|| {
+        let dir = root().join("tests/.cache/knowledge");
+        if !dir.join("manifest.json").is_file() {
+            std::fs::create_dir_all(&dir).expect("create tests/.cache/knowledge");
+            let out = Command::new("python3")
+                .arg(root().join("tests/integration/knowledge_fetch.py"))
+                .arg(&dir)
+                .output()
+                .unwrap_or_else(|e| panic!("cannot run python3 (Debian package python3): {e}"));
+            assert!(
+                out.status.success(),
+                "knowledge_fetch.py failed: {}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        dir
+    })
+}
+
+#[test]
+fn knowledge_generated_matches_the_artefacts() {
+    let files = generate::generate(cache()).unwrap_or_else(|e| panic!("generator failed: {e}"));
+    let dir = root().join("assets/knowledge/generated");
+    let regenerate = std::env::var_os("CUDA_TRIAGE_REGENERATE").is_some();
+    let mut differ = Vec::new();
+    for (name, text) in &files {
+        let path = dir.join(name);
+        let old = std::fs::read_to_string(&path).unwrap_or_default();
+        if old != *text {
+            differ.push(name.to_string());
+            if regenerate {
+                std::fs::write(&path, text).expect("write the generated table");
+            }
+        }
+    }
+    assert!(
+        differ.is_empty(),
+        "generated tables differ from the artefacts: {differ:?} ({}); run \
+         CUDA_TRIAGE_REGENERATE=1 cargo test --test integration knowledge_generated",
+        if regenerate {
+            "rewritten"
+        } else {
+            "not rewritten"
+        }
+    );
+}
+
+#[test]
+fn knowledge_generated_tables_hold_what_the_artefacts_say() {
+    let g = generated();
+    // Every status enum family, from its header.
+    for t in [
+        "CUresult",
+        "cudaError_t",
+        "cublasStatus_t",
+        "cudnnStatus_t",
+        "CUptiResult",
+        "nvrtcResult",
+        "nvJitLinkResult",
+        "cufftResult",
+        "curandStatus_t",
+        "cusolverStatus_t",
+        "cusparseStatus_t",
+        "ncclResult_t",
+    ] {
+        assert!(
+            g.status.code.iter().filter(|c| c.type_name == t).count() >= 5,
+            "{t}: fewer than 5 codes generated"
+        );
+    }
+    // cuDNN 8 and 9 number the same name differently: both rows are there.
+    let bad_param: Vec<i64> = g
+        .status_named("CUDNN_STATUS_BAD_PARAM")
+        .iter()
+        .map(|c| c.number)
+        .collect();
+    assert!(
+        bad_param.contains(&3) && bad_param.contains(&2000),
+        "{bad_param:?}"
+    );
+    // The runtime's own message, read from libcudart.
+    let mismatch = g
+        .status_numbered("cudaError_t", 803)
+        .expect("cudaError_t 803");
+    assert_eq!(mismatch.name, "cudaErrorSystemDriverMismatch");
+    assert!(
+        mismatch
+            .text
+            .as_deref()
+            .is_some_and(|t| t.contains("driver")),
+        "{mismatch:?}"
+    );
+    // Library names outside the toolkit, on both platforms.
+    for (name, component) in [
+        ("libnccl.so.2", "NCCL"),
+        ("libcudnn_graph.so.9", "cuDNN"),
+        ("libcusparseLt.so.0", "cuSPARSELt"),
+        ("libnvJitLink.so.12", "nvJitLink"),
+    ] {
+        let rows = g.files_named(name);
+        assert!(
+            rows.iter().any(|r| r.component == component),
+            "{name}: {rows:?}"
+        );
+    }
+    assert!(
+        g.libraries
+            .file
+            .iter()
+            .any(|f| f.component == "TensorRT" && f.platform == "windows"),
+        "no Windows TensorRT DLL listed"
+    );
+    // Versioned driver entry points appear in a later cuda.h than the oldest sampled.
+    let v4 = g.entry_point("cuCtxCreate_v4").expect("cuCtxCreate_v4");
+    assert_ne!(v4.since, g.entry_points.sampled_from);
+    // ptxas: Hopper's sm_90a is known from 12.0; CUDA 13 dropped Volta (sm_70).
+    let (first, _) = g.arch_span("sm_90a").expect("sm_90a");
+    assert_eq!(first, "12.0");
+    let (_, last70) = g.arch_span("sm_70").expect("sm_70");
+    assert!(last70.starts_with("12."), "sm_70 last in {last70}");
+}
