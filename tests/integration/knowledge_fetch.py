@@ -9,6 +9,7 @@
 import io, json, os, re, sys, threading, zipfile
 from concurrent.futures import ThreadPoolExecutor
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import release_fetch as rf  # noqa: E402
 
