@@ -61,6 +61,7 @@ pub const TENSORFLOW_WINDOWS_NO_GPU: &str = "tensorflow-windows-no-gpu";
 pub const XLA_CUDA_DATA_DIR_INCOMPLETE: &str = "xla-cuda-data-dir-incomplete";
 pub const XLA_CUDA_DATA_DIR_MISSING: &str = "xla-cuda-data-dir-missing";
 pub const ZLIBWAPI_WRONG_BITNESS: &str = "zlibwapi-wrong-bitness";
+pub const VERSION_MISMATCH_REPORTED: &str = "version-mismatch-reported";
 pub const VERSION_NUMBERS_DECODED: &str = "version-numbers-decoded";
 pub const LIBRARY_DEPENDENCY_MISSING: &str = "library-dependency-missing";
 pub const GPU_ARCH_REFUSED: &str = "gpu-arch-refused";
@@ -130,6 +131,7 @@ pub const ALL: &[&str] = &[
     XLA_CUDA_DATA_DIR_INCOMPLETE,
     XLA_CUDA_DATA_DIR_MISSING,
     ZLIBWAPI_WRONG_BITNESS,
+    VERSION_MISMATCH_REPORTED,
     DRIVER_ENTRY_POINT_MISSING,
 ];
 

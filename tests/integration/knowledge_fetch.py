@@ -27,7 +27,8 @@ rf.index = _locked_index
 
 # Component wheels whose files are listed; the headers named are fetched from the Linux wheel.
 HEADERS = {
-    "cuda-runtime": [r"include/cuda\.h$", r"include/driver_types\.h$", r"lib/libcudart\.so\.\d+$"],
+    "cuda-runtime": [r"include/cuda\.h$", r"include/driver_types\.h$", r"include/cudaTypedefs\.h$",
+                     r"include/cuda_runtime_api\.h$", r"lib/libcudart\.so\.\d+$"],
     "cublas": [r"include/cublas_api\.h$"],
     "cuda-cupti": [r"include/cupti_result\.h$"],
     "cuda-nvrtc": [r"include/nvrtc\.h$"],
@@ -112,16 +113,19 @@ def listing(dist, version, platform):
     """Lists one wheel (and fetches the wanted members of a Linux wheel) into the cache."""
     key = "%s-%s-%s" % (dist, version, platform)
     path = os.path.join(cache, "listings", key + ".json")
+    patterns = HEADERS.get(short(dist), []) if platform == "linux" else []
+    if dist in BINDINGS:
+        patterns = [BINDING_MEMBER]
     if os.path.exists(path):
         with open(path) as f:
-            return json.load(f)
+            cached = json.load(f)
+        if cached.get("wanted") == patterns:  # fetched with today's plan
+            return cached
     wheel, z = open_wheel(dist, version, platform)
-    record = {"dist": dist, "version": version, "platform": platform,
+    record = {"dist": dist, "version": version, "platform": platform, "wanted": patterns,
               "wheel": wheel["filename"] if wheel else None, "files": [], "fetched": []}
     if z is not None:
-        wanted = [re.compile(p) for p in HEADERS.get(short(dist), [])] if platform == "linux" else []
-        if dist in BINDINGS:
-            wanted = [re.compile(BINDING_MEMBER)]
+        wanted = [re.compile(p) for p in patterns]
         for info in z.infolist():
             name = info.filename
             if LIBRARY.search(name) or name.endswith("/ptxas") or name.endswith("/ptxas.exe"):

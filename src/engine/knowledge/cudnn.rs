@@ -121,9 +121,26 @@ pub struct SymptomRow {
     pub source: String,
 }
 
+/// The CUDA releases that compile for a compute capability, before the releases whose `ptxas`
+/// the generated table reads (11.8 on).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArchSupportRow {
+    /// "8.6"
+    pub cc: String,
+    /// The first CUDA release that compiles for it.
+    pub first_cuda: String,
+    /// The last one, where a release before 11.8 dropped it.
+    #[serde(default)]
+    pub last_cuda: Option<String>,
+    pub source: String,
+}
+
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ComputeTables {
+    #[serde(default, rename = "arch")]
+    pub archs: Vec<ArchSupportRow>,
     #[serde(default, rename = "toolkit")]
     pub toolkits: Vec<ToolkitCcRow>,
     #[serde(default, rename = "framework")]
@@ -133,6 +150,23 @@ pub struct ComputeTables {
 }
 
 impl ComputeTables {
+    /// The support row of an architecture name (`sm_86`, `compute_90a`) or capability ("8.6").
+    pub fn arch(&self, arch: &str) -> Option<&ArchSupportRow> {
+        let digits: String = arch.chars().filter(|c| c.is_ascii_digit()).collect();
+        let cc = if arch.contains('.') {
+            arch.to_string()
+        } else if digits.len() >= 2 {
+            format!(
+                "{}.{}",
+                &digits[..digits.len() - 1],
+                &digits[digits.len() - 1..]
+            )
+        } else {
+            return None;
+        };
+        self.archs.iter().find(|r| r.cc == cc)
+    }
+
     /// Whether CUDA `cuda` still builds for compute capability `cc` (by its oldest supported
     /// capability); `None` before the first toolkit the table covers.
     pub fn toolkit_supports(&self, cuda: &str, cc: &str) -> Option<bool> {

@@ -56,13 +56,18 @@ pub struct LibraryFile {
     pub wheels: Vec<String>,
 }
 
-/// A driver API entry point and the first CUDA release whose `cuda.h` declares it.
+/// A CUDA API entry point and the CUDA release that introduced it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EntryPoint {
     pub name: String,
-    /// "12.5"; the oldest release sampled when it was already there (see `sampled_from`).
+    /// `driver` (libcuda / nvcuda.dll, cuda.h) or `runtime` (libcudart, cuda_runtime_api.h).
+    pub api: String,
+    /// "12.5": from the `PFN_<name>_v<CUDA version>` typedef of `cudaTypedefs.h` whose
+    /// parameters match, else the oldest sampled release that declares it.
     pub since: String,
+    /// Whether `since` is exact; false: the name was already in the oldest header read.
+    pub exact: bool,
 }
 
 /// The GPU architectures one CUDA release's `ptxas` accepts.

@@ -29,6 +29,16 @@ pub struct VersionInteger {
     pub line: String,
 }
 
+/// A library version a program was built with, and the one it found at run time.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VersionPair {
+    /// "cuDNN", "TensorRT", "cuBLAS", "CUDA", "NCCL".
+    pub product: String,
+    pub built: String,
+    pub loaded: String,
+    pub line: String,
+}
+
 /// A GPU architecture a tool said it does not know or support.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RefusedArch {
@@ -44,6 +54,8 @@ struct Patterns {
     version_int: Regex,
     arch: Regex,
     arch_refused: Regex,
+    dotted: Regex,
+    driver: Regex,
 }
 
 const LIB: &str = r"(lib[A-Za-z0-9_+\-]+\.so(?:\.[0-9]+)*|[A-Za-z0-9_+\-][A-Za-z0-9_.+\-]*\.dll)";
@@ -61,8 +73,12 @@ fn patterns() -> &'static Patterns {
             while_loading: re(&format!(r"(?i)error while loading shared libraries:\s*{LIB}")),
             version_int: re(r"(?:^|[^0-9.])([0-9]{4,5})(?:[^0-9.]|$)"),
             arch: re(r"\b((?:sm|compute)_[0-9]{2,3}[a-z]?)\b"),
+            driver: re(
+                r"(?i)(?:driver|kernel|nvidia|nvrm|dso)[^\r\n]{0,48}?\b([1-9][0-9]{2}\.[0-9]{2,3}(?:\.[0-9]{1,3})?)\b",
+            ),
+            dotted: re(r"\(\s*([0-9]+),\s*([0-9]+),\s*([0-9]+)\s*\)|\bv?([0-9]+\.[0-9]+(?:\.[0-9]+){0,2})\b"),
             arch_refused: re(
-                r"(?i)is not defined for option|unsupported gpu architecture|not compatible with the current|not supported by|no kernel image|unknown (?:target|architecture)|invalid value .*gpu-name|does not support",
+                r"(?i)is not defined for option|unsupported gpu architecture|not compatible with the current|not supported by|no kernel image|unknown (?:target|architecture)|invalid value .*gpu-name|does not support|invalid.option",
             ),
         }
     })
@@ -150,7 +166,7 @@ pub fn version_integers(text: &str) -> Vec<VersionInteger> {
                 (None, None) => lower.contains("cudnn"),
             };
             let (product, decoded) = if cudnn {
-                if !(5000..=99999).contains(&number) {
+                if !(1000..=99999).contains(&number) {
                     continue;
                 }
                 (
@@ -177,6 +193,96 @@ pub fn version_integers(text: &str) -> Vec<VersionInteger> {
     out
 }
 
+const PRODUCTS: &[(&str, &str)] = &[
+    ("cudnn", "cuDNN"),
+    ("tensorrt", "TensorRT"),
+    ("cublas", "cuBLAS"),
+    ("nccl", "NCCL"),
+    ("cuda", "CUDA"),
+];
+const BUILT: &[&str] = &["compiled", "linked", "built", "source was"];
+const LOADED: &[&str] = &[
+    "loaded",
+    "found",
+    "installed",
+    "in your machine",
+    "runtime version",
+    "detected",
+];
+
+fn last_of(window: &str, words: &[&str]) -> Option<usize> {
+    words.iter().filter_map(|w| window.rfind(w)).max()
+}
+
+/// "Built with X, loaded Y" on one line, for cuDNN, TensorRT, cuBLAS, NCCL or CUDA: each version
+/// takes the role of the nearest "compiled/linked/built" or "loaded/found/installed" before
+/// it, and the product named last before it.
+pub fn version_pairs(text: &str) -> Vec<VersionPair> {
+    let p = patterns();
+    let mut out: Vec<VersionPair> = Vec::new();
+    for line in text.lines() {
+        let lower = line.to_ascii_lowercase();
+        let mut built: Vec<(&str, String)> = Vec::new();
+        let mut loaded: Vec<(&str, String)> = Vec::new();
+        for c in p.dotted.captures_iter(&lower) {
+            let Some(m) = c.get(0) else { continue };
+            let version = match (c.get(1), c.get(4)) {
+                (Some(a), _) => format!("{}.{}.{}", a.as_str(), &c[2], &c[3]),
+                (None, Some(v)) => v.as_str().to_string(),
+                _ => continue,
+            };
+            let prefix = &lower[..m.start()];
+            let mut from = prefix.len().saturating_sub(60);
+            while !prefix.is_char_boundary(from) {
+                from += 1;
+            }
+            let window = &prefix[from..];
+            let Some(product) = PRODUCTS
+                .iter()
+                .filter_map(|(k, name)| prefix.rfind(k).map(|at| (at, *name)))
+                .max_by_key(|(at, _)| *at)
+                .map(|(_, name)| name)
+            else {
+                continue;
+            };
+            match (last_of(window, BUILT), last_of(window, LOADED)) {
+                (Some(b), l) if l.is_none_or(|l| b > l) => built.push((product, version)),
+                (_, Some(_)) => loaded.push((product, version)),
+                _ => {}
+            }
+        }
+        for (product, b) in &built {
+            if let Some((_, l)) = loaded.iter().find(|(p, l)| p == product && l != b)
+                && !out.iter().any(|v| v.product == *product && v.built == *b)
+            {
+                out.push(VersionPair {
+                    product: product.to_string(),
+                    built: b.clone(),
+                    loaded: l.clone(),
+                    line: clip(line),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// NVIDIA driver versions (`384.145`, `550.54.15`) named on lines about a driver or kernel
+/// module: (version, line).
+pub fn driver_versions(text: &str) -> Vec<(String, String)> {
+    let p = patterns();
+    let mut out: Vec<(String, String)> = Vec::new();
+    for line in text.lines() {
+        for c in p.driver.captures_iter(line) {
+            let v = c[1].trim_end_matches(".0").to_string();
+            if !out.iter().any(|(x, _)| *x == v) {
+                out.push((v, clip(line)));
+            }
+        }
+    }
+    out
+}
+
 /// Architectures named on lines that refuse them.
 pub fn refused_architectures(text: &str) -> Vec<RefusedArch> {
     let p = patterns();
@@ -185,7 +291,9 @@ pub fn refused_architectures(text: &str) -> Vec<RefusedArch> {
         if !p.arch_refused.is_match(line) {
             continue;
         }
-        for c in p.arch.captures_iter(line) {
+        // The first architecture of a line is the refused one ("sm_86 is not compatible ...
+        // supports sm_50 sm_60 sm_70").
+        if let Some(c) = p.arch.captures(line) {
             let arch = c[1].to_ascii_lowercase();
             if !out.iter().any(|a| a.arch == arch) {
                 out.push(RefusedArch {
@@ -227,6 +335,33 @@ mod tests {
         let d: Vec<&str> = v.iter().map(|v| v.decoded.as_str()).collect();
         assert_eq!(d, ["12.1", "12.2"]);
         assert!(version_integers("listening on port 8080 for CUDA jobs in 2023").is_empty());
+    }
+
+    #[test]
+    fn built_and_loaded_versions_pair_up() {
+        let v = version_pairs(
+            "Loaded TensorRT 4.0.1 but linked TensorFlow against TensorRT 3.0.4. TensorRT does not support forward compatibility.",
+        );
+        assert_eq!(
+            (
+                v[0].product.as_str(),
+                v[0].built.as_str(),
+                v[0].loaded.as_str()
+            ),
+            ("TensorRT", "3.0.4", "4.0.1")
+        );
+        let v = version_pairs(
+            "RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (9, 1, 0) but found runtime version (9, 0, 0).",
+        );
+        assert_eq!(
+            (
+                v[0].product.as_str(),
+                v[0].built.as_str(),
+                v[0].loaded.as_str()
+            ),
+            ("cuDNN", "9.1.0", "9.0.0")
+        );
+        assert!(version_pairs("Loaded cuDNN 8.9.7 and CUDA 12.4 fine").is_empty());
     }
 
     #[test]

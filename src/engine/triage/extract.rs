@@ -69,7 +69,7 @@ fn patterns() -> &'static Patterns {
                 r"symbol ([A-Za-z_][A-Za-z0-9_]*),? version (\S+?) not defined in file (\S+?)(?: with link time reference|$|\s)",
             ),
             cannot_load_symbol: re(
-                r"(?i)(?:Cannot load|could not (?:find|get|load)|failed to (?:find|get|load)) (?:the )?symbol\s+['`\x22]?([A-Za-z_][A-Za-z0-9_]*)",
+                r"(?i)(?:(?:Cannot load|could not (?:find|get|load)|failed to (?:find|get|load)) (?:the )?symbol\s+['`\x22]?([A-Za-z_][A-Za-z0-9_]*)|function ['`\x22]([A-Za-z_][A-Za-z0-9_]*)['`\x22] not found)",
             ),
             win_numbers: vec![
                 re(r"(?i)\[WinError\s+(\d+)\]"),
@@ -149,7 +149,9 @@ pub fn symbols(text: &str) -> Vec<MissingSymbol> {
             push_symbol(&mut out, c[1].to_string(), Some(library), line);
         }
         for c in p.cannot_load_symbol.captures_iter(line) {
-            push_symbol(&mut out, c[1].to_string(), None, line);
+            if let Some(m) = c.get(1).or_else(|| c.get(2)) {
+                push_symbol(&mut out, m.as_str().to_string(), None, line);
+            }
         }
     }
     out
@@ -214,6 +216,10 @@ pub fn codes(text: &str, catalog: &Catalog) -> Vec<ErrorCode> {
         }
         for c in p.cudnn_status.captures_iter(line) {
             add("cudnn", None, Some(c[1].to_string()), line);
+        }
+        for (kind, n) in status::library_numbers_on(line) {
+            let name = status::row_for(kind, Some(n), None).map(|r| r.name.clone());
+            add(kind, Some(n), name, line);
         }
         let mut cuda_numbered = false;
         for n in status::cuda_numbers_on(line) {

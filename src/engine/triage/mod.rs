@@ -54,6 +54,8 @@ pub struct Triage {
     pub versions: Vec<chains::VersionInteger>,
     /// GPU architectures a compiler or framework refused.
     pub architectures: Vec<chains::RefusedArch>,
+    /// Library versions a program was built with and found at run time.
+    pub version_pairs: Vec<chains::VersionPair>,
     pub findings: Vec<Finding>,
 }
 
@@ -105,8 +107,10 @@ pub fn triage(text: &str) -> Triage {
     t.chains = chains::chains(text);
     t.versions = chains::version_integers(text);
     t.architectures = chains::refused_architectures(text);
+    t.version_pairs = chains::version_pairs(text);
     // A chain names the library really missing: its finding comes first among the errors.
     let mut findings = text_findings::chain_findings(&t.chains, k);
+    findings.extend(text_findings::pair_findings(&t.version_pairs));
     findings.extend(classify::message_findings(&t.messages, k));
     let driver = text_findings::driver_symbol_findings(&t.symbols, k);
     let generic: Vec<extract::MissingSymbol> = t
@@ -122,8 +126,12 @@ pub fn triage(text: &str) -> Triage {
     findings.extend(driver);
     findings.extend(classify::symbol_findings(&generic));
     findings.extend(code_findings::code_findings(&t.codes, k));
-    findings.extend(text_findings::arch_findings(&t.architectures));
+    findings.extend(text_findings::arch_findings(&t.architectures, k));
     findings.extend(text_findings::version_findings(&t.versions));
+    findings.extend(text_findings::driver_version_findings(
+        &chains::driver_versions(text),
+        k,
+    ));
     findings.extend(classify::library_findings(&t.identities));
     sort_by_severity(&mut findings);
     t.findings = findings;

@@ -32,6 +32,7 @@ pub fn kind_of(type_name: &str) -> &'static str {
 struct Patterns {
     name: Regex,
     numbers: Vec<Regex>,
+    library_numbers: Regex,
 }
 
 fn patterns() -> &'static Patterns {
@@ -46,7 +47,12 @@ fn patterns() -> &'static Patterns {
                 re(r"(?i)\bcode\s*[=:]\s*([0-9]{1,4})\s*\(\s*(?:cuda|cu)"),
                 re(r"(?i)\bcuda[a-z_ ]{0,24}?\b(?:error|err|failure|status)(?:\s*(?:code|number))?\s*[:=(#]?\s*([0-9]{1,4})\b"),
                 re(r"\b(?:cu[A-Z][A-Za-z0-9_]*|cuda[A-Z][A-Za-z0-9_]*)(?:\([^)]{0,40}\))?\s*(?:returned|failed with(?: error)?|failed:?|error)\s*(?:code\s*)?[:=(]?\s*([0-9]{1,4})\b"),
+                re(r"(?i)\bcuda\b[^\n]{0,40}?\b(?:failure|error|failed|code|status)\b\s*[:=(#]?\s*([0-9]{1,4})(?:[^0-9.]|$)"),
+                re(r"\bcuda[A-Za-z]*\s*\(([0-9]{1,4}) vs\. 0\)"),
             ],
+            library_numbers: re(
+                r"(?i)\b(cupti|cublas|cudnn|cufft|curand|cusolver|cusparse|nvrtc|nvjitlink|nccl)\b[^0-9\n]{0,30}?\b(?:error|status|code|returned|failed|result)\b[^0-9\n]{0,12}?\(?(-?[0-9]{1,4})(?:[^0-9.]|$)",
+            ),
         }
     })
 }
@@ -61,7 +67,8 @@ pub fn names_on(line: &str) -> Vec<(&'static str, String, Option<i64>)> {
     let mut out = Vec::new();
     for c in patterns().name.captures_iter(line) {
         let rows = rows_named(&c[1]);
-        let Some(first) = rows.first() else {
+        // A success name (`cudaSuccess (46 vs. 0)`) says nothing went wrong.
+        let Some(first) = rows.first().filter(|r| r.number != 0) else {
             continue;
         };
         // cuDNN 8 and 9 number one name differently: no single number then.
@@ -84,6 +91,34 @@ pub fn cuda_numbers_on(line: &str) -> Vec<i64> {
             {
                 out.push(n);
             }
+        }
+    }
+    out
+}
+
+/// Status numbers next to a library's name (`CUPTI error 35`, `cuBLAS status 13`):
+/// (kind, number) where the generated tables have that number for that library.
+pub fn library_numbers_on(line: &str) -> Vec<(&'static str, i64)> {
+    let mut out = Vec::new();
+    for c in patterns().library_numbers.captures_iter(line) {
+        let kind = match c[1].to_ascii_lowercase().as_str() {
+            "cupti" => "cupti",
+            "cublas" => "cublas",
+            "cudnn" => "cudnn",
+            "cufft" => "cufft",
+            "curand" => "curand",
+            "cusolver" => "cusolver",
+            "cusparse" => "cusparse",
+            "nvrtc" => "nvrtc",
+            "nvjitlink" => "nvjitlink",
+            _ => "nccl",
+        };
+        if let Ok(n) = c[2].parse::<i64>()
+            && n != 0
+            && row_for(kind, Some(n), None).is_some()
+            && !out.contains(&(kind, n))
+        {
+            out.push((kind, n));
         }
     }
     out

@@ -3,7 +3,7 @@
 //! refused (with the CUDA releases whose `ptxas` knows it), and a driver API entry point the
 //! loaded driver lacks (with the CUDA release whose `cuda.h` introduced it).
 
-use super::chains::{Chain, RefusedArch, VersionInteger};
+use super::chains::{Chain, RefusedArch, VersionInteger, VersionPair};
 use super::extract::MissingSymbol;
 use crate::engine::context::Platform;
 use crate::engine::finding_codes as codes;
@@ -59,6 +59,87 @@ pub fn chain_findings(chains: &[Chain], k: &Knowledge) -> Vec<Finding> {
         .collect()
 }
 
+/// "Built with X, loaded Y": the library found first is not the one the program was built with.
+pub fn pair_findings(pairs: &[VersionPair]) -> Vec<Finding> {
+    pairs
+        .iter()
+        .map(|v| {
+            Finding::new(
+                codes::VERSION_MISMATCH_REPORTED,
+                Severity::Error,
+                format!(
+                    "{} mismatch: built with {} {}, but {} {} was loaded",
+                    v.product, v.product, v.built, v.product, v.loaded
+                ),
+                format!(
+                    "The program was built against {p} {b}; the {p} found at run time is {l}. {p} is found \
+                     through the library search (LD_LIBRARY_PATH, the ld cache, PATH or the program's own \
+                     folders), so another copy of {p} comes first, or the one it needs is not installed.",
+                    p = v.product,
+                    b = v.built,
+                    l = v.loaded
+                ),
+            )
+            .with_evidence(Evidence::new("log", v.line.clone()))
+            .with_fix(FixRef {
+                id: "advice-matching-version".into(),
+                kind: "manual".into(),
+                summary: format!(
+                    "Install {} {} (or a release the program accepts) and put its folder first on the \
+                     library path, removing the {} copy from it; or use a build of the program made for {} {}.",
+                    v.product, v.built, v.loaded, v.product, v.loaded
+                ),
+            })
+        })
+        .collect()
+}
+
+/// NVIDIA driver versions in the text, with the newest CUDA each supports.
+pub fn driver_version_findings(drivers: &[(String, String)], k: &Knowledge) -> Vec<Finding> {
+    drivers
+        .iter()
+        .map(|(v, line)| {
+            let newest = k
+                .drivers
+                .releases
+                .iter()
+                .filter(|r| {
+                    crate::engine::knowledge::version::compare(&r.linux, v)
+                        .is_some_and(|o| o != std::cmp::Ordering::Greater)
+                })
+                .map(|r| r.cuda.clone())
+                .max_by(|a, b| {
+                    crate::engine::knowledge::version::compare(a, b)
+                        .unwrap_or(std::cmp::Ordering::Equal)
+                });
+            let detail = match &newest {
+                Some(c) => format!(
+                    "NVIDIA driver {v} supports CUDA up to {c} (NVIDIA's minimum driver per CUDA release, \
+                     Linux). A program built for a newer CUDA needs a newer driver; when two driver \
+                     versions appear (the kernel module's and the library's), they must be the same."
+                ),
+                None => format!(
+                    "NVIDIA driver {v} is older than every CUDA release in the driver table: update the driver."
+                ),
+            };
+            Finding::new(
+                codes::VERSION_NUMBERS_DECODED,
+                Severity::Info,
+                format!(
+                    "NVIDIA driver {v}{}",
+                    newest.map(|c| format!(": supports CUDA up to {c}")).unwrap_or_default()
+                ),
+                detail,
+            )
+            .with_evidence(Evidence::new("log", line.clone()))
+            .with_evidence(Evidence::new(
+                "source",
+                "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html (CUDA Toolkit and minimum driver versions)",
+            ))
+        })
+        .collect()
+}
+
 pub fn version_findings(ints: &[VersionInteger]) -> Vec<Finding> {
     if ints.is_empty() {
         return Vec::new();
@@ -85,7 +166,36 @@ pub fn version_findings(ints: &[VersionInteger]) -> Vec<Finding> {
     ))]
 }
 
-pub fn arch_findings(archs: &[RefusedArch]) -> Vec<Finding> {
+/// The CUDA releases that compile for an architecture: (first, last when dropped). The
+/// generated ptxas table decides from 11.8 on; the sourced rows before it.
+fn arch_support(arch: &str, k: &Knowledge) -> Option<(String, Option<String>)> {
+    let g = generated();
+    let releases = g.ptxas_releases();
+    let oldest = releases.first()?.cuda.clone();
+    let newest = releases.last()?.cuda.clone();
+    let row = k.compute.arch(arch);
+    match g.arch_span(arch) {
+        Some((first, last)) => {
+            let first = match row {
+                Some(r) if first == oldest => r.first_cuda.clone(),
+                _ => first.to_string(),
+            };
+            Some((first, (last != newest).then(|| last.to_string())))
+        }
+        None => row.map(|r| {
+            (
+                r.first_cuda.clone(),
+                Some(
+                    r.last_cuda
+                        .clone()
+                        .unwrap_or_else(|| "an older release".into()),
+                ),
+            )
+        }),
+    }
+}
+
+pub fn arch_findings(archs: &[RefusedArch], k: &Knowledge) -> Vec<Finding> {
     let g = generated();
     let releases = g.ptxas_releases();
     let (Some(oldest), Some(newest)) = (releases.first(), releases.last()) else {
@@ -94,17 +204,17 @@ pub fn arch_findings(archs: &[RefusedArch]) -> Vec<Finding> {
     archs
         .iter()
         .map(|a| {
-            let detail = match g.arch_span(&a.arch) {
-                Some((first, last)) if last == newest.cuda => format!(
-                    "{} is known to ptxas from CUDA {first} on (of the releases read, {}-{}). The \
-                     compiler that refused it is older than CUDA {first}: use a CUDA toolkit (ptxas/nvcc) \
-                     of {first} or newer, or a framework build made with one.",
-                    a.arch, oldest.cuda, newest.cuda
+            let detail = match arch_support(&a.arch, k) {
+                Some((first, None)) => format!(
+                    "{} is supported by the CUDA compiler from CUDA {first} on. The tool that refused it \
+                     was built with, or is, an older CUDA: use a CUDA toolkit (ptxas/nvcc) of {first} or \
+                     newer, or a framework build made with one for this GPU.",
+                    a.arch
                 ),
-                Some((first, last)) => format!(
-                    "{} is known to ptxas from CUDA {first} to {last} and was dropped after {last}. The \
-                     compiler that refused it is newer: build this GPU's code with CUDA {last} or older \
-                     (or upgrade the GPU).",
+                Some((first, Some(last))) => format!(
+                    "{} is supported by the CUDA compiler from CUDA {first} to {last}, and dropped after \
+                     {last}. The tool that refused it is newer: build for this GPU with CUDA {last} or \
+                     older, or use a framework build that still includes it.",
                     a.arch
                 ),
                 None => format!(
@@ -122,64 +232,78 @@ pub fn arch_findings(archs: &[RefusedArch]) -> Vec<Finding> {
             .with_evidence(Evidence::new("log", a.line.clone()))
             .with_evidence(Evidence::new(
                 "source",
-                "`ptxas --help` (--gpu-name values) of each nvidia-cuda-nvcc wheel on PyPI",
+                "`ptxas --help` (--gpu-name values) of each nvidia-cuda-nvcc wheel on PyPI; before CUDA 11.8 https://en.wikipedia.org/wiki/CUDA#GPUs_supported",
             ))
         })
         .collect()
 }
 
-/// Missing symbols that are CUDA driver API entry points: the driver is older than the CUDA
-/// that introduced them.
+/// Missing symbols that are CUDA API entry points: the driver (or, for `cuda*` names, the CUDA
+/// runtime library) that was loaded is older than the CUDA release that introduced them.
 pub fn driver_symbol_findings(symbols: &[MissingSymbol], k: &Knowledge) -> Vec<Finding> {
     let g = generated();
     symbols
         .iter()
         .filter_map(|s| {
             let e = g.entry_point(&s.symbol)?;
-            let mins: Vec<String> = [Platform::Linux, Platform::Windows]
-                .iter()
-                .filter_map(|p| {
-                    let r = k.drivers.min_driver(&e.since, *p)?;
-                    Some(format!("{} on {p:?}", r.min_driver))
-                })
-                .collect();
-            let since = if e.since == g.entry_points.sampled_from {
-                format!("CUDA {} or earlier", e.since)
-            } else {
+            let since = if e.exact {
                 format!("CUDA {}", e.since)
+            } else {
+                format!("CUDA {} or earlier", e.since)
             };
-            let detail = format!(
-                "{} is a CUDA driver API entry point, first declared in {since}'s cuda.h. The NVIDIA \
-                 driver library that was loaded (libcuda.so.1 / nvcuda.dll) does not export it, so it \
-                 is older than the CUDA release the program was built with. {}",
-                s.symbol,
-                if mins.is_empty() {
-                    "Update the NVIDIA driver.".to_string()
-                } else {
+            let (summary, detail, fix) = if e.api == "runtime" {
+                (
+                    format!("The CUDA runtime library loaded is older than the program needs: it lacks {}", s.symbol),
                     format!(
-                        "Update the NVIDIA driver to at least {} ({since}'s minimum), or use a \
-                         build of the program made for an older CUDA.",
-                        mins.join(", ")
-                    )
-                }
-            );
-            Some(
-                Finding::new(
-                    codes::DRIVER_ENTRY_POINT_MISSING,
-                    Severity::Error,
-                    format!("The NVIDIA driver is older than the program needs: it lacks {}", s.symbol),
-                    detail,
+                        "{} is a CUDA runtime API function, first declared in {since}'s cuda_runtime_api.h. \
+                         The libcudart / cudart64_*.dll that was loaded does not export it, so it is older than \
+                         the CUDA the program was built with: an older CUDA runtime is found first on the \
+                         library path.",
+                        s.symbol
+                    ),
+                    "Put the CUDA runtime of the release the program was built with first on the library \
+                     path (or install it), and remove the older one from the path."
+                        .to_string(),
                 )
-                .with_evidence(Evidence::new("log", s.line.clone()))
-                .with_evidence(Evidence::new(
-                    "source",
-                    "the CUresult functions and #define cuX cuX_vN lines of each CUDA release's cuda.h (nvidia-cuda-runtime wheels)",
-                ))
-                .with_fix(FixRef {
-                    id: "advice-update-driver".into(),
-                    kind: "manual".into(),
-                    summary: "Install a newer NVIDIA driver (https://www.nvidia.com/Download/index.aspx) and reboot.".into(),
-                }),
+            } else {
+                let mins: Vec<String> = [Platform::Linux, Platform::Windows]
+                    .iter()
+                    .filter_map(|p| {
+                        let r = k.drivers.min_driver(&e.since, *p)?;
+                        Some(format!("{} on {p:?}", r.min_driver))
+                    })
+                    .collect();
+                (
+                    format!("The NVIDIA driver is older than the program needs: it lacks {}", s.symbol),
+                    format!(
+                        "{} is a CUDA driver API entry point introduced in {since} (NVIDIA's cuda.h and \
+                         cudaTypedefs.h). The NVIDIA driver library that was loaded (libcuda.so.1 / \
+                         nvcuda.dll) does not export it, so the driver is older than {since}. {}",
+                        s.symbol,
+                        if mins.is_empty() {
+                            "Update the NVIDIA driver.".to_string()
+                        } else {
+                            format!("Its minimum driver is {}.", mins.join(", "))
+                        }
+                    ),
+                    "Install a newer NVIDIA driver (https://www.nvidia.com/Download/index.aspx) and \
+                     reboot, or use a build of the program made for an older CUDA."
+                        .to_string(),
+                )
+            };
+            Some(
+                Finding::new(codes::DRIVER_ENTRY_POINT_MISSING, Severity::Error, summary, detail)
+                    .with_libraries([s.library.clone().unwrap_or_default()].into_iter().filter(|l| !l.is_empty()))
+                    .with_evidence(Evidence::new("log", s.line.clone()))
+                    .with_evidence(Evidence::new(
+                        "source",
+                        "cuda.h, cudaTypedefs.h (PFN_<name>_v<CUDA version>) and cuda_runtime_api.h of each CUDA release's nvidia-cuda-runtime wheel",
+                    ))
+                    .with_fix(FixRef {
+                        id: "advice-update-cuda-library".into(),
+                        kind: "manual".into(),
+                        summary: fix,
+                    }),
             )
         })
         .collect()

@@ -15,41 +15,147 @@ fn cuda_minors(cache: &Cache) -> Vec<String> {
     minors
 }
 
+/// The parameter names of a C parameter list (`CUcontext *pctx, unsigned int flags` → pctx, flags).
+fn param_names(params: &str) -> Vec<String> {
+    params
+        .split(',')
+        .filter_map(|p| {
+            p.trim()
+                .trim_end_matches(']')
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .rfind(|w| !w.is_empty())
+                .map(str::to_string)
+        })
+        .filter(|w| w != "void")
+        .collect()
+}
+
+/// `cuCtxCreate_v3` → (`cuCtxCreate`, 3); `cuInit` → (`cuInit`, 1).
+fn split_version(name: &str) -> (&str, usize) {
+    if let Some((base, k)) = name.rsplit_once("_v")
+        && let Ok(k) = k.parse::<usize>()
+    {
+        return (base, k);
+    }
+    (name, 1)
+}
+
+/// 11040 → "11.4".
+fn decode(v: u64) -> String {
+    format!("{}.{}", v / 1000, (v % 1000) / 10)
+}
+
+/// The CUDA version cudaTypedefs.h gives a symbol: among the `PFN_<base>_v<version>` typedefs
+/// with the symbol's parameter names, sorted, the K-th for `_vK` (the first for no suffix).
+fn pfn_since(
+    pfn: &BTreeMap<String, Vec<(u64, Vec<String>)>>,
+    name: &str,
+    params: &[String],
+) -> Option<u64> {
+    let (base, k) = split_version(name);
+    let mut versions: Vec<u64> = pfn
+        .get(base)?
+        .iter()
+        .filter(|(_, p)| p == params)
+        .map(|(v, _)| *v)
+        .collect();
+    versions.sort_unstable();
+    versions.dedup();
+    versions
+        .get((k - 1).min(versions.len().checked_sub(1)?))
+        .copied()
+}
+
 pub fn entry_points(cache: &Cache) -> Result<EntryPoints, GenerateError> {
-    let declared = Regex::new(r"CUresult\s+CUDAAPI\s+(cu[A-Za-z0-9_]+)\s*\(").map_err(re_err)?;
-    let bound = Regex::new(r"(?m)^\s*#\s*define\s+cu[A-Za-z0-9_]+\s+(cu[A-Za-z0-9_]+_v[0-9]+)\b")
+    let declared =
+        Regex::new(r"CUresult\s+CUDAAPI\s+(cu[A-Za-z0-9_]+)\s*\(([^;{]*)\)\s*;").map_err(re_err)?;
+    let bound = Regex::new(r"(?m)^\s*#\s*define\s+(cu[A-Za-z0-9_]+)\s+(cu[A-Za-z0-9_]+_v[0-9]+)\b")
         .map_err(re_err)?;
-    let mut since: BTreeMap<String, String> = BTreeMap::new();
+    let typedef = Regex::new(
+        r"typedef\s+CUresult\s+\(CUDAAPI\s+\*PFN_(cu[A-Za-z0-9_]+)_v([0-9]+)\)\s*\(([^;]*)\)\s*;",
+    )
+    .map_err(re_err)?;
+    let runtime =
+        Regex::new(r"cudaError_t\s+CUDARTAPI\s+(cuda[A-Za-z0-9_]+)\s*\(").map_err(re_err)?;
+    let mut first_seen: BTreeMap<(String, &'static str), String> = BTreeMap::new();
+    let mut params_of: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut pfn: BTreeMap<String, Vec<(u64, Vec<String>)>> = BTreeMap::new();
     let mut sampled_from = String::new();
     for minor in cuda_minors(cache) {
-        let Some(path) = cache
-            .toolkit_listing(&minor, "cuda-runtime")
-            .and_then(|l| cache.fetched(l, "include/cuda.h"))
-        else {
+        let Some(l) = cache.toolkit_listing(&minor, "cuda-runtime") else {
+            continue;
+        };
+        let Some(cuda_h) = cache.fetched(l, "include/cuda.h") else {
             continue;
         };
         if sampled_from.is_empty() {
             sampled_from = minor.clone();
         }
-        let text = read(&path)?;
-        for c in declared
+        let text = read(&cuda_h)?;
+        // `#define cuCtxCreate cuCtxCreate_v2`: the declaration of cuCtxCreate is the _v2 symbol.
+        let defines: BTreeMap<String, String> = bound
             .captures_iter(&text)
-            .chain(bound.captures_iter(&text))
-        {
-            since
-                .entry(c[1].to_string())
+            .map(|c| (c[1].to_string(), c[2].to_string()))
+            .collect();
+        for c in declared.captures_iter(&text) {
+            let name = defines
+                .get(&c[1])
+                .cloned()
+                .unwrap_or_else(|| c[1].to_string());
+            params_of
+                .entry(name.clone())
+                .or_insert_with(|| param_names(&c[2]));
+            first_seen
+                .entry((name, "driver"))
                 .or_insert_with(|| minor.clone());
         }
+        for target in defines.values() {
+            first_seen
+                .entry((target.clone(), "driver"))
+                .or_insert_with(|| minor.clone());
+        }
+        if let Some(path) = cache.fetched(l, "include/cudaTypedefs.h") {
+            for c in typedef.captures_iter(&read(&path)?) {
+                if let Ok(v) = c[2].parse::<u64>() {
+                    pfn.entry(c[1].to_string())
+                        .or_default()
+                        .push((v, param_names(&c[3])));
+                }
+            }
+        }
+        if let Some(path) = cache.fetched(l, "include/cuda_runtime_api.h") {
+            for c in runtime.captures_iter(&read(&path)?) {
+                first_seen
+                    .entry((c[1].to_string(), "runtime"))
+                    .or_insert_with(|| minor.clone());
+            }
+        }
     }
-    if since.is_empty() {
+    if first_seen.is_empty() {
         return Err(GenerateError::Missing("no cuda.h in the cache".into()));
     }
+    let entry = first_seen
+        .into_iter()
+        .map(|((name, api), seen)| {
+            let exact_pfn = (api == "driver")
+                .then(|| params_of.get(&name).and_then(|p| pfn_since(&pfn, &name, p)))
+                .flatten()
+                .map(decode);
+            let (since, exact) = match exact_pfn {
+                Some(v) => (v, true),
+                None => (seen.clone(), seen != sampled_from),
+            };
+            EntryPoint {
+                name,
+                api: api.to_string(),
+                since,
+                exact,
+            }
+        })
+        .collect();
     Ok(EntryPoints {
         sampled_from,
-        entry: since
-            .into_iter()
-            .map(|(name, since)| EntryPoint { name, since })
-            .collect(),
+        entry,
     })
 }
 
