@@ -186,7 +186,9 @@ impl LibraryTable {
         {
             return hand;
         }
-        shipped_identity(file_name(name)).or(hand)
+        shipped_identity(file_name(name))
+            .or(hand)
+            .or_else(|| stem_identity(file_name(name)))
     }
 
     fn identify_by_table(&self, name: &str) -> Option<LibraryIdentity> {
@@ -355,5 +357,144 @@ fn shipped_identity(asked: &str) -> Option<LibraryIdentity> {
             return None;
         }
         candidate.truncate(idx);
+    }
+}
+
+/// Component names by file stem (lower case, `lib` and versions removed); the longest prefix
+/// wins. Names for display (the generated table's `component`), not facts: the wheels' file
+/// lists are the facts.
+const COMPONENTS: &[(&str, &str)] = &[
+    ("cudart", "CUDA runtime"),
+    ("cublaslt", "cuBLASLt"),
+    ("cublas", "cuBLAS"),
+    ("cufftw", "cuFFTW"),
+    ("cufft", "cuFFT"),
+    ("curand", "cuRAND"),
+    ("cusolvermg", "cuSOLVERMg"),
+    ("cusolver", "cuSOLVER"),
+    ("cusparselt", "cuSPARSELt"),
+    ("cusparse", "cuSPARSE"),
+    ("nvrtc-builtins", "NVRTC builtins"),
+    ("nvrtc", "NVRTC"),
+    ("nvjitlink", "nvJitLink"),
+    ("cupti", "CUPTI"),
+    ("nvperf", "CUPTI (Perf SDK)"),
+    ("pcsamplingutil", "CUPTI"),
+    ("checkpoint", "CUPTI"),
+    ("nvtoolsext", "NVTX"),
+    ("nvtx", "NVTX"),
+    ("npp", "NPP"),
+    ("nvjpeg", "nvJPEG"),
+    ("cufile", "cuFile"),
+    ("nvvm", "NVVM"),
+    ("nvptxcompiler", "nvPTXCompiler"),
+    ("nvfatbin", "nvFatbin"),
+    ("cudnn", "cuDNN"),
+    ("nccl", "NCCL"),
+    ("cutensor", "cuTENSOR"),
+    ("cudss", "cuDSS"),
+    ("nvinfer_plugin", "TensorRT plugins"),
+    ("nvinfer_lean", "TensorRT lean runtime"),
+    ("nvinfer_dispatch", "TensorRT dispatch runtime"),
+    ("nvinfer_builder_resource", "TensorRT builder resources"),
+    ("nvinfer", "TensorRT"),
+    ("nvonnxparser", "TensorRT ONNX parser"),
+    ("nvparsers", "TensorRT parsers"),
+    ("myelin", "TensorRT (Myelin)"),
+    ("nvml", "NVML"),
+    ("opencl", "OpenCL"),
+    ("cudla", "cuDLA"),
+    ("nvblas", "NVBLAS"),
+];
+
+/// The stem of a file name: `libcublasLt.so.12` → `cublaslt`, `cudnn_ops64_9.dll` → `cudnn_ops`.
+fn stem(file: &str) -> String {
+    let lower = file.to_ascii_lowercase();
+    let base = lower.strip_prefix("lib").unwrap_or(&lower);
+    let base = base.split(".so").next().unwrap_or(base);
+    let base = base.strip_suffix(".dll").unwrap_or(base);
+    base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '_' || c == '.')
+        .trim_end_matches("64")
+        .to_string()
+}
+
+/// The NVIDIA component a library file name belongs to, by its stem.
+pub fn component_of_file(file: &str) -> Option<&'static str> {
+    let s = stem(file);
+    COMPONENTS
+        .iter()
+        .filter(|(prefix, _)| s.starts_with(prefix))
+        .max_by_key(|(prefix, _)| prefix.len())
+        .map(|(_, c)| *c)
+}
+
+/// A name neither table lists whose stem is an NVIDIA library's own (`libnvinfer_builder_resource.so.10.3.0`,
+/// `cudnn_engines_foo64_9.dll`): the component, and for a library with its own release line the
+/// major its name carries. Generic stems (OpenCL, "checkpoint") are not taken on their own.
+fn stem_identity(asked: &str) -> Option<LibraryIdentity> {
+    let s = stem(asked);
+    if !(s.starts_with("cu")
+        || s.starts_with("nv")
+        || s.starts_with("myelin")
+        || s.starts_with("npp"))
+    {
+        return None;
+    }
+    let component = component_of_file(asked)?;
+    let lower = asked.to_ascii_lowercase();
+    let major = match lower.split_once(".so.") {
+        Some((_, rest)) => rest.split('.').next().unwrap_or("").to_string(),
+        None => lower
+            .trim_end_matches(".dll")
+            .rsplit('_')
+            .next()
+            .unwrap_or("")
+            .to_string(),
+    };
+    let mut id = LibraryIdentity {
+        file: asked.to_string(),
+        matched: asked.to_string(),
+        component: component.to_string(),
+        version_family: "unknown".into(),
+        platform: if lower.ends_with(".dll") {
+            "windows"
+        } else {
+            "linux"
+        }
+        .into(),
+        toolkits: Vec::new(),
+        verified: false,
+        note: Some(format!(
+            "Identified by its name only: no wheel CUDA Triage read ships {asked}."
+        )),
+        source: "the library's file name (the NVIDIA component names of the wheels' file lists)"
+            .into(),
+    };
+    if id.own_family() && !major.is_empty() && major.chars().all(|c| c.is_ascii_digit()) {
+        id.version_family = major;
+    }
+    Some(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::component_of_file as component;
+
+    #[test]
+    fn components_by_stem() {
+        assert_eq!(component("libcublasLt.so.12"), Some("cuBLASLt"));
+        assert_eq!(component("cublas64_12.dll"), Some("cuBLAS"));
+        assert_eq!(
+            component("libnvinfer_plugin.so.10"),
+            Some("TensorRT plugins")
+        );
+        assert_eq!(component("nvinfer_10.dll"), Some("TensorRT"));
+        assert_eq!(
+            component("libnvrtc-builtins.so.12.4"),
+            Some("NVRTC builtins")
+        );
+        assert_eq!(component("cudnn_ops64_9.dll"), Some("cuDNN"));
+        assert_eq!(component("libcusparseLt.so.0"), Some("cuSPARSELt"));
+        assert_eq!(component("libfoo.so.1"), None);
     }
 }

@@ -48,7 +48,10 @@ fn finding_code(c: &ErrorCode, row: Option<&StatusCode>) -> String {
 fn nvidia_words(r: &StatusCode) -> String {
     let mut d = format!("{} {} = {} ({}).", r.library, r.type_name, r.number, r.name);
     if let Some(t) = &r.text {
-        d.push_str(&format!(" The CUDA runtime's message: \"{t}\"."));
+        d.push_str(&format!(
+            " The CUDA runtime's message: \"{}\".",
+            t.trim_end_matches('.')
+        ));
     }
     if !r.comment.is_empty() {
         d.push_str(&format!(" NVIDIA's header: {}", r.comment));

@@ -4,53 +4,8 @@
 
 use super::{Cache, major_minor, short_name, sort_versions};
 use crate::engine::knowledge::generated::{LibraryFile, LibraryFiles};
+use crate::engine::knowledge::libraries::component_of_file as component;
 use std::collections::BTreeMap;
-
-/// Component names by file stem (lower case, `lib` and versions removed); the longest prefix
-/// wins. These are names for display, not facts: the file lists are the facts.
-const COMPONENTS: &[(&str, &str)] = &[
-    ("cudart", "CUDA runtime"),
-    ("cublaslt", "cuBLASLt"),
-    ("cublas", "cuBLAS"),
-    ("cufftw", "cuFFTW"),
-    ("cufft", "cuFFT"),
-    ("curand", "cuRAND"),
-    ("cusolvermg", "cuSOLVERMg"),
-    ("cusolver", "cuSOLVER"),
-    ("cusparselt", "cuSPARSELt"),
-    ("cusparse", "cuSPARSE"),
-    ("nvrtc-builtins", "NVRTC builtins"),
-    ("nvrtc", "NVRTC"),
-    ("nvjitlink", "nvJitLink"),
-    ("cupti", "CUPTI"),
-    ("nvperf", "CUPTI (Perf SDK)"),
-    ("pcsamplingutil", "CUPTI"),
-    ("checkpoint", "CUPTI"),
-    ("nvtoolsext", "NVTX"),
-    ("nvtx", "NVTX"),
-    ("npp", "NPP"),
-    ("nvjpeg", "nvJPEG"),
-    ("cufile", "cuFile"),
-    ("nvvm", "NVVM"),
-    ("nvptxcompiler", "nvPTXCompiler"),
-    ("nvfatbin", "nvFatbin"),
-    ("cudnn", "cuDNN"),
-    ("nccl", "NCCL"),
-    ("cutensor", "cuTENSOR"),
-    ("cudss", "cuDSS"),
-    ("nvinfer_plugin", "TensorRT plugins"),
-    ("nvinfer_lean", "TensorRT lean runtime"),
-    ("nvinfer_dispatch", "TensorRT dispatch runtime"),
-    ("nvinfer_builder_resource", "TensorRT builder resources"),
-    ("nvinfer", "TensorRT"),
-    ("nvonnxparser", "TensorRT ONNX parser"),
-    ("nvparsers", "TensorRT parsers"),
-    ("myelin", "TensorRT (Myelin)"),
-    ("nvml", "NVML"),
-    ("opencl", "OpenCL"),
-    ("cudla", "cuDLA"),
-    ("nvblas", "NVBLAS"),
-];
 
 /// The family a wheel's library names belong to, by distribution.
 fn family(cache: &Cache, dist: &str, version: &str) -> String {
@@ -67,26 +22,6 @@ fn family(cache: &Cache, dist: &str, version: &str) -> String {
             None => format!("{} {major}", short_name(dist)),
         },
     }
-}
-
-/// The stem of a file name: `libcublasLt.so.12` → `cublaslt`, `cudnn_ops64_9.dll` → `cudnn_ops`.
-fn stem(file: &str) -> String {
-    let lower = file.to_ascii_lowercase();
-    let base = lower.strip_prefix("lib").unwrap_or(&lower);
-    let base = base.split(".so").next().unwrap_or(base);
-    let base = base.strip_suffix(".dll").unwrap_or(base);
-    base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '_' || c == '.')
-        .trim_end_matches("64")
-        .to_string()
-}
-
-pub fn component(file: &str) -> Option<&'static str> {
-    let s = stem(file);
-    COMPONENTS
-        .iter()
-        .filter(|(prefix, _)| s.starts_with(prefix))
-        .max_by_key(|(prefix, _)| prefix.len())
-        .map(|(_, c)| *c)
 }
 
 #[derive(Default)]
@@ -192,27 +127,4 @@ pub fn library_files(cache: &Cache) -> LibraryFiles {
         });
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::component;
-
-    #[test]
-    fn components_by_stem() {
-        assert_eq!(component("libcublasLt.so.12"), Some("cuBLASLt"));
-        assert_eq!(component("cublas64_12.dll"), Some("cuBLAS"));
-        assert_eq!(
-            component("libnvinfer_plugin.so.10"),
-            Some("TensorRT plugins")
-        );
-        assert_eq!(component("nvinfer_10.dll"), Some("TensorRT"));
-        assert_eq!(
-            component("libnvrtc-builtins.so.12.4"),
-            Some("NVRTC builtins")
-        );
-        assert_eq!(component("cudnn_ops64_9.dll"), Some("cuDNN"));
-        assert_eq!(component("libcusparseLt.so.0"), Some("cuSPARSELt"));
-        assert_eq!(component("libfoo.so.1"), None);
-    }
 }
