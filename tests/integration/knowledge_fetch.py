@@ -17,10 +17,27 @@ cache = sys.argv[1]
 rf.spec["index_cache"] = os.path.join(cache, "simple-index")
 _index, _lock = rf.index, threading.Lock()
 
+# What PyPI held at this moment is the input: files uploaded later are not seen, so the same
+# tables come out of a fetch made today or next year. Move it forward to take newer releases,
+# then regenerate (CUDA_TRIAGE_REGENERATE=1).
+SNAPSHOT = "2026-11-25T18:00:00"
+
+
+def file_version(dist, filename):
+    """The version in a distribution file's name (wheel or sdist), or None."""
+    stem = re.sub(r"[-_.]+", "[-_.]", re.escape(dist).replace("\\-", "-"))
+    m = re.match(r"(?i)" + re.sub(r"\[-_\.\]", "[-_.]", stem) + r"-([0-9][^-]*?)(?:-|\.tar\.gz$|\.zip$)", filename)
+    return m.group(1) if m else None
+
 
 def _locked_index(dist):
     with _lock:
-        return _index(dist)
+        raw = _index(dist)
+    files = [f for f in raw["files"] if (f.get("upload-time") or "")[:19] <= SNAPSHOT]
+    def norm(v):  # cuda-toolkit 12.9.2 is cuda_toolkit-12.9.2.0
+        return re.sub(r"(\.0)+$", "", v or "")
+    seen = {norm(file_version(dist, f["filename"])) for f in files}
+    return dict(raw, files=files, versions=[v for v in raw.get("versions", []) if norm(v) in seen])
 
 
 rf.index = _locked_index
@@ -55,6 +72,25 @@ OUTSIDE = {
 # PyPI) import them by name: the newest bindings of each major are fetched on both platforms.
 BINDINGS = ["tensorrt-cu11-bindings", "tensorrt-cu12-bindings", "tensorrt-cu13-bindings"]
 BINDING_MEMBER = r"tensorrt_bindings/tensorrt[^/]*\.(so|pyd)$"
+# Packages a fix may name, besides every wheel above: their releases and the platforms each has
+# files for come from PyPI's index (the generated package_releases.toml).
+PACKAGES = [
+    "tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tensorflow-intel", "torch", "jax", "jaxlib",
+    "jax-cuda11-plugin", "jax-cuda12-plugin", "jax-cuda13-plugin", "jax-cuda11-pjrt", "jax-cuda12-pjrt",
+    "jax-cuda13-pjrt", "cupy-cuda11x", "cupy-cuda12x", "cupy-cuda13x", "cupy-cuda102", "cupy-cuda110",
+    "cupy-cuda111", "cupy-cuda112", "cupy-cuda113", "cupy-cuda114", "cupy-cuda115", "cupy-cuda116",
+    "cupy-cuda117", "onnxruntime", "onnxruntime-gpu", "tensorrt", "tensorrt-cu11", "tensorrt-cu12",
+    "tensorrt-cu13", "nvidia-cuda-nvcc-cu11", "nvidia-cuda-nvcc-cu12", "nvidia-cuda-nvcc",
+    "nvidia-cudnn-cu11", "nvidia-cudnn-cu12", "nvidia-cudnn-cu13", "nvidia-cuda-runtime-cu11",
+    "nvidia-cuda-runtime-cu12", "nvidia-cuda-runtime", "nvidia-cuda-cupti-cu11",
+    "nvidia-cuda-cupti-cu12", "nvidia-cuda-cupti", "nvidia-cuda-nvrtc-cu11", "nvidia-cuda-nvrtc-cu12",
+    "nvidia-cuda-nvrtc", "nvidia-nvjitlink-cu12", "nvidia-nvjitlink", "nvidia-cublas-cu11",
+    "nvidia-cublas-cu12", "nvidia-cublas", "nvidia-cufft-cu11", "nvidia-cufft-cu12", "nvidia-cufft",
+    "nvidia-curand-cu11", "nvidia-curand-cu12", "nvidia-curand", "nvidia-cusolver-cu11",
+    "nvidia-cusolver-cu12", "nvidia-cusolver", "nvidia-cusparse-cu11", "nvidia-cusparse-cu12",
+    "nvidia-cusparse", "nvidia-nccl-cu11", "nvidia-nccl-cu12", "nvidia-nccl-cu13", "nvidia-nvtx-cu11",
+    "nvidia-nvtx-cu12", "nvidia-nvtx", "nvidia-cusparselt-cu12", "nvidia-cusparselt-cu13",
+]
 LIBRARY = re.compile(r"(\.so(\.[0-9]+)*|\.dll)$")
 RELEASE = re.compile(r"^[0-9]+(\.[0-9]+)+$")
 
@@ -172,7 +208,17 @@ def main():
     work = [(d, v, p) for d, v in sorted(jobs) for p in ("linux", "windows")]
     with ThreadPoolExecutor(16) as pool:
         records = list(pool.map(lambda j: listing(*j), work))
-    manifest = {"toolkits": toolkits, "outside": outside,
+    packages = {}
+    os.makedirs(os.path.join(cache, "packages"), exist_ok=True)
+    for name in sorted(set(PACKAGES) | {d for d, _ in jobs}):
+        try:
+            files = [f["filename"] for f in rf.index(name)["files"] if not f.get("yanked")]
+        except SystemExit:  # not on PyPI: a fix must never name it
+            files = None
+        packages[name] = files is not None
+        with open(os.path.join(cache, "packages", name + ".json"), "w") as f:
+            json.dump({"name": name, "files": files or []}, f)
+    manifest = {"toolkits": toolkits, "outside": outside, "packages": packages,
                 "listings": ["listings/%s-%s-%s.json" % r for r in work]}
     with open(os.path.join(cache, "manifest.json.tmp"), "w") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)

@@ -80,6 +80,21 @@ pub struct PtxasArchs {
     pub archs: Vec<String>,
 }
 
+/// One package's releases: "2.5.1 linux=cp39,cp310 windows=cp39": the platforms (`linux`
+/// x86-64, `windows` x64, `any`) its wheels are for and their Python tags.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PackageRow {
+    pub name: String,
+    pub releases: Vec<String>,
+}
+
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PackageReleases {
+    #[serde(default)]
+    pub package: Vec<PackageRow>,
+}
+
 #[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StatusFile {
     #[serde(default)]
@@ -121,6 +136,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../../assets/knowledge/generated/driver_entry_points.toml"),
     ),
     (
+        "package_releases.toml",
+        include_str!("../../../assets/knowledge/generated/package_releases.toml"),
+    ),
+    (
         "ptxas_architectures.toml",
         include_str!("../../../assets/knowledge/generated/ptxas_architectures.toml"),
     ),
@@ -141,6 +160,7 @@ pub struct Generated {
     pub libraries: LibraryFiles,
     pub entry_points: EntryPoints,
     pub architectures: Architectures,
+    pub packages: PackageReleases,
     by_name: HashMap<String, Vec<usize>>,
     files_by_name: HashMap<String, Vec<usize>>,
 }
@@ -154,6 +174,7 @@ impl Generated {
             libraries: toml::from_str(text("library_files.toml")).unwrap_or_default(),
             entry_points: toml::from_str(text("driver_entry_points.toml")).unwrap_or_default(),
             architectures: toml::from_str(text("ptxas_architectures.toml")).unwrap_or_default(),
+            packages: toml::from_str(text("package_releases.toml")).unwrap_or_default(),
             ..Generated::default()
         };
         for (i, c) in g.status.code.iter().enumerate() {
@@ -222,6 +243,52 @@ impl Generated {
         let mut all: Vec<&PtxasArchs> = self.architectures.ptxas.iter().collect();
         all.sort_by(|a, b| compare(&a.cuda, &b.cuda).unwrap_or(Ordering::Equal));
         all
+    }
+}
+
+impl Generated {
+    /// Whether PyPI has `name` (any spelling of `-`/`_`, any case) with a wheel for `platform`
+    /// (`linux` / `windows`; `any` wheels count) — at `version` when given (a release, or a
+    /// `major.minor` prefix) — and, when `python` is given (`cp311`), one for that Python.
+    pub fn package_has(
+        &self,
+        name: &str,
+        version: Option<&str>,
+        platform: &str,
+        python: Option<&str>,
+    ) -> bool {
+        let norm = |s: &str| s.to_ascii_lowercase().replace('_', "-");
+        let Some(row) = self
+            .packages
+            .package
+            .iter()
+            .find(|p| norm(&p.name) == norm(name))
+        else {
+            return false;
+        };
+        row.releases.iter().any(|r| {
+            let mut words = r.split(' ');
+            let v = words.next().unwrap_or("");
+            let version_ok =
+                version.is_none_or(|want| v == want || v.starts_with(&format!("{want}.")));
+            version_ok
+                && words.any(|w| {
+                    let (p, tags) = w.split_once('=').unwrap_or((w, ""));
+                    (p == platform || p == "any")
+                        && python.is_none_or(|py| {
+                            tags.split(',').any(|t| t == py || t == "py3" || t == "py2")
+                        })
+                })
+        })
+    }
+
+    /// Whether PyPI has the package at all (any version, any platform).
+    pub fn package_known(&self, name: &str) -> bool {
+        let norm = |s: &str| s.to_ascii_lowercase().replace('_', "-");
+        self.packages
+            .package
+            .iter()
+            .any(|p| norm(&p.name) == norm(name))
     }
 }
 

@@ -9,6 +9,7 @@
 mod c_enums;
 mod driver_api;
 mod libraries;
+mod packages;
 mod status;
 
 use super::version::compare;
@@ -45,6 +46,9 @@ pub struct Manifest {
     pub toolkits: BTreeMap<String, ToolkitRelease>,
     pub outside: BTreeMap<String, Vec<String>>,
     pub listings: Vec<String>,
+    /// Packages a fix may name: whether PyPI has them.
+    #[serde(default)]
+    pub packages: BTreeMap<String, bool>,
 }
 
 /// One wheel's file list (`listings/*.json`).
@@ -169,6 +173,11 @@ pub fn generate(cache_root: &Path) -> Result<Vec<(&'static str, String)>, Genera
             "driver_entry_points.toml",
             header("CUresult functions and _vN #defines of each CUDA release's cuda.h")
                 + &to_toml(&driver_api::entry_points(&cache)?),
+        ),
+        (
+            "package_releases.toml",
+            header("PyPI's index of every package a fix may name, as of the fetch's snapshot")
+                + &to_toml(&packages::package_releases(&cache)?),
         ),
         (
             "ptxas_architectures.toml",
