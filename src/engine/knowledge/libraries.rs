@@ -432,6 +432,12 @@ pub fn component_of_file(file: &str) -> Option<&'static str> {
 /// `cudnn_engines_foo64_9.dll`): the component, and for a library with its own release line the
 /// major its name carries. Generic stems (OpenCL, "checkpoint") are not taken on their own.
 fn stem_identity(asked: &str) -> Option<LibraryIdentity> {
+    let lower = asked.to_ascii_lowercase();
+    let file_like = !lower.contains(char::is_whitespace)
+        && (lower.ends_with(".dll") || split_soname(&lower).is_some());
+    if !file_like {
+        return None;
+    }
     let s = stem(asked);
     if !(s.starts_with("cu")
         || s.starts_with("nv")
@@ -441,7 +447,6 @@ fn stem_identity(asked: &str) -> Option<LibraryIdentity> {
         return None;
     }
     let component = component_of_file(asked)?;
-    let lower = asked.to_ascii_lowercase();
     let major = match lower.split_once(".so.") {
         Some((_, rest)) => rest.split('.').next().unwrap_or("").to_string(),
         None => lower

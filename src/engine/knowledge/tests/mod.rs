@@ -308,6 +308,13 @@ fn identifies_sonames_with_any_suffix() {
     assert_eq!(id.version_family, "unknown");
     assert!(!identify_library("libcublasLt.so.12").unwrap().verified);
     assert!(identify_library("libfoo.so.1").is_none());
+    // A stem alone identifies only a well-formed file name, never a phrase around one.
+    assert!(identify_library("cudnn64_8.dll not found").is_none());
+    let trt = identify_library("libnvinfer_builder_resource.so.10.3.0").unwrap();
+    assert_eq!(
+        (trt.component.as_str(), trt.version_family.as_str()),
+        ("TensorRT builder resources", "10")
+    );
     assert!(identify_library("kernel32.dll").is_none());
     assert!(identify_library("").is_none());
     assert_eq!(
