@@ -25,7 +25,8 @@ pub fn check(ctx: &SystemContext) -> Vec<Finding> {
         else {
             continue;
         };
-        if &version == kernel || path.starts_with("/usr/lib/wsl/") {
+        // WSL's files are Windows'; a cuda-compat libcuda is `containers`' finding.
+        if &version == kernel || path.starts_with("/usr/lib/wsl/") || path.contains("/compat/") {
             continue;
         }
         let container = runs_in.container.as_ref();
