@@ -9,7 +9,7 @@
 //! Sources: NVIDIA Container Toolkit documentation (install guide, `docker-specialized`, CDI
 //! support, troubleshooting) and the CUDA Compatibility guide, linked from `finding_docs.toml`.
 
-use crate::engine::context::SystemContext;
+use crate::engine::context::{Platform, SystemContext};
 use crate::engine::context::runs_in::{Container, RunsIn};
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, PathEdit, Severity};
@@ -69,6 +69,9 @@ pub fn version_of(ctx: &SystemContext, path: &str, name: &str) -> Option<String>
 }
 
 pub fn check(ctx: &SystemContext, _inv: &Inventory) -> Vec<Finding> {
+    if ctx.platform != Platform::Linux {
+        return Vec::new();
+    }
     let runs_in = RunsIn::detect(ctx);
     let mut out = Vec::new();
     let lib = driver_library(ctx, "libcuda.so.1");
@@ -87,6 +90,9 @@ pub fn check(ctx: &SystemContext, _inv: &Inventory) -> Vec<Finding> {
 /// Whether the machine is a container whose driver library is missing (the no-driver finding
 /// of [`super::driver`] gives way to the container's own).
 pub fn driver_not_mounted(ctx: &SystemContext) -> bool {
+    if ctx.platform != Platform::Linux {
+        return false;
+    }
     let r = RunsIn::detect(ctx);
     r.container.is_some()
         && r.wsl.is_none()
