@@ -9,8 +9,8 @@
 //! Sources: NVIDIA Container Toolkit documentation (install guide, `docker-specialized`, CDI
 //! support, troubleshooting) and the CUDA Compatibility guide, linked from `finding_docs.toml`.
 
-use crate::engine::context::{Platform, SystemContext};
 use crate::engine::context::runs_in::{Container, RunsIn};
+use crate::engine::context::{Platform, SystemContext};
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, PathEdit, Severity};
 use crate::engine::graph::process::{self, PresenceProbe, Process, attempts_evidence};
