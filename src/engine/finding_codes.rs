@@ -66,6 +66,12 @@ pub const VERSION_NUMBERS_DECODED: &str = "version-numbers-decoded";
 pub const LIBRARY_DEPENDENCY_MISSING: &str = "library-dependency-missing";
 pub const GPU_ARCH_REFUSED: &str = "gpu-arch-refused";
 pub const DRIVER_ENTRY_POINT_MISSING: &str = "driver-entry-point-missing";
+pub const CONTAINER_DRIVER_NOT_MOUNTED: &str = "container-driver-not-mounted";
+pub const CONTAINER_CUDA_TOO_NEW: &str = "container-cuda-too-new";
+pub const CUDA_COMPAT_SHADOWS_DRIVER: &str = "cuda-compat-shadows-driver";
+pub const DRIVER_KERNEL_MISMATCH: &str = "driver-kernel-mismatch";
+pub const WSL_LIBCUDA_SHADOWED: &str = "wsl-libcuda-shadowed";
+pub const WSL_LIB_NOT_SEARCHED: &str = "wsl-lib-not-searched";
 
 /// The prefix of the codes the error catalog's entries give (`log-<id>`).
 pub const LOG_PREFIX: &str = "log-";
@@ -133,6 +139,12 @@ pub const ALL: &[&str] = &[
     ZLIBWAPI_WRONG_BITNESS,
     VERSION_MISMATCH_REPORTED,
     DRIVER_ENTRY_POINT_MISSING,
+    CONTAINER_DRIVER_NOT_MOUNTED,
+    CONTAINER_CUDA_TOO_NEW,
+    CUDA_COMPAT_SHADOWS_DRIVER,
+    DRIVER_KERNEL_MISMATCH,
+    WSL_LIBCUDA_SHADOWED,
+    WSL_LIB_NOT_SEARCHED,
 ];
 
 #[cfg(test)]

@@ -109,6 +109,7 @@ fn redaction_failed(error: &RedactError) -> Report {
         driver_note: None,
         gpus: Vec::new(),
         env: Default::default(),
+        runs_in: Default::default(),
     };
     let finding = Finding::new(
         codes::REPORT_REDACTION_FAILED,

@@ -61,6 +61,7 @@ mod scan_inventory;
 #[cfg(unix)]
 mod scan_resilience;
 mod situations;
+mod situations_containers;
 mod situations_linux;
 mod suggestions;
 mod support;

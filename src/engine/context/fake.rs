@@ -1,7 +1,9 @@
 //! Builds fake machines on disk — a folder tree plus the `SystemContext` over it — for tests,
 //! benchmarks and demos. Paths are given in the fake platform's syntax (`C:\...` or `/...`).
 
-use super::{ContextSource, DriverFacts, EnvVars, FsView, Platform, RegistryView, SystemContext};
+use super::{
+    ContextSource, DriverFacts, EnvVars, FsView, GpuFacts, Platform, RegistryView, SystemContext,
+};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -12,6 +14,7 @@ pub struct FakeMachine {
     env: BTreeMap<String, String>,
     registry: BTreeMap<String, BTreeMap<String, String>>,
     driver: Option<DriverFacts>,
+    gpus: Vec<GpuFacts>,
 }
 
 /// A TOML string for any text (basic string with escapes; no literal-string pitfalls).
@@ -35,6 +38,7 @@ impl FakeMachine {
             env: BTreeMap::new(),
             registry: BTreeMap::new(),
             driver: None,
+            gpus: Vec::new(),
         })
     }
 
@@ -71,6 +75,29 @@ impl FakeMachine {
             std::fs::create_dir_all(parent).expect("create fake folder");
         }
         std::fs::write(host, content).expect("write fake file");
+        self
+    }
+
+    /// A symbolic link at `machine_path` pointing at `target` (as written, e.g. a bare file name).
+    pub fn symlink(&mut self, machine_path: &str, target: &str) -> &mut Self {
+        let host = self.host(machine_path);
+        if let Some(parent) = host.parent() {
+            std::fs::create_dir_all(parent).expect("create fake folder");
+        }
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(target, &host).expect("create fake link");
+        #[cfg(not(unix))]
+        std::fs::write(&host, target).expect("write link stand-in");
+        self
+    }
+
+    /// A GPU as NVML would report it.
+    pub fn gpu(&mut self, name: &str, compute_capability: &str) -> &mut Self {
+        self.gpus.push(GpuFacts {
+            name: name.to_string(),
+            compute_capability: Some(compute_capability.to_string()),
+            memory_mib: None,
+        });
         self
     }
 
@@ -159,6 +186,12 @@ impl FakeMachine {
                 let _ = writeln!(text, "cuda = {}", literal(cuda));
             }
         }
+        for g in &self.gpus {
+            let _ = writeln!(text, "[[gpu]]\nname = {}", literal(&g.name));
+            if let Some(cc) = &g.compute_capability {
+                let _ = writeln!(text, "compute_capability = {}", literal(cc));
+            }
+        }
         let path = self.dir.path().join("machine.toml");
         std::fs::write(&path, text)?;
         Ok(path)
@@ -192,7 +225,7 @@ impl FakeMachine {
             env: EnvVars::new(self.platform, self.env.clone()),
             registry: RegistryView::new(self.registry.clone()),
             driver: self.driver.clone(),
-            gpus: Vec::new(),
+            gpus: self.gpus.clone(),
             driver_note: None,
             source: ContextSource::MachineFile(self.dir.path().display().to_string()),
         }

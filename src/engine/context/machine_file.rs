@@ -4,7 +4,7 @@
 //! ```toml
 //! platform = "windows"          # "windows" | "linux"
 //! root = "fs"                   # linux: the folder standing for "/" (relative to this file)
-//! wsl = false                   # linux: running under WSL
+//! wsl = false                   # linux: running under WSL (also: a WSL kernel in <root>/proc/version)
 //! [drives]                      # windows: drive letter -> folder (relative to this file)
 //! C = "fs/C"
 //! [env]                         # environment of the process being diagnosed
@@ -178,9 +178,11 @@ pub fn parse(text: &str, path: &Path) -> Result<SystemContext, MachineFileError>
             "wsl = true needs platform = \"linux\"".into(),
         ));
     }
+    // A WSL kernel name in the tree's /proc says WSL as well as `wsl = true` does.
+    let wsl = raw.wsl || (platform == Platform::Linux && super::runs_in::wsl_kernel(&fs));
     Ok(SystemContext {
         platform,
-        wsl: raw.wsl,
+        wsl,
         fs,
         env: EnvVars::new(platform, raw.env),
         registry: RegistryView::new(raw.registry),

@@ -17,6 +17,7 @@ pub mod live;
 pub mod machine_file;
 pub mod platform;
 pub mod recorded;
+pub mod runs_in;
 
 pub use env::{EnvVars, RegistryView};
 pub use fs::{DirEntryInfo, FsError, FsView};
@@ -98,6 +99,24 @@ pub struct MachineSummary {
     /// The environment variables that matter for GPU library loading.
     #[serde(default)]
     pub env: std::collections::BTreeMap<String, String>,
+    /// Container or WSL, and the loaded kernel module's version (absent on a plain host).
+    #[serde(default, skip_serializing_if = "runs_in::RunsIn::is_plain")]
+    pub runs_in: runs_in::RunsIn,
+}
+
+impl MachineSummary {
+    /// " in a Docker container", " under WSL 2", or "" on a plain host (also for reports written
+    /// before the detection, which only kept the WSL flag).
+    pub fn placement(&self) -> String {
+        let words = self.runs_in.describe();
+        if !words.is_empty() {
+            format!(" {words}")
+        } else if self.wsl {
+            " under WSL".to_string()
+        } else {
+            String::new()
+        }
+    }
 }
 
 /// Variables (or prefixes ending in `_`) that the summary keeps: those that steer library loading.
@@ -146,6 +165,7 @@ impl SystemContext {
             driver_note: self.driver_note.clone(),
             gpus: self.gpus.clone(),
             env,
+            runs_in: runs_in::RunsIn::detect(self),
         }
     }
 

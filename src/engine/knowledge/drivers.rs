@@ -73,6 +73,20 @@ pub struct DriverRequirement {
     pub source: String,
 }
 
+/// "CUDA 12.8 needs NVIDIA driver 570.124.06 or newer on Linux (572.61 on Windows)": the
+/// minimum driver for a CUDA release named in a message (`unsatisfied condition: cuda>=12.8`).
+pub fn requirement_words(cuda: &str, tables: &DriverTables) -> Option<String> {
+    let linux = tables.min_driver(cuda, Platform::Linux)?;
+    let windows = tables
+        .min_driver(cuda, Platform::Windows)
+        .map(|w| format!(" ({} on Windows, for Docker Desktop and WSL)", w.min_driver))
+        .unwrap_or_default();
+    Some(format!(
+        "CUDA {} needs NVIDIA driver {} or newer on Linux{windows}; nvidia-smi on the host shows the driver and the newest CUDA it supports.",
+        linux.cuda, linux.min_driver
+    ))
+}
+
 impl DriverTables {
     /// The minimum driver for a CUDA toolkit version ("12.4", "12.4.1", "11.8.89") on a platform:
     /// the lowest requirement among the rows of that major.minor. `None` when the table has no

@@ -2,7 +2,8 @@
 //! `/etc/ld.so.cache` when the machine has one, else the directories `ldconfig` would put in it
 //! (`/etc/ld.so.conf` with its `include` globs) — so a machine file can describe its cache as
 //! text. On WSL the driver's `/usr/lib/wsl/lib` comes from `ld.so.conf.d/ld.wsl.conf`; a WSL
-//! machine without that file still gets the directory, as every WSL distribution ships it.
+//! machine without that file still gets the directory, as every WSL distribution ships it,
+//! unless `/etc/wsl.conf` turns WSL's ldconfig off (`[automount]` `ldconfig = false`).
 
 use super::glob_match;
 use super::ldcache::LdCache;
@@ -30,6 +31,29 @@ pub enum CacheSource {
     None,
 }
 
+/// `/etc/wsl.conf` says `[automount] ldconfig = false`: WSL writes no ld.wsl.conf.
+fn wsl_ldconfig_off(ctx: &SystemContext) -> bool {
+    let Ok(text) = ctx.fs.read_to_string("/etc/wsl.conf", 64 << 10) else {
+        return false;
+    };
+    let mut section = String::new();
+    for line in text.lines() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.starts_with('[') {
+            section = line
+                .trim_matches(|c| c == '[' || c == ']')
+                .trim()
+                .to_ascii_lowercase();
+        } else if let Some((k, v)) = line.split_once('=')
+            && section == "automount"
+            && k.trim().eq_ignore_ascii_case("ldconfig")
+        {
+            return v.trim().eq_ignore_ascii_case("false");
+        }
+    }
+    false
+}
+
 /// The result of one cache look-up: the path, or nothing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CacheHit {
@@ -48,7 +72,7 @@ impl CacheSource {
         }
         let mut dirs = Vec::new();
         read_conf(ctx, CONF_FILE, 0, &mut dirs);
-        if ctx.wsl && !dirs.iter().any(|d| d == WSL_LIB_DIR) {
+        if ctx.wsl && !dirs.iter().any(|d| d == WSL_LIB_DIR) && !wsl_ldconfig_off(ctx) {
             dirs.insert(0, WSL_LIB_DIR.to_string());
         }
         if dirs.is_empty() {

@@ -158,11 +158,7 @@ fn framework(f: &Framework, env_root: &str) -> Component {
 /// The report's one-line facts: platform, driver, source, capture time, tool version, redaction.
 pub fn header_facts(doc: &Report) -> Vec<String> {
     let m = &doc.machine;
-    let mut facts = vec![format!(
-        "{}{}",
-        m.platform.as_str(),
-        if m.wsl { " (WSL)" } else { "" }
-    )];
+    let mut facts = vec![format!("{}{}", m.platform.as_str(), m.placement())];
     facts.push(match &m.driver {
         Some(d) => format!(
             "driver {}{}",
@@ -174,6 +170,7 @@ pub fn header_facts(doc: &Report) -> Vec<String> {
         ),
         None => "no NVIDIA driver found".to_string(),
     });
+    facts.extend(super::runs_in_lines(&m.runs_in));
     facts.push(m.source.describe());
     if let Some(t) = &doc.captured_at {
         facts.push(format!("captured {t}"));

@@ -13,6 +13,7 @@ pub mod components;
 pub mod format;
 pub mod html;
 pub mod markdown;
+mod placement;
 pub mod redact;
 pub mod redact_check;
 pub mod reopen;
@@ -24,6 +25,8 @@ pub mod trees;
 pub use format::ReportFormat;
 
 pub use root_info::{RootInfo, RootResolution};
+
+pub use placement::runs_in_lines;
 
 use super::context::{MachineSummary, SystemContext};
 use super::findings::Finding;

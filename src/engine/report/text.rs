@@ -29,9 +29,12 @@ pub fn render_text(doc: &Report, colour: bool) -> String {
     out.push_str(&format!(
         "Machine: {}{} ({})\n",
         m.platform.as_str(),
-        if m.wsl { " under WSL" } else { "" },
+        m.placement(),
         m.source.describe()
     ));
+    for line in super::runs_in_lines(&m.runs_in) {
+        out.push_str(&format!("         {line}\n"));
+    }
     match &m.driver {
         Some(d) => out.push_str(&format!(
             "Driver:  {}{}\n",

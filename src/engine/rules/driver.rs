@@ -6,7 +6,8 @@ use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, Severity};
 
 pub fn check(ctx: &SystemContext) -> Vec<Finding> {
-    if ctx.driver.is_some() {
+    // In a container the driver is the host's: `containers` says why it was not mounted.
+    if ctx.driver.is_some() || super::containers::driver_not_mounted(ctx) {
         return Vec::new();
     }
     let (driver_lib, nvml_lib) = match ctx.platform {

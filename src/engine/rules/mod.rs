@@ -4,14 +4,18 @@
 pub mod builds;
 pub mod closure;
 mod closure_probe;
+pub mod container_require;
+pub mod containers;
 pub mod cudnn_zlib;
 pub mod cupti;
 pub mod driver;
+pub mod driver_versions;
 pub mod env_paths;
 pub mod framework_libs;
 pub mod import_errors;
 pub mod jax_plugins;
 pub mod wheels;
+pub mod wsl;
 pub mod xla;
 
 use super::context::SystemContext;
@@ -22,6 +26,10 @@ use super::inventory::Inventory;
 pub fn run_all(ctx: &SystemContext, inventory: &Inventory) -> Vec<Finding> {
     let mut findings = Vec::new();
     findings.extend(driver::check(ctx));
+    findings.extend(containers::check(ctx, inventory));
+    findings.extend(driver_versions::check(ctx));
+    findings.extend(container_require::check(ctx));
+    findings.extend(wsl::check(ctx));
     findings.extend(env_paths::check(ctx));
     findings.extend(framework_libs::check(ctx, inventory));
     findings.extend(import_errors::check(inventory));

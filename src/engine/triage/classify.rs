@@ -101,6 +101,9 @@ fn decoded(id: &str, groups: &[String], k: &Knowledge) -> Option<String> {
             };
             super::folders::framework_dll_detail(path, k)
         }
+        "container-cuda-requirement" => {
+            super::super::knowledge::drivers::requirement_words(groups.first()?, &k.drivers)
+        }
         _ => None,
     }
 }

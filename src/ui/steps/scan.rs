@@ -93,9 +93,12 @@ fn machine_cards_ui(
         ui.label(format!(
             "Platform: {}{}  ·  Source: {}",
             m.platform.as_str(),
-            if m.wsl { " (WSL)" } else { "" },
+            m.placement(),
             m.source.describe()
         ));
+        for line in crate::engine::report::runs_in_lines(&m.runs_in) {
+            ui.label(line);
+        }
     });
     let inv: Inventory = doc.inventory.clone().unwrap_or_default();
     ui.columns(2, |cols| {

@@ -2,6 +2,7 @@
 //! `Inventory` and calls one rule family directly. Shared fake layouts and assertions live here.
 
 mod builds;
+mod containers;
 mod cudnn_zlib;
 mod cupti;
 mod driver;
