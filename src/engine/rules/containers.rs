@@ -138,8 +138,9 @@ fn not_mounted(ctx: &SystemContext, c: &Container, lib: &DriverLibrary) -> Findi
     for (k, v) in &c.nvidia_env {
         f = f.with_evidence(Evidence::new("env", format!("{k}={v}")));
     }
-    f.evidence
-        .extend(attempts_evidence(&lib.process, &lib.resolution));
+    // Where the loader looked is not the point here (nothing was mounted), and the folders of
+    // a live process's LD_LIBRARY_PATH do not survive a report's redaction unchanged.
+    f = f.with_evidence(Evidence::new("context", lib.process.label.clone()));
     for fix in start_with_gpu_fixes(caps) {
         f = f.with_fix(fix);
     }
