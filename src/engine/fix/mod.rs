@@ -20,6 +20,7 @@ pub mod dllhook;
 pub mod envscripts;
 pub mod host;
 pub mod journal;
+pub mod names_exist;
 pub mod packages;
 pub mod pathlist;
 pub mod pip;

@@ -200,6 +200,25 @@ fn add_provider(ctx: &SystemContext, env: &PythonEnv, fw: &Framework, lib: &str,
             .iter()
             .any(|sp| ctx.fs.is_dir(&p.join(sp, &format!("nvidia/{folder}"))))
     });
+    // A package that PyPI never had for this platform (nvidia-cuda-cupti-cu10: the wheels
+    // start with CUDA 11) is not offered: the library comes with the CUDA toolkit then.
+    let on_pypi = crate::engine::fix::names_exist::may_offer(&requirement, p);
+    if !on_pypi {
+        f.detail = format!(
+            "{} No pip package ships {lib} for CUDA {cuda_major} on this platform: it comes with the CUDA {cuda_major} toolkit.",
+            f.detail
+        );
+        if f.fixes.is_empty() {
+            f.fixes.push(FixRef {
+                id: format!("install-cuda-toolkit-{cuda_major}"),
+                kind: FixKind::Manual,
+                summary: format!(
+                    "Install the CUDA {cuda_major}.x toolkit the framework was built for from NVIDIA's archive, https://developer.nvidia.com/cuda-toolkit-archive, and make the folder with {lib} searchable"
+                ),
+            });
+        }
+        return;
+    }
     let provided = match (&pin, installed) {
         (Some(_), true) => format!(
             "{lib} comes from the pip package {requirement}, which {} pins; the package folder is there, so the installed copy is incomplete or damaged: reinstall it.",

@@ -6,6 +6,7 @@
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, PathEdit, Severity};
+use crate::engine::fix::names_exist;
 use crate::engine::inventory::{FrameworkKind, Inventory, PythonEnv, Toolkit};
 use crate::engine::knowledge::version::compare;
 use std::cmp::Ordering;
@@ -169,17 +170,14 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                         kind: FixKind::path(PathEdit::add("PATH", bin, true)),
                         summary: format!("Add {bin} (it has ptxas) to PATH"),
                     }),
-                    None => f.with_fix(FixRef {
-                        id: format!(
+                    None => f.with_fix(install_ptxas(
+                        &cuda,
+                        ctx.platform,
+                        format!(
                             "install-nvcc-wheel-cu{}",
                             cuda.split('.').next().unwrap_or("")
                         ),
-                        kind: "install".into(),
-                        summary: format!(
-                            "pip install nvidia-cuda-nvcc-cu{}",
-                            cuda.split('.').next().unwrap_or("")
-                        ),
-                    }),
+                    )),
                 }
             }
             Some(w) => {
@@ -243,15 +241,11 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                             kind: FixKind::path(PathEdit::add("PATH", bin, true)),
                             summary: format!("Move {bin} before the older toolkit on PATH"),
                         }),
-                    None => f.with_fix(FixRef {
-                        id: format!("install-cuda-{}", mm(&cuda)),
-                        kind: "install".into(),
-                        summary: format!(
-                            "Install CUDA {} or newer (or pip install nvidia-cuda-nvcc-cu{})",
-                            mm(&cuda),
-                            cuda.split('.').next().unwrap_or("")
-                        ),
-                    }),
+                    None => f.with_fix(install_ptxas(
+                        &cuda,
+                        ctx.platform,
+                        format!("install-cuda-{}", mm(&cuda)),
+                    )),
                 }
             }
         };
@@ -259,6 +253,43 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
     }
     out.dedup_by(|a, b| a.code == b.code && a.summary == b.summary);
     out
+}
+
+/// The ptxas to install for a build made for CUDA `cuda`: the `nvidia-cuda-nvcc` wheel of that
+/// major where PyPI has one for the platform (`-cu11`, `-cu12`; unsuffixed from 13), else the
+/// toolkit from NVIDIA's archive as a manual step (no wheel carries CUDA 10's ptxas).
+pub(crate) fn install_ptxas(cuda: &str, platform: Platform, id: String) -> FixRef {
+    let major = cuda.split('.').next().unwrap_or("");
+    let wheel = [
+        format!("nvidia-cuda-nvcc-cu{major}"),
+        format!("nvidia-cuda-nvcc~={major}.0"),
+    ]
+    .into_iter()
+    .find(|name| {
+        names_exist::parse_requirement(name)
+            .and_then(|r| names_exist::pip_package_exists(&r, platform))
+            == Some(true)
+    });
+    match wheel {
+        Some(w) => FixRef {
+            id,
+            kind: "install".into(),
+            summary: format!(
+                "Install CUDA {} or newer, or pip install \"{w}\" (ptxas in the wheel)",
+                mm(cuda)
+            ),
+        },
+        None => FixRef {
+            id: format!("install-cuda-{}", mm(cuda)),
+            kind: "manual".into(),
+            summary: format!(
+                "Install the CUDA {} toolkit (it has ptxas) from NVIDIA's archive, \
+                 https://developer.nvidia.com/cuda-toolkit-archive, and put its bin folder on PATH: \
+                 no pip wheel carries the ptxas of CUDA {major}",
+                mm(cuda)
+            ),
+        },
+    }
 }
 
 /// How much a missing or old ptxas/libdevice costs: JAX runs everything through XLA (error);

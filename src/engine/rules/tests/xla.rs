@@ -216,3 +216,26 @@ fn cpu_builds_and_pytorch_are_not_xla_users() {
     assert_eq!(inv.python_envs[0].frameworks.len(), 2, "{inv:#?}");
     assert!(check(&ctx, &inv).is_empty(), "{:#?}", check(&ctx, &inv));
 }
+
+#[test]
+fn ptxas_is_offered_only_from_a_wheel_that_exists() {
+    use crate::engine::findings::FixKind;
+    use crate::engine::rules::xla::install_ptxas;
+    // CUDA 10: no nvidia-cuda-nvcc-cu10 was ever published; the toolkit archive instead.
+    let f = install_ptxas("10.0", Platform::Linux, "x".into());
+    assert_eq!(f.kind, FixKind::Manual, "{f:?}");
+    assert!(!f.summary.contains("pip install"), "{}", f.summary);
+    assert!(
+        f.summary
+            .contains("https://developer.nvidia.com/cuda-toolkit-archive")
+    );
+    // CUDA 11 and 12 have their -cuNN wheel; CUDA 13's is unsuffixed.
+    for (cuda, wheel) in [
+        ("11.8", "nvidia-cuda-nvcc-cu11"),
+        ("12.4", "nvidia-cuda-nvcc-cu12"),
+        ("13.0", "nvidia-cuda-nvcc~=13.0"),
+    ] {
+        let f = install_ptxas(cuda, Platform::Windows, "x".into());
+        assert!(f.summary.contains(wheel), "{cuda}: {}", f.summary);
+    }
+}

@@ -1,0 +1,250 @@
+//! Whether what a fix names exists: every package and version a pip command or pin names is
+//! checked against PyPI's releases (the generated `package_releases.toml`: which versions have
+//! wheels for which platform), and every folder a PATH edit or DLL-directory hook adds against
+//! the diagnosed machine. Rules ask [`pip_package_exists`] before offering a package; the tests
+//! run [`missing_names`] over every fix of every machine.
+
+use crate::engine::context::{Platform, SystemContext};
+use crate::engine::findings::{FixKind, FixRef};
+use crate::engine::knowledge::generated::generated;
+use crate::engine::knowledge::version::compare;
+use std::cmp::Ordering;
+
+/// One pip requirement: `name[extras]` and its version clauses (`<2.11`, `==0.4.30`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Requirement {
+    pub name: String,
+    pub clauses: Vec<(String, String)>,
+}
+
+/// Parses `tensorflow<2.11`, `"jax[cuda12]==0.4.30"`, `nvidia-cudnn-cu12==9.1.0.70`,
+/// `torch>=2.4,<2.6`; None for an option or anything that is not a requirement.
+pub fn parse_requirement(text: &str) -> Option<Requirement> {
+    let t = text.trim().trim_matches(['"', '\'']);
+    if t.is_empty() || t.starts_with('-') || t.contains(['/', '\\']) {
+        return None;
+    }
+    let t = t.split(';').next().unwrap_or(t).trim();
+    let name_end = t
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+        .unwrap_or(t.len());
+    let name = &t[..name_end];
+    if name.is_empty() || !name.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    let mut rest = &t[name_end..];
+    if rest.starts_with('[') {
+        rest = rest.split_once(']').map(|(_, r)| r).unwrap_or("");
+    }
+    let mut clauses = Vec::new();
+    for clause in rest.split(',').map(str::trim).filter(|c| !c.is_empty()) {
+        let op_len = clause
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(clause.len());
+        let (op, version) = clause.split_at(op_len);
+        let op = op.trim();
+        if !matches!(op, "==" | "<" | "<=" | ">" | ">=" | "~=" | "!=") || version.is_empty() {
+            return None;
+        }
+        clauses.push((op.to_string(), version.trim_end_matches(".*").to_string()));
+    }
+    Some(Requirement {
+        name: name.to_ascii_lowercase().replace('_', "-"),
+        clauses,
+    })
+}
+
+/// The requirements after each `pip install` in a command text (options skipped).
+pub fn pip_requirements(text: &str) -> Vec<Requirement> {
+    let mut out = Vec::new();
+    for part in text.split("pip install").skip(1) {
+        let words = part.split(|c: char| c.is_whitespace() || c == '(' || c == ')');
+        for w in words {
+            if w.is_empty() {
+                continue;
+            }
+            if w.starts_with('-') {
+                continue;
+            }
+            match parse_requirement(w) {
+                // A bare word is a package only when it is one this tool may name ("then",
+                // "with" end the command).
+                Some(r)
+                    if !r.clauses.is_empty()
+                        || generated().package_known(&r.name)
+                        || in_known_families(&r.name) =>
+                {
+                    out.push(r)
+                }
+                _ => break,
+            }
+        }
+    }
+    out
+}
+
+fn satisfies(version: &str, clauses: &[(String, String)]) -> bool {
+    clauses.iter().all(|(op, want)| {
+        let o = compare(version, want);
+        match op.as_str() {
+            "==" => o == Some(Ordering::Equal) || version.starts_with(&format!("{want}.")),
+            "!=" => o != Some(Ordering::Equal),
+            "<" => o == Some(Ordering::Less),
+            "<=" => o.is_some_and(|o| o != Ordering::Greater),
+            ">" => o == Some(Ordering::Greater),
+            ">=" => o.is_some_and(|o| o != Ordering::Less),
+            "~=" => {
+                let prefix: Vec<&str> = want.split('.').collect();
+                let head = prefix[..prefix.len().saturating_sub(1)].join(".");
+                o.is_some_and(|o| o != Ordering::Less)
+                    && (version == head || version.starts_with(&format!("{head}.")))
+            }
+            _ => false,
+        }
+    })
+}
+
+/// The platform name of the package table.
+pub fn platform_name(p: Platform) -> &'static str {
+    match p {
+        Platform::Windows => "windows",
+        Platform::Linux => "linux",
+    }
+}
+
+/// Whether PyPI has a release of `req` with a wheel for `platform` that satisfies its clauses.
+/// `None` when the package is outside the table (not one a fix of this tool names).
+pub fn pip_package_exists(req: &Requirement, platform: Platform) -> Option<bool> {
+    let g = generated();
+    let row = g
+        .packages
+        .package
+        .iter()
+        .find(|p| p.name.to_ascii_lowercase().replace('_', "-") == req.name)?;
+    let plat = platform_name(platform);
+    Some(row.releases.iter().any(|r| {
+        let mut words = r.split(' ');
+        let version = words.next().unwrap_or("");
+        satisfies(version, &req.clauses)
+            && words.any(|w| {
+                let p = w.split('=').next().unwrap_or("");
+                p == plat || p == "any"
+            })
+    }))
+}
+
+/// A package name the table ought to know (the families whose fixes this tool writes) but
+/// does not: `nvidia-cuda-nvcc-cu10` never existed.
+fn in_known_families(name: &str) -> bool {
+    [
+        "nvidia-",
+        "cupy-cuda",
+        "jax-cuda",
+        "tensorrt",
+        "onnxruntime",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p))
+        || matches!(
+            name,
+            "tensorflow" | "tensorflow-gpu" | "torch" | "jax" | "jaxlib"
+        )
+}
+
+/// Whether a fix may name the requirement `text` on `platform`: PyPI has a matching wheel, or
+/// the package is outside the families this tool's table covers. False for a name that
+/// cannot be parsed.
+pub fn may_offer(text: &str, platform: Platform) -> bool {
+    let Some(req) = parse_requirement(text) else {
+        return false;
+    };
+    match pip_package_exists(&req, platform) {
+        Some(exists) => exists,
+        None => !in_known_families(&req.name),
+    }
+}
+
+/// Everything a fix names that does not exist for `ctx`: packages (with the version asked)
+/// without a wheel for the machine's platform, and folders a PATH edit or DLL hook adds that
+/// are not on the machine.
+pub fn missing_names(fix: &FixRef, ctx: &SystemContext) -> Vec<String> {
+    let mut reqs: Vec<Requirement> = match &fix.kind {
+        FixKind::PinVersion { requirements, .. } => requirements
+            .iter()
+            .filter_map(|r| parse_requirement(r))
+            .collect(),
+        _ => Vec::new(),
+    };
+    reqs.extend(pip_requirements(&fix.summary));
+    let mut out = Vec::new();
+    for r in &reqs {
+        let exists = pip_package_exists(r, ctx.platform);
+        if !exists.unwrap_or(!in_known_families(&r.name)) {
+            let clauses: Vec<String> = r.clauses.iter().map(|(o, v)| format!("{o}{v}")).collect();
+            out.push(format!(
+                "package {}{} ({} wheel)",
+                r.name,
+                clauses.join(","),
+                platform_name(ctx.platform)
+            ));
+        }
+    }
+    let folders: Vec<&String> = match &fix.kind {
+        FixKind::PathEdit { edit: Some(e) } => e.add.iter().collect(),
+        FixKind::DllDirectory { dirs, .. } => dirs.iter().collect(),
+        _ => Vec::new(),
+    };
+    for d in folders {
+        if !ctx.fs.is_dir(d) {
+            out.push(format!("folder {d}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requirements_parse() {
+        let r = parse_requirement("\"jax[cuda12]==0.4.30\"").unwrap();
+        assert_eq!(r.name, "jax");
+        assert_eq!(r.clauses, vec![("==".into(), "0.4.30".into())]);
+        let r = parse_requirement("torch>=2.4,<2.6").unwrap();
+        assert_eq!(r.clauses.len(), 2);
+        assert!(parse_requirement("--force-reinstall").is_none());
+        let got: Vec<String> = pip_requirements(
+            "python -m pip install --no-deps \"nvidia-cudnn-cu12==9.1.0.70\" then",
+        )
+        .into_iter()
+        .map(|r| r.name)
+        .collect();
+        assert_eq!(got, ["nvidia-cudnn-cu12"]);
+    }
+
+    #[test]
+    fn the_table_knows_what_pypi_has() {
+        let req = |s: &str| parse_requirement(s).unwrap();
+        assert_eq!(
+            pip_package_exists(&req("nvidia-cuda-nvcc-cu10"), Platform::Linux),
+            None
+        );
+        assert_eq!(
+            pip_package_exists(&req("nvidia-cuda-nvcc-cu11"), Platform::Linux),
+            Some(true)
+        );
+        assert_eq!(
+            pip_package_exists(&req("tensorflow<2.11"), Platform::Windows),
+            Some(true)
+        );
+        // TensorFlow's last native-Windows GPU release is 2.10; no tensorflow-gpu 2.12 exists.
+        assert_eq!(
+            pip_package_exists(&req("tensorflow-gpu==2.12"), Platform::Windows),
+            Some(false)
+        );
+        assert!(satisfies("2.10.1", &[("<".into(), "2.11".into())]));
+        assert!(satisfies("12.4.5.8", &[("~=".into(), "12.4".into())]));
+        assert!(!satisfies("13.0.1", &[("~=".into(), "12.4".into())]));
+    }
+}
