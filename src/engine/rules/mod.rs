@@ -14,6 +14,7 @@ pub mod env_paths;
 pub mod framework_libs;
 pub mod import_errors;
 pub mod jax_plugins;
+pub mod ptxas_arch;
 pub mod wheels;
 pub mod wsl;
 pub mod xla;
@@ -38,6 +39,7 @@ pub fn run_all(ctx: &SystemContext, inventory: &Inventory) -> Vec<Finding> {
     findings.extend(cupti::check(ctx, inventory));
     findings.extend(cupti::asked_names(ctx, inventory));
     findings.extend(xla::check(ctx, inventory));
+    findings.extend(ptxas_arch::check(ctx, inventory));
     findings.extend(builds::check(ctx, inventory));
     findings.extend(wheels::check(ctx, inventory));
     let closure = closure::check(ctx, inventory, &findings);

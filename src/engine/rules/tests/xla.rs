@@ -239,3 +239,28 @@ fn ptxas_is_offered_only_from_a_wheel_that_exists() {
         assert!(f.summary.contains(wheel), "{cuda}: {}", f.summary);
     }
 }
+
+/// The architectures a toolkit's ptxas knows are NVIDIA's own (`ptxas --help`, generated):
+/// CUDA 11.8's does not know Blackwell (sm_120); with TensorFlow installed and that ptxas first
+/// on PATH it is a warning, and an Ampere GPU (sm_86) gets nothing.
+#[test]
+fn a_ptxas_that_does_not_know_the_gpu_is_named() {
+    use crate::engine::rules::ptxas_arch;
+    for (cc, expect) in [("12.0", Some(Severity::Warning)), ("8.6", None)] {
+        let mut m = FakeMachine::new(Platform::Linux).unwrap();
+        let root = linux_toolkit(&mut m, "11.8", true);
+        linux_tf215(&mut m);
+        m.env("PATH", &format!("{root}/bin:/usr/bin:/bin"));
+        m.gpu("NVIDIA GeForce RTX 5090", cc);
+        let (ctx, inv) = scan(&m);
+        let found = ptxas_arch::check(&ctx, &inv);
+        assert_eq!(
+            found.first().map(|f| f.severity),
+            expect,
+            "{cc}: {found:#?}"
+        );
+        if let Some(f) = found.first() {
+            assert!(f.detail.contains("from CUDA 12.8 on"), "{}", f.detail);
+        }
+    }
+}
