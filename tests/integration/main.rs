@@ -21,6 +21,8 @@ mod conda_scripts;
 mod fix;
 mod fix_situations;
 mod fixtures_build;
+#[cfg(unix)]
+mod framework_loads;
 mod frameworks_cupy;
 mod frameworks_jax;
 mod frameworks_onnxruntime;

@@ -9,6 +9,7 @@ pub mod cupti;
 pub mod driver;
 pub mod env_paths;
 pub mod framework_libs;
+pub mod framework_versions;
 pub mod import_errors;
 pub mod jax_plugins;
 pub mod wheels;
@@ -24,6 +25,7 @@ pub fn run_all(ctx: &SystemContext, inventory: &Inventory) -> Vec<Finding> {
     findings.extend(driver::check(ctx));
     findings.extend(env_paths::check(ctx));
     findings.extend(framework_libs::check(ctx, inventory));
+    findings.extend(framework_versions::check(ctx, inventory));
     findings.extend(import_errors::check(inventory));
     findings.extend(jax_plugins::check(inventory));
     findings.extend(cudnn_zlib::check(ctx, inventory));

@@ -1,0 +1,290 @@
+//! What each framework really loads, and at which version, checked on real installs (issue 25):
+//! the real onnxruntime-gpu 1.20.2 (`tests/.cache/venvs/onnxruntime-1.20.2`, made by hard links
+//! from the CuPy venv of `closure_installs`, so its CUDA 12 / cuDNN 9 libraries are the same
+//! `nvidia-*` wheels torch 2.5.1 pulled in — one more download of ~300 MB) and broken hard-linked
+//! copies of the torch 2.5.1 venv. The oracles are the real ld.so loading ONNX Runtime's CUDA
+//! provider, the real `import torch`, and torch's own cuDNN version check.
+
+use crate::closure_installs::{Copy, cached_venv, cupy_venv, env_for};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+const ORT: &str = "onnxruntime-gpu==1.20.2";
+
+/// The cached venv with the real ONNX Runtime 1.20.2 beside torch 2.5.1 and CuPy 13.3.0.
+fn ort_venv() -> &'static Path {
+    static VENV: OnceLock<PathBuf> = OnceLock::new();
+    VENV.get_or_init(|| cached_venv("onnxruntime-1.20.2", Some(cupy_venv()), &[ORT]))
+}
+
+/// Runs `code` in the copy's python with the venv activated; stdout, or the failure.
+fn python(c: &Copy, code: &str, ld_library_path: Option<&Path>) -> Result<String, String> {
+    let mut cmd = Command::new(c.root.join("bin/python"));
+    cmd.args(["-c", code]);
+    env_for(&mut cmd, &c.root, ld_library_path);
+    let out = cmd.output().expect("the venv's python starts");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if out.status.success() {
+        Ok(text)
+    } else {
+        Err(text)
+    }
+}
+
+/// Every `site-packages/nvidia/*/lib` folder of the copy, joined for LD_LIBRARY_PATH.
+fn nvidia_lib_path(c: &Copy) -> String {
+    let mut dirs: Vec<String> = std::fs::read_dir(c.site().join("nvidia"))
+        .expect("the venv has nvidia wheels")
+        .flatten()
+        .map(|e| e.path().join("lib"))
+        .filter(|p| p.is_dir())
+        .map(|p| p.display().to_string())
+        .collect();
+    dirs.sort();
+    dirs.join(":")
+}
+
+/// Errors and warnings that name a library other than the driver's (which this machine lacks).
+fn loud_about_libraries(doc: &Value) -> Vec<&Value> {
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] == "error" || f["severity"] == "warning")
+        .filter(|f| {
+            f["libraries"].as_array().is_some_and(|libs| {
+                libs.iter().any(|l| {
+                    let l = l.as_str().unwrap_or("");
+                    !l.starts_with("libcuda.so") && !l.starts_with("libnvidia-ml")
+                })
+            })
+        })
+        .collect()
+}
+
+fn with_code<'a>(doc: &'a Value, code: &str) -> Vec<&'a Value> {
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == code)
+        .collect()
+}
+
+/// The real ld.so resolving the ONNX Runtime CUDA provider's whole closure in the copy's
+/// environment (`ld.so --list`: every DT_NEEDED, each object's RPATH/RUNPATH, LD_LIBRARY_PATH,
+/// ld.so.cache — what ONNX Runtime's dlopen of the provider by full path gets; running the
+/// provider's initialisers outside ONNX Runtime's bridge crashes, so the list is the oracle).
+fn ld_so_list_provider(c: &Copy, ld_library_path: Option<&Path>) -> Result<String, String> {
+    let provider = c
+        .site()
+        .join("onnxruntime/capi/libonnxruntime_providers_cuda.so");
+    let mut cmd = Command::new("/lib64/ld-linux-x86-64.so.2");
+    cmd.arg("--list").arg(&provider);
+    env_for(&mut cmd, &c.root, ld_library_path);
+    let out = cmd.output().expect("ld.so runs (Debian package libc6)");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if out.status.success() && !text.contains("not found") {
+        Ok(text)
+    } else {
+        Err(text)
+    }
+}
+
+/// Case (a) of issue 25: the provider needs no cuSOLVER and no cuSPARSE (its import table says
+/// so), and nothing of ONNX Runtime opens them; the old generic list called both missing.
+#[test]
+fn onnxruntime_1_20_2_healthy_install_loads_its_provider_and_the_scan_is_silent() {
+    let c = Copy::of(ort_venv(), "ort-healthy");
+    let path = nvidia_lib_path(&c);
+    let ld = Path::new(&path);
+    let loaded = ld_so_list_provider(&c, Some(ld)).expect("the real ld.so loads the provider");
+    assert!(loaded.contains("libcudnn.so.9 =>"), "{loaded}");
+    for never in ["libcusolver", "libcusparse"] {
+        assert!(!loaded.contains(never), "{never} is loaded: {loaded}");
+    }
+    let doc = c.scan(Some(ld));
+    let ort = doc["inventory"]["python_envs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|e| e["frameworks"].as_array().unwrap())
+        .find(|f| f["package"] == "onnxruntime-gpu")
+        .unwrap_or_else(|| panic!("onnxruntime-gpu is found: {doc:#}"));
+    assert_eq!(ort["version"], "1.20.2", "{ort:#}");
+    assert_eq!(loud_about_libraries(&doc), Vec::<&Value>::new(), "{doc:#}");
+    assert_eq!(c.errors_here(&doc), Vec::<&Value>::new(), "{doc:#}");
+}
+
+/// The same provider with cuDNN gone from its wheel: the real ld.so refuses it, and the scan
+/// names libcudnn.so.9 for ONNX Runtime (from the provider's import table).
+#[test]
+fn onnxruntime_without_cudnn_fails_to_load_its_provider_and_is_named() {
+    let c = Copy::of(ort_venv(), "ort-no-cudnn");
+    c.replace("nvidia/cudnn/lib/libcudnn.so.9", None);
+    let path = nvidia_lib_path(&c);
+    let ld = Path::new(&path);
+    let err = ld_so_list_provider(&c, Some(ld)).expect_err("the provider cannot load");
+    assert!(err.contains("libcudnn.so.9"), "{err}");
+    let doc = c.scan(Some(ld));
+    let named: Vec<&Value> = c
+        .errors_here(&doc)
+        .into_iter()
+        .filter(|f| {
+            f["libraries"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|l| l == "libcudnn.so.9")
+                && f["summary"].as_str().unwrap().contains("ONNX Runtime")
+        })
+        .collect();
+    assert!(!named.is_empty(), "{doc:#}");
+}
+
+/// Case (b): NVRTC gone from its wheel. `import torch` works (nothing opens NVRTC at import);
+/// torch's LazyNVRTC opens it at the first kernel compiled at run time, so the scan warns —
+/// citing the load-list row — and reports no error; the healthy copy gets no such warning.
+#[test]
+fn torch_without_nvrtc_imports_and_the_scan_warns_what_fails_later() {
+    let healthy = Copy::new("nvrtc-healthy");
+    let doc = healthy.scan(None);
+    assert_eq!(loud_about_libraries(&doc), Vec::<&Value>::new(), "{doc:#}");
+    drop(healthy);
+    let c = Copy::new("no-nvrtc");
+    c.replace("nvidia/cuda_nvrtc/lib/libnvrtc.so.12", None);
+    c.import_torch(None)
+        .expect("import torch works without NVRTC");
+    let doc = c.scan(None);
+    assert_eq!(c.errors_here(&doc), Vec::<&Value>::new(), "{doc:#}");
+    let warned: Vec<&Value> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| {
+            f["libraries"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|l| l == "libnvrtc.so.12")
+        })
+        .collect();
+    assert_eq!(warned.len(), 1, "{doc:#}");
+    let w = warned[0];
+    assert_eq!(w["severity"], "warning", "{w:#}");
+    assert!(
+        w["detail"].as_str().unwrap().contains("fails later"),
+        "{w:#}"
+    );
+    let evidence = w["evidence"].as_array().unwrap();
+    assert!(
+        evidence
+            .iter()
+            .any(|e| e["kind"] == "load-list"
+                && e["text"].as_str().unwrap().contains("LazyNVRTC.cpp")),
+        "{w:#}"
+    );
+    let searched_wheel = evidence.iter().any(|e| {
+        e["kind"] == "searched"
+            && e["text"]
+                .as_str()
+                .unwrap()
+                .contains("nvidia/cuda_nvrtc/lib")
+    });
+    assert!(searched_wheel, "torch's RPATH folder was searched: {w:#}");
+    assert!(
+        w["fixes"].as_array().unwrap().iter().any(|f| f["summary"]
+            .as_str()
+            .unwrap()
+            .contains("nvidia-cuda-nvrtc-cu12")),
+        "{w:#}"
+    );
+}
+
+/// A cuDNN 9.0 tarball-style folder (`libcudnn*.so.9.0.0` and their `.so.9` links) holding the
+/// real 9.0.0.312 shim, plus its graph library when `with_graph`.
+fn cudnn_9_0_folder(with_graph: bool) -> PathBuf {
+    let wheel = crate::release_files::Wheel {
+        dist: "nvidia-cudnn-cu12".into(),
+        version: "9.0.0.312".into(),
+        members: vec![r"^nvidia/cudnn/lib/libcudnn(_graph)?\.so\.9$".into()],
+        list: Vec::new(),
+    };
+    let files = crate::release_files::wheel_files(&wheel, "linux").join("nvidia/cudnn/lib");
+    let dir = crate::closure_installs::cache().join(format!(
+        "work-{}-cudnn-9.0{}",
+        std::process::id(),
+        if with_graph { "" } else { "-shim-only" }
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let names: &[&str] = if with_graph {
+        &["libcudnn", "libcudnn_graph"]
+    } else {
+        &["libcudnn"]
+    };
+    for name in names {
+        let real = format!("{name}.so.9.0.0");
+        std::fs::copy(files.join(format!("{name}.so.9")), dir.join(&real)).unwrap();
+        std::os::unix::fs::symlink(&real, dir.join(format!("{name}.so.9"))).unwrap();
+    }
+    dir
+}
+
+const CUDNN_VERSION: &str = "import torch, torch.backends.cudnn as c\nprint(c.version())";
+
+/// Case (c): an older cuDNN first on LD_LIBRARY_PATH. torch's RPATH still finds the wheel's 9.1
+/// shim, but the shim opens libcudnn_graph.so.9 by bare name and ld.so searches LD_LIBRARY_PATH
+/// before the shim's RUNPATH: the 9.0 graph library answers, and torch refuses it. With only
+/// the 9.0 shim in that folder, the 9.1 one wins and torch is content: no error either.
+#[test]
+fn an_older_cudnn_first_on_ld_library_path_is_refused_as_torch_refuses_it() {
+    let c = Copy::new("cudnn-9.0-first");
+    let old = cudnn_9_0_folder(true);
+    let err = python(&c, CUDNN_VERSION, Some(&old)).expect_err("torch refuses cuDNN 9.0");
+    assert!(err.contains("cuDNN version incompatibility"), "{err}");
+    assert!(err.contains("(9, 0, 0)"), "{err}");
+    let doc = c.scan(Some(&old));
+    let refused = with_code(&doc, "library-version-refused");
+    assert_eq!(refused.len(), 1, "{doc:#}");
+    let r = refused[0];
+    assert_eq!(r["severity"], "error", "{r:#}");
+    let old_text = old.display().to_string();
+    let summary = r["summary"].as_str().unwrap();
+    assert!(
+        summary.contains(&old_text) && summary.contains("9.0.0"),
+        "{r:#}"
+    );
+    let detail = r["detail"].as_str().unwrap();
+    assert!(detail.contains("nvidia-cudnn-cu12==9.1.0.70"), "{r:#}");
+    assert!(detail.contains("LD_LIBRARY_PATH"), "{r:#}");
+    assert!(
+        r["fixes"].as_array().unwrap().iter().any(|f| f["id"]
+            .as_str()
+            .unwrap()
+            .starts_with("ld-library-path-remove:")),
+        "{r:#}"
+    );
+    let _ = std::fs::remove_dir_all(&old);
+
+    let shim_only = cudnn_9_0_folder(false);
+    let ok = python(&c, CUDNN_VERSION, Some(&shim_only)).expect("torch accepts the 9.1 it gets");
+    assert!(ok.contains("90100"), "{ok}");
+    let doc = c.scan(Some(&shim_only));
+    assert_eq!(
+        with_code(&doc, "library-version-refused"),
+        Vec::<&Value>::new(),
+        "{doc:#}"
+    );
+    let _ = std::fs::remove_dir_all(&shim_only);
+}
