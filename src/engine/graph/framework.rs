@@ -29,6 +29,10 @@ pub fn key_libraries(ctx: &SystemContext, fw: &Framework) -> Vec<String> {
 }
 
 /// Files below the framework's package folder matching any of `patterns` (`../` goes up).
+pub fn package_files(ctx: &SystemContext, fw: &Framework, patterns: &[&str]) -> Vec<String> {
+    matching(ctx, fw, patterns)
+}
+
 fn matching(ctx: &SystemContext, fw: &Framework, patterns: &[&str]) -> Vec<String> {
     let p = ctx.platform;
     let mut out = Vec::new();

@@ -30,6 +30,10 @@ pub struct LoadRow {
     #[serde(default)]
     pub cuda: Vec<String>,
     pub by: String,
+    /// The library whose code calls dlopen (a glob relative to the package folder): ld.so
+    /// searches from *its* RPATH/RUNPATH. Absent: the framework's library with the longest one.
+    #[serde(default)]
+    pub caller: Option<String>,
     pub call: String,
     pub when: LoadWhen,
     pub fails: String,

@@ -235,14 +235,15 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
             &probe,
             &known,
         ));
-        // ONNX Runtime loads its provider with LOAD_WITH_ALTERED_SEARCH_PATH: the provider's
-        // imports are searched through PATH, so Python ignoring PATH does not concern it.
+        // ONNX Runtime loads its provider with LOAD_WITH_ALTERED_SEARCH_PATH (the provider's
+        // imports are searched through PATH) and torch's at::DynamicLibrary retries a miss with
+        // LoadLibraryW (PATH searched): Python ignoring PATH concerns neither.
         let names: Vec<String> = loads.iter().map(|l| l.name.clone()).collect();
         let loader = loaders.last().expect("one loader at least");
         if ctx.platform == Platform::Windows
             && !matches!(
                 f.kind,
-                FrameworkKind::TensorFlow | FrameworkKind::OnnxRuntime
+                FrameworkKind::TensorFlow | FrameworkKind::OnnxRuntime | FrameworkKind::PyTorch
             )
             && process::python_ignores_path(env) == Some(true)
         {
@@ -280,9 +281,19 @@ fn check_names(
     known: &std::cell::OnceCell<KnownLibraries>,
 ) -> Vec<Finding> {
     let mut out = Vec::new();
-    let loader = loaders.last().expect("one loader at least");
     for load in loads {
         let name = &load.name;
+        // The library that calls dlopen, when the row names it: ld.so searches from its paths.
+        let own: Vec<Process> = load
+            .row
+            .and_then(|r| r.caller.as_deref())
+            .filter(|_| ctx.platform == Platform::Linux)
+            .and_then(|g| crate::engine::graph::framework::package_files(ctx, f, &[g]).pop())
+            .map(|caller| process::linux_dlopen_from(ctx, env, &caller))
+            .into_iter()
+            .collect();
+        let loaders = if own.is_empty() { loaders } else { &own[..] };
+        let loader = loaders.last().expect("one loader at least");
         if loaders.iter().any(|l| l.resolve(name, probe).is_resolved()) {
             continue;
         }
@@ -329,6 +340,11 @@ fn check_names(
             }
         };
         let mut finding = finding.with_libraries([name.clone()]);
+        if let Some(fix) = pinned_provider_fix(f, name)
+            && !finding.fixes.iter().any(|x| x.id == fix.id)
+        {
+            finding.fixes.insert(0, fix);
+        }
         finding.severity = load.severity();
         finding.detail.push_str(&load.consequence());
         finding.evidence.push(load.evidence());
@@ -338,16 +354,41 @@ fn check_names(
     out
 }
 
-/// The pip wheel (and conda package) that ships `name`, for the build's CUDA major.
+/// The pip wheel (and conda package) that ships `name`, for the build's CUDA major — with the
+/// exact version when the framework's own metadata pins that wheel.
 fn provider_fix(f: &Framework, name: &str) -> Option<FixRef> {
     let p = knowledge::knowledge().closure.provider_of(name)?;
     let major = f.expects.cuda.as_deref()?.split('.').next()?.to_string();
     let dist = p.dist_for(&major);
-    Some(FixRef {
-        id: format!("install-{dist}"),
-        kind: "install".into(),
-        summary: format!("Install {dist} (pip) or {} (conda-forge)", p.conda),
+    let pinned = f
+        .expects
+        .wheels
+        .iter()
+        .find(|w| w.name == dist)
+        .and_then(|w| w.version.as_deref())
+        .map(|v| v.trim().trim_start_matches("==").trim().to_string())
+        .filter(|v| v.starts_with(|c: char| c.is_ascii_digit()));
+    Some(match pinned {
+        Some(v) => FixRef {
+            id: format!("reinstall-{dist}=={v}"),
+            kind: "install".into(),
+            summary: format!(
+                "pip install --force-reinstall {dist}=={v} (the version {} pins)",
+                f.kind.display_name()
+            ),
+        },
+        None => FixRef {
+            id: format!("install-{dist}"),
+            kind: "install".into(),
+            summary: format!("Install {dist} (pip) or {} (conda-forge)", p.conda),
+        },
     })
+}
+
+/// [`provider_fix`] only when the framework's metadata pins the wheel (a pip-managed install).
+fn pinned_provider_fix(f: &Framework, name: &str) -> Option<FixRef> {
+    let fix = provider_fix(f, name)?;
+    fix.id.starts_with("reinstall-").then_some(fix)
 }
 
 fn install_fix(id: &LibraryIdentity) -> FixRef {
