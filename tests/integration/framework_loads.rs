@@ -101,8 +101,12 @@ fn ld_so_list_provider(c: &Copy, ld_library_path: Option<&Path>) -> Result<Strin
     }
 }
 
-/// Case (a) of issue 25: the provider needs no cuSOLVER and no cuSPARSE (its import table says
-/// so), and nothing of ONNX Runtime opens them; the old generic list called both missing.
+/// Case (a) of issue 25, and the Linux healthy matrix on real files: one venv holding the real
+/// onnxruntime-gpu 1.20.2, torch 2.5.1 and CuPy 13.3.0 over the same `nvidia-*` wheels, with
+/// LD_LIBRARY_PATH over their lib folders. Each loads for real (the provider under ld.so,
+/// `import torch`, CuPy's library modules), and the scan says nothing — no error and no warning
+/// about any of their libraries. The provider needs no cuSOLVER and no cuSPARSE (its import
+/// table says so, and the real ld.so never maps them); the old generic list called both missing.
 #[test]
 fn onnxruntime_1_20_2_healthy_install_loads_its_provider_and_the_scan_is_silent() {
     let c = Copy::of(ort_venv(), "ort-healthy");
@@ -113,15 +117,32 @@ fn onnxruntime_1_20_2_healthy_install_loads_its_provider_and_the_scan_is_silent(
     for never in ["libcusolver", "libcusparse"] {
         assert!(!loaded.contains(never), "{never} is loaded: {loaded}");
     }
+    let imports = "import torch\n\
+import cupy_backends.cuda.libs.cublas, cupy_backends.cuda.libs.curand\n\
+import cupy_backends.cuda.libs.cusolver, cupy_backends.cuda.libs.cusparse\n\
+import cupy_backends.cuda.libs.nvrtc\n\
+print('imported')";
+    let out = python(&c, imports, Some(ld)).expect("torch and CuPy's libraries load");
+    assert!(out.contains("imported"), "{out}");
     let doc = c.scan(Some(ld));
-    let ort = doc["inventory"]["python_envs"]
+    let frameworks: Vec<&Value> = doc["inventory"]["python_envs"]
         .as_array()
         .unwrap()
         .iter()
         .flat_map(|e| e["frameworks"].as_array().unwrap())
-        .find(|f| f["package"] == "onnxruntime-gpu")
-        .unwrap_or_else(|| panic!("onnxruntime-gpu is found: {doc:#}"));
-    assert_eq!(ort["version"], "1.20.2", "{ort:#}");
+        .collect();
+    let version_of = |package: &str| {
+        frameworks
+            .iter()
+            .find(|f| f["package"] == package)
+            .unwrap_or_else(|| panic!("{package} is found: {doc:#}"))["version"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(version_of("onnxruntime-gpu"), "1.20.2");
+    assert!(version_of("torch").starts_with("2.5.1"));
+    assert_eq!(version_of("cupy-cuda12x"), "13.3.0");
     assert_eq!(loud_about_libraries(&doc), Vec::<&Value>::new(), "{doc:#}");
     assert_eq!(c.errors_here(&doc), Vec::<&Value>::new(), "{doc:#}");
 }
@@ -288,4 +309,91 @@ fn an_older_cudnn_first_on_ld_library_path_is_refused_as_torch_refuses_it() {
         "{doc:#}"
     );
     let _ = std::fs::remove_dir_all(&shim_only);
+}
+
+/// The real ptxas of CUDA 11.8 (`nvidia-cuda-nvcc-cu11` 11.8.89, one ~10 MB member of the
+/// wheel), executable, in a folder of its own.
+fn ptxas_11_8() -> PathBuf {
+    let wheel = crate::release_files::Wheel {
+        dist: "nvidia-cuda-nvcc-cu11".into(),
+        version: "11.8.89".into(),
+        members: vec![r"^nvidia/cuda_nvcc/bin/ptxas$".into()],
+        list: Vec::new(),
+    };
+    let fetched =
+        crate::release_files::wheel_files(&wheel, "linux").join("nvidia/cuda_nvcc/bin/ptxas");
+    let dir =
+        crate::closure_installs::cache().join(format!("work-{}-ptxas-11.8", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let ptxas = dir.join("ptxas");
+    std::fs::copy(&fetched, &ptxas).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&ptxas, std::fs::Permissions::from_mode(0o755)).unwrap();
+    ptxas
+}
+
+/// Which ptxas Triton runs, by Triton's own code in the copy's python.
+const TRITON_PTXAS: &str =
+    "from triton.backends.nvidia.compiler import _path_to_binary\nprint(_path_to_binary('ptxas'))";
+
+/// Issue 25 item 5 for Triton: TRITON_PTXAS_PATH naming CUDA 11.8's ptxas makes torch.compile
+/// (Triton 3.1.0) run it — Triton's own `_path_to_binary` says so — and the scan warns, naming
+/// the file, its version and the variable; without the variable Triton runs its bundled 12.4
+/// ptxas (CUDA 12.4 build: fine) and the scan is silent about ptxas.
+#[test]
+fn triton_ptxas_path_to_an_older_ptxas_is_named_with_its_version() {
+    let c = Copy::new("triton-ptxas");
+    let ptxas = ptxas_11_8();
+    let bundled = python(&c, TRITON_PTXAS, None).expect("Triton finds its ptxas");
+    assert!(
+        bundled.contains("backends/nvidia/bin/ptxas") && bundled.contains("'12.4'"),
+        "{bundled}"
+    );
+    assert_eq!(
+        with_code(&c.scan(None), "ptxas-too-old"),
+        Vec::<&Value>::new()
+    );
+
+    let run = |code: &str| {
+        let mut cmd = Command::new(c.root.join("bin/python"));
+        cmd.args(["-c", code]);
+        env_for(&mut cmd, &c.root, None);
+        cmd.env("TRITON_PTXAS_PATH", &ptxas);
+        cmd.output().expect("the venv's python starts")
+    };
+    let chosen = String::from_utf8_lossy(&run(TRITON_PTXAS).stdout).to_string();
+    assert!(
+        chosen.contains(&ptxas.display().to_string()) && chosen.contains("'11.8'"),
+        "{chosen}"
+    );
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cuda-triage"));
+    cmd.args(["scan", "--json"]);
+    env_for(&mut cmd, &c.root, None);
+    cmd.env("TRITON_PTXAS_PATH", &ptxas);
+    let doc = crate::support::json(&cmd.output().expect("the built binary runs"));
+    let old = with_code(&doc, "ptxas-too-old");
+    assert_eq!(old.len(), 1, "{doc:#}");
+    let f = old[0];
+    assert_eq!(f["severity"], "warning", "{f:#}");
+    let summary = f["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("ptxas 11.8") && summary.contains("TRITON_PTXAS_PATH"),
+        "{f:#}"
+    );
+    assert_eq!(
+        f["evidence"][0]["path"],
+        ptxas.display().to_string(),
+        "{f:#}"
+    );
+    assert!(
+        f["fixes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x["id"] == "env-unset:TRITON_PTXAS_PATH"),
+        "{f:#}"
+    );
+    assert_eq!(c.errors_here(&doc), Vec::<&Value>::new(), "{doc:#}");
+    let _ = std::fs::remove_dir_all(ptxas.parent().unwrap());
 }

@@ -48,7 +48,11 @@ fn windows_fixture_suggests_framework_entries_in_their_process_then_toolkit_libr
         "{:?}",
         ort.options.windows.app_dir
     );
-    assert!(ort.process.contains("LOAD_WITH_ALTERED_SEARCH_PATH"), "{}", ort.process);
+    assert!(
+        ort.process.contains("LOAD_WITH_ALTERED_SEARCH_PATH"),
+        "{}",
+        ort.process
+    );
     assert!(
         ort.label
             .starts_with("onnxruntime_providers_cuda.dll — ONNX Runtime 1.16.3")

@@ -12,6 +12,7 @@ pub mod framework_libs;
 pub mod framework_versions;
 pub mod import_errors;
 pub mod jax_plugins;
+pub mod triton;
 pub mod wheels;
 pub mod xla;
 
@@ -32,6 +33,7 @@ pub fn run_all(ctx: &SystemContext, inventory: &Inventory) -> Vec<Finding> {
     findings.extend(cupti::check(ctx, inventory));
     findings.extend(cupti::asked_names(ctx, inventory));
     findings.extend(xla::check(ctx, inventory));
+    findings.extend(triton::check(ctx, inventory));
     findings.extend(builds::check(ctx, inventory));
     findings.extend(wheels::check(ctx, inventory));
     let closure = closure::check(ctx, inventory, &findings);
