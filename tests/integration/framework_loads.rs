@@ -12,11 +12,26 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 const ORT: &str = "onnxruntime-gpu==1.20.2";
+/// JAX with its CUDA 12 plugin; jaxlib and nvcc pinned because pip otherwise pairs the 0.4.35
+/// plugin with jaxlib 0.4.34 and takes nvcc 12.9, whose namespace package breaks `import jax`
+/// 0.4.35 (`cuda_nvcc.__file__` is None).
+const JAX: &[&str] = &[
+    "jax[cuda12]==0.4.35",
+    "jaxlib==0.4.35",
+    "nvidia-cuda-nvcc-cu12==12.6.85",
+];
 
 /// The cached venv with the real ONNX Runtime 1.20.2 beside torch 2.5.1 and CuPy 13.3.0.
 fn ort_venv() -> &'static Path {
     static VENV: OnceLock<PathBuf> = OnceLock::new();
     VENV.get_or_init(|| cached_venv("onnxruntime-1.20.2", Some(cupy_venv()), &[ORT]))
+}
+
+/// The cached venv with the real JAX 0.4.35 and its CUDA 12 plugin beside torch and CuPy (the
+/// plugin takes the same `nvidia-*` wheels; only nvcc is added).
+fn jax_venv() -> &'static Path {
+    static VENV: OnceLock<PathBuf> = OnceLock::new();
+    VENV.get_or_init(|| cached_venv("jax-0.4.35", Some(cupy_venv()), JAX))
 }
 
 /// Runs `code` in the copy's python with the venv activated; stdout, or the failure.
@@ -396,4 +411,61 @@ fn triton_ptxas_path_to_an_older_ptxas_is_named_with_its_version() {
     );
     assert_eq!(c.errors_here(&doc), Vec::<&Value>::new(), "{doc:#}");
     let _ = std::fs::remove_dir_all(ptxas.parent().unwrap());
+}
+
+/// JAX's CUDA plugin imports no CUDA library: XLA inside it opens them by name at run time, so
+/// its load list is the `framework_loads.toml` row read from the plugin's strings. Healthy: the
+/// real `import jax` works and the scan is silent about every library. cuDNN gone from its wheel:
+/// `import jax` still works (nothing opens cuDNN at import), and JAX gets a warning citing its
+/// row — while torch, whose import really fails (the oracle), keeps its error.
+#[test]
+fn jax_cuda12_plugin_loads_by_name_and_a_missing_cudnn_is_a_warning_for_it() {
+    let c = Copy::of(jax_venv(), "jax-healthy");
+    let path = nvidia_lib_path(&c);
+    let ld = Path::new(&path);
+    let out = python(&c, "import jax\nprint(jax.__version__)", Some(ld)).expect("import jax");
+    assert!(out.contains("0.4.35"), "{out}");
+    let doc = c.scan(Some(ld));
+    assert_eq!(loud_about_libraries(&doc), Vec::<&Value>::new(), "{doc:#}");
+    drop(c);
+
+    let c = Copy::of(jax_venv(), "jax-no-cudnn");
+    c.replace("nvidia/cudnn/lib/libcudnn.so.9", None);
+    python(&c, "import jax", Some(ld)).expect("import jax works without cuDNN");
+    let torch = python(&c, "import torch", Some(ld)).expect_err("import torch fails");
+    assert!(torch.contains("libcudnn.so.9"), "{torch}");
+    let path = nvidia_lib_path(&c);
+    let doc = c.scan(Some(Path::new(&path)));
+    let about_cudnn = |sev: &str, who: &str| {
+        doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["severity"] == sev && f["summary"].as_str().unwrap().contains(who))
+            .filter(|f| {
+                f["libraries"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|l| l == "libcudnn.so.9")
+            })
+            .count()
+    };
+    assert_eq!(about_cudnn("warning", "JAX 0.4.35"), 1, "{doc:#}");
+    assert_eq!(about_cudnn("error", "PyTorch"), 1, "{doc:#}");
+    let jax = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["summary"].as_str().unwrap().contains("JAX 0.4.35"))
+        .unwrap();
+    assert!(
+        jax["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["kind"] == "load-list"
+                && e["text"].as_str().unwrap().contains("xla_cuda_plugin.so")),
+        "{jax:#}"
+    );
 }

@@ -102,7 +102,9 @@ fn already(out: &[Finding], earlier: &[Finding], f: &Finding, env: &PythonEnv) -
     out.iter()
         .any(|g| g.code == f.code && g.libraries.first() == Some(lib) && same_env(g))
         || earlier.iter().any(|g| {
-            g.severity <= Severity::Warning
+            // Only a finding at least as severe stands in for this one: another framework's
+            // warning about the same library must not hide an import that fails.
+            g.severity <= f.severity
                 && g.libraries.iter().any(|l| l == lib)
                 && g.code.starts_with("library-")
         })
