@@ -98,11 +98,18 @@ fn every_seed_machine_remedy_offers_an_exact_plan() {
         .display()
         .to_string();
     let found = plans(&jax);
-    // XLA_FLAGS' typo, and the cuDNN wheel folder the JAX plugin's process does not search.
-    assert_eq!(found.len(), 2, "{found:#?}");
+    // XLA_FLAGS' typo, the cuDNN wheel folder the JAX plugin's process does not search, and the
+    // toolkit's CUPTI folder its profiler would open (JAX's load-list row: cupti by name).
+    assert_eq!(found.len(), 3, "{found:#?}");
+    assert!(
+        found
+            .iter()
+            .any(|f| f.0 == "ld-library-path-prepend:/usr/local/cuda/extras/CUPTI/lib64"),
+        "{found:#?}"
+    );
     let ld = found
         .iter()
-        .find(|f| f.0.starts_with("ld-library-path-prepend:"))
+        .find(|f| f.0.ends_with("nvidia/cudnn/lib"))
         .expect("an LD_LIBRARY_PATH plan");
     assert!(
         ld.2["previews"][0]
