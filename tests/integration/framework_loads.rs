@@ -175,7 +175,7 @@ fn onnxruntime_without_cudnn_fails_to_load_its_provider_and_is_named() {
     let err = ld_so_list_provider(&c, Some(ld)).expect_err("the provider cannot load");
     assert!(err.contains("libcudnn.so.9"), "{err}");
     let doc = c.scan(Some(ld));
-    let named = c
+    let named: Vec<&Value> = c
         .errors_here(&doc)
         .into_iter()
         .filter(|f| {
@@ -185,8 +185,20 @@ fn onnxruntime_without_cudnn_fails_to_load_its_provider_and_is_named() {
                 .iter()
                 .any(|l| l == "libcudnn.so.9")
         })
-        .count();
-    assert!(named > 0, "{doc:#}");
+        .collect();
+    assert!(!named.is_empty(), "{doc:#}");
+    // Every such error shows the row of the load list it comes from.
+    for f in named {
+        assert!(
+            f["evidence"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|e| e["kind"] == "load-list"
+                    && e["text"].as_str().unwrap().contains("import table")),
+            "{f:#}"
+        );
+    }
 }
 
 /// Case (b): NVRTC gone from its wheel. `import torch` works (nothing opens NVRTC at import);

@@ -150,6 +150,25 @@ fn framework_finding(
         1,
         Evidence::at("entry library", p.file_name(entry), entry.to_string()),
     );
+    // The row of the load list this comes from: the entry library's own import table, and the
+    // entry row that says the framework's process loads that library.
+    let row = knowledge::knowledge()
+        .closure
+        .entries
+        .iter()
+        .find(|e| e.framework == fw.kind.module() && e.platform == p.as_str())
+        .map(|e| e.source.clone())
+        .unwrap_or_default();
+    f.evidence.insert(
+        2,
+        Evidence::new(
+            "load-list",
+            format!(
+                "read from {}'s import table (entry library of {name}; framework_closure.toml: {row})",
+                p.file_name(entry)
+            ),
+        ),
+    );
     if let Some(lib) = f.libraries.first().cloned() {
         add_provider(ctx, env, fw, &lib, &mut f);
     }
