@@ -7,7 +7,8 @@ use super::{scan, win_tf, win_tf210};
 use crate::engine::context::Platform;
 use crate::engine::context::fake::FakeMachine;
 use crate::engine::findings::Severity;
-use crate::engine::rules::framework_libs::{check, needed_names};
+use crate::engine::graph::load_list::needed_names;
+use crate::engine::rules::framework_libs::check;
 
 #[test]
 fn tf210_with_cuda_11_2_off_path_is_not_searched() {
