@@ -174,22 +174,30 @@ pub fn file_version(ctx: &SystemContext, inv: &Inventory, path: &str) -> Option<
         return Some((v.to_string(), format!("file name {name}")));
     }
     let dir = p.parent(path)?;
-    // site-packages/nvidia/<folder>/lib
-    let folder_dir = p.parent(&dir)?;
+    wheel_version(ctx, &dir).or_else(|| {
+        inv.cudnn
+            .iter()
+            .find(|c| c.library_dirs.iter().any(|d| d == &dir))
+            .and_then(|c| c.version.clone().filter(|v| v.contains('.')))
+            .map(|v| (v, format!("cuDNN install at {dir}")))
+    })
+}
+
+/// The version of the pip wheel whose library folder is `dir` (`site-packages/nvidia/<folder>/lib`):
+/// its `nvidia_<folder>_cu*-<version>.dist-info` beside `nvidia/`.
+fn wheel_version(ctx: &SystemContext, dir: &str) -> Option<(String, String)> {
+    let p = ctx.platform;
+    let folder_dir = p.parent(dir)?;
     let folder = p.file_name(&folder_dir);
     let site = p.parent(&p.parent(&folder_dir)?)?;
     let prefix = format!("nvidia_{folder}_cu");
-    for e in ctx.fs.read_dir(&site).unwrap_or_default() {
-        if let Some(rest) = e.name.strip_prefix(&prefix)
-            && let Some(stem) = rest.strip_suffix(".dist-info")
-            && let Some((_, v)) = stem.split_once('-')
-        {
-            return Some((v.to_string(), format!("wheel {}", e.name)));
-        }
-    }
-    inv.cudnn
-        .iter()
-        .find(|c| c.library_dirs.iter().any(|d| d == &dir))
-        .and_then(|c| c.version.clone().filter(|v| v.contains('.')))
-        .map(|v| (v, format!("cuDNN install at {dir}")))
+    ctx.fs
+        .read_dir(&site)
+        .unwrap_or_default()
+        .into_iter()
+        .find_map(|e| {
+            let stem = e.name.strip_prefix(&prefix)?.strip_suffix(".dist-info")?;
+            let (_, v) = stem.split_once('-')?;
+            Some((v.to_string(), format!("wheel {}", e.name)))
+        })
 }
