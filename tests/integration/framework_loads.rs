@@ -12,14 +12,10 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 const ORT: &str = "onnxruntime-gpu==1.20.2";
-/// JAX with its CUDA 12 plugin; jaxlib and nvcc pinned because pip otherwise pairs the 0.4.35
-/// plugin with jaxlib 0.4.34 and takes nvcc 12.9, whose namespace package breaks `import jax`
-/// 0.4.35 (`cuda_nvcc.__file__` is None).
-const JAX: &[&str] = &[
-    "jax[cuda12]==0.4.35",
-    "jaxlib==0.4.35",
-    "nvidia-cuda-nvcc-cu12==12.6.85",
-];
+/// JAX with its CUDA 12 plugin as pip resolves it (jax 0.4.35 pins jaxlib 0.4.34 for the
+/// extra, with plugin 0.4.35); nvcc pinned because pip otherwise takes 12.9, whose namespace
+/// package breaks `import jax` 0.4.35 (`cuda_nvcc.__file__` is None).
+const JAX: &[&str] = &["jax[cuda12]==0.4.35", "nvidia-cuda-nvcc-cu12==12.6.85"];
 
 /// The cached venv with the real ONNX Runtime 1.20.2 beside torch 2.5.1 and CuPy 13.3.0.
 fn ort_venv() -> &'static Path {

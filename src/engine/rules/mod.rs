@@ -28,7 +28,7 @@ pub fn run_all(ctx: &SystemContext, inventory: &Inventory) -> Vec<Finding> {
     findings.extend(framework_libs::check(ctx, inventory));
     findings.extend(framework_versions::check(ctx, inventory));
     findings.extend(import_errors::check(inventory));
-    findings.extend(jax_plugins::check(inventory));
+    findings.extend(jax_plugins::check(ctx, inventory));
     findings.extend(cudnn_zlib::check(ctx, inventory));
     findings.extend(cupti::check(ctx, inventory));
     findings.extend(cupti::asked_names(ctx, inventory));
