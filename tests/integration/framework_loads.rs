@@ -435,6 +435,12 @@ fn jax_cuda12_plugin_loads_by_name_and_a_missing_cudnn_is_a_warning_for_it() {
     assert!(out.contains("0.4.35"), "{out}");
     let doc = c.scan(Some(ld));
     assert_eq!(loud_about_libraries(&doc), Vec::<&Value>::new(), "{doc:#}");
+    // jaxlib 0.4.34 beside plugin 0.4.35 is what jax 0.4.35's own metadata pins.
+    assert_eq!(
+        with_code(&doc, "jax-plugin-mismatch"),
+        Vec::<&Value>::new(),
+        "{doc:#}"
+    );
     drop(c);
 
     let c = Copy::of(jax_venv(), "jax-no-cudnn");

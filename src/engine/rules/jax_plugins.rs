@@ -155,3 +155,18 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::satisfies;
+
+    #[test]
+    fn requirement_clauses_are_all_checked() {
+        assert!(satisfies("0.4.34", "==0.4.34"));
+        assert!(!satisfies("0.4.35", "==0.4.34"));
+        assert!(satisfies("0.4.35", "<=0.4.35,>=0.4.34"));
+        assert!(!satisfies("0.4.33", "<=0.4.35,>=0.4.34"));
+        assert!(!satisfies("0.4.36", "<=0.4.35,>=0.4.34"));
+        assert!(satisfies("0.4.26", "==0.4.26)".trim_end_matches(')')));
+    }
+}
