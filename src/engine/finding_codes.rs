@@ -39,6 +39,7 @@ pub const LIBRARY_NOT_FOUND: &str = "library-not-found";
 pub const LIBRARY_NOT_SEARCHED: &str = "library-not-searched";
 pub const LIBRARY_ON_MACHINE: &str = "library-on-machine";
 pub const LIBRARY_UNREADABLE: &str = "library-unreadable";
+pub const LIBRARY_VERSION_REFUSED: &str = "library-version-refused";
 pub const LIBRARY_WRONG_MACHINE: &str = "library-wrong-machine";
 pub const LIBRARY_WRONG_MAJOR: &str = "library-wrong-major";
 pub const LOADER_DISAGREES: &str = "loader-disagrees";
@@ -116,6 +117,7 @@ pub const ALL: &[&str] = &[
     LIBRARY_NOT_SEARCHED,
     LIBRARY_ON_MACHINE,
     LIBRARY_UNREADABLE,
+    LIBRARY_VERSION_REFUSED,
     LIBRARY_WRONG_MACHINE,
     LIBRARY_WRONG_MAJOR,
     LOADER_DISAGREES,

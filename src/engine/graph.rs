@@ -14,6 +14,7 @@
 
 pub mod checks;
 pub mod framework;
+pub mod load_list;
 pub mod probe;
 pub mod process;
 pub mod root;

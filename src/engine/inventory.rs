@@ -132,6 +132,16 @@ pub struct ToolInfo {
     pub version_source: Option<String>,
 }
 
+/// A ptxas Triton would run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TritonPtxas {
+    /// The Triton release (`3.1.0`).
+    pub triton: String,
+    /// `TRITON_PTXAS_PATH` or `bundled with Triton`.
+    pub how: String,
+    pub tool: ToolInfo,
+}
+
 /// How a cuDNN copy got where it is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
@@ -264,6 +274,10 @@ pub struct PythonEnv {
     pub conda_packages: Vec<Package>,
     /// ptxas from the pip `nvidia-cuda-nvcc-cu*` wheel (`nvidia/cuda_nvcc/bin/ptxas`), which XLA searches.
     pub pip_ptxas: Option<ToolInfo>,
+    /// The ptxas binaries Triton (torch.compile) would run, in its order: `TRITON_PTXAS_PATH`,
+    /// then its bundled copy; the first one wins.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub triton_ptxas: Vec<TritonPtxas>,
     /// Notes the scan attaches (e.g. "Microsoft Store Python").
     pub notes: Vec<String>,
     /// Result of the optional import probe, one per framework module tried.

@@ -18,7 +18,7 @@ use std::sync::{Mutex, OnceLock};
 const TORCH: &str = "torch==2.5.1";
 const CUPY: &str = "cupy-cuda12x==13.3.0";
 
-fn cache() -> PathBuf {
+pub(crate) fn cache() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/.cache/venvs")
 }
 
@@ -35,7 +35,7 @@ fn run(cmd: &mut Command, what: &str) {
 }
 
 /// The cached venv with the real torch 2.5.1 and its pinned wheels (installed on first use).
-fn torch_venv() -> &'static Path {
+pub(crate) fn torch_venv() -> &'static Path {
     static VENV: OnceLock<PathBuf> = OnceLock::new();
     VENV.get_or_init(|| cached_venv("torch-2.5.1", None, &[TORCH]))
 }
@@ -48,7 +48,7 @@ pub(crate) fn cupy_venv() -> &'static Path {
 }
 
 /// A venv in the cache: made from `base` (hard links) or fresh, then `pip install packages`.
-fn cached_venv(name: &str, base: Option<&Path>, packages: &[&str]) -> PathBuf {
+pub(crate) fn cached_venv(name: &str, base: Option<&Path>, packages: &[&str]) -> PathBuf {
     let venv = cache().join(name);
     if venv.join(".complete").is_file() {
         return venv;
@@ -88,16 +88,16 @@ fn cached_venv(name: &str, base: Option<&Path>, packages: &[&str]) -> PathBuf {
 }
 
 /// A hard-linked copy of the venv, removed when dropped.
-struct Copy {
-    root: PathBuf,
+pub(crate) struct Copy {
+    pub(crate) root: PathBuf,
 }
 
 impl Copy {
-    fn new(name: &str) -> Copy {
+    pub(crate) fn new(name: &str) -> Copy {
         Copy::of(torch_venv(), name)
     }
 
-    fn of(venv: &Path, name: &str) -> Copy {
+    pub(crate) fn of(venv: &Path, name: &str) -> Copy {
         // Copies are made one at a time: cp -al of ~10,000 files is quick, but the imports that
         // follow are heavy, and parallel ones only compete for the two cores CI has.
         static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
@@ -112,7 +112,7 @@ impl Copy {
     }
 
     /// `lib/python3.X/site-packages` of the copy (whatever python3 made the venv).
-    fn site(&self) -> PathBuf {
+    pub(crate) fn site(&self) -> PathBuf {
         std::fs::read_dir(self.root.join("lib"))
             .expect("the venv has lib/")
             .flatten()
@@ -122,7 +122,7 @@ impl Copy {
     }
 
     /// Replaces a file of the copy (never writing through the hard link).
-    fn replace(&self, rel: &str, bytes: Option<&[u8]>) {
+    pub(crate) fn replace(&self, rel: &str, bytes: Option<&[u8]>) {
         let path = self.site().join(rel);
         std::fs::remove_file(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         if let Some(bytes) = bytes {
@@ -131,7 +131,7 @@ impl Copy {
     }
 
     /// The real oracle: `import torch` in the copy's own interpreter.
-    fn import_torch(&self, ld_library_path: Option<&Path>) -> Result<(), String> {
+    pub(crate) fn import_torch(&self, ld_library_path: Option<&Path>) -> Result<(), String> {
         self.import("torch", ld_library_path)
     }
 
@@ -152,7 +152,7 @@ impl Copy {
     }
 
     /// `cuda-triage scan --json` on this computer with the copy activated.
-    fn scan(&self, ld_library_path: Option<&Path>) -> Value {
+    pub(crate) fn scan(&self, ld_library_path: Option<&Path>) -> Value {
         self.scan_with(&[], ld_library_path)
     }
 
@@ -164,7 +164,7 @@ impl Copy {
     }
 
     /// The error findings whose evidence is in this venv.
-    fn errors_here<'a>(&self, doc: &'a Value) -> Vec<&'a Value> {
+    pub(crate) fn errors_here<'a>(&self, doc: &'a Value) -> Vec<&'a Value> {
         let root = self.root.display().to_string();
         doc["findings"]
             .as_array()
@@ -188,7 +188,7 @@ impl Drop for Copy {
 }
 
 /// The environment of a shell where the venv is activated (and nothing else is).
-fn env_for(cmd: &mut Command, venv: &Path, ld_library_path: Option<&Path>) {
+pub(crate) fn env_for(cmd: &mut Command, venv: &Path, ld_library_path: Option<&Path>) {
     cmd.env_clear()
         .env("PATH", format!("{}/bin:/usr/bin:/bin", venv.display()))
         .env("VIRTUAL_ENV", venv)

@@ -12,12 +12,22 @@ fn every_listed_onnxruntime_release_reads_as_its_files_say() {
     check_every_release("onnxruntime", 23);
 }
 
-/// The libraries the error findings about missing or wrong-major CUDA libraries name.
+/// The libraries the findings about missing or wrong-major CUDA libraries name. These machines
+/// hold the releases' real metadata but placeholder providers (no import table to read), so the
+/// names are the generic guess: warnings that say they guess, never errors.
 fn error_libraries(findings: Vec<cuda_triage::engine::findings::Finding>) -> Vec<String> {
     use cuda_triage::engine::findings::Severity;
+    let library = |f: &cuda_triage::engine::findings::Finding| f.code.starts_with("library-");
+    assert!(
+        !findings
+            .iter()
+            .any(|f| library(f) && f.severity == Severity::Error),
+        "a guess is never an error: {findings:#?}"
+    );
     findings
         .into_iter()
-        .filter(|f| f.severity == Severity::Error && f.code.starts_with("library-"))
+        .filter(|f| f.severity == Severity::Warning && library(f))
+        .filter(|f| f.evidence.iter().any(|e| e.text.starts_with("guessed")))
         .flat_map(|f| f.libraries)
         .collect()
 }

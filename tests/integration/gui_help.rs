@@ -27,7 +27,7 @@ fn findings_explain_their_terms_copy_their_commands_and_link_their_docs() {
     for title in [
         "Python: os.add_dll_directory",
         "Windows: dynamic-link library search order",
-        "ONNX Runtime: CUDA execution provider requirements",
+        "CuPy: installation",
         "CUDA Installation Guide for Microsoft Windows",
     ] {
         assert!(

@@ -22,6 +22,8 @@ mod fix;
 mod fix_names;
 mod fix_situations;
 mod fixtures_build;
+#[cfg(unix)]
+mod framework_loads;
 mod frameworks_cupy;
 mod frameworks_jax;
 mod frameworks_onnxruntime;

@@ -36,7 +36,23 @@ fn windows_fixture_suggests_framework_entries_in_their_process_then_toolkit_libr
     );
     assert!(torch.process.contains("PyTorch (LoadLibraryExW 0x1100)"));
     let ort = find(&all, r"onnxruntime\capi\onnxruntime_providers_cuda.dll");
-    assert_eq!(ort.options.windows.preset, Some(Preset::Python));
+    // ONNX Runtime loads its provider with LOAD_WITH_ALTERED_SEARCH_PATH: the standard search
+    // with the provider's folder first (PATH searched).
+    assert_eq!(ort.options.windows.preset, Some(Preset::App));
+    assert!(
+        ort.options
+            .windows
+            .app_dir
+            .as_deref()
+            .is_some_and(|d| d.ends_with(r"site-packages\onnxruntime\capi")),
+        "{:?}",
+        ort.options.windows.app_dir
+    );
+    assert!(
+        ort.process.contains("LOAD_WITH_ALTERED_SEARCH_PATH"),
+        "{}",
+        ort.process
+    );
     assert!(
         ort.label
             .starts_with("onnxruntime_providers_cuda.dll — ONNX Runtime 1.16.3")

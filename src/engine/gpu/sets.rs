@@ -7,10 +7,10 @@
 use super::results::Role;
 use super::select::{Selection, role_version};
 use crate::engine::context::{Platform, SystemContext};
+use crate::engine::graph::load_list::needed_names;
 use crate::engine::graph::process::{self, PresenceProbe, Process};
 use crate::engine::inventory::{FrameworkKind, Inventory};
 use crate::engine::loader::{FileProbe, Probe};
-use crate::engine::rules::framework_libs::needed_names;
 use std::path::PathBuf;
 
 /// One choice of files to test.

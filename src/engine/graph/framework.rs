@@ -29,6 +29,10 @@ pub fn key_libraries(ctx: &SystemContext, fw: &Framework) -> Vec<String> {
 }
 
 /// Files below the framework's package folder matching any of `patterns` (`../` goes up).
+pub fn package_files(ctx: &SystemContext, fw: &Framework, patterns: &[&str]) -> Vec<String> {
+    matching(ctx, fw, patterns)
+}
+
 fn matching(ctx: &SystemContext, fw: &Framework, patterns: &[&str]) -> Vec<String> {
     let p = ctx.platform;
     let mut out = Vec::new();
@@ -93,7 +97,7 @@ pub fn process_options(ctx: &SystemContext, env: &PythonEnv, fw: &Framework) -> 
             runtime: false,
             windows: WindowsOptions {
                 preset: Some(windows_preset(env, fw)),
-                app_dir: Some(python_dir(ctx, env)),
+                app_dir: Some(windows_app_dir(ctx, env, fw)),
                 dll_dirs: fw.dll_directories.clone(),
                 ..WindowsOptions::default()
             },
@@ -109,6 +113,10 @@ pub fn process_label(ctx: &SystemContext, env: &PythonEnv, fw: &Framework) -> St
             "{} importing {} (its RPATH, each library's RUNPATH, LD_LIBRARY_PATH, ld.so.cache)",
             python(ctx, env),
             fw.kind.module()
+        ),
+        Platform::Windows if fw.kind == FrameworkKind::OnnxRuntime => format!(
+            "{} loading onnxruntime's CUDA provider (LoadLibraryExW with LOAD_WITH_ALTERED_SEARCH_PATH: the provider's folder, system folders, PATH)",
+            python(ctx, env)
         ),
         Platform::Windows => format!(
             "{} importing {} ({})",
@@ -129,11 +137,26 @@ pub fn preset_label(preset: Option<Preset>) -> &'static str {
     }
 }
 
+/// ONNX Runtime opens its CUDA provider with `LoadLibraryExW(<capi>\\onnxruntime_providers_cuda.dll,
+/// NULL, LOAD_WITH_ALTERED_SEARCH_PATH)` (onnxruntime/core/platform/windows/env.cc at v1.20.2,
+/// `LoadDynamicLibrary`): the provider's imports get the standard search with the provider's
+/// folder in the application folder's place — PATH included. Every other framework's entry
+/// libraries are extension modules (Python ≥ 3.8: PATH ignored).
 fn windows_preset(env: &PythonEnv, fw: &Framework) -> Preset {
     match (fw.kind, env.kind) {
+        (FrameworkKind::OnnxRuntime, _) => Preset::App,
         (FrameworkKind::PyTorch, _) => Preset::Torch,
         (_, PythonKind::CondaBase | PythonKind::CondaEnv) => Preset::CondaPython,
         _ => Preset::Python,
+    }
+}
+
+/// The folder standing for the application folder: the provider's `capi` for ONNX Runtime (see
+/// [`windows_preset`]), python.exe's folder otherwise.
+fn windows_app_dir(ctx: &SystemContext, env: &PythonEnv, fw: &Framework) -> String {
+    match fw.kind {
+        FrameworkKind::OnnxRuntime => ctx.platform.join(&fw.location, "capi"),
+        _ => python_dir(ctx, env),
     }
 }
 

@@ -298,6 +298,28 @@ fn linux_process(ctx: &SystemContext, env: Option<(&PythonEnv, Option<&Framework
     }
 }
 
+/// A Linux library at `library` (already loaded in the environment's python) opening a name
+/// with dlopen: its RPATH/RUNPATH and the python's lead the search, as ld.so gives the caller's.
+pub fn linux_dlopen_from(ctx: &SystemContext, env: &PythonEnv, library: &str) -> Process {
+    let probe = FsProbe::new(&ctx.fs, crate::engine::binfmt::read_binary_headers);
+    let elf = || BinaryInfo::empty(Format::Elf, x64());
+    let info = probe.info(library).map_or_else(elf, |i| (*i).clone());
+    let python = python_exe_real(ctx, env);
+    let main = probe.info(&python).map_or_else(elf, |i| (*i).clone());
+    Process {
+        label: format!(
+            "{library} calling dlopen in the Python process of {}",
+            env.root
+        ),
+        uses_path: false,
+        note: None,
+        search: Search::Linux(Box::new(LinuxProcess {
+            search: LinuxSearch::from_context(ctx, &x64()),
+            chain: vec![(library.to_string(), info), (python, main)],
+        })),
+    }
+}
+
 /// The environment's python with one level of symbolic link resolved: ld.so takes the main
 /// program's `$ORIGIN` from the real file (a venv's `bin/python` points at the base install).
 fn python_exe_real(ctx: &SystemContext, env: &PythonEnv) -> String {

@@ -12,6 +12,7 @@ pub mod closure;
 pub mod cudnn;
 pub mod docs;
 pub mod drivers;
+pub mod framework_loads;
 pub mod frameworks;
 #[cfg(feature = "testing")]
 pub mod generate;
@@ -88,6 +89,10 @@ pub const TABLES: &[(&str, &str)] = &[
         include_str!("../../../assets/knowledge/framework_closure.toml"),
     ),
     (
+        "framework_loads.toml",
+        include_str!("../../../assets/knowledge/framework_loads.toml"),
+    ),
+    (
         "finding_docs.toml",
         include_str!("../../../assets/knowledge/finding_docs.toml"),
     ),
@@ -109,6 +114,7 @@ pub struct Knowledge {
     pub locations: LocationTables,
     pub catalog: Catalog,
     pub closure: closure::ClosureTables,
+    pub loads: framework_loads::FrameworkLoads,
     pub onnxruntime: onnxruntime::OnnxruntimeTables,
     pub docs: docs::DocTables,
 }
@@ -144,6 +150,7 @@ impl Knowledge {
             locations: parse("install_locations.toml")?,
             catalog: Catalog::load()?,
             closure: parse("framework_closure.toml")?,
+            loads: parse("framework_loads.toml")?,
             onnxruntime: parse("onnxruntime_builds.toml")?,
             docs: parse("finding_docs.toml")?,
         })

@@ -102,7 +102,9 @@ fn already(out: &[Finding], earlier: &[Finding], f: &Finding, env: &PythonEnv) -
     out.iter()
         .any(|g| g.code == f.code && g.libraries.first() == Some(lib) && same_env(g))
         || earlier.iter().any(|g| {
-            g.severity <= Severity::Warning
+            // Only a finding at least as severe stands in for this one: another framework's
+            // warning about the same library must not hide an import that fails.
+            g.severity <= f.severity
                 && g.libraries.iter().any(|l| l == lib)
                 && g.code.starts_with("library-")
         })
@@ -147,6 +149,25 @@ fn framework_finding(
     f.evidence.insert(
         1,
         Evidence::at("entry library", p.file_name(entry), entry.to_string()),
+    );
+    // The row of the load list this comes from: the entry library's own import table, and the
+    // entry row that says the framework's process loads that library.
+    let row = knowledge::knowledge()
+        .closure
+        .entries
+        .iter()
+        .find(|e| e.framework == fw.kind.module() && e.platform == p.as_str())
+        .map(|e| e.source.clone())
+        .unwrap_or_default();
+    f.evidence.insert(
+        2,
+        Evidence::new(
+            "load-list",
+            format!(
+                "read from {}'s import table (entry library of {name}; framework_closure.toml: {row})",
+                p.file_name(entry)
+            ),
+        ),
     );
     if let Some(lib) = f.libraries.first().cloned() {
         add_provider(ctx, env, fw, &lib, &mut f);

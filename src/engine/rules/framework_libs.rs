@@ -1,95 +1,34 @@
-//! The CUDA libraries a framework build needs, resolved the way *its* process searches:
-//! missing from every searched folder but present elsewhere (where, and why that folder is not
-//! searched), present only in another major (`cublas64_12.dll` when `cublas64_11.dll` is
-//! needed), or absent; and Python ≥ 3.8 on Windows ignoring PATH for extension dependencies.
-//! Names come from the CUDA family the build expects (knowledge `shipped_by`), never from
-//! TensorFlow's build_info DLL names (2.10 names a `cudart64_112.dll` that never existed).
+//! The CUDA libraries a framework's own code opens at run time (its load list,
+//! [`crate::engine::graph::load_list`]), resolved the way *its* process searches: missing from
+//! every searched folder but present elsewhere (where, and why that folder is not searched),
+//! present only in another major (`cublas64_12.dll` when `cublas64_11.dll` is needed), or absent;
+//! and Python ≥ 3.8 on Windows ignoring PATH for extension dependencies. What the entry libraries
+//! import is the closure rule's (read from the files). A miss is an error only when the load-list
+//! row says the framework refuses the GPU without it; a load only some work needs is a warning
+//! saying what fails later; a guessed name only warns and says it is a guess. Every finding shows
+//! the row it comes from (evidence `load-list`).
 
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, PathEdit, Severity};
+use crate::engine::graph::load_list::{Load, load_list};
 use crate::engine::graph::process::{self, PresenceProbe, Process, attempts_evidence};
 use crate::engine::inventory::{Framework, FrameworkKind, Inventory, PythonEnv};
-use crate::engine::knowledge::{self, LibraryIdentity, LibraryRow, identify_library};
+use crate::engine::knowledge::{self, LibraryIdentity, identify_library};
 use crate::engine::loader::where_else::KnownLibraries;
 
-/// Components a framework's CUDA build loads (besides cuDNN).
-const COMPONENTS: &[&str] = &[
-    "CUDA runtime",
-    "cuBLAS",
-    "cuBLASLt",
-    "cuFFT",
-    "cuRAND",
-    "cuSOLVER",
-    "cuSPARSE",
-];
-
-fn plat(p: Platform) -> &'static str {
-    match p {
-        Platform::Windows => "windows",
-        Platform::Linux => "linux",
-    }
-}
-
-/// The library names a build for CUDA `cuda` (`11.2`, `12`, `12.x`) loads: one per component.
-pub fn needed_names(platform: Platform, cuda: &str, cudnn: Option<&str>) -> Vec<String> {
-    let k = knowledge::knowledge();
-    let cuda = cuda.trim_end_matches(".x");
-    let mut parts = cuda.split('.');
-    let major = parts.next().unwrap_or("");
-    let mm = parts.next().map(|m| format!("{major}.{m}"));
-    let rows = mm
-        .as_deref()
-        .map(|v| k.libraries.shipped_by(v, plat(platform)))
-        .filter(|r| !r.is_empty())
-        .unwrap_or_else(|| {
-            k.libraries
-                .rows
-                .iter()
-                .filter(|r| {
-                    r.platform == plat(platform)
-                        && r.toolkits
-                            .iter()
-                            .any(|t| t.split('.').next() == Some(major))
-                })
-                .collect()
-        });
-    let mut names: Vec<String> = Vec::new();
-    for c in COMPONENTS {
-        // Framework processes are 64-bit: a 32-bit runtime (cudart32_110.dll) is never theirs.
-        let fits = |r: &&&LibraryRow| r.component == *c && !r.pattern && r.bits != Some(32);
-        if let Some(row) = rows.iter().rev().find(fits) {
-            names.push(row.file.clone());
-        }
-    }
-    if let Some(m) = cudnn
-        .and_then(|v| v.split('.').next())
-        .filter(|m| !m.is_empty())
-    {
-        names.push(match platform {
-            Platform::Windows => format!("cudnn64_{m}.dll"),
-            Platform::Linux => format!("libcudnn.so.{m}"),
-        });
-    }
-    names
-}
-
-/// Whether the framework loads CUDA libraries from outside its own package.
-fn loads_external(platform: Platform, f: &Framework) -> bool {
+/// Whether the framework's CUDA build runs on the GPU on this platform at all (TensorFlow after
+/// 2.10 has no native Windows GPU build).
+fn gpu_build(platform: Platform, f: &Framework) -> bool {
     if f.cuda_build == Some(false) || f.expects.cuda.is_none() {
         return false;
     }
-    match f.kind {
-        FrameworkKind::TensorFlow => {
-            platform == Platform::Linux
-                || f.version
-                    .as_deref()
-                    .and_then(|v| knowledge::knowledge().tensorflow.native_windows_gpu(v))
-                    != Some(false)
-        }
-        FrameworkKind::PyTorch => false,
-        _ => f.bundled_libraries.is_empty(),
-    }
+    f.kind != FrameworkKind::TensorFlow
+        || platform == Platform::Linux
+        || f.version
+            .as_deref()
+            .and_then(|v| knowledge::knowledge().tensorflow.native_windows_gpu(v))
+            != Some(false)
 }
 
 pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
@@ -97,28 +36,46 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
     let known = std::cell::OnceCell::new();
     let mut out = Vec::new();
     for (env, f) in inv.frameworks() {
-        if !loads_external(ctx.platform, f) {
+        if !gpu_build(ctx.platform, f) {
             continue;
         }
-        let cuda = f.expects.cuda.clone().unwrap_or_default();
-        let names = needed_names(ctx.platform, &cuda, f.expects.cudnn.as_deref());
-        let loader = process::framework_loader(ctx, env, Some(f));
+        let loads = load_list(ctx, f, &probe);
+        let mut loaders = Vec::new();
+        // torch on Windows: LOAD_LIBRARY_SEARCH_DEFAULT_DIRS first (torch\lib, the
+        // os.add_dll_directory folders), LoadLibraryW's standard search after a miss.
+        if ctx.platform == Platform::Windows
+            && f.kind == FrameworkKind::PyTorch
+            && let Some(dir) = &f.bundled_dir
+        {
+            let mut dirs = f.dll_directories.clone();
+            dirs.push(dir.clone());
+            loaders.push(process::python_extension_loader_with(ctx, env, dir, &dirs));
+        }
+        loaders.push(process::framework_loader(ctx, env, Some(f)));
         out.extend(check_names(
             ctx,
             inv,
             Subject { env, f },
-            &loader,
-            &names,
+            &loaders,
+            &loads,
             &probe,
             &known,
         ));
+        // ONNX Runtime loads its provider with LOAD_WITH_ALTERED_SEARCH_PATH (the provider's
+        // imports are searched through PATH) and torch's at::DynamicLibrary retries a miss with
+        // LoadLibraryW (PATH searched): Python ignoring PATH concerns neither.
+        let names: Vec<String> = loads.iter().map(|l| l.name.clone()).collect();
+        let loader = loaders.last().expect("one loader at least");
         if ctx.platform == Platform::Windows
-            && f.kind != FrameworkKind::TensorFlow
+            && !matches!(
+                f.kind,
+                FrameworkKind::TensorFlow | FrameworkKind::OnnxRuntime | FrameworkKind::PyTorch
+            )
             && process::python_ignores_path(env) == Some(true)
         {
             let ext =
                 process::python_extension_loader_with(ctx, env, &f.location, &f.dll_directories);
-            out.extend(ignores_path(ctx, env, f, &loader, &ext, &names, &probe));
+            out.extend(ignores_path(ctx, env, f, loader, &ext, &names, &probe));
         }
     }
     out
@@ -144,17 +101,29 @@ fn check_names(
     ctx: &SystemContext,
     inv: &Inventory,
     Subject { env, f }: Subject<'_>,
-    loader: &Process,
-    names: &[String],
+    loaders: &[Process],
+    loads: &[Load],
     probe: &PresenceProbe,
     known: &std::cell::OnceCell<KnownLibraries>,
 ) -> Vec<Finding> {
     let mut out = Vec::new();
-    for name in names {
-        let r = loader.resolve(name, probe);
-        if r.is_resolved() {
+    for load in loads {
+        let name = &load.name;
+        // The library that calls dlopen, when the row names it: ld.so searches from its paths.
+        let own: Vec<Process> = load
+            .row
+            .and_then(|r| r.caller.as_deref())
+            .filter(|_| ctx.platform == Platform::Linux)
+            .and_then(|g| crate::engine::graph::framework::package_files(ctx, f, &[g]).pop())
+            .map(|caller| process::linux_dlopen_from(ctx, env, &caller))
+            .into_iter()
+            .collect();
+        let loaders = if own.is_empty() { loaders } else { &own[..] };
+        let loader = loaders.last().expect("one loader at least");
+        if loaders.iter().any(|l| l.resolve(name, probe).is_resolved()) {
             continue;
         }
+        let r = loader.resolve(name, probe);
         let copies = known
             .get_or_init(|| KnownLibraries::new(ctx, inv))
             .copies_of(ctx, name);
@@ -182,13 +151,70 @@ fn check_names(
                 wrong_major(&subject, f, &id, &others)
             }
         } else {
-            continue;
+            let missing = Finding::new(
+                codes::LIBRARY_MISSING,
+                Severity::Error,
+                format!("{name} is not on this machine ({subject} opens it)"),
+                format!(
+                    "{subject} was built for CUDA {} and opens {name}, but no copy exists anywhere CUDA Triage looked.",
+                    f.expects.cuda_label()
+                ),
+            );
+            match provider_fix(f, name) {
+                Some(fix) => missing.with_fix(fix),
+                None => missing,
+            }
         };
         let mut finding = finding.with_libraries([name.clone()]);
+        if let Some(fix) = pinned_provider_fix(f, name)
+            && !finding.fixes.iter().any(|x| x.id == fix.id)
+        {
+            finding.fixes.insert(0, fix);
+        }
+        finding.severity = load.severity();
+        finding.detail.push_str(&load.consequence());
+        finding.evidence.push(load.evidence());
         finding.evidence.extend(attempts_evidence(loader, &r));
         out.push(finding);
     }
     out
+}
+
+/// The pip wheel (and conda package) that ships `name`, for the build's CUDA major — with the
+/// exact version when the framework's own metadata pins that wheel.
+fn provider_fix(f: &Framework, name: &str) -> Option<FixRef> {
+    let p = knowledge::knowledge().closure.provider_of(name)?;
+    let major = f.expects.cuda.as_deref()?.split('.').next()?.to_string();
+    let dist = p.dist_for(&major);
+    let pinned = f
+        .expects
+        .wheels
+        .iter()
+        .find(|w| w.name == dist)
+        .and_then(|w| w.version.as_deref())
+        .map(|v| v.trim().trim_start_matches("==").trim().to_string())
+        .filter(|v| v.starts_with(|c: char| c.is_ascii_digit()));
+    Some(match pinned {
+        Some(v) => FixRef {
+            id: format!("reinstall-{dist}=={v}"),
+            kind: "install".into(),
+            summary: format!(
+                "pip install --force-reinstall {dist}=={v} (the version {} pins)",
+                f.kind.display_name()
+            ),
+        },
+        None => FixRef {
+            id: format!("install-{dist}"),
+            kind: "install".into(),
+            summary: format!("Install {dist} (pip) or {} (conda-forge)", p.conda),
+        },
+    })
+}
+
+/// [`provider_fix`] only when the framework's metadata pins the wheel (a pip-managed install).
+fn pinned_provider_fix(f: &Framework, name: &str) -> Option<FixRef> {
+    let fix = provider_fix(f, name)?;
+    fix.id.starts_with("reinstall-").then_some(fix)
 }
 
 fn install_fix(id: &LibraryIdentity) -> FixRef {

@@ -1,17 +1,89 @@
-//! JAX's CUDA support is three wheels of one release: `jaxlib`, `jax-cuda12-plugin` and the PJRT
-//! plugin `jax-cuda12-pjrt`. Their own METADATA says so: the plugin pins `jax-cuda12-pjrt ==` its
-//! version, and `jax[cuda12]` pins jaxlib and the plugin to jax's (real jax 0.4.26 and 0.6.0
-//! files). The PJRT C API version they speak is compiled into `xla_cuda_plugin.so` and cannot be
-//! read from the small files, but pieces of different releases are what JAX reports as
-//! "Mismatched PJRT plugin PJRT API version" (error catalog `pjrt-api-mismatch`), after which it
-//! runs on the CPU: a warning naming each piece and its version, the pinned reinstall as the fix.
+//! JAX's CUDA support is three wheels: `jaxlib`, `jax-cuda12-plugin` and the PJRT plugin
+//! `jax-cuda12-pjrt`, of the versions jax's own METADATA pins for the extra (`Requires-Dist:
+//! jaxlib==0.4.34; extra == "cuda12"` and `jax-cuda12-plugin[with_cuda]<=0.4.35,>=0.4.34` in the
+//! real jax 0.4.35 — so jaxlib 0.4.34 with plugin 0.4.35 is what `pip install jax[cuda12]==0.4.35`
+//! installs, and healthy); the plugin pins `jax-cuda12-pjrt ==` its own version. Without jax's
+//! METADATA the pieces must be of one release (real jax 0.4.26 and 0.6.0 files). The PJRT C API
+//! version they speak is compiled into `xla_cuda_plugin.so` and cannot be read from the small
+//! files, but pieces outside those pins are what JAX reports as "Mismatched PJRT plugin PJRT API
+//! version" (error catalog `pjrt-api-mismatch`), after which it runs on the CPU: a warning naming
+//! each piece and its version, the pinned reinstall as the fix.
 
 use super::framework_libs::who;
+use crate::engine::context::SystemContext;
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
-use crate::engine::inventory::{FrameworkKind, Inventory};
+use crate::engine::inventory::{Framework, FrameworkKind, Inventory};
+use crate::engine::knowledge::version::compare;
+use std::cmp::Ordering;
 
-pub fn check(inv: &Inventory) -> Vec<Finding> {
+/// `(name, version spec)` of each `Requires-Dist` of jax's METADATA for `extra`.
+fn jax_pins(ctx: &SystemContext, f: &Framework, extra: &str) -> Option<Vec<(String, String)>> {
+    let p = ctx.platform;
+    // jax's own dist-info, beside its package folder.
+    let site = p.parent(&f.location)?;
+    let dist_info = ctx
+        .fs
+        .read_dir(&site)
+        .ok()?
+        .into_iter()
+        .map(|e| e.name)
+        .find(|n| {
+            n.strip_prefix("jax-").is_some_and(|r| {
+                r.starts_with(|c: char| c.is_ascii_digit()) && r.ends_with(".dist-info")
+            })
+        })?;
+    let text = ctx
+        .fs
+        .read_to_string(&p.join(&p.join(&site, &dist_info), "METADATA"), 64 << 10)
+        .ok()?;
+    let marker = format!("extra == \"{extra}\"");
+    Some(
+        text.lines()
+            .filter_map(|l| l.strip_prefix("Requires-Dist:"))
+            .filter(|l| l.contains(&marker))
+            .filter_map(|l| {
+                let req = l.split(';').next()?.trim();
+                let end = req.find(|c: char| "=<>!~ [(".contains(c))?;
+                let spec =
+                    req[end..].trim_start_matches(|c| c != '=' && c != '<' && c != '>' && c != '!');
+                Some((
+                    req[..end].to_ascii_lowercase(),
+                    spec.trim_end_matches(')').to_string(),
+                ))
+            })
+            .collect(),
+    )
+}
+
+/// Whether `version` meets every clause of `spec` (`==0.4.34`, `<=0.4.35,>=0.4.34`).
+fn satisfies(version: &str, spec: &str) -> bool {
+    spec.split(',')
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .all(|c| {
+            let (op, v) = match ["==", ">=", "<=", "!=", ">", "<"]
+                .iter()
+                .find(|op| c.starts_with(**op))
+            {
+                Some(op) => (*op, c[op.len()..].trim()),
+                None => return true,
+            };
+            let Some(o) = compare(version, v) else {
+                return true;
+            };
+            match op {
+                "==" => o == Ordering::Equal,
+                ">=" => o != Ordering::Less,
+                "<=" => o != Ordering::Greater,
+                "!=" => o != Ordering::Equal,
+                ">" => o == Ordering::Greater,
+                _ => o == Ordering::Less,
+            }
+        })
+}
+
+pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
     let mut out = Vec::new();
     for (env, f) in inv.frameworks() {
         if f.kind != FrameworkKind::Jax {
@@ -33,7 +105,24 @@ pub fn check(inv: &Inventory) -> Vec<Finding> {
             continue;
         };
         let first = pieces[0].1;
-        if pieces.iter().all(|(_, v)| *v == first) {
+        let pjrt = format!("jax-{extra}-pjrt");
+        let plugin = format!("jax-{extra}-plugin");
+        let version_of = |name: &str| pieces.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
+        let healthy = match jax_pins(ctx, f, extra) {
+            // jax's own pins for the extra, and the plugin's pin of its PJRT plugin.
+            Some(pins) if !pins.is_empty() => {
+                pieces.iter().all(|(n, v)| {
+                    pins.iter()
+                        .filter(|(pn, _)| pn == n)
+                        .all(|(_, spec)| satisfies(v, spec))
+                }) && match (version_of(&plugin), version_of(&pjrt)) {
+                    (Some(a), Some(b)) => a == b,
+                    _ => true,
+                }
+            }
+            _ => pieces.iter().all(|(_, v)| *v == first),
+        };
+        if healthy {
             continue;
         }
         let listed: Vec<String> = pieces.iter().map(|(n, v)| format!("{n} {v}")).collect();
@@ -65,4 +154,19 @@ pub fn check(inv: &Inventory) -> Vec<Finding> {
         out.push(finding);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::satisfies;
+
+    #[test]
+    fn requirement_clauses_are_all_checked() {
+        assert!(satisfies("0.4.34", "==0.4.34"));
+        assert!(!satisfies("0.4.35", "==0.4.34"));
+        assert!(satisfies("0.4.35", "<=0.4.35,>=0.4.34"));
+        assert!(!satisfies("0.4.33", "<=0.4.35,>=0.4.34"));
+        assert!(!satisfies("0.4.36", "<=0.4.35,>=0.4.34"));
+        assert!(satisfies("0.4.26", "==0.4.26)".trim_end_matches(')')));
+    }
 }

@@ -2,10 +2,10 @@
 //! adds to its search (nothing loads them), and one CUDA component reaching one process from two
 //! folders (a wheel or bundled copy and a toolkit copy found through PATH / LD_LIBRARY_PATH).
 
-use super::framework_libs::needed_names;
 use crate::engine::context::SystemContext;
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
+use crate::engine::graph::load_list::needed_names;
 use crate::engine::graph::process::{self, PresenceProbe};
 use crate::engine::inventory::{FrameworkKind, Inventory};
 use crate::engine::knowledge::identify_library;

@@ -7,7 +7,8 @@ use super::{scan, win_tf, win_tf210};
 use crate::engine::context::Platform;
 use crate::engine::context::fake::FakeMachine;
 use crate::engine::findings::Severity;
-use crate::engine::rules::framework_libs::{check, needed_names};
+use crate::engine::graph::load_list::needed_names;
+use crate::engine::rules::framework_libs::check;
 
 #[test]
 fn tf210_with_cuda_11_2_off_path_is_not_searched() {
@@ -233,4 +234,27 @@ fn windows_tf_2_12_loads_no_cuda_at_all() {
     assert_eq!(inv.python_envs[0].frameworks.len(), 1, "{inv:#?}");
     let findings = check(&ctx, &inv);
     assert!(findings.is_empty(), "{findings:#?}");
+}
+
+/// TensorFlow 2.15's DsoLoader refuses the GPU without cuBLAS (an error citing the loader's
+/// source row), while cuRAND is not in its device check for that release: only a warning that
+/// says what fails later.
+#[test]
+fn tensorflow_load_list_rows_set_the_severity_and_are_cited() {
+    let mut m = FakeMachine::new(Platform::Linux).unwrap();
+    linux_tf_and_toolkit(&mut m);
+    let (ctx, inv) = scan(&m);
+    let findings = check(&ctx, &inv);
+    let cublas = about(&findings, "library-not-searched", "libcublas.so.12");
+    assert_eq!(cublas.severity, Severity::Error);
+    assert!(
+        cublas
+            .evidence
+            .iter()
+            .any(|e| e.kind == "load-list" && e.text.contains("dlopen_checker.cc")),
+        "{cublas:#?}"
+    );
+    let curand = about(&findings, "library-not-searched", "libcurand.so.10");
+    assert_eq!(curand.severity, Severity::Warning);
+    assert!(curand.detail.contains("fails later"), "{}", curand.detail);
 }

@@ -7,6 +7,7 @@ mod cudnn_zlib;
 mod cupti;
 mod driver;
 mod framework_libs;
+mod framework_versions;
 mod wheels;
 mod xla;
 

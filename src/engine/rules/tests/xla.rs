@@ -264,3 +264,42 @@ fn a_ptxas_that_does_not_know_the_gpu_is_named() {
         }
     }
 }
+
+/// Issue 25 (d): TensorFlow 2.4.1 on Linux (CUDA 11.0) with CUDA 10.1 ahead of CUDA 11.0 on
+/// PATH: XLA runs 10.1's ptxas, and the finding names it, its version and what fails.
+#[test]
+fn linux_tf_2_4_with_an_older_toolkit_first_on_path_names_the_ptxas_xla_runs() {
+    let mut m = FakeMachine::new(Platform::Linux).unwrap();
+    for v in ["10.1", "11.0"] {
+        let root = linux_toolkit(&mut m, v, true);
+        m.file(
+            &format!("{root}/version.txt"),
+            format!("CUDA Version {v}.243"),
+        );
+    }
+    let site = linux_venv(&mut m, "tf");
+    linux_tf(
+        &mut m,
+        &site,
+        "2.4.1",
+        "build_info = {'cuda_version': '11.0', 'cudnn_version': '8', 'is_cuda_build': True}\n",
+    );
+    m.env(
+        "PATH",
+        "/usr/local/cuda-10.1/bin:/usr/local/cuda-11.0/bin:/usr/bin",
+    );
+    let (ctx, inv) = scan(&m);
+    let findings = check(&ctx, &inv);
+    let f = only(&findings, "ptxas-too-old");
+    assert!(f.summary.contains("runs ptxas 10.1"), "{}", f.summary);
+    assert!(f.summary.ends_with("older than CUDA 11.0"), "{}", f.summary);
+    assert_eq!(
+        f.evidence[0].path.as_deref(),
+        Some("/usr/local/cuda-10.1/bin/ptxas")
+    );
+    assert!(f.detail.contains("jit_compile"), "{}", f.detail);
+    assert_eq!(
+        fixes(f),
+        [("path-edit", "path-prepend:/usr/local/cuda-11.0/bin")]
+    );
+}

@@ -11,6 +11,7 @@ mod jax;
 mod onnxruntime;
 mod tensorflow;
 mod torch;
+mod triton;
 
 use super::cudnn;
 use super::tools;
@@ -65,6 +66,7 @@ pub fn read_site_packages(
             dists,
         };
         read_nvidia_wheels(w, &site, env, &mut cudnn_found, run_tools);
+        triton::read(w, &site, env, run_tools);
         let found = [
             tensorflow::read(w, &site),
             torch::read(w, &site, &mut cudnn_found),
