@@ -136,11 +136,22 @@ pub struct ArchSupportRow {
     pub source: String,
 }
 
+/// A GPU generation and its compute capabilities.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GenerationRow {
+    pub name: String,
+    pub cc: Vec<String>,
+    pub source: String,
+}
+
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ComputeTables {
     #[serde(default, rename = "arch")]
     pub archs: Vec<ArchSupportRow>,
+    #[serde(default, rename = "generation")]
+    pub generations: Vec<GenerationRow>,
     #[serde(default, rename = "toolkit")]
     pub toolkits: Vec<ToolkitCcRow>,
     #[serde(default, rename = "framework")]
@@ -150,6 +161,30 @@ pub struct ComputeTables {
 }
 
 impl ComputeTables {
+    /// "8.6" of an architecture name (`sm_86`, `compute_90a`, `sm_100`) or capability.
+    pub fn cc_of(arch: &str) -> Option<String> {
+        if arch.contains('.') {
+            return Some(arch.to_string());
+        }
+        let digits: String = arch.chars().filter(|c| c.is_ascii_digit()).collect();
+        (digits.len() >= 2).then(|| {
+            format!(
+                "{}.{}",
+                &digits[..digits.len() - 1],
+                &digits[digits.len() - 1..]
+            )
+        })
+    }
+
+    /// The generation (Kepler, Ampere, ...) of an architecture name or capability.
+    pub fn generation(&self, arch: &str) -> Option<&str> {
+        let cc = Self::cc_of(arch)?;
+        self.generations
+            .iter()
+            .find(|g| g.cc.contains(&cc))
+            .map(|g| g.name.as_str())
+    }
+
     /// The support row of an architecture name (`sm_86`, `compute_90a`) or capability ("8.6").
     pub fn arch(&self, arch: &str) -> Option<&ArchSupportRow> {
         let digits: String = arch.chars().filter(|c| c.is_ascii_digit()).collect();

@@ -77,6 +77,8 @@ pub struct PtxasArchs {
     pub cuda: String,
     /// The `ptxas` build the list was read from (`ptxas --version`).
     pub build: String,
+    /// The newest PTX ISA version it accepts ("8.4"; CUDA 12.4's).
+    pub ptx_isa: String,
     pub archs: Vec<String>,
 }
 
@@ -236,6 +238,13 @@ impl Generated {
         let first = has.iter().min_by(by_version)?;
         let last = has.iter().max_by(by_version)?;
         Some((&first.cuda, &last.cuda))
+    }
+
+    /// The oldest sampled CUDA release whose `ptxas` accepts PTX ISA `isa` ("8.5" → 12.5).
+    pub fn first_release_for_ptx_isa(&self, isa: &str) -> Option<&PtxasArchs> {
+        self.ptxas_releases()
+            .into_iter()
+            .find(|p| compare(&p.ptx_isa, isa).is_some_and(|o| o != Ordering::Less))
     }
 
     /// The sampled `ptxas` releases, oldest first.

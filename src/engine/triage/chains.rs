@@ -56,6 +56,7 @@ struct Patterns {
     arch_refused: Regex,
     dotted: Regex,
     driver: Regex,
+    ptx_isa: Regex,
 }
 
 const LIB: &str = r"(lib[A-Za-z0-9_+\-]+\.so(?:\.[0-9]+)*|[A-Za-z0-9_+\-][A-Za-z0-9_.+\-]*\.dll)";
@@ -73,10 +74,15 @@ fn patterns() -> &'static Patterns {
             while_loading: re(&format!(r"(?i)error while loading shared libraries:\s*{LIB}")),
             version_int: re(r"(?:^|[^0-9.])([0-9]{4,5})(?:[^0-9.]|$)"),
             arch: re(r"\b((?:sm|compute)_[0-9]{2,3}[a-z]?)\b"),
+            ptx_isa: re(
+                r"(?i)Unsupported \.version ([0-9]+\.[0-9]+); current version is '([0-9]+\.[0-9]+)'",
+            ),
             driver: re(
                 r"(?i)(?:driver|kernel|nvidia|nvrm|dso)[^\r\n]{0,48}?\b([1-9][0-9]{2}\.[0-9]{2,3}(?:\.[0-9]{1,3})?)\b",
             ),
-            dotted: re(r"\(\s*([0-9]+),\s*([0-9]+),\s*([0-9]+)\s*\)|\bv?([0-9]+\.[0-9]+(?:\.[0-9]+){0,2})\b"),
+            dotted: re(
+                r"\(\s*([0-9]+),\s*([0-9]+),\s*([0-9]+)\s*\)|\bv?([0-9]+\.[0-9]+(?:\.[0-9]+){0,2})\b|\b([0-9]{4,5})\b",
+            ),
             arch_refused: re(
                 r"(?i)is not defined for option|unsupported gpu architecture|not compatible with the current|not supported by|no kernel image|unknown (?:target|architecture)|invalid value .*gpu-name|does not support|invalid.option",
             ),
@@ -148,14 +154,17 @@ pub fn version_integers(text: &str) -> Vec<VersionInteger> {
                 continue;
             };
             let prefix = &lower[..m.start()];
-            let mut from = prefix.len().saturating_sub(40);
+            let mut from = prefix.len().saturating_sub(60);
             while !prefix.is_char_boundary(from) {
                 from += 1;
             }
             let near = &prefix[from..];
-            if !["version", "cuda", "cudnn", "driver"]
-                .iter()
-                .any(|k| near.contains(k))
+            if ![
+                "version", "cuda", "cudnn", "driver", "against", "compiled", "linked", "loaded",
+                "found",
+            ]
+            .iter()
+            .any(|k| near.contains(k))
             {
                 continue;
             }
@@ -222,15 +231,19 @@ pub fn version_pairs(text: &str) -> Vec<VersionPair> {
     let mut out: Vec<VersionPair> = Vec::new();
     for line in text.lines() {
         let lower = line.to_ascii_lowercase();
+        // "compiled against X but linked against Y" (PyTorch before 1.0): linked is the run time.
+        let linked_is_runtime = lower.contains("compiled")
+            && lower.contains("linked")
+            && !LOADED.iter().any(|w| lower.contains(w));
+        let (built_words, loaded_words): (&[&str], &[&str]) = if linked_is_runtime {
+            (&["compiled", "built", "source was"], &["linked"])
+        } else {
+            (BUILT, LOADED)
+        };
         let mut built: Vec<(&str, String)> = Vec::new();
         let mut loaded: Vec<(&str, String)> = Vec::new();
         for c in p.dotted.captures_iter(&lower) {
             let Some(m) = c.get(0) else { continue };
-            let version = match (c.get(1), c.get(4)) {
-                (Some(a), _) => format!("{}.{}.{}", a.as_str(), &c[2], &c[3]),
-                (None, Some(v)) => v.as_str().to_string(),
-                _ => continue,
-            };
             let prefix = &lower[..m.start()];
             let mut from = prefix.len().saturating_sub(60);
             while !prefix.is_char_boundary(from) {
@@ -245,7 +258,20 @@ pub fn version_pairs(text: &str) -> Vec<VersionPair> {
             else {
                 continue;
             };
-            match (last_of(window, BUILT), last_of(window, LOADED)) {
+            // A version integer (6021, 12010) is decoded the product's way.
+            let version = match (c.get(1), c.get(4), c.get(5)) {
+                (Some(a), _, _) => format!("{}.{}.{}", a.as_str(), &c[2], &c[3]),
+                (None, Some(v), _) => v.as_str().to_string(),
+                (None, None, Some(n)) => match (product, n.as_str().parse::<u64>()) {
+                    ("cuDNN", Ok(n)) if (1000..=99999).contains(&n) => {
+                        crate::engine::knowledge::decode_cudnn_version(n)
+                    }
+                    ("CUDA", Ok(n)) if (7000..=14000).contains(&n) && n % 10 == 0 => decode_cuda(n),
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            match (last_of(window, built_words), last_of(window, loaded_words)) {
                 (Some(b), l) if l.is_none_or(|l| b > l) => built.push((product, version)),
                 (_, Some(_)) => loaded.push((product, version)),
                 _ => {}
@@ -261,6 +287,21 @@ pub fn version_pairs(text: &str) -> Vec<VersionPair> {
                     loaded: l.clone(),
                     line: clip(line),
                 });
+            }
+        }
+    }
+    out
+}
+
+/// "Unsupported .version 8.5; current version is '8.4'": (PTX ISA asked, PTX ISA of the
+/// ptxas that refused it, line).
+pub fn ptx_isa_refusals(text: &str) -> Vec<(String, String, String)> {
+    let p = patterns();
+    let mut out: Vec<(String, String, String)> = Vec::new();
+    for line in text.lines() {
+        for c in p.ptx_isa.captures_iter(line) {
+            if !out.iter().any(|(a, b, _)| *a == c[1] && *b == c[2]) {
+                out.push((c[1].to_string(), c[2].to_string(), clip(line)));
             }
         }
     }
@@ -362,6 +403,13 @@ mod tests {
             ("cuDNN", "9.1.0", "9.0.0")
         );
         assert!(version_pairs("Loaded cuDNN 8.9.7 and CUDA 12.4 fine").is_empty());
+        let v = version_pairs(
+            "RuntimeError: cuDNN version mismatch: PyTorch was compiled against 7102 but linked against 7005",
+        );
+        assert_eq!(
+            (v[0].built.as_str(), v[0].loaded.as_str()),
+            ("7.1.2", "7.0.5")
+        );
     }
 
     #[test]

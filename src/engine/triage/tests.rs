@@ -534,3 +534,40 @@ fn driver_entry_points_versions_and_architectures() {
         .expect("arch");
     assert!(f.detail.contains("dropped after 12."), "{}", f.detail);
 }
+
+/// A ptxas refusing newer PTX, a library status number, a torch extension build against
+/// another CUDA, and NCCL's shared memory: each names what to install or change.
+#[test]
+fn ptx_isa_and_build_messages() {
+    let t = triage(
+        "ptxas /tmp/x.ptx, line 5; fatal   : Unsupported .version 8.5; current version is '8.4'",
+    );
+    let f = t
+        .findings
+        .iter()
+        .find(|f| f.code == "ptxas-too-old")
+        .expect("ptx isa");
+    assert!(
+        f.summary.contains("CUDA 12.5") && f.summary.contains("CUDA 12.4"),
+        "{}",
+        f.summary
+    );
+    let t = triage(
+        "numba.cuda.cudadrv.driver.CudaAPIError: [34] Call to cuInit results in CUDA_ERROR_STUB_LIBRARY",
+    );
+    assert!(
+        t.findings.iter().any(|f| f.code == "cuda-error-34"),
+        "{:?}",
+        codes(&t)
+    );
+    let t = triage(
+        "RuntimeError: The detected CUDA version (11.8) mismatches the version that was used to compile PyTorch (12.4). Please make sure to use the same CUDA versions.",
+    );
+    assert!(
+        t.findings
+            .iter()
+            .any(|f| f.code == "log-torch-extension-cuda-mismatch"),
+        "{:?}",
+        codes(&t)
+    );
+}

@@ -140,6 +140,48 @@ pub fn driver_version_findings(drivers: &[(String, String)], k: &Knowledge) -> V
         .collect()
 }
 
+/// A ptxas refusing PTX of a newer ISA: the CUDA releases each PTX ISA belongs to, from the
+/// generated ptxas table (each release's ptxas names its newest ISA).
+pub fn ptx_isa_findings(refusals: &[(String, String, String)]) -> Vec<Finding> {
+    let g = generated();
+    refusals
+        .iter()
+        .map(|(asked, current, line)| {
+            let needs = g
+                .first_release_for_ptx_isa(asked)
+                .map(|p| format!("CUDA {}", p.cuda))
+                .unwrap_or_else(|| "a CUDA release newer than any read".into());
+            let has = g
+                .ptxas_releases()
+                .into_iter()
+                .filter(|p| p.ptx_isa == *current)
+                .map(|p| p.cuda.clone())
+                .collect::<Vec<_>>();
+            let has = if has.is_empty() {
+                format!("PTX ISA {current}")
+            } else {
+                format!("PTX ISA {current}, CUDA {}", has.join("/"))
+            };
+            Finding::new(
+                codes::PTXAS_TOO_OLD,
+                Severity::Error,
+                format!("PTX ISA {asked} needs the ptxas of {needs}; the one that ran knows {has}"),
+                format!(
+                    "The PTX was generated for ISA {asked} (by a newer nvcc, NVRTC or Triton than the \
+                     ptxas that assembles it); the ptxas that ran accepts up to {has}. PTX ISA {asked} \
+                     is accepted from {needs}'s ptxas on. Use a ptxas (or, for PTX JIT-compiled by the \
+                     driver, an NVIDIA driver) of {needs} or newer, or generate PTX for the older ISA."
+                ),
+            )
+            .with_evidence(Evidence::new("log", line.clone()))
+            .with_evidence(Evidence::new(
+                "source",
+                "the PTX ISA each nvidia-cuda-nvcc wheel's ptxas accepts (it names it when refusing a newer .version)",
+            ))
+        })
+        .collect()
+}
+
 pub fn version_findings(ints: &[VersionInteger]) -> Vec<Finding> {
     if ints.is_empty() {
         return Vec::new();
@@ -223,10 +265,15 @@ pub fn arch_findings(archs: &[RefusedArch], k: &Knowledge) -> Vec<Finding> {
                     oldest.cuda, newest.cuda, a.arch
                 ),
             };
+            let what = match (k.compute.generation(&a.arch), crate::engine::knowledge::cudnn::ComputeTables::cc_of(&a.arch)) {
+                (Some(g), Some(cc)) => format!("{} ({g}, compute capability {cc})", a.arch),
+                (None, Some(cc)) => format!("{} (compute capability {cc})", a.arch),
+                _ => a.arch.clone(),
+            };
             Finding::new(
                 codes::GPU_ARCH_REFUSED,
                 Severity::Error,
-                format!("The GPU architecture {} was refused", a.arch),
+                format!("The GPU architecture {what} was refused"),
                 detail,
             )
             .with_evidence(Evidence::new("log", a.line.clone()))

@@ -209,7 +209,14 @@ pub fn ptxas_architectures(cache: &Cache) -> Result<Architectures, GenerateError
             )));
         }
         let version = run("--version")?;
+        let target = archs
+            .iter()
+            .find(|a| a.starts_with("sm_"))
+            .cloned()
+            .unwrap_or_else(|| "sm_90".into());
+        let ptx_isa = newest_ptx_isa(&ptxas, &target)?;
         out.ptxas.push(PtxasArchs {
+            ptx_isa,
             cuda: minor,
             build: build
                 .find(&version)
@@ -219,6 +226,35 @@ pub fn ptxas_architectures(cache: &Cache) -> Result<Architectures, GenerateError
         });
     }
     Ok(out)
+}
+
+/// The newest PTX ISA a ptxas accepts: it names it when refusing a module of `.version 99.9`
+/// ("Unsupported .version 99.9; current version is '8.4'").
+fn newest_ptx_isa(ptxas: &std::path::Path, target: &str) -> Result<String, GenerateError> {
+    let io = |source| GenerateError::Read {
+        path: ptxas.to_path_buf(),
+        source,
+    };
+    let dir = tempfile::tempdir().map_err(io)?;
+    let ptx = dir.path().join("probe.ptx");
+    std::fs::write(
+        &ptx,
+        format!(".version 99.9\n.target {target}\n.address_size 64\n"),
+    )
+    .map_err(io)?;
+    let out = Command::new(ptxas)
+        .arg(format!("-arch={target}"))
+        .arg(&ptx)
+        .arg("-o")
+        .arg(dir.path().join("probe.cubin"))
+        .output()
+        .map_err(io)?;
+    let text =
+        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+    let re = Regex::new(r"current version is '([0-9]+\.[0-9]+)'").map_err(re_err)?;
+    re.captures(&text).map(|c| c[1].to_string()).ok_or_else(|| {
+        GenerateError::Missing(format!("{}: no PTX ISA version in {text}", ptxas.display()))
+    })
 }
 
 #[cfg(unix)]
