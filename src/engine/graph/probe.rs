@@ -70,8 +70,8 @@ impl<'a> FsProbe<'a> {
         match self.fs.file(path) {
             Ok(host) => {
                 let identity = FileId::of(&host);
-                let probe = match (self.reader)(&host) {
-                    Ok(info) => Probe::Binary(Arc::new(info)),
+                let probe = match self.fs.binaries().binary(&host, self.reader) {
+                    Ok(info) => Probe::Binary(info),
                     // Name the machine path, not the host folder standing for it (a machine
                     // file's folder tree), as the root's error does.
                     Err(e) => {

@@ -75,11 +75,15 @@ pub(super) fn walk(
         path: root.clone(),
         message: e.to_string(),
     })?;
-    let info = reader(&host).map_err(|e| GraphError::Root {
-        path: root.clone(),
-        // Name the machine path, not the host folder standing for it.
-        message: e.to_string().replace(&host.display().to_string(), &root),
-    })?;
+    let info = ctx
+        .fs
+        .binaries()
+        .binary(&host, reader)
+        .map_err(|e| GraphError::Root {
+            path: root.clone(),
+            // Name the machine path, not the host folder standing for it.
+            message: e.to_string().replace(&host.display().to_string(), &root),
+        })?;
     match (info.format, platform) {
         (Format::Pe, Platform::Linux) | (Format::Elf, Platform::Windows) => {
             return Err(GraphError::WrongPlatform {
@@ -123,7 +127,6 @@ pub(super) fn walk(
     {
         w.main = w.probe.info(program).map(|info| (program.clone(), info));
     }
-    let info = Arc::new(info);
     let is_exe = platform
         .file_name(&root)
         .to_ascii_lowercase()
