@@ -59,8 +59,8 @@ pub struct SymbolTable {
     strtab: (usize, usize),
     /// `.dynsym`: offset, record size, record count.
     symtab: (usize, usize, usize),
-    /// `.gnu.version` offset (one `u16` per symbol).
-    versym: usize,
+    /// `.gnu.version`: offset and entry count (one `u16` per symbol).
+    versym: (usize, usize),
     /// Version index → needed version (`.gnu.version_r`).
     needed: Vec<Option<NeededVersion>>,
     /// Version index → defined version name (`.gnu.version_d`).
@@ -172,7 +172,7 @@ impl SymbolTable {
                 dynamic.info.strtab.saturating_add(dynamic.info.strsz),
             ),
             symtab,
-            versym: versym.sh_offset as usize,
+            versym: (versym.sh_offset as usize, (versym.sh_size / 2) as usize),
             has_definitions: vec![false; defined.len()],
             needed,
             defined,
@@ -189,27 +189,37 @@ impl SymbolTable {
         Ok(Some(table))
     }
 
-    /// One pass over the symbol records: the needs, the versions with definitions, and whether
-    /// the GNU hash table covers every definition.
+    /// One pass over `.gnu.version` (two bytes a symbol), reading a symbol's record only when
+    /// its version can matter: a needed version (is it an undefined, non-weak need?), or a
+    /// defined version not yet seen defined, or any defined version below the GNU hash table's
+    /// first symbol (a definition the table would not find). `.dynstr` is read only for needs.
     fn walk(&mut self) {
         let symoffset = self.gnu_hash.map_or(0, |h| h.symoffset as usize);
         let mut outside_hash = false;
         for index in 0..self.symtab.2 {
-            let (Some(sym), Some(version)) = (self.sym(index), self.version_of(index)) else {
+            let Some(version) = self.version_of(index) else {
                 break;
             };
-            if !self.has_name(sym.name) {
+            let needed = self.needed_version(version).is_some();
+            let v = usize::from(version);
+            let defined = self.defined.get(v).is_some_and(Option::is_some);
+            let unseen = defined && !self.has_definitions[v];
+            if !needed && !unseen && !(defined && index < symoffset) {
                 continue;
             }
-            if sym.is_definition() {
-                if let Some(seen) = self.has_definitions.get_mut(usize::from(version)) {
-                    *seen = true;
+            let Some(sym) = self.sym(index) else {
+                break;
+            };
+            if sym.is_definition() && sym.name != 0 {
+                if defined {
+                    self.has_definitions[v] = true;
+                    outside_hash |= index < symoffset;
                 }
-                outside_hash |= index < symoffset;
-            } else if sym.shndx == 0
+            } else if needed
+                && sym.shndx == 0
                 && !matches!(sym.kind(), STT_SECTION | STT_FILE)
                 && sym.bind() != STB_WEAK
-                && self.needed_version(version).is_some()
+                && self.has_name(sym.name)
             {
                 self.needs.push(Need {
                     name: sym.name,
@@ -269,7 +279,10 @@ impl SymbolTable {
     }
 
     fn version_of(&self, index: usize) -> Option<u16> {
-        Some(self.u16_at(self.versym.checked_add(index.checked_mul(2)?)?)? & 0x7fff)
+        if index >= self.versym.1 {
+            return None;
+        }
+        Some(self.u16_at(self.versym.0.checked_add(index.checked_mul(2)?)?)? & 0x7fff)
     }
 
     fn name_bytes(&self, offset: usize) -> Option<&[u8]> {
@@ -350,9 +363,20 @@ impl SymbolTable {
         library: &'a str,
         provider: &'a SymbolTable,
     ) -> impl Iterator<Item = SymbolNeed<'a>> + 'a {
-        self.needs()
-            .filter(move |n| n.library == library)
-            .filter(|n| provider.has_version(n.version) && !provider.defines(n.symbol, n.version))
+        self.needs
+            .iter()
+            .filter_map(move |n| {
+                let v = self.needed_version(n.version)?;
+                (v.library == library && provider.has_version(&v.version)).then_some((n, v))
+            })
+            .filter_map(|(n, v)| {
+                Some(SymbolNeed {
+                    symbol: self.name(n.name)?,
+                    version: &v.version,
+                    library: &v.library,
+                })
+            })
+            .filter(|n| !provider.defines(n.symbol, n.version))
     }
 
     fn name_bytes_of(&self, index: usize) -> Option<&[u8]> {
