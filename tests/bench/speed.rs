@@ -12,10 +12,12 @@
 //! The wheels come through the tests' cache (`tests/.cache/wheels`, see
 //! `tests/integration/wheels.rs`); the venv is made once with `python3 -m venv` and pip in
 //! `tests/.cache/bench/`. Prints the medians of N runs (default 21; the first argument that is a
-//! number overrides it) and the ratios the issue asks about.
+//! number overrides it) and the ratios the issue asks about. `BASELINE=/path/to/cuda-triage`
+//! times another build in the same rounds (an older commit's release binary), as a last column.
 //!
 //! ```sh
 //! cargo bench --bench speed            # or: cargo bench --bench speed -- 51
+//! BASELINE=/tmp/cuda-triage-old cargo bench --bench speed
 //! ```
 
 #[path = "../integration/wheels.rs"]
@@ -61,9 +63,13 @@ fn main() {
         .unwrap_or(DEFAULT_RUNS)
         .max(1);
     let exe = env!("CARGO_BIN_EXE_cuda-triage");
-    println!("cuda-triage: {exe}; medians of {runs} interleaved runs of each command\n");
+    let baseline = std::env::var("BASELINE").ok().filter(|b| !b.is_empty());
+    println!("cuda-triage: {exe}; medians of {runs} interleaved runs of each command");
+    if let Some(b) = &baseline {
+        println!("baseline: {b}");
+    }
     println!(
-        "| tree | cuda-triage | libtree -p | lddtree | vs libtree | faster than lddtree |\n|---|---|---|---|---|---|"
+        "\n| tree | cuda-triage | libtree -p | lddtree | vs libtree | faster than lddtree | baseline |\n|---|---|---|---|---|---|---|"
     );
     for (label, dist, version, members) in TREES {
         let paths: Vec<PathBuf> = members
@@ -74,14 +80,19 @@ fn main() {
         let ours = cmd(exe, &["tree", "--no-runtime", "--json", &lib]);
         let libtree = cmd("libtree", &["-p", &lib]);
         let lddtree = cmd("lddtree", &[&lib]);
-        let t = medians(runs, &[ours, libtree, lddtree]);
+        let mut specs = vec![ours, libtree, lddtree];
+        if let Some(b) = &baseline {
+            specs.push(cmd(b, &["tree", "--no-runtime", "--json", &lib]));
+        }
+        let t = medians(runs, &specs);
         println!(
-            "| {label} | {} | {} | {} | {} | {} |",
+            "| {label} | {} | {} | {} | {} | {} | {} |",
             ms(t[0]),
             ms(t[1]),
             ms(t[2]),
             ratio(t[0], t[1]),
-            ratio(t[2], t[0])
+            ratio(t[2], t[0]),
+            baseline_text(t.get(3).copied().flatten(), t[1], t[2])
         );
     }
     let venv = torch_venv();
@@ -96,14 +107,37 @@ fn main() {
         &venv,
         &bench_home,
     );
-    // collect_env takes seconds: fewer runs of the pair, still interleaved.
-    let t = medians(runs.div_ceil(2), &[scan, collect]);
+    let mut specs = vec![scan, collect];
+    if let Some(b) = &baseline {
+        specs.push(in_venv(cmd(b, &["scan", "--json"]), &venv, &bench_home));
+    }
+    // collect_env takes seconds: fewer runs, still interleaved.
+    let t = medians(runs.div_ceil(2), &specs);
+    let base = t.get(2).copied().flatten();
     println!(
-        "\n| scan | cuda-triage scan --json | python -m torch.utils.collect_env | faster |\n|---|---|---|---|\n| torch {TORCH} CUDA venv | {} | {} | {} |",
+        "\n| scan | cuda-triage scan --json | python -m torch.utils.collect_env | faster | baseline |\n|---|---|---|---|---|\n| torch {TORCH} CUDA venv | {} | {} | {} | {} |",
         ms(t[0]),
         ms(t[1]),
-        ratio(t[1], t[0])
+        ratio(t[1], t[0]),
+        base.map_or("—".into(), |b| format!(
+            "{} ({} faster)",
+            ms(Some(b)),
+            ratio(t[1], Some(b))
+        ))
     );
+}
+
+/// The baseline's time with its ratios to libtree and lddtree.
+fn baseline_text(base: Option<f64>, libtree: Option<f64>, lddtree: Option<f64>) -> String {
+    match base {
+        Some(b) => format!(
+            "{} ({} libtree, {} faster than lddtree)",
+            ms(Some(b)),
+            ratio(Some(b), libtree),
+            ratio(lddtree, Some(b))
+        ),
+        None => "—".into(),
+    }
 }
 
 /// One command to time: program, arguments and, when set, the whole environment.

@@ -8,10 +8,12 @@
 //! version the file does define — an older build of the same soname.
 //!
 //! A [`SymbolTable`] keeps the file mapped and touches only `.dynsym`, `.dynstr` and the version
-//! tables: opening it walks the symbol records once (no string is copied) to list the undefined
-//! versioned ones and the versions that have definitions; a definition is then looked up, one
-//! name at a time, through the file's own GNU hash table, as ld.so does (a file without one, or
-//! with a defined symbol outside it, is searched through a sorted index built on first use).
+//! tables: opening it walks `.gnu.version` once (no string is copied) to list the undefined
+//! versioned symbols; a definition is then looked up, one name at a time, through the file's own
+//! GNU hash table, as ld.so does — so a definition ld.so cannot find is not one here either (a
+//! file without the table is searched through a sorted index built on first use). Whether a
+//! version has definitions is asked of its own version symbol first (the linker defines one per
+//! version name), and only without one of the whole table, once.
 
 use super::BinaryError;
 use super::elf::parse_tables;
@@ -65,8 +67,8 @@ pub struct SymbolTable {
     needed: Vec<Option<NeededVersion>>,
     /// Version index → defined version name (`.gnu.version_d`).
     defined: Vec<Option<String>>,
-    /// Version indices with at least one defined symbol.
-    has_definitions: Vec<bool>,
+    /// Version indices with at least one defined symbol (a walk of the table, on first need).
+    has_definitions: OnceLock<Vec<bool>>,
     /// Undefined, non-weak symbols that carry a needed version, in table order.
     needs: Vec<Need>,
     gnu_hash: Option<GnuHash>,
@@ -173,7 +175,7 @@ impl SymbolTable {
             ),
             symtab,
             versym: (versym.sh_offset as usize, (versym.sh_size / 2) as usize),
-            has_definitions: vec![false; defined.len()],
+            has_definitions: OnceLock::new(),
             needed,
             defined,
             needs: Vec::new(),
@@ -190,33 +192,36 @@ impl SymbolTable {
     }
 
     /// One pass over `.gnu.version` (two bytes a symbol), reading a symbol's record only when
-    /// its version can matter: a needed version (is it an undefined, non-weak need?), or a
-    /// defined version not yet seen defined, or any defined version below the GNU hash table's
-    /// first symbol (a definition the table would not find). `.dynstr` is read only for needs.
+    /// its version is a needed one: is it an undefined, non-weak need? `.dynstr` is read only
+    /// to skip nameless needs.
     fn walk(&mut self) {
-        let symoffset = self.gnu_hash.map_or(0, |h| h.symoffset as usize);
-        let mut outside_hash = false;
-        for index in 0..self.symtab.2 {
-            let Some(version) = self.version_of(index) else {
-                break;
-            };
-            let needed = self.needed_version(version).is_some();
-            let v = usize::from(version);
-            let defined = self.defined.get(v).is_some_and(Option::is_some);
-            let unseen = defined && !self.has_definitions[v];
-            if !needed && !unseen && !(defined && index < symoffset) {
-                continue;
-            }
+        let needed: Vec<bool> = self.needed.iter().map(Option::is_some).collect();
+        let count = self.symtab.2.min(self.versym.1);
+        let Some(versym) = self.bytes(self.versym.0, count.saturating_mul(2)) else {
+            return;
+        };
+        let candidates: Vec<(usize, u16)> = versym
+            .chunks_exact(2)
+            .enumerate()
+            .filter_map(|(index, raw)| {
+                let raw = [raw[0], raw[1]];
+                let version = if self.little {
+                    u16::from_le_bytes(raw)
+                } else {
+                    u16::from_be_bytes(raw)
+                } & 0x7fff;
+                needed
+                    .get(usize::from(version))
+                    .copied()
+                    .unwrap_or(false)
+                    .then_some((index, version))
+            })
+            .collect();
+        for (index, version) in candidates {
             let Some(sym) = self.sym(index) else {
                 break;
             };
-            if sym.is_definition() && sym.name != 0 {
-                if defined {
-                    self.has_definitions[v] = true;
-                    outside_hash |= index < symoffset;
-                }
-            } else if needed
-                && sym.shndx == 0
+            if sym.shndx == 0
                 && !matches!(sym.kind(), STT_SECTION | STT_FILE)
                 && sym.bind() != STB_WEAK
                 && self.has_name(sym.name)
@@ -227,9 +232,27 @@ impl SymbolTable {
                 });
             }
         }
-        if outside_hash {
-            self.gnu_hash = None;
+    }
+
+    /// Which version indices have at least one defined symbol: one walk of the table.
+    fn definitions_by_version(&self) -> Vec<bool> {
+        let mut seen = vec![false; self.defined.len()];
+        for index in 0..self.symtab.2 {
+            let Some(version) = self.version_of(index) else {
+                break;
+            };
+            let v = usize::from(version);
+            if seen.get(v) != Some(&false) || self.defined[v].is_none() {
+                continue;
+            }
+            if self
+                .sym(index)
+                .is_some_and(|s| s.is_definition() && s.name != 0)
+            {
+                seen[v] = true;
+            }
         }
+        seen
     }
 
     fn bytes(&self, at: usize, len: usize) -> Option<&[u8]> {
@@ -328,9 +351,19 @@ impl SymbolTable {
 
     /// Whether the file defines any symbol at `version` (or the version itself).
     pub fn has_version(&self, version: &str) -> bool {
-        self.defined.iter().enumerate().any(|(i, v)| {
-            v.as_deref() == Some(version) && self.has_definitions.get(i).copied().unwrap_or(false)
-        })
+        if !self.defined.iter().any(|v| v.as_deref() == Some(version)) {
+            return false;
+        }
+        if self.defines(version, version) {
+            return true;
+        }
+        let seen = self
+            .has_definitions
+            .get_or_init(|| self.definitions_by_version());
+        self.defined
+            .iter()
+            .zip(seen)
+            .any(|(v, &seen)| seen && v.as_deref() == Some(version))
     }
 
     /// Whether the file defines `symbol` at `version`.
@@ -363,12 +396,19 @@ impl SymbolTable {
         library: &'a str,
         provider: &'a SymbolTable,
     ) -> impl Iterator<Item = SymbolNeed<'a>> + 'a {
+        // Whether the provider has each needed version, asked once per version.
+        let wanted: Vec<bool> = self
+            .needed
+            .iter()
+            .map(|v| {
+                v.as_ref()
+                    .is_some_and(|v| v.library == library && provider.has_version(&v.version))
+            })
+            .collect();
         self.needs
             .iter()
-            .filter_map(move |n| {
-                let v = self.needed_version(n.version)?;
-                (v.library == library && provider.has_version(&v.version)).then_some((n, v))
-            })
+            .filter(move |n| wanted.get(usize::from(n.version)) == Some(&true))
+            .filter_map(|n| Some((n, self.needed_version(n.version)?)))
             .filter_map(|(n, v)| {
                 Some(SymbolNeed {
                     symbol: self.name(n.name)?,

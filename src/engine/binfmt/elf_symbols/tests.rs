@@ -78,6 +78,18 @@ fn check(hash: &str) {
     assert!(new.defines("baz", "LIBX_1") && new.defines("two", "LIBX_2"));
     assert!(!new.defines("two", "LIBX_1") && !new.defines("nothing", "LIBX_1"));
     assert!(old.has_version("LIBX_1") && !old.has_version("LIBX_9"));
+    // The version-symbol shortcut agrees with a walk of the whole table, the base version too.
+    for table in [&new, &old] {
+        let walked = table.definitions_by_version();
+        for name in ["LIBX_1", "LIBX_2", "libx.so.1"] {
+            let by_walk = table
+                .defined
+                .iter()
+                .zip(&walked)
+                .any(|(v, &seen)| seen && v.as_deref() == Some(name));
+            assert_eq!(table.has_version(name), by_walk, "{name}");
+        }
+    }
     assert_eq!(user.missing_from("libx.so.1", &new).count(), 0);
     let missing: Vec<String> = user
         .missing_from("libx.so.1", &old)
