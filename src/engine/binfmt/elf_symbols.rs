@@ -193,10 +193,13 @@ impl SymbolTable {
 
     /// One pass over `.gnu.version` (two bytes a symbol), reading a symbol's record only when
     /// its version is a needed one: is it an undefined, non-weak need? `.dynstr` is read only
-    /// to skip nameless needs.
+    /// to skip nameless needs. With a GNU hash table only the symbols before its first one are
+    /// looked at: linkers (GNU ld, gold, lld, mold) hash defined symbols only and put every
+    /// undefined one first — 480 of libcudnn_cnn_infer.so.8's 39,790 symbols.
     fn walk(&mut self) {
         let needed: Vec<bool> = self.needed.iter().map(Option::is_some).collect();
-        let count = self.symtab.2.min(self.versym.1);
+        let unhashed = self.gnu_hash.map_or(usize::MAX, |h| h.symoffset as usize);
+        let count = self.symtab.2.min(self.versym.1).min(unhashed);
         let Some(versym) = self.bytes(self.versym.0, count.saturating_mul(2)) else {
             return;
         };
