@@ -10,7 +10,7 @@
 //! its reader answers for itself.
 
 use super::{BinaryError, BinaryInfo, SymbolTable};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;

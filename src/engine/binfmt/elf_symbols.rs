@@ -371,11 +371,14 @@ impl SymbolTable {
 
     /// Whether the file defines `symbol` at `version`.
     pub fn defines(&self, symbol: &str, version: &str) -> bool {
+        self.defines_name(symbol.as_bytes(), version)
+    }
+
+    fn defines_name(&self, name: &[u8], version: &str) -> bool {
         let at_version = |index: usize| {
             self.sym(index).is_some_and(|s| s.is_definition())
                 && self.version_of(index).and_then(|v| self.defined_version(v)) == Some(version)
         };
-        let name = symbol.as_bytes();
         match &self.gnu_hash {
             Some(h) => self
                 .hash_chain(h, name)
@@ -412,6 +415,11 @@ impl SymbolTable {
             .iter()
             .filter(move |n| wanted.get(usize::from(n.version)) == Some(&true))
             .filter_map(|n| Some((n, self.needed_version(n.version)?)))
+            // Looked up by bytes; only a missing symbol's name is decoded.
+            .filter(|(n, v)| {
+                self.name_bytes(n.name)
+                    .is_some_and(|name| !provider.defines_name(name, &v.version))
+            })
             .filter_map(|(n, v)| {
                 Some(SymbolNeed {
                     symbol: self.name(n.name)?,
@@ -419,7 +427,6 @@ impl SymbolTable {
                     library: &v.library,
                 })
             })
-            .filter(|n| !provider.defines(n.symbol, n.version))
     }
 
     fn name_bytes_of(&self, index: usize) -> Option<&[u8]> {

@@ -8,8 +8,8 @@ use super::Reader;
 use crate::engine::binfmt::BinaryInfo;
 use crate::engine::context::{FsError, FsView, Platform};
 use crate::engine::loader::{FileProbe, Probe};
+use rustc_hash::FxHashMap as HashMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -48,7 +48,7 @@ impl<'a> FsProbe<'a> {
             fs,
             platform: fs.platform(),
             reader,
-            seen: RefCell::new(HashMap::new()),
+            seen: RefCell::new(HashMap::default()),
         }
     }
 

@@ -10,7 +10,8 @@ use crate::engine::loader::runtime::{RuntimeLoad, follows_embedded_names, runtim
 use crate::engine::loader::sxs::{self, ResolvedAssembly};
 use crate::engine::loader::windows::WindowsSearch;
 use crate::engine::loader::{How, Resolution, try_dir};
-use std::collections::{HashMap, VecDeque};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// glibc's dynamic linkers: soname → path, per machine. They are in every process already.
@@ -116,8 +117,8 @@ pub(super) fn walk(
         want,
         objs: Vec::new(),
         nodes: Vec::new(),
-        names: HashMap::new(),
-        identities: HashMap::new(),
+        names: HashMap::default(),
+        identities: HashMap::default(),
         main: None,
         process_context: Vec::new(),
         cancelled: false,

@@ -13,7 +13,7 @@ use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, Severity};
 use crate::engine::graph::{DependencyGraph, Node};
 use crate::engine::loader::How;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::sync::Arc;
 
 /// Most missing symbols listed in one finding.
@@ -23,7 +23,7 @@ pub(super) fn check(ctx: &SystemContext, graph: &DependencyGraph) -> Vec<Finding
     let p = graph.platform;
     let mut out = Vec::new();
     let mut symbols = SymbolCache::new(ctx);
-    let mut seen: HashSet<(&str, &str)> = HashSet::new();
+    let mut seen: HashSet<(&str, &str)> = HashSet::default();
     for node in &graph.nodes {
         let (Some(path), Some(parent)) = (node.path.as_deref(), graph.info(&node.parent)) else {
             continue;
@@ -163,7 +163,7 @@ impl<'a> SymbolCache<'a> {
     fn new(ctx: &'a SystemContext) -> Self {
         SymbolCache {
             ctx,
-            read: HashMap::new(),
+            read: HashMap::default(),
             objects: None,
         }
     }
