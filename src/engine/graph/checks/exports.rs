@@ -157,6 +157,8 @@ struct SymbolCache<'a> {
     read: HashMap<String, Option<Arc<SymbolTable>>>,
     /// Every resolved object of the tree (sorted, once), for needs the provider lacks.
     objects: Option<Vec<&'a str>>,
+    /// The object that defined the last symbol its provider lacked.
+    last_definer: Option<&'a str>,
 }
 
 impl<'a> SymbolCache<'a> {
@@ -165,6 +167,7 @@ impl<'a> SymbolCache<'a> {
             ctx,
             read: HashMap::default(),
             objects: None,
+            last_definer: None,
         }
     }
 
@@ -199,11 +202,22 @@ impl<'a> SymbolCache<'a> {
             all.dedup();
             all
         });
-        let others: Vec<&str> = objects.iter().copied().filter(|p| *p != provider).collect();
-        others.into_iter().any(|other| {
+        // The object that defined the last such symbol first: glibc 2.34's libc.so.6 answers
+        // for every libpthread, libdl and librt symbol in turn.
+        let others: Vec<&'a str> = self
+            .last_definer
+            .into_iter()
+            .chain(objects.iter().copied())
+            .filter(|p| *p != provider)
+            .collect();
+        let definer = others.into_iter().find(|other| {
             self.of(other)
                 .is_some_and(|t| t.defines(need.symbol, need.version))
-        })
+        });
+        if definer.is_some() {
+            self.last_definer = definer;
+        }
+        definer.is_some()
     }
 
     /// A finding when the library that resolved for `node` lacks versioned symbols its parent
