@@ -119,6 +119,14 @@ impl FsView {
         &self.binaries
     }
 
+    /// The same view with nothing read yet (each run of a benchmark starts cold).
+    pub fn without_binaries(&self) -> FsView {
+        FsView {
+            binaries: Arc::default(),
+            ..self.clone()
+        }
+    }
+
     /// Whether this view has any files (false for a context rebuilt from a report).
     pub fn has_files(&self) -> bool {
         !matches!(self.mapping, Mapping::Empty)
