@@ -102,11 +102,15 @@ pub fn tree_command(common: &Common, args: &TreeArgs) -> anyhow::Result<i32> {
     Ok(exit_code(&doc))
 }
 
-/// `--bench N`: N full builds (walk + findings), timings on standard error.
+/// `--bench N`: N full builds (walk + findings), each with nothing read yet, timings on standard
+/// error.
 fn bench_tree(ctx: &SystemContext, root: &str, opts: &GraphOptions, n: u32) {
     let mut times = Vec::new();
     let mut nodes = 0;
     for _ in 0..n.max(1) {
+        let mut ctx = ctx.clone();
+        ctx.fs = ctx.fs.without_binaries();
+        let ctx = &ctx;
         let start = std::time::Instant::now();
         if let Ok(g) = crate::engine::graph::build(ctx, root, opts) {
             nodes = g.nodes.len();

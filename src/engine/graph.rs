@@ -22,17 +22,15 @@ mod walk;
 
 pub use probe::FsProbe;
 
-use crate::engine::binfmt::{BinaryError, BinaryInfo};
+use crate::engine::binfmt::BinaryInfo;
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::loader::windows::WindowsOptions;
 use crate::engine::loader::{Attempt, How};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::path::Path;
 use std::sync::Arc;
 
-/// Reads a binary from a host path (normally `binfmt::read_binary`).
-pub type Reader = fn(&Path) -> Result<BinaryInfo, BinaryError>;
+pub use crate::engine::binfmt::cache::Reader;
 
 /// How deep objects are expanded unless told otherwise.
 pub const DEFAULT_MAX_DEPTH: usize = 64;

@@ -109,7 +109,6 @@ pub(super) fn parse_tables(bytes: &[u8]) -> goblin::error::Result<(Elf<'_>, DynS
     use goblin::container::{Container, Ctx};
     use goblin::elf::section_header::{SHT_DYNSYM, SectionHeader};
     use goblin::elf::{Dynamic, ProgramHeader, Symtab};
-    use goblin::strtab::Strtab;
     let header = Elf::parse_header(bytes)?;
     let mut elf = Elf::lazy_parse(header)?;
     let container = if elf.is_64 {
@@ -129,11 +128,7 @@ pub(super) fn parse_tables(bytes: &[u8]) -> goblin::error::Result<(Elf<'_>, DynS
     elf.section_headers =
         SectionHeader::parse(bytes, header.e_shoff as usize, header.e_shnum as usize, ctx)
             .unwrap_or_default();
-    elf.shdr_strtab = elf
-        .section_headers
-        .get(header.e_shstrndx as usize)
-        .and_then(|sh| Strtab::parse(bytes, sh.sh_offset as usize, sh.sh_size as usize, 0).ok())
-        .unwrap_or_default();
+    // Section names (`.shstrtab`) are decoded only by `rodata`, which needs them.
     let mut dynstr = DynStr(&[]);
     if let Some(dynamic) = Dynamic::parse(bytes, &elf.program_headers, ctx)? {
         let (start, size) = (dynamic.info.strtab, dynamic.info.strsz);
@@ -239,12 +234,17 @@ fn defined_symbols(elf: &Elf<'_>, dynstr: &DynStr<'_>) -> Vec<String> {
 
 /// The file bytes of `.rodata` (and `.rodata.*`) sections, bounds-checked.
 fn rodata<'a>(elf: &Elf<'_>, bytes: &'a [u8]) -> Vec<&'a [u8]> {
+    let names = elf
+        .section_headers
+        .get(elf.header.e_shstrndx as usize)
+        .map(|sh| DynStr(section_bytes(bytes, sh)))
+        .unwrap_or(DynStr(&[]));
     elf.section_headers
         .iter()
         .filter(|s| s.sh_type != SHT_NOBITS)
         .filter(|s| {
-            elf.shdr_strtab
-                .get_at(s.sh_name)
+            names
+                .get(s.sh_name as u64)
                 .is_some_and(|n| n == ".rodata" || n.starts_with(".rodata."))
         })
         .filter_map(|s| {
@@ -265,4 +265,11 @@ fn elf_version(nvcc: Option<String>, soname: Option<&str>) -> VersionInfo {
         info.source = Some("soname".into());
     }
     info
+}
+
+/// A section's bytes, or nothing when it lies outside the file.
+fn section_bytes<'a>(bytes: &'a [u8], sh: &goblin::elf::SectionHeader) -> &'a [u8] {
+    let start = usize::try_from(sh.sh_offset).unwrap_or(usize::MAX);
+    let end = start.saturating_add(usize::try_from(sh.sh_size).unwrap_or(usize::MAX));
+    bytes.get(start..end).unwrap_or_default()
 }

@@ -6,6 +6,7 @@
 //! is capped (see the `MAX_*` constants), so a hostile count cannot make us allocate without bound.
 //! `parse_bytes` is the same entry point for bytes already in memory (tests, fuzzing).
 
+pub mod cache;
 mod elf;
 mod elf_symbols;
 mod pe;
@@ -17,7 +18,7 @@ pub mod replay;
 pub mod strings;
 pub mod true_version;
 
-pub use elf_symbols::{SymbolNeed, VersionedSymbols, read_versioned_symbols};
+pub use elf_symbols::{SymbolNeed, SymbolTable};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 

@@ -8,6 +8,7 @@
 
 use super::platform::Platform;
 use super::recorded::{FsRecording, RecordedEntry, RecordedPath, Replay};
+use crate::engine::binfmt::cache::FileCache;
 
 mod record;
 use std::collections::{BTreeMap, HashMap};
@@ -73,6 +74,8 @@ pub struct FsView {
     real_dirs: Arc<Mutex<std::collections::HashSet<String>>>,
     /// While a report is captured: every answer this view gives (shared by its clones).
     recorder: Option<Arc<Mutex<FsRecording>>>,
+    /// Binaries and symbol tables already read through this view (shared by its clones).
+    binaries: Arc<FileCache>,
 }
 
 impl FsView {
@@ -103,11 +106,25 @@ impl FsView {
             listings: Arc::default(),
             real_dirs: Arc::default(),
             recorder: None,
+            binaries: Arc::default(),
         }
     }
 
     pub fn platform(&self) -> Platform {
         self.platform
+    }
+
+    /// The binaries read through this view, each parsed once while unchanged.
+    pub fn binaries(&self) -> &FileCache {
+        &self.binaries
+    }
+
+    /// The same view with nothing read yet (each run of a benchmark starts cold).
+    pub fn without_binaries(&self) -> FsView {
+        FsView {
+            binaries: Arc::default(),
+            ..self.clone()
+        }
     }
 
     /// Whether this view has any files (false for a context rebuilt from a report).

@@ -8,8 +8,8 @@ use super::Reader;
 use crate::engine::binfmt::BinaryInfo;
 use crate::engine::context::{FsError, FsView, Platform};
 use crate::engine::loader::{FileProbe, Probe};
+use rustc_hash::FxHashMap as HashMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -48,7 +48,7 @@ impl<'a> FsProbe<'a> {
             fs,
             platform: fs.platform(),
             reader,
-            seen: RefCell::new(HashMap::new()),
+            seen: RefCell::new(HashMap::default()),
         }
     }
 
@@ -70,8 +70,8 @@ impl<'a> FsProbe<'a> {
         match self.fs.file(path) {
             Ok(host) => {
                 let identity = FileId::of(&host);
-                let probe = match (self.reader)(&host) {
-                    Ok(info) => Probe::Binary(Arc::new(info)),
+                let probe = match self.fs.binaries().binary(&host, self.reader) {
+                    Ok(info) => Probe::Binary(info),
                     // Name the machine path, not the host folder standing for it (a machine
                     // file's folder tree), as the root's error does.
                     Err(e) => {

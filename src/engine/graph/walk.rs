@@ -10,7 +10,8 @@ use crate::engine::loader::runtime::{RuntimeLoad, follows_embedded_names, runtim
 use crate::engine::loader::sxs::{self, ResolvedAssembly};
 use crate::engine::loader::windows::WindowsSearch;
 use crate::engine::loader::{How, Resolution, try_dir};
-use std::collections::{HashMap, VecDeque};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// glibc's dynamic linkers: soname → path, per machine. They are in every process already.
@@ -75,11 +76,15 @@ pub(super) fn walk(
         path: root.clone(),
         message: e.to_string(),
     })?;
-    let info = reader(&host).map_err(|e| GraphError::Root {
-        path: root.clone(),
-        // Name the machine path, not the host folder standing for it.
-        message: e.to_string().replace(&host.display().to_string(), &root),
-    })?;
+    let info = ctx
+        .fs
+        .binaries()
+        .binary(&host, reader)
+        .map_err(|e| GraphError::Root {
+            path: root.clone(),
+            // Name the machine path, not the host folder standing for it.
+            message: e.to_string().replace(&host.display().to_string(), &root),
+        })?;
     match (info.format, platform) {
         (Format::Pe, Platform::Linux) | (Format::Elf, Platform::Windows) => {
             return Err(GraphError::WrongPlatform {
@@ -112,8 +117,8 @@ pub(super) fn walk(
         want,
         objs: Vec::new(),
         nodes: Vec::new(),
-        names: HashMap::new(),
-        identities: HashMap::new(),
+        names: HashMap::default(),
+        identities: HashMap::default(),
         main: None,
         process_context: Vec::new(),
         cancelled: false,
@@ -123,7 +128,6 @@ pub(super) fn walk(
     {
         w.main = w.probe.info(program).map(|info| (program.clone(), info));
     }
-    let info = Arc::new(info);
     let is_exe = platform
         .file_name(&root)
         .to_ascii_lowercase()

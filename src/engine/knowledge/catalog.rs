@@ -1,11 +1,14 @@
 //! `error_catalog.toml`: message patterns from real logs → root cause and fix, and the error
-//! codes / status names with their plain-language meaning. Patterns are compiled once,
-//! case-insensitive, and each must match its own verbatim example (a unit test checks).
+//! codes / status names with their plain-language meaning. Patterns are checked when the table
+//! loads and compiled once, case-insensitive, on first use — a scan never matches error text, and
+//! compiling them was most of what loading the tables cost; each must match its own verbatim
+//! example (a unit test checks).
 
 use super::KnowledgeError;
 use crate::engine::findings::Severity;
 use regex::Regex;
 use serde::Deserialize;
+use std::sync::OnceLock;
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -57,26 +60,29 @@ struct File {
 pub struct Catalog {
     pub messages: Vec<MessageRow>,
     /// One compiled pattern per message, same order.
-    pub patterns: Vec<Regex>,
+    pub patterns: Patterns,
     pub codes: Vec<CodeRow>,
 }
 
 impl Catalog {
     pub fn load() -> Result<Catalog, KnowledgeError> {
         let file: File = super::parse("error_catalog.toml")?;
-        let mut patterns = Vec::with_capacity(file.message.len());
+        let mut sources = Vec::with_capacity(file.message.len());
         for m in &file.message {
-            let re =
-                Regex::new(&format!("(?i){}", m.pattern)).map_err(|e| KnowledgeError::Row {
-                    table: "error_catalog.toml",
-                    row: m.id.clone(),
-                    message: e.to_string(),
-                })?;
-            patterns.push(re);
+            let source = format!("(?i){}", m.pattern);
+            regex_syntax::parse(&source).map_err(|e| KnowledgeError::Row {
+                table: "error_catalog.toml",
+                row: m.id.clone(),
+                message: e.to_string(),
+            })?;
+            sources.push(source);
         }
         Ok(Catalog {
             messages: file.message,
-            patterns,
+            patterns: Patterns {
+                sources,
+                compiled: OnceLock::new(),
+            },
             codes: file.code,
         })
     }
@@ -98,4 +104,39 @@ impl Catalog {
     pub fn message(&self, id: &str) -> Option<&MessageRow> {
         self.messages.iter().find(|m| m.id == id)
     }
+}
+
+/// The messages' patterns (checked at load), compiled together the first time one is used.
+#[derive(Debug, Default)]
+pub struct Patterns {
+    sources: Vec<String>,
+    compiled: OnceLock<Vec<Regex>>,
+}
+
+impl std::ops::Deref for Patterns {
+    type Target = [Regex];
+
+    fn deref(&self) -> &[Regex] {
+        self.compiled.get_or_init(|| {
+            self.sources
+                .iter()
+                // A checked pattern only fails to compile past the size limits: it matches nothing.
+                .map(|s| Regex::new(s).unwrap_or_else(|_| never()))
+                .collect()
+        })
+    }
+}
+
+impl<'a> IntoIterator for &'a Patterns {
+    type Item = &'a Regex;
+    type IntoIter = std::slice::Iter<'a, Regex>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        std::ops::Deref::deref(self).iter()
+    }
+}
+
+/// A pattern that matches nothing.
+fn never() -> Regex {
+    Regex::new(r"[^\s\S]").expect("a constant pattern compiles")
 }

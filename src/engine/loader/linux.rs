@@ -133,11 +133,16 @@ impl LinuxSearch {
     /// current directory; relative results are made absolute from the current directory.
     pub fn expand(&self, entry: &str, origin: &str) -> String {
         let mut out = entry.to_string();
+        // Most entries name no token: no need to look for each spelling of each.
+        let tokens = if entry.contains('$') { 3 } else { 0 };
         for (token, value) in [
             ("ORIGIN", origin),
             ("LIB", self.lib_token.as_str()),
             ("PLATFORM", self.platform_token.as_str()),
-        ] {
+        ]
+        .into_iter()
+        .take(tokens)
+        {
             out = out
                 .replace(&format!("${{{token}}}"), value)
                 .replace(&format!("${token}"), value);

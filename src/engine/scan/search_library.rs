@@ -36,7 +36,7 @@ pub fn find(ctx: &SystemContext, f: &Framework) -> Option<String> {
             .filter(|e| e.is_file && (e.name.ends_with(".so") || e.name.contains(".so.")))
             .take(MAX_FILES);
         for e in shared {
-            let Ok(info) = read_binary_headers(&e.host) else {
+            let Ok(info) = ctx.fs.binaries().binary(&e.host, read_binary_headers) else {
                 continue;
             };
             let entries = info.rpath.len() + info.runpath.len();

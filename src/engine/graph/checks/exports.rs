@@ -7,15 +7,14 @@
 //! __nvJitLinkComplete_12_4, version libnvJitLink.so.12" — an older build of the same soname
 //! first on the search path), read from the files only for ELF edges.
 
-use crate::engine::binfmt::{
-    BinaryInfo, Format, SymbolNeed, VersionedSymbols, read_versioned_symbols,
-};
+use crate::engine::binfmt::{BinaryInfo, Format, SymbolNeed, SymbolTable};
 use crate::engine::context::SystemContext;
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, Severity};
 use crate::engine::graph::{DependencyGraph, Node};
 use crate::engine::loader::How;
-use std::collections::HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::sync::Arc;
 
 /// Most missing symbols listed in one finding.
 const MAX_LISTED: usize = 20;
@@ -24,7 +23,7 @@ pub(super) fn check(ctx: &SystemContext, graph: &DependencyGraph) -> Vec<Finding
     let p = graph.platform;
     let mut out = Vec::new();
     let mut symbols = SymbolCache::new(ctx);
-    let mut seen: Vec<(String, String)> = Vec::new();
+    let mut seen: HashSet<(&str, &str)> = HashSet::default();
     for node in &graph.nodes {
         let (Some(path), Some(parent)) = (node.path.as_deref(), graph.info(&node.parent)) else {
             continue;
@@ -32,11 +31,9 @@ pub(super) fn check(ctx: &SystemContext, graph: &DependencyGraph) -> Vec<Finding
         let Some(child) = graph.info(path) else {
             continue;
         };
-        let pair = (node.parent.clone(), path.to_string());
-        if seen.contains(&pair) {
+        if !seen.insert((node.parent.as_str(), path)) {
             continue;
         }
-        seen.push(pair);
         let parent_name = p.file_name(&node.parent).to_string();
         let child_name = p.file_name(path).to_string();
         let (missing, code, what) = match parent.format {
@@ -153,73 +150,93 @@ pub(super) fn missing_versions(
         .collect()
 }
 
-/// Versioned symbol tables, read once per file and only for ELF edges whose versions matched.
+/// Symbol tables, opened once per file and only for ELF edges whose versions matched; shared,
+/// never copied.
 struct SymbolCache<'a> {
     ctx: &'a SystemContext,
-    read: HashMap<String, Option<VersionedSymbols>>,
+    read: HashMap<String, Option<Arc<SymbolTable>>>,
+    /// Every resolved object of the tree (sorted, once), for needs the provider lacks.
+    objects: Option<Vec<&'a str>>,
+    /// The object that defined the last symbol its provider lacked.
+    last_definer: Option<&'a str>,
 }
 
 impl<'a> SymbolCache<'a> {
     fn new(ctx: &'a SystemContext) -> Self {
         SymbolCache {
             ctx,
-            read: HashMap::new(),
+            read: HashMap::default(),
+            objects: None,
+            last_definer: None,
         }
     }
 
     /// The file's table; `None` when it cannot be read here (a reopened report has no bytes).
-    fn of(&mut self, path: &str) -> Option<&VersionedSymbols> {
-        if !self.read.contains_key(path) {
-            let table = self
-                .ctx
-                .fs
-                .file(path)
-                .ok()
-                .and_then(|host| read_versioned_symbols(&host).ok());
-            self.read.insert(path.to_string(), table);
+    fn of(&mut self, path: &str) -> Option<Arc<SymbolTable>> {
+        if let Some(table) = self.read.get(path) {
+            return table.clone();
         }
-        self.read.get(path).and_then(Option::as_ref)
+        let fs = &self.ctx.fs;
+        let table = fs
+            .file(path)
+            .ok()
+            .and_then(|host| fs.binaries().symbols(&host));
+        self.read.insert(path.to_string(), table.clone());
+        table
     }
 
     /// Whether another resolved object of the tree defines `need` (at its version).
     fn defined_elsewhere(
         &mut self,
-        graph: &DependencyGraph,
+        graph: &'a DependencyGraph,
         provider: &str,
-        need: &SymbolNeed,
+        need: &SymbolNeed<'_>,
     ) -> bool {
-        let mut others: Vec<String> = graph
-            .nodes
-            .iter()
-            .filter_map(|n| n.path.clone())
-            .filter(|p| p != provider)
+        let objects = self.objects.get_or_insert_with(|| {
+            let mut all: Vec<&str> = graph
+                .nodes
+                .iter()
+                .filter_map(|n| n.path.as_deref())
+                .collect();
+            all.sort_unstable();
+            all.dedup();
+            all
+        });
+        // The object that defined the last such symbol first: glibc 2.34's libc.so.6 answers
+        // for every libpthread, libdl and librt symbol in turn.
+        let others: Vec<&'a str> = self
+            .last_definer
+            .into_iter()
+            .chain(objects.iter().copied())
+            .filter(|p| *p != provider)
             .collect();
-        others.sort();
-        others.dedup();
-        others.into_iter().any(|other| {
-            self.of(&other)
-                .is_some_and(|t| t.defines(&need.symbol, &need.version))
-        })
+        let definer = others.into_iter().find(|other| {
+            self.of(other)
+                .is_some_and(|t| t.defines(need.symbol, need.version))
+        });
+        if definer.is_some() {
+            self.last_definer = definer;
+        }
+        definer.is_some()
     }
 
     /// A finding when the library that resolved for `node` lacks versioned symbols its parent
     /// binds to (ld.so fails the load with `undefined symbol: NAME, version VERSION`).
     fn missing_symbols(
         &mut self,
-        graph: &DependencyGraph,
+        graph: &'a DependencyGraph,
         node: &Node,
         path: &str,
     ) -> Option<Finding> {
         let p = graph.platform;
-        let provider = self.of(path)?.clone();
-        let consumer = self.of(&node.parent)?.clone();
-        let unbound: Vec<&SymbolNeed> = consumer.missing_from(&node.name, &provider);
+        let provider = self.of(path)?;
+        let consumer = self.of(&node.parent)?;
         // ld.so binds NAME@VERSION from any object in scope that defines it (glibc 2.34 moved
         // libpthread's symbols into libc.so.6 under the same versions): only a symbol no loaded
         // object defines is missing.
         let mut missing: Vec<String> = Vec::new();
-        for need in unbound {
-            if !self.defined_elsewhere(graph, path, need) {
+        for need in consumer.missing_from(&node.name, &provider) {
+            if !self.defined_elsewhere(graph, path, &need) {
                 missing.push(format!("{}, version {}", need.symbol, need.version));
             }
         }

@@ -1,0 +1,159 @@
+//! Binaries read once per context: what a file's headers say (per reader) and its symbol table,
+//! kept by host path for as long as the [`FsView`](crate::engine::context::FsView) that owns the
+//! cache lives — one scan, one tree. Every framework's closure, every tree check and every rule
+//! asking about the same file share one parse: torch's `_C` and `libtorch_global_deps.so` walk
+//! the same cuBLAS, cuDNN and libtorch_cuda, and now read them once.
+//!
+//! A file is taken from the cache only while its identity and stamp (device, inode, size,
+//! modification and change times) are those it was read with, so a file a fix replaced is read
+//! again. A path that cannot be looked at (a reopened report's synthetic path) is never cached:
+//! its reader answers for itself.
+
+use super::{BinaryError, BinaryInfo, SymbolTable};
+use rustc_hash::FxHashMap as HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+/// Reads a binary from a host path (`read_binary_headers`, `read_binary_names`, a test's own).
+pub type Reader = fn(&Path) -> Result<BinaryInfo, BinaryError>;
+
+/// What makes a cached read still valid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Stamp {
+    len: u64,
+    modified: Option<SystemTime>,
+    #[cfg(unix)]
+    identity: (u64, u64, i64, i64),
+}
+
+impl Stamp {
+    fn of(host: &Path) -> Option<Stamp> {
+        let meta = std::fs::metadata(host).ok()?;
+        Some(Stamp {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            #[cfg(unix)]
+            identity: {
+                use std::os::unix::fs::MetadataExt;
+                (meta.dev(), meta.ino(), meta.ctime(), meta.ctime_nsec())
+            },
+        })
+    }
+}
+
+#[derive(Default)]
+struct Entry {
+    stamp: Option<Stamp>,
+    /// Reader (by address) → what it gave.
+    reads: Vec<(usize, Result<Arc<BinaryInfo>, BinaryError>)>,
+    /// The symbol table, once asked for (`None` inside: not an ELF file with versions).
+    symbols: Option<Option<Arc<SymbolTable>>>,
+}
+
+/// Parsed binaries and symbol tables by host path (shared by a view's clones).
+#[derive(Default)]
+pub struct FileCache {
+    files: Mutex<HashMap<PathBuf, Entry>>,
+}
+
+impl std::fmt::Debug for FileCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let files = self.files.lock().map_or(0, |m| m.len());
+        f.debug_struct("FileCache").field("files", &files).finish()
+    }
+}
+
+impl FileCache {
+    /// What `reader` says about the file at `host`, read at most once while it is unchanged.
+    pub fn binary(&self, host: &Path, reader: Reader) -> Result<Arc<BinaryInfo>, BinaryError> {
+        let Some(stamp) = Stamp::of(host) else {
+            return reader(host).map(Arc::new);
+        };
+        let key = reader as usize;
+        if let Some(hit) = self.with_entry(host, &stamp, |e| {
+            e.reads
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, r)| r.clone())
+        }) {
+            return hit;
+        }
+        // Read outside the lock: another thread may read the same file meanwhile; both agree.
+        let read = reader(host).map(Arc::new);
+        self.with_entry(host, &stamp, |e| e.reads.push((key, read.clone())));
+        read
+    }
+
+    /// The file's symbol table (`None`: unreadable, not ELF, or without versioned symbols).
+    pub fn symbols(&self, host: &Path) -> Option<Arc<SymbolTable>> {
+        let Some(stamp) = Stamp::of(host) else {
+            return SymbolTable::open(host).ok().flatten().map(Arc::new);
+        };
+        if let Some(hit) = self.with_entry(host, &stamp, |e| e.symbols.clone()) {
+            return hit;
+        }
+        let table = SymbolTable::open(host).ok().flatten().map(Arc::new);
+        self.with_entry(host, &stamp, |e| e.symbols = Some(table.clone()));
+        table
+    }
+
+    /// Runs `f` on the entry of `host`, emptied first when the file changed since it was filled.
+    fn with_entry<T>(&self, host: &Path, stamp: &Stamp, f: impl FnOnce(&mut Entry) -> T) -> T {
+        let mut files = self.files.lock().unwrap_or_else(|p| p.into_inner());
+        let entry = files.entry(host.to_path_buf()).or_default();
+        if entry.stamp.as_ref() != Some(stamp) {
+            *entry = Entry {
+                stamp: Some(stamp.clone()),
+                ..Entry::default()
+            };
+        }
+        f(entry)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    static READS: AtomicUsize = AtomicUsize::new(0);
+
+    fn counting(host: &Path) -> Result<BinaryInfo, BinaryError> {
+        READS.fetch_add(1, Ordering::SeqCst);
+        let text = std::fs::read_to_string(host).map_err(|e| BinaryError::Open {
+            path: host.display().to_string(),
+            message: e.to_string(),
+        })?;
+        let mut info = BinaryInfo::empty(
+            super::super::Format::Elf,
+            super::super::Machine::new("x86_64", 64),
+        );
+        info.soname = Some(text);
+        Ok(info)
+    }
+
+    #[test]
+    fn a_file_is_read_once_until_it_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("libx.so");
+        std::fs::write(&path, "one").unwrap();
+        let cache = FileCache::default();
+        let before = READS.load(Ordering::SeqCst);
+        let first = cache.binary(&path, counting).unwrap();
+        let again = cache.binary(&path, counting).unwrap();
+        assert!(Arc::ptr_eq(&first, &again));
+        assert_eq!(READS.load(Ordering::SeqCst) - before, 1);
+        // A replaced file (another size) is read again.
+        std::fs::write(&path, "three").unwrap();
+        let changed = cache.binary(&path, counting).unwrap();
+        assert_eq!(changed.soname.as_deref(), Some("three"));
+        assert_eq!(READS.load(Ordering::SeqCst) - before, 2);
+        // A missing file is the reader's error, not a cached answer.
+        assert!(
+            cache
+                .binary(&dir.path().join("nothing.so"), counting)
+                .is_err()
+        );
+    }
+}
