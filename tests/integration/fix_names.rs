@@ -1,6 +1,7 @@
 //! Every fix names something that exists: every rule runs over the seed machines, the seed
-//! situations a–e, and the machine of every framework release of the release-file tests (real
-//! wheel files); every fix it offers is checked — each package and version a pip command or pin
+//! situations a–e, the machine of every framework release of the release-file tests (real
+//! wheel files), and the real venvs of the install tests (torch 2.5.1, CuPy 13.3, ONNX Runtime
+//! 1.20.2, JAX 0.4.35; healthy, and copies with a wheel's library removed); every fix it offers is checked — each package and version a pip command or pin
 //! names against PyPI's releases for the machine's platform (the generated
 //! `package_releases.toml`), each folder a PATH edit or DLL hook adds against the machine.
 
@@ -65,6 +66,28 @@ fn every_fix_of_every_machine_names_what_exists() {
         }
     }
     assert!(machines > 90, "{machines} release machines");
+    // The real venvs, as this computer with each activated, healthy and broken.
+    use crate::closure_installs::{Copy, cupy_venv, torch_venv};
+    use crate::framework_loads::{jax_venv, ort_venv};
+    for (name, venv) in [
+        ("torch venv", torch_venv()),
+        ("cupy venv", cupy_venv()),
+        ("onnxruntime venv", ort_venv()),
+        ("jax venv", jax_venv()),
+    ] {
+        let ctx = load(&Source::PythonEnv(venv.to_path_buf()), Driver::Skip).expect("venv loads");
+        problems.extend(missing(name, &ctx, &mut fixes));
+    }
+    for (name, gone) in [
+        ("nvrtc", "nvidia/cuda_nvrtc/lib/libnvrtc.so.12"),
+        ("cudnn", "nvidia/cudnn/lib/libcudnn.so.9"),
+        ("cublas", "nvidia/cublas/lib/libcublasLt.so.12"),
+    ] {
+        let copy = Copy::of(ort_venv(), &format!("fix-names-{name}"));
+        copy.replace(gone, None);
+        let ctx = load(&Source::PythonEnv(copy.root.clone()), Driver::Skip).expect("copy loads");
+        problems.extend(missing(&format!("onnxruntime venv without {name}"), &ctx, &mut fixes));
+    }
     assert!(
         fixes > 50,
         "only {fixes} fixes offered: the machines lost their findings"

@@ -18,14 +18,14 @@ const ORT: &str = "onnxruntime-gpu==1.20.2";
 const JAX: &[&str] = &["jax[cuda12]==0.4.35", "nvidia-cuda-nvcc-cu12==12.6.85"];
 
 /// The cached venv with the real ONNX Runtime 1.20.2 beside torch 2.5.1 and CuPy 13.3.0.
-fn ort_venv() -> &'static Path {
+pub(crate) fn ort_venv() -> &'static Path {
     static VENV: OnceLock<PathBuf> = OnceLock::new();
     VENV.get_or_init(|| cached_venv("onnxruntime-1.20.2", Some(cupy_venv()), &[ORT]))
 }
 
 /// The cached venv with the real JAX 0.4.35 and its CUDA 12 plugin beside torch and CuPy (the
 /// plugin takes the same `nvidia-*` wheels; only nvcc is added).
-fn jax_venv() -> &'static Path {
+pub(crate) fn jax_venv() -> &'static Path {
     static VENV: OnceLock<PathBuf> = OnceLock::new();
     VENV.get_or_init(|| cached_venv("jax-0.4.35", Some(cupy_venv()), JAX))
 }

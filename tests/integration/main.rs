@@ -19,6 +19,7 @@ mod closure_windows;
 mod conda_scripts;
 #[cfg(unix)]
 mod fix;
+#[cfg(unix)]
 mod fix_names;
 mod fix_situations;
 mod fixtures_build;

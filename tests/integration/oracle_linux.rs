@@ -225,11 +225,15 @@ fn nested_runpath_tokens_rpath_with_runpath_cycles_and_missing() {
             ..Default::default()
         },
     );
-    // $PLATFORM and ${ORIGIN}; an RPATH ignored because RUNPATH is present too.
+    // $PLATFORM and ${ORIGIN}; an RPATH ignored because RUNPATH is present too. $PLATFORM is
+    // what this computer's loader makes of it (`haswell` for glibc 2.36 on an AVX2 CPU).
+    let platform = cuda_triage::engine::context::live::ld_platform("x86_64")
+        .unwrap_or_else(|| "x86_64".into());
+    let plat_out = format!("{platform}/libplat.so");
     gcc(
         d,
         So {
-            out: "x86_64/libplat.so",
+            out: &plat_out,
             soname: Some("libplat.so"),
             ..Default::default()
         },
@@ -264,7 +268,7 @@ fn nested_runpath_tokens_rpath_with_runpath_cycles_and_missing() {
     );
     let needs = &[
         "n/libn.so",
-        "x86_64/libplat.so",
+        plat_out.as_str(),
         "gone/libgone.so",
         "s/libs1.so.1",
         "s/libuser.so",

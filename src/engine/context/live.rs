@@ -108,6 +108,30 @@ pub fn load_without_driver() -> SystemContext {
     }
 }
 
+/// What glibc's dynamic loader of this computer expands `$PLATFORM` to for a process of `arch`
+/// (`haswell` on an x86-64 CPU with AVX2 under glibc 2.36, where the CPU's own AT_PLATFORM says
+/// `x86_64`): `ld.so --list-diagnostics` prints it as `dl_platform` (glibc 2.33 and later).
+/// Asked once; `None` for another architecture or an older glibc.
+pub fn ld_platform(arch: &str) -> Option<String> {
+    static X86_64: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    if arch != "x86_64" || !cfg!(all(target_os = "linux", target_arch = "x86_64")) {
+        return None;
+    }
+    X86_64
+        .get_or_init(|| {
+            let out = Command::new("/lib64/ld-linux-x86-64.so.2")
+                .arg("--list-diagnostics")
+                .output()
+                .ok()?;
+            let text = String::from_utf8_lossy(&out.stdout);
+            text.lines()
+                .find_map(|l| l.strip_prefix("dl_platform=\""))
+                .map(|v| v.trim_end_matches('"').to_string())
+                .filter(|v| !v.is_empty())
+        })
+        .clone()
+}
+
 fn is_wsl() -> bool {
     std::env::var_os("WSL_DISTRO_NAME").is_some()
         || std::fs::read_to_string("/proc/sys/kernel/osrelease")

@@ -103,9 +103,15 @@ impl LinuxSearch {
                 "lib".to_string(),
             ),
         };
-        let platform_token = match m.arch.as_str() {
-            "i386" => "i686".to_string(),
-            other => other.to_string(),
+        // This computer's loader may name the platform after the CPU (glibc 2.36 on an AVX2
+        // x86-64: `haswell`); asked only of the live machine, whose loader it is.
+        let live_platform = matches!(ctx.source, crate::engine::context::ContextSource::Live)
+            .then(|| crate::engine::context::live::ld_platform(&m.arch))
+            .flatten();
+        let platform_token = match (live_platform, m.arch.as_str()) {
+            (Some(p), _) => p,
+            (None, "i386") => "i686".to_string(),
+            (None, other) => other.to_string(),
         };
         let cwd = ctx
             .env
