@@ -71,10 +71,16 @@ pub fn read_versioned_symbols(path: &Path) -> Result<VersionedSymbols, BinaryErr
         path: shown.clone(),
         message: e.to_string(),
     })?;
-    if !map.starts_with(b"\x7fELF") {
+    parse_versioned_symbols(&map, &shown)
+}
+
+/// [`read_versioned_symbols`] for bytes already in memory (tests, fuzzing); `shown` names them in
+/// errors.
+pub fn parse_versioned_symbols(bytes: &[u8], shown: &str) -> Result<VersionedSymbols, BinaryError> {
+    if !bytes.starts_with(b"\x7fELF") {
         return Ok(VersionedSymbols::default());
     }
-    parse(&map).map_err(|e| BinaryError::malformed(&shown, "ELF", e))
+    parse(bytes).map_err(|e| BinaryError::malformed(shown, "ELF", e))
 }
 
 fn parse(bytes: &[u8]) -> goblin::error::Result<VersionedSymbols> {
@@ -156,4 +162,25 @@ fn parse(bytes: &[u8]) -> goblin::error::Result<VersionedSymbols> {
 
 fn name_of<'a>(dynstr: &DynStr<'a>, offset: usize) -> Option<&'a str> {
     dynstr.get(offset as u64).filter(|n| !n.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_in_memory_read_as_the_file_does() {
+        // The test binary itself: an ELF that needs glibc's versioned symbols.
+        let path = std::env::current_exe().unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let from_bytes = parse_versioned_symbols(&bytes, "self").unwrap();
+        let from_file = read_versioned_symbols(&path).unwrap();
+        assert_eq!(from_bytes.needs, from_file.needs);
+        assert_eq!(from_bytes.defines, from_file.defines);
+        assert!(from_bytes.needs.iter().any(|n| n.version.starts_with("GLIBC_")));
+        // Not an ELF file: nothing to check; a cut-off one: an error naming it, never a panic.
+        assert!(parse_versioned_symbols(b"MZ\0\0", "x.dll").unwrap().needs.is_empty());
+        let cut = parse_versioned_symbols(&bytes[..200], "cut.so");
+        assert!(cut.map_or_else(|e| e.to_string().contains("cut.so"), |v| v.needs.is_empty()));
+    }
 }

@@ -17,7 +17,9 @@ pub mod replay;
 pub mod strings;
 pub mod true_version;
 
-pub use elf_symbols::{SymbolNeed, VersionedSymbols, read_versioned_symbols};
+pub use elf_symbols::{
+    SymbolNeed, VersionedSymbols, parse_versioned_symbols, read_versioned_symbols,
+};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
