@@ -177,9 +177,19 @@ mod tests {
         let from_file = read_versioned_symbols(&path).unwrap();
         assert_eq!(from_bytes.needs, from_file.needs);
         assert_eq!(from_bytes.defines, from_file.defines);
-        assert!(from_bytes.needs.iter().any(|n| n.version.starts_with("GLIBC_")));
+        assert!(
+            from_bytes
+                .needs
+                .iter()
+                .any(|n| n.version.starts_with("GLIBC_"))
+        );
         // Not an ELF file: nothing to check; a cut-off one: an error naming it, never a panic.
-        assert!(parse_versioned_symbols(b"MZ\0\0", "x.dll").unwrap().needs.is_empty());
+        assert!(
+            parse_versioned_symbols(b"MZ\0\0", "x.dll")
+                .unwrap()
+                .needs
+                .is_empty()
+        );
         let cut = parse_versioned_symbols(&bytes[..200], "cut.so");
         assert!(cut.map_or_else(|e| e.to_string().contains("cut.so"), |v| v.needs.is_empty()));
     }

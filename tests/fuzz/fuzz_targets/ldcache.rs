@@ -12,9 +12,18 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let machines = [
-        Machine { arch: "x86_64".into(), bits: 64 },
-        Machine { arch: "i386".into(), bits: 32 },
-        Machine { arch: "aarch64".into(), bits: 64 },
+        Machine {
+            arch: "x86_64".into(),
+            bits: 64,
+        },
+        Machine {
+            arch: "i386".into(),
+            bits: 32,
+        },
+        Machine {
+            arch: "aarch64".into(),
+            bits: 64,
+        },
     ];
     let entries = cache.entries();
     for e in entries.iter().take(16) {

@@ -33,7 +33,10 @@ fuzz_target!(|data: &[u8]| {
     for (file, content) in FILES.iter().zip(&parts) {
         s.write(file, content);
     }
-    let m = Machine { arch: "x86_64".into(), bits: 64 };
+    let m = Machine {
+        arch: "x86_64".into(),
+        bits: 64,
+    };
     for wsl in [false, true] {
         let ctx = s.linux(wsl, &[]);
         let source = CacheSource::from_context(&ctx);

@@ -55,7 +55,10 @@ fuzz_target!(|data: &[u8]| {
     for (file, content) in FILES.iter().zip(pieces(data, FILES.len())) {
         s.write(&format!("{SITE}/{file}"), content);
     }
-    let ctx = s.linux(false, &[("VIRTUAL_ENV", "/venv"), ("PATH", "/venv/bin:/usr/bin")]);
+    let ctx = s.linux(
+        false,
+        &[("VIRTUAL_ENV", "/venv"), ("PATH", "/venv/bin:/usr/bin")],
+    );
     let opts = ScanOptions {
         step_budget: Duration::from_secs(5),
         probe_imports: false,

@@ -15,7 +15,12 @@ fuzz_target!(|data: &[u8]| {
     let _ = version_clues::from_metadata_on(&metadata, Some("linux"));
     let _ = version_clues::from_metadata_on(&metadata, Some("windows"));
     let build_info = text(parts[1]);
-    for key in ["cuda_version", "cudnn_version", "is_cuda_build", "cuda_compute_capabilities"] {
+    for key in [
+        "cuda_version",
+        "cudnn_version",
+        "is_cuda_build",
+        "cuda_compute_capabilities",
+    ] {
         if let Some(v) = pyparse::build_info_value(&build_info, key) {
             let _ = version_clues::from_tf_build_value(&v);
         }
