@@ -252,4 +252,35 @@ mod tests {
         };
         assert_eq!(dirs, &["/usr/lib", "/opt/a"]);
     }
+
+    /// The input the `ldconf` fuzz target timed out on (its `/etc/ld.so.conf`; the other conf
+    /// files empty): `include *` and `include ld.so.conf ... ld.so.*onf` on four lines make about
+    /// six self-includes per read. Not UTF-8 (`\xd0`), with NULs.
+    #[test]
+    fn the_fuzzed_self_including_conf_finishes() {
+        const CONF: &[u8] = b"include* l cod/*uSr/A-\xd0\n\ninclude ld.so.conf mult.C/i,ainclude \
+            ld.so.*onf mul\x00.d/i\na*# wsl.conf## # muh\x00lnclude* l cod/*uSr/A-\xd0\n\ninclude \
+            ld.so.conf mult.C/i,ainclude ld.so.*onf mul\x00.d/itih";
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("fs");
+        std::fs::create_dir_all(root.join("etc/ld.so.conf.d")).unwrap();
+        std::fs::write(root.join("etc/ld.so.conf"), CONF).unwrap();
+        for empty in [
+            "ld.so.conf.d/cuda.conf",
+            "ld.so.conf.d/x86_64-linux-gnu.conf",
+            "wsl.conf",
+        ] {
+            std::fs::write(root.join("etc").join(empty), b"").unwrap();
+        }
+        let toml = dir.path().join("machine.toml");
+        std::fs::write(&toml, "platform = \"linux\"\nroot = \"fs\"\nwsl = true\n").unwrap();
+        let ctx = machine_file::load(&toml).unwrap();
+        let started = std::time::Instant::now();
+        let source = CacheSource::from_context(&ctx);
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        let CacheSource::Dirs(dirs) = &source else {
+            panic!("expected dirs, got {source:?}");
+        };
+        assert_eq!(dirs, &[WSL_LIB_DIR]);
+    }
 }
