@@ -148,7 +148,8 @@ def main():
     jax_version = first([p for p in version_py if p.parent.name == "jaxlib"])
     put("site_packages", joined(meta("tensorflow"), first(build_info), meta("torch"), torch_version,
                                 meta("nvidia_cudnn") or meta("nvidia"), first(records), first(wheel_json),
-                                first(version_info), jax_version))
+                                first(version_info), jax_version,
+                                first(files(venvs, "pyvenv.cfg", 1)) or b"home = /usr/bin\nversion = 3.11.9\n"))
 
     # ld.so.cache: this machine's (new format), an old-format one, old + new (ldconfig -c compat).
     new = read("/etc/ld.so.cache")
@@ -187,6 +188,11 @@ def main():
         put("why", read(corpus), "error_corpus")
         for e in tomllib.loads(corpus.read_text()).get("entry", []):
             put("why", e.get("text", "").encode())
+    if corpus.is_file():
+        put("why_corpus", read(corpus), "error_corpus")
+        chunks = read(corpus).split(b"[[entry]]")
+        for i in range(1, len(chunks), 3):
+            put("why_corpus", b"[[entry]]" + b"[[entry]]".join(chunks[i:i + 3]))
     put("why", b"OSError: libcudnn.so.9: cannot open shared object file: No such file or directory\n"
                + b"x" * 70000 + b"\xff\xfe\xc3(\n")
 

@@ -1,8 +1,8 @@
 //! Fuzzes the framework readers as a scan meets them: the input, cut at `--8<--` lines, becomes
 //! the files of a venv's site-packages on a scratch Linux machine — TensorFlow's METADATA and
 //! build_info.py, PyTorch's METADATA and version.py, an `nvidia-cudnn-cu12` wheel's METADATA and
-//! RECORD, CuPy's `_wheel.json`, ONNX Runtime's `version_info.py`, jaxlib's `version.py` — and
-//! the whole inventory scan runs over it.
+//! RECORD, CuPy's `_wheel.json`, ONNX Runtime's `version_info.py`, jaxlib's `version.py`, the
+//! venv's `pyvenv.cfg` — and the whole inventory scan runs over it.
 #![no_main]
 
 use cuda_triage_fuzz::engine::progress::Progress;
@@ -24,13 +24,13 @@ const FILES: &[&str] = &[
     "cupy/.data/_wheel.json",
     "onnxruntime/capi/version_info.py",
     "jaxlib/version.py",
+    "../../../pyvenv.cfg",
 ];
 
 fn scratch() -> &'static Scratch {
     static S: OnceLock<Scratch> = OnceLock::new();
     S.get_or_init(|| {
         let s = Scratch::new();
-        s.write("/venv/pyvenv.cfg", b"home = /usr/bin\nversion = 3.11.9\n");
         s.write("/venv/bin/python", b"");
         for empty in [
             "tensorflow/__init__.py",
