@@ -86,7 +86,11 @@ fn every_fix_of_every_machine_names_what_exists() {
         let copy = Copy::of(ort_venv(), &format!("fix-names-{name}"));
         copy.replace(gone, None);
         let ctx = load(&Source::PythonEnv(copy.root.clone()), Driver::Skip).expect("copy loads");
-        problems.extend(missing(&format!("onnxruntime venv without {name}"), &ctx, &mut fixes));
+        problems.extend(missing(
+            &format!("onnxruntime venv without {name}"),
+            &ctx,
+            &mut fixes,
+        ));
     }
     assert!(
         fixes > 50,

@@ -19,6 +19,10 @@ const CONF_FILE: &str = "/etc/ld.so.conf";
 const READ_LIMIT: u64 = 64 << 20;
 /// Most nested includes followed.
 const MAX_INCLUDE_DEPTH: usize = 8;
+/// Most conf files read in all. With the depth cap alone, a line that includes the same file
+/// several times (`include /etc/ld.so.conf /etc/ld.so.conf ...`, or `./ld.so.conf`, a new path at
+/// each level) is followed n^8 times: a hang found by fuzzing (tests/fuzz, target `ldconf`).
+const MAX_CONF_FILES: usize = 256;
 
 /// The cache step's data: a parsed binary cache, or directories standing for it.
 #[derive(Debug, Clone)]
@@ -71,7 +75,7 @@ impl CacheSource {
             return CacheSource::Binary(Arc::new(cache));
         }
         let mut dirs = Vec::new();
-        read_conf(ctx, CONF_FILE, 0, &mut dirs);
+        read_conf(ctx, CONF_FILE, 0, &mut dirs, &mut Vec::new());
         if ctx.wsl && !dirs.iter().any(|d| d == WSL_LIB_DIR) && !wsl_ldconfig_off(ctx) {
             dirs.insert(0, WSL_LIB_DIR.to_string());
         }
@@ -109,10 +113,19 @@ impl CacheSource {
 }
 
 /// Appends the directories of one conf file, following `include` lines.
-fn read_conf(ctx: &SystemContext, path: &str, depth: usize, dirs: &mut Vec<String>) {
-    if depth > MAX_INCLUDE_DEPTH {
+/// Reads the conf file `path` into `dirs`, following its includes. `read` lists the files read so
+/// far: a file is read once (reading it again adds no directory), and at most `MAX_CONF_FILES`.
+fn read_conf(
+    ctx: &SystemContext,
+    path: &str,
+    depth: usize,
+    dirs: &mut Vec<String>,
+    read: &mut Vec<String>,
+) {
+    if depth > MAX_INCLUDE_DEPTH || read.len() >= MAX_CONF_FILES || read.iter().any(|r| r == path) {
         return;
     }
+    read.push(path.to_string());
     let Ok(text) = ctx.fs.read_to_string(path, READ_LIMIT) else {
         return;
     };
@@ -124,7 +137,7 @@ fn read_conf(ctx: &SystemContext, path: &str, depth: usize, dirs: &mut Vec<Strin
         if let Some(pattern) = line.strip_prefix("include") {
             for p in pattern.split_whitespace() {
                 for file in expand_include(ctx, path, p) {
-                    read_conf(ctx, &file, depth + 1, dirs);
+                    read_conf(ctx, &file, depth + 1, dirs, read);
                 }
             }
             continue;
@@ -210,5 +223,64 @@ mod tests {
             source.lookup("libcudart.so.12", &machine("x86_64", 64), &exists),
             CacheHit::Path("/opt/cuda/lib64/libcudart.so.12".into())
         );
+    }
+
+    /// Found by fuzzing (target `ldconf`): a file that includes itself several times on one line
+    /// was followed 6^9 times (a hang); relative includes (`./ld.so.conf`) name it anew each time.
+    #[test]
+    fn includes_of_the_same_file_are_read_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("fs");
+        std::fs::create_dir_all(root.join("etc/ld.so.conf.d")).unwrap();
+        let bomb = "include /etc/ld.so.conf /etc/ld.so.conf /etc/ld.so.conf /etc/ld.so.conf \
+                    /etc/ld.so.conf /etc/ld.so.conf\n/usr/lib\n";
+        let relative = "include ./a.conf ./a.conf ./a.conf ./a.conf ./a.conf ./a.conf\n/opt/a\n";
+        std::fs::write(
+            root.join("etc/ld.so.conf"),
+            format!("{bomb}include ld.so.conf.d/*.conf\n"),
+        )
+        .unwrap();
+        std::fs::write(root.join("etc/ld.so.conf.d/a.conf"), relative).unwrap();
+        let toml = dir.path().join("machine.toml");
+        std::fs::write(&toml, "platform = \"linux\"\nroot = \"fs\"\n").unwrap();
+        let ctx = machine_file::load(&toml).unwrap();
+        let started = std::time::Instant::now();
+        let source = CacheSource::from_context(&ctx);
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        let CacheSource::Dirs(dirs) = &source else {
+            panic!("expected dirs, got {source:?}");
+        };
+        assert_eq!(dirs, &["/usr/lib", "/opt/a"]);
+    }
+
+    /// The input the `ldconf` fuzz target timed out on (its `/etc/ld.so.conf`; the other conf
+    /// files empty): `include *` and `include ld.so.conf ... ld.so.*onf` on four lines make about
+    /// six self-includes per read. Not UTF-8 (`\xd0`), with NULs.
+    #[test]
+    fn the_fuzzed_self_including_conf_finishes() {
+        const CONF: &[u8] = b"include* l cod/*uSr/A-\xd0\n\ninclude ld.so.conf mult.C/i,ainclude \
+            ld.so.*onf mul\x00.d/i\na*# wsl.conf## # muh\x00lnclude* l cod/*uSr/A-\xd0\n\ninclude \
+            ld.so.conf mult.C/i,ainclude ld.so.*onf mul\x00.d/itih";
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("fs");
+        std::fs::create_dir_all(root.join("etc/ld.so.conf.d")).unwrap();
+        std::fs::write(root.join("etc/ld.so.conf"), CONF).unwrap();
+        for empty in [
+            "ld.so.conf.d/cuda.conf",
+            "ld.so.conf.d/x86_64-linux-gnu.conf",
+            "wsl.conf",
+        ] {
+            std::fs::write(root.join("etc").join(empty), b"").unwrap();
+        }
+        let toml = dir.path().join("machine.toml");
+        std::fs::write(&toml, "platform = \"linux\"\nroot = \"fs\"\nwsl = true\n").unwrap();
+        let ctx = machine_file::load(&toml).unwrap();
+        let started = std::time::Instant::now();
+        let source = CacheSource::from_context(&ctx);
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        let CacheSource::Dirs(dirs) = &source else {
+            panic!("expected dirs, got {source:?}");
+        };
+        assert_eq!(dirs, &[WSL_LIB_DIR]);
     }
 }
