@@ -29,7 +29,13 @@ pub(crate) fn relative_machine(name: &str) -> Source {
 }
 
 pub fn harness(app: TriageApp) -> Harness<'static, TriageApp> {
-    let builder = Harness::builder().with_size([1000.0, 640.0]);
+    harness_sized(app, [1000.0, 640.0])
+}
+
+/// [`harness`] in a window of another size (a machine with many findings needs a taller one to
+/// show a step's buttons without scrolling).
+pub fn harness_sized(app: TriageApp, size: [f32; 2]) -> Harness<'static, TriageApp> {
+    let builder = Harness::builder().with_size(size);
     // The Windows build walks inside Wine (`gui_walk_wine`), where no GPU adapter is reachable
     // without a display: it reads the accessibility tree, which needs no rendering.
     #[cfg(not(windows))]

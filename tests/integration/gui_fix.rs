@@ -106,7 +106,8 @@ fn wizard_on_this_computer() {
         std::path::PathBuf::from(std::env::var_os(CHILD).expect("started by its parent test"));
     let profile = root.join("home/.profile");
     let toolkit = root.join("opt/cuda-12.4").display().to_string();
-    let mut h = harness(TriageApp::new(Source::Live));
+    // This computer may be a container with findings of its own above the Fix step's buttons.
+    let mut h = crate::gui::harness_sized(TriageApp::new(Source::Live), [1000.0, 1600.0]);
     h.run_steps(2);
     h.get_by_label("Start scan").click();
     h.step();
