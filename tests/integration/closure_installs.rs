@@ -121,6 +121,19 @@ impl Copy {
             .expect("the venv has lib/python3.X/site-packages")
     }
 
+    /// Every `site-packages/nvidia/*/lib` folder of the copy, joined for LD_LIBRARY_PATH.
+    pub(crate) fn nvidia_lib_path(&self) -> String {
+        let mut dirs: Vec<String> = std::fs::read_dir(self.site().join("nvidia"))
+            .expect("the venv has nvidia wheels")
+            .flatten()
+            .map(|e| e.path().join("lib"))
+            .filter(|p| p.is_dir())
+            .map(|p| p.display().to_string())
+            .collect();
+        dirs.sort();
+        dirs.join(":")
+    }
+
     /// Replaces a file of the copy (never writing through the hard link).
     pub(crate) fn replace(&self, rel: &str, bytes: Option<&[u8]>) {
         let path = self.site().join(rel);
@@ -420,16 +433,7 @@ fn cupy_without_its_wheel_folders_on_the_search_path_is_named() {
 #[test]
 fn cupy_with_its_wheel_folders_on_ld_library_path_loads_and_is_quiet() {
     let c = Copy::of(cupy_venv(), "cupy-searched");
-    let nvidia = c.site().join("nvidia");
-    let mut dirs: Vec<String> = std::fs::read_dir(&nvidia)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path().join("lib"))
-        .filter(|p| p.is_dir())
-        .map(|p| p.display().to_string())
-        .collect();
-    dirs.sort();
-    let path = PathBuf::from(dirs.join(":"));
+    let path = PathBuf::from(c.nvidia_lib_path());
     for module in [
         "cupy_backends.cuda.libs.cublas",
         "cupy_backends.cuda.libs.curand",

@@ -50,15 +50,7 @@ fn python(c: &Copy, code: &str, ld_library_path: Option<&Path>) -> Result<String
 
 /// Every `site-packages/nvidia/*/lib` folder of the copy, joined for LD_LIBRARY_PATH.
 fn nvidia_lib_path(c: &Copy) -> String {
-    let mut dirs: Vec<String> = std::fs::read_dir(c.site().join("nvidia"))
-        .expect("the venv has nvidia wheels")
-        .flatten()
-        .map(|e| e.path().join("lib"))
-        .filter(|p| p.is_dir())
-        .map(|p| p.display().to_string())
-        .collect();
-    dirs.sort();
-    dirs.join(":")
+    c.nvidia_lib_path()
 }
 
 /// Errors and warnings that name a library other than the driver's (which this machine lacks).
