@@ -212,7 +212,9 @@ def main():
     os.makedirs(os.path.join(cache, "packages"), exist_ok=True)
     for name in sorted(set(PACKAGES) | {d for d, _ in jobs}):
         try:
-            files = [f["filename"] for f in rf.index(name)["files"] if not f.get("yanked")]
+            # Yanked files count: they stay installable by exact pin, and a later yank must not
+            # change what the snapshot regenerates.
+            files = [f["filename"] for f in rf.index(name)["files"]]
         except SystemExit:  # not on PyPI: a fix must never name it
             files = None
         packages[name] = files is not None
