@@ -48,6 +48,15 @@ fn python(c: &Copy, code: &str, ld_library_path: Option<&Path>) -> Result<String
     }
 }
 
+/// Whether a finding shows the load-list row (or import table) it comes from, naming `what`.
+fn cites_load_list(f: &Value, what: &str) -> bool {
+    f["evidence"].as_array().is_some_and(|ev| {
+        ev.iter().any(|e| {
+            e["kind"] == "load-list" && e["text"].as_str().is_some_and(|t| t.contains(what))
+        })
+    })
+}
+
 /// Every `site-packages/nvidia/*/lib` folder of the copy, joined for LD_LIBRARY_PATH.
 fn nvidia_lib_path(c: &Copy) -> String {
     c.nvidia_lib_path()
@@ -177,15 +186,7 @@ fn onnxruntime_without_cudnn_fails_to_load_its_provider_and_is_named() {
     assert!(!named.is_empty(), "{doc:#}");
     // Every such error shows the row of the load list it comes from.
     for f in named {
-        assert!(
-            f["evidence"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|e| e["kind"] == "load-list"
-                    && e["text"].as_str().unwrap().contains("import table")),
-            "{f:#}"
-        );
+        assert!(cites_load_list(f, "import table"), "{f:#}");
     }
 }
 
@@ -224,13 +225,7 @@ fn torch_without_nvrtc_imports_and_the_scan_warns_what_fails_later() {
         "{w:#}"
     );
     let evidence = w["evidence"].as_array().unwrap();
-    assert!(
-        evidence
-            .iter()
-            .any(|e| e["kind"] == "load-list"
-                && e["text"].as_str().unwrap().contains("LazyNVRTC.cpp")),
-        "{w:#}"
-    );
+    assert!(cites_load_list(w, "LazyNVRTC.cpp"), "{w:#}");
     let searched_wheel = evidence.iter().any(|e| {
         e["kind"] == "searched"
             && e["text"]
@@ -465,13 +460,5 @@ fn jax_cuda12_plugin_loads_by_name_and_a_missing_cudnn_is_a_warning_for_it() {
         .iter()
         .find(|f| f["summary"].as_str().unwrap().contains("JAX 0.4.35"))
         .unwrap();
-    assert!(
-        jax["evidence"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|e| e["kind"] == "load-list"
-                && e["text"].as_str().unwrap().contains("xla_cuda_plugin.so")),
-        "{jax:#}"
-    );
+    assert!(cites_load_list(jax, "xla_cuda_plugin.so"), "{jax:#}");
 }
