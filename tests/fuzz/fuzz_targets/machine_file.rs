@@ -7,11 +7,9 @@
 use cuda_triage_fuzz::engine::context::machine_file;
 use cuda_triage_fuzz::engine::diagnosis;
 use cuda_triage_fuzz::engine::progress::Progress;
-use cuda_triage_fuzz::engine::scan::ScanOptions;
 use cuda_triage_fuzz::text;
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
-use std::time::Duration;
 
 fuzz_target!(|data: &[u8]| {
     let t = text(data);
@@ -30,12 +28,6 @@ fuzz_target!(|data: &[u8]| {
             let _ = ctx.registry.value(key, name);
         }
     }
-    let opts = ScanOptions {
-        step_budget: Duration::from_secs(5),
-        probe_imports: false,
-        run_tools: false,
-        parallelism: 1,
-        ..ScanOptions::default()
-    };
+    let opts = cuda_triage_fuzz::scan_options();
     let _ = diagnosis::run_with(&ctx, &Progress::new(), &opts);
 });

@@ -6,11 +6,10 @@
 #![no_main]
 
 use cuda_triage_fuzz::engine::progress::Progress;
-use cuda_triage_fuzz::engine::scan::{self, ScanOptions};
+use cuda_triage_fuzz::engine::scan;
 use cuda_triage_fuzz::{Scratch, pieces};
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
-use std::time::Duration;
 
 const SITE: &str = "/venv/lib/python3.11/site-packages";
 /// Where each piece of the input goes, in order.
@@ -59,12 +58,6 @@ fuzz_target!(|data: &[u8]| {
         false,
         &[("VIRTUAL_ENV", "/venv"), ("PATH", "/venv/bin:/usr/bin")],
     );
-    let opts = ScanOptions {
-        step_budget: Duration::from_secs(5),
-        probe_imports: false,
-        run_tools: false,
-        parallelism: 1,
-        ..ScanOptions::default()
-    };
+    let opts = cuda_triage_fuzz::scan_options();
     let _ = scan::inventory(&ctx, &Progress::new(), &opts);
 });

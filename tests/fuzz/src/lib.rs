@@ -15,6 +15,18 @@ use engine::context::{ContextSource, EnvVars, FsView, Platform, RegistryView, Sy
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// The scan the targets run: no child processes (imports, tools), one thread, and a step
+/// budget, so one input is one bounded, in-process scan.
+pub fn scan_options() -> engine::scan::ScanOptions {
+    engine::scan::ScanOptions {
+        step_budget: std::time::Duration::from_secs(5),
+        probe_imports: false,
+        run_tools: false,
+        parallelism: 1,
+        ..engine::scan::ScanOptions::default()
+    }
+}
+
 /// The line that separates the files of one input (`seed.sh` joins seed files with it).
 pub const SEPARATOR: &[u8] = b"\n--8<--\n";
 
