@@ -57,11 +57,6 @@ fn cites_load_list(f: &Value, what: &str) -> bool {
     })
 }
 
-/// Every `site-packages/nvidia/*/lib` folder of the copy, joined for LD_LIBRARY_PATH.
-fn nvidia_lib_path(c: &Copy) -> String {
-    c.nvidia_lib_path()
-}
-
 /// Errors and warnings that name a library other than the driver's (which this machine lacks).
 fn loud_about_libraries(doc: &Value) -> Vec<&Value> {
     doc["findings"]
@@ -122,7 +117,7 @@ fn ld_so_list_provider(c: &Copy, ld_library_path: Option<&Path>) -> Result<Strin
 #[test]
 fn onnxruntime_1_20_2_healthy_install_loads_its_provider_and_the_scan_is_silent() {
     let c = Copy::of(ort_venv(), "ort-healthy");
-    let path = nvidia_lib_path(&c);
+    let path = c.nvidia_lib_path();
     let ld = Path::new(&path);
     let loaded = ld_so_list_provider(&c, Some(ld)).expect("the real ld.so loads the provider");
     assert!(loaded.contains("libcudnn.so.9 =>"), "{loaded}");
@@ -167,7 +162,7 @@ print('imported')";
 fn onnxruntime_without_cudnn_fails_to_load_its_provider_and_is_named() {
     let c = Copy::of(ort_venv(), "ort-no-cudnn");
     c.replace("nvidia/cudnn/lib/libcudnn.so.9", None);
-    let path = nvidia_lib_path(&c);
+    let path = c.nvidia_lib_path();
     let ld = Path::new(&path);
     let err = ld_so_list_provider(&c, Some(ld)).expect_err("the provider cannot load");
     assert!(err.contains("libcudnn.so.9"), "{err}");
@@ -416,7 +411,7 @@ fn triton_ptxas_path_to_an_older_ptxas_is_named_with_its_version() {
 #[test]
 fn jax_cuda12_plugin_loads_by_name_and_a_missing_cudnn_is_a_warning_for_it() {
     let c = Copy::of(jax_venv(), "jax-healthy");
-    let path = nvidia_lib_path(&c);
+    let path = c.nvidia_lib_path();
     let ld = Path::new(&path);
     let out = python(&c, "import jax\nprint(jax.__version__)", Some(ld)).expect("import jax");
     assert!(out.contains("0.4.35"), "{out}");
@@ -435,7 +430,7 @@ fn jax_cuda12_plugin_loads_by_name_and_a_missing_cudnn_is_a_warning_for_it() {
     python(&c, "import jax", Some(ld)).expect("import jax works without cuDNN");
     let torch = python(&c, "import torch", Some(ld)).expect_err("import torch fails");
     assert!(torch.contains("libcudnn.so.9"), "{torch}");
-    let path = nvidia_lib_path(&c);
+    let path = c.nvidia_lib_path();
     let doc = c.scan(Some(Path::new(&path)));
     let about_cudnn = |sev: &str, who: &str| {
         doc["findings"]
