@@ -256,41 +256,6 @@ impl Generated {
 }
 
 impl Generated {
-    /// Whether PyPI has `name` (any spelling of `-`/`_`, any case) with a wheel for `platform`
-    /// (`linux` / `windows`; `any` wheels count) — at `version` when given (a release, or a
-    /// `major.minor` prefix) — and, when `python` is given (`cp311`), one for that Python.
-    pub fn package_has(
-        &self,
-        name: &str,
-        version: Option<&str>,
-        platform: &str,
-        python: Option<&str>,
-    ) -> bool {
-        let norm = |s: &str| s.to_ascii_lowercase().replace('_', "-");
-        let Some(row) = self
-            .packages
-            .package
-            .iter()
-            .find(|p| norm(&p.name) == norm(name))
-        else {
-            return false;
-        };
-        row.releases.iter().any(|r| {
-            let mut words = r.split(' ');
-            let v = words.next().unwrap_or("");
-            let version_ok =
-                version.is_none_or(|want| v == want || v.starts_with(&format!("{want}.")));
-            version_ok
-                && words.any(|w| {
-                    let (p, tags) = w.split_once('=').unwrap_or((w, ""));
-                    (p == platform || p == "any")
-                        && python.is_none_or(|py| {
-                            tags.split(',').any(|t| t == py || t == "py3" || t == "py2")
-                        })
-                })
-        })
-    }
-
     /// Whether PyPI has the package at all (any version, any platform).
     pub fn package_known(&self, name: &str) -> bool {
         let norm = |s: &str| s.to_ascii_lowercase().replace('_', "-");
