@@ -164,7 +164,24 @@ fn the_matching_nvjitlink_binds_every_symbol() {
 /// (a gcc-built `libtorch_global_deps.so` with torch's real RUNPATH entry for the cudart wheel,
 /// NEEDED libcudart.so.12, which is nowhere on the machine).
 #[test]
-fn a_miss_in_a_conda_environment_names_the_conda_package_too() {
+fn a_miss_in_a_conda_environment_names_the_conda_package_it_records() {
+    // conda installed cuda-cudart (conda-meta records it) and the library went missing: the
+    // reinstall names that package and version. Without the record no conda command is offered:
+    // conda's channels cannot be checked, so a conda name is only ever the environment's own.
+    let recorded = conda_miss(true);
+    assert!(
+        recorded.contains(
+            "conda install -p \"/opt/conda/envs/t\" --force-reinstall cuda-cudart=12.4.127"
+        ),
+        "{recorded}"
+    );
+    let unrecorded = conda_miss(false);
+    assert!(!unrecorded.contains("conda install"), "{unrecorded}");
+}
+
+/// The closure finding for libcudart.so.12 in a conda environment whose conda-meta does (or does
+/// not) record cuda-cudart 12.4.127.
+fn conda_miss(recorded: bool) -> String {
     use cuda_triage::engine::context::Platform;
     use cuda_triage::engine::context::fake::FakeMachine;
     const ENV: &str = "/opt/conda/envs/t";
@@ -184,6 +201,10 @@ fn a_miss_in_a_conda_environment_names_the_conda_package_too() {
     let mut m = FakeMachine::new(Platform::Linux).unwrap();
     m.copy(&format!("{ENV}/bin/python"), &python)
         .dir(&format!("{ENV}/conda-meta"))
+        .file(
+            &format!("{ENV}/conda-meta/python-3.11.9-h955ad1f_0.json"),
+            "{}",
+        )
         .copy(&format!("{site}/torch/lib/libtorch_global_deps.so"), &deps)
         .file(
             &format!("{site}/torch/version.py"),
@@ -193,6 +214,12 @@ fn a_miss_in_a_conda_environment_names_the_conda_package_too() {
             &format!("{site}/torch-2.5.1.dist-info/METADATA"),
             "Metadata-Version: 2.1\nName: torch\nVersion: 2.5.1\nRequires-Dist: nvidia-cuda-runtime-cu12 (==12.4.127) ; platform_system == \"Linux\"\n",
         );
+    if recorded {
+        m.file(
+            &format!("{ENV}/conda-meta/cuda-cudart-12.4.127-0.json"),
+            "{}",
+        );
+    }
     m.env("PATH", &format!("{ENV}/bin:/usr/bin:/bin"))
         .env("CONDA_PREFIX", ENV)
         .driver("550.54.15", "12.4");
@@ -221,6 +248,6 @@ fn a_miss_in_a_conda_environment_names_the_conda_package_too() {
         text.contains("nvidia-cuda-runtime-cu12==12.4.127"),
         "{text}"
     );
-    assert!(text.contains("cuda-cudart"), "{text}");
     assert_eq!(f["severity"], "error");
+    f["detail"].as_str().unwrap_or_default().to_string()
 }

@@ -11,7 +11,7 @@ use crate::support::fixture;
 use cuda_triage::engine::api::{Driver, Source, load};
 use cuda_triage::engine::context::SystemContext;
 use cuda_triage::engine::diagnosis;
-use cuda_triage::engine::fix::names_exist::missing_names;
+use cuda_triage::engine::fix::names_exist::{missing_conda_names, missing_names};
 use cuda_triage::engine::progress::Progress;
 
 /// (where, fix id, what does not exist) for every fix of `ctx`'s findings.
@@ -19,6 +19,10 @@ fn missing(label: &str, ctx: &SystemContext, seen: &mut usize) -> Vec<String> {
     let d = diagnosis::run(ctx, &Progress::new());
     let mut out = Vec::new();
     for f in &d.findings {
+        // A conda command in a finding's text is a fix too.
+        for m in missing_conda_names(&f.detail, ctx) {
+            out.push(format!("{label}: {}: {m}", f.code));
+        }
         for fix in &f.fixes {
             *seen += 1;
             for m in missing_names(fix, ctx) {

@@ -57,6 +57,7 @@ HEADERS = {
     "cuda-nvcc": [r"bin/ptxas$"],
     "cudnn": [r"include/cudnn_graph\.h$", r"include/cudnn_ops_infer\.h$"],
     "nccl": [r"include/nccl\.h$"],
+    "nvml-dev": [r"include/nvml\.h$"],
 }
 # Libraries outside the toolkit meta-package: distribution stems and their CUDA suffixes.
 OUTSIDE = {

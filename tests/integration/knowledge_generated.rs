@@ -15,12 +15,19 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The filled cache (fetched once per test process; a present manifest means complete).
+/// The filled cache (fetched once per test process; a manifest newer than the fetch script
+/// means complete for that script's plan — the script re-fetches only what its plan changed).
 fn cache() -> &'static PathBuf {
     static CACHE: OnceLock<PathBuf> = OnceLock::new();
     CACHE.get_or_init(|| {
         let dir = root().join("tests/.cache/knowledge");
-        if !dir.join("manifest.json").is_file() {
+        let modified = |p: PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+        let script = root().join("tests/integration/knowledge_fetch.py");
+        let fresh = match (modified(dir.join("manifest.json")), modified(script)) {
+            (Some(manifest), Some(script)) => manifest >= script,
+            _ => false,
+        };
+        if !fresh {
             std::fs::create_dir_all(&dir).expect("create tests/.cache/knowledge");
             let out = Command::new("python3")
                 .arg(root().join("tests/integration/knowledge_fetch.py"))

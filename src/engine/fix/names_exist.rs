@@ -189,6 +189,7 @@ pub fn missing_names(fix: &FixRef, ctx: &SystemContext) -> Vec<String> {
             ));
         }
     }
+    out.extend(missing_conda_names(&fix.summary, ctx));
     let folders: Vec<&String> = match &fix.kind {
         FixKind::PathEdit { edit: Some(e) } => e.add.iter().collect(),
         FixKind::DllDirectory { dirs, .. } => dirs.iter().collect(),
@@ -202,9 +203,109 @@ pub fn missing_names(fix: &FixRef, ctx: &SystemContext) -> Vec<String> {
     out
 }
 
+/// The packages of each `conda install -p <prefix> ... pkg[=version]` in a text: (prefix, name,
+/// version).
+pub fn conda_requirements(text: &str) -> Vec<(Option<String>, String, Option<String>)> {
+    let mut out = Vec::new();
+    for part in text.split("conda install").skip(1) {
+        // The command ends with its sentence (". "), a ";" or the line.
+        let end = [". ", ";", "\n"]
+            .iter()
+            .filter_map(|t| part.find(t))
+            .min()
+            .unwrap_or(part.len());
+        let command = part[..end].trim_end_matches('.');
+        let words = shell_words(command);
+        let mut prefix = None;
+        let mut i = 0;
+        while i < words.len() {
+            let w = &words[i];
+            if matches!(
+                w.as_str(),
+                "-p" | "--prefix" | "-n" | "--name" | "-c" | "--channel"
+            ) {
+                if matches!(w.as_str(), "-p" | "--prefix") {
+                    prefix = words.get(i + 1).cloned();
+                }
+                i += 2;
+                continue;
+            }
+            if !w.starts_with('-') {
+                let (name, version) = match w.split_once('=') {
+                    Some((n, v)) => (n, Some(v.trim_start_matches('=').to_string())),
+                    None => (w.as_str(), None),
+                };
+                out.push((prefix.clone(), name.to_ascii_lowercase(), version));
+            }
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Words of a command line, with double-quoted words kept whole.
+fn shell_words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, chunk) in text.split('"').enumerate() {
+        if i % 2 == 1 {
+            out.push(chunk.to_string());
+        } else {
+            out.extend(chunk.split_whitespace().map(str::to_string));
+        }
+    }
+    out
+}
+
+/// Conda packages a text names that the named environment's `conda-meta` does not record
+/// (`<name>-<version>-<build>.json`): conda's channels are not reachable to check, so a conda
+/// command may only name what that environment's own conda installed.
+pub fn missing_conda_names(text: &str, ctx: &SystemContext) -> Vec<String> {
+    let p = ctx.platform;
+    let mut out = Vec::new();
+    for (prefix, name, version) in conda_requirements(text) {
+        let recorded = prefix.as_deref().is_some_and(|prefix| {
+            ctx.fs
+                .read_dir(&p.join(prefix, "conda-meta"))
+                .map(|entries| {
+                    entries.iter().any(|e| {
+                        let stem = e.name.strip_suffix(".json").unwrap_or("");
+                        let mut parts = stem.rsplitn(3, '-');
+                        let (_, v, n) = (parts.next(), parts.next(), parts.next());
+                        n.is_some_and(|n| n.eq_ignore_ascii_case(&name))
+                            && version.as_deref().is_none_or(|want| v == Some(want))
+                    })
+                })
+                .unwrap_or(false)
+        });
+        if !recorded {
+            let v = version.map(|v| format!("={v}")).unwrap_or_default();
+            out.push(format!(
+                "conda package {name}{v} (not recorded in the environment's conda-meta)"
+            ));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn conda_commands_parse() {
+        let got = conda_requirements(
+            "ships it. To reinstall it: conda install -p \"/opt/my env\" --force-reinstall libcublas=12.4.5.8. Then",
+        );
+        assert_eq!(
+            got,
+            vec![(
+                Some("/opt/my env".to_string()),
+                "libcublas".to_string(),
+                Some("12.4.5.8".to_string())
+            )]
+        );
+        assert!(conda_requirements("pip install torch").is_empty());
+    }
 
     #[test]
     fn requirements_parse() {

@@ -37,7 +37,12 @@ pub struct CodeRow {
     pub kind: String,
     #[serde(default)]
     pub number: Option<i64>,
+    #[serde(default)]
     pub names: Vec<String>,
+    /// For `kind = "status"`: the row stands for every status name of any NVIDIA library that
+    /// ends with one of these (`_ARCH_MISMATCH`, `_NOT_INITIALIZED`), where no row names it.
+    #[serde(default)]
+    pub suffixes: Vec<String>,
     pub meaning: String,
     /// What to do about it, where a cause is known (shown as a manual fix).
     #[serde(default)]
@@ -99,6 +104,14 @@ impl Catalog {
         self.codes
             .iter()
             .find(|c| c.names.iter().any(|n| n.eq_ignore_ascii_case(name)))
+    }
+
+    /// The `status` row whose suffix ends `name` (`CUBLAS_STATUS_ARCH_MISMATCH`).
+    pub fn code_family(&self, name: &str) -> Option<&CodeRow> {
+        let upper = name.to_ascii_uppercase();
+        self.codes
+            .iter()
+            .find(|c| c.kind == "status" && c.suffixes.iter().any(|s| upper.ends_with(s.as_str())))
     }
 
     pub fn message(&self, id: &str) -> Option<&MessageRow> {

@@ -87,6 +87,27 @@ pub fn requirement_words(cuda: &str, tables: &DriverTables) -> Option<String> {
     ))
 }
 
+/// "CUDA 10.0: 410.48; CUDA 11.0: 450.36.06; ..." — the Linux driver the first release of each
+/// CUDA major needs (what an image's `cuda>=X.0` asks of the host).
+pub fn major_minimums(tables: &DriverTables) -> String {
+    let mut majors: Vec<String> = tables
+        .releases
+        .iter()
+        .filter_map(|r| Version::parse(&r.cuda).map(|v| v.major_minor()))
+        .filter(|mm| mm.ends_with(".0"))
+        .collect();
+    majors.sort_by(|a, b| compare(a, b).unwrap_or(Ordering::Equal));
+    majors.dedup();
+    let rows: Vec<String> = majors
+        .iter()
+        .filter_map(|mm| {
+            let d = tables.min_driver(mm, Platform::Linux)?;
+            Some(format!("CUDA {}: {}", d.cuda, d.min_driver))
+        })
+        .collect();
+    rows.join("; ")
+}
+
 impl DriverTables {
     /// The minimum driver for a CUDA toolkit version ("12.4", "12.4.1", "11.8.89") on a platform:
     /// the lowest requirement among the rows of that major.minor. `None` when the table has no

@@ -54,6 +54,10 @@ pub struct LibraryFile {
     pub toolkits: Vec<String>,
     /// The distributions and version ranges that ship it ("nvidia-nccl-cu12 2.16.5-2.32.3").
     pub wheels: Vec<String>,
+    /// The folders inside the wheels that hold it (`nvidia/cuda_nvcc/nvvm/lib64`): where a
+    /// pip install puts it under site-packages, and a hint at the toolkit's own layout.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub folders: Vec<String>,
 }
 
 /// A CUDA API entry point and the CUDA release that introduced it.

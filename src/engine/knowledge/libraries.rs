@@ -318,6 +318,20 @@ impl LibraryIdentity {
     }
 }
 
+/// Where a pip install puts the file: " (in site-packages/nvidia/cuda_nvcc/nvvm/lib64)". A loader
+/// searches none of these folders unless told (RPATH, LD_LIBRARY_PATH, add_dll_directory).
+fn wheel_folders(folders: &[String]) -> String {
+    if folders.is_empty() {
+        return String::new();
+    }
+    let shown: Vec<String> = folders
+        .iter()
+        .take(3)
+        .map(|f| format!("site-packages/{f}"))
+        .collect();
+    format!(" (in {})", shown.join(", "))
+}
+
 /// A name the wheels ship (`engine::knowledge::generated`), tried as asked and, for a soname,
 /// with its trailing version numbers taken off one by one (`libnccl.so.2.21.5` → `libnccl.so.2`).
 fn shipped_identity(asked: &str) -> Option<LibraryIdentity> {
@@ -340,10 +354,11 @@ fn shipped_identity(asked: &str) -> Option<LibraryIdentity> {
                 toolkits: row.toolkits.clone(),
                 verified: true,
                 note: Some(format!(
-                    "{} ({}); shipped by {}.",
+                    "{} ({}); shipped by {}{}.",
                     row.family,
                     row.component,
-                    row.wheels.join(", ")
+                    row.wheels.join(", "),
+                    wheel_folders(&row.folders)
                 )),
                 source: format!(
                     "the file lists of the wheels on PyPI that ship it: {}",

@@ -190,13 +190,22 @@ fn add_provider(ctx: &SystemContext, env: &PythonEnv, fw: &Framework, lib: &str,
     let conda = matches!(env.kind, PythonKind::CondaBase | PythonKind::CondaEnv);
     let (dist, pin, folder) = match tables.provider_of(lib) {
         Some(row) => {
-            if conda {
+            // A conda command only for a package this environment's conda-meta records: one
+            // that exists, in a version its channels carry.
+            if let Some(pkg) = env
+                .conda_packages
+                .iter()
+                .find(|p| conda && p.name.eq_ignore_ascii_case(&row.conda))
+            {
+                let spec = match &pkg.version {
+                    Some(v) => format!("{}={v}", pkg.name),
+                    None => pkg.name.clone(),
+                };
                 f.detail = format!(
-                    "{} In this conda environment the conda-forge package {} ships it too: conda install -p \"{}\" -c conda-forge {}.",
-                    f.detail, row.conda, env.root, row.conda
+                    "{} conda installed the package that ships it in this environment ({spec}); to reinstall it: conda install -p \"{}\" --force-reinstall {spec}.",
+                    f.detail, env.root
                 );
-                f.evidence
-                    .push(Evidence::new("conda package", row.conda.clone()));
+                f.evidence.push(Evidence::new("conda package", spec));
             }
             let dist = row.dist_for(cuda_major);
             let pin = fw

@@ -206,7 +206,7 @@ fn provider_fix(f: &Framework, name: &str) -> Option<FixRef> {
         None => FixRef {
             id: format!("install-{dist}"),
             kind: "install".into(),
-            summary: format!("Install {dist} (pip) or {} (conda-forge)", p.conda),
+            summary: format!("Install {dist} (pip)"),
         },
     })
 }

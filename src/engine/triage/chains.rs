@@ -43,6 +43,9 @@ pub struct VersionPair {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RefusedArch {
     pub arch: String,
+    /// The oldest capability the refusing program says it supports ("The minimum cuda
+    /// capability supported by this library is 3.7").
+    pub minimum: Option<String>,
     pub line: String,
 }
 
@@ -53,6 +56,7 @@ struct Patterns {
     while_loading: Regex,
     version_int: Regex,
     arch: Regex,
+    arch_minimum: Regex,
     arch_refused: Regex,
     dotted: Regex,
     driver: Regex,
@@ -73,7 +77,12 @@ fn patterns() -> &'static Patterns {
             )),
             while_loading: re(&format!(r"(?i)error while loading shared libraries:\s*{LIB}")),
             version_int: re(r"(?:^|[^0-9.])([0-9]{4,5})(?:[^0-9.]|$)"),
-            arch: re(r"\b((?:sm|compute)_[0-9]{2,3}[a-z]?)\b"),
+            arch: re(
+                r"(?i)\b((?:sm|compute)_[0-9]{2,3}[a-z]?)\b|\bcapability\s+(?:of\s+|is\s+)?([0-9]{1,2})\.([0-9])\b",
+            ),
+            arch_minimum: re(
+                r"(?i)\bminimum\b[^0-9\n]{0,48}?\b([0-9]{1,2}\.[0-9])\b|\brequires?\b[^0-9\n]{0,24}?\bcompute capability\s+(?:of\s+)?([0-9]{1,2}\.[0-9])",
+            ),
             ptx_isa: re(
                 r"(?i)Unsupported \.version ([0-9]+\.[0-9]+); current version is '([0-9]+\.[0-9]+)'",
             ),
@@ -84,7 +93,7 @@ fn patterns() -> &'static Patterns {
                 r"\(\s*([0-9]+),\s*([0-9]+),\s*([0-9]+)\s*\)|\bv?([0-9]+\.[0-9]+(?:\.[0-9]+){0,2})\b|\b([0-9]{4,5})\b",
             ),
             arch_refused: re(
-                r"(?i)is not defined for option|unsupported gpu architecture|not compatible with the current|not supported by|no kernel image|unknown (?:target|architecture)|invalid value .*gpu-name|does not support|invalid.option",
+                r"(?i)is not defined for option|unsupported gpu architecture|not compatible with the current|not supported by|no kernel image|unknown (?:target|architecture)|invalid value .*gpu-name|does not support|no longer supports?|too old|invalid.option",
             ),
         }
     })
@@ -335,10 +344,22 @@ pub fn refused_architectures(text: &str) -> Vec<RefusedArch> {
         // The first architecture of a line is the refused one ("sm_86 is not compatible ...
         // supports sm_50 sm_60 sm_70").
         if let Some(c) = p.arch.captures(line) {
-            let arch = c[1].to_ascii_lowercase();
+            let arch = match (c.get(1), c.get(2), c.get(3)) {
+                (Some(name), _, _) => name.as_str().to_ascii_lowercase(),
+                (None, Some(major), Some(minor)) => {
+                    format!("sm_{}{}", major.as_str(), minor.as_str())
+                }
+                _ => continue,
+            };
+            let minimum = p
+                .arch_minimum
+                .captures(line)
+                .and_then(|m| m.get(1).or(m.get(2)))
+                .map(|m| m.as_str().to_string());
             if !out.iter().any(|a| a.arch == arch) {
                 out.push(RefusedArch {
                     arch,
+                    minimum,
                     line: clip(line),
                 });
             }
@@ -419,5 +440,11 @@ mod tests {
         );
         assert_eq!(a[0].arch, "sm_121a");
         assert!(refused_architectures("compiling for sm_90 with ptxas").is_empty());
+        // PyTorch's warning for a GPU older than its wheels (torch/cuda/__init__.py).
+        let a = refused_architectures(
+            "Found GPU0 NVIDIA GTX TITAN Black which is of cuda capability 3.5. PyTorch no longer supports this GPU because it is too old. The minimum cuda capability supported by this library is 3.7.",
+        );
+        assert_eq!(a[0].arch, "sm_35");
+        assert_eq!(a[0].minimum.as_deref(), Some("3.7"));
     }
 }

@@ -104,6 +104,10 @@ fn decoded(id: &str, groups: &[String], k: &Knowledge) -> Option<String> {
         "container-cuda-requirement" => {
             super::super::knowledge::drivers::requirement_words(groups.first()?, &k.drivers)
         }
+        "container-requirement-brand" => Some(format!(
+            "The Linux driver the first release of each CUDA major needs: {}.",
+            super::super::knowledge::drivers::major_minimums(&k.drivers)
+        )),
         _ => None,
     }
 }
@@ -125,7 +129,11 @@ pub fn message_findings(matches: &[MessageMatch], k: &Knowledge) -> Vec<Finding>
         };
         let hits = &by_id[id];
         let first = &hits[0].groups;
-        let mut detail = format!("{} (Message from {}.)", row.root_cause, row.tool);
+        let mut detail = format!(
+            "{} (Message from {}.)",
+            fill(&row.root_cause, first),
+            row.tool
+        );
         if let Some(extra) = decoded(id, first, k) {
             detail = format!("{extra} {detail}");
         }
@@ -155,7 +163,7 @@ pub fn message_findings(matches: &[MessageMatch], k: &Knowledge) -> Vec<Finding>
             .with_fix(FixRef {
                 id: format!("advice-{id}"),
                 kind: "manual".into(),
-                summary: row.fix.clone(),
+                summary: fill(&row.fix, first),
             });
         out.push(f);
     }

@@ -70,20 +70,110 @@ fn nvidia_words(r: &StatusCode) -> String {
     d
 }
 
+/// " The oldest compute capability each CUDA release builds for: 10.2 on: 3.0; ...", from the
+/// compute-capability table's `[[toolkit]]` rows (NVIDIA's release notes).
+fn oldest_capabilities(k: &Knowledge) -> String {
+    let rows: Vec<String> = k
+        .compute
+        .toolkits
+        .iter()
+        .map(|t| {
+            let generation = k
+                .compute
+                .generation(&t.min_cc)
+                .map(|g| format!(" ({g})"))
+                .unwrap_or_default();
+            format!("CUDA {} on: {}{generation}", t.cuda, t.min_cc)
+        })
+        .collect();
+    format!(
+        " The oldest compute capability the CUDA libraries of each release support: {}.",
+        rows.join("; ")
+    )
+}
+
+/// " The first CUDA release for each recent GPU generation: Ada Lovelace (8.9): 11.8; ...", from
+/// the generated ptxas table (the sourced rows before 11.8).
+fn newest_generations(k: &Knowledge) -> String {
+    let rows: Vec<String> = k
+        .compute
+        .generations
+        .iter()
+        .rev()
+        .take(4)
+        .rev()
+        .filter_map(|g| {
+            let cc = g.cc.first()?;
+            let arch = format!("sm_{}", cc.replace('.', ""));
+            let (first, _) = super::text_findings::arch_support(&arch, k)?;
+            Some(format!("{} ({cc}): CUDA {first}", g.name))
+        })
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    format!(
+        " The first CUDA release whose libraries support each recent GPU generation: {}.",
+        rows.join("; ")
+    )
+}
+
+/// A bare number that a name on the same line already stands for ("initialization of CUDA
+/// failed (code 203, CURAND_STATUS_INITIALIZATION_FAILED)"): the name's finding says it all.
+fn named_on_its_line(c: &ErrorCode, codes: &[ErrorCode]) -> bool {
+    c.name.is_none()
+        && c.kind != "win32"
+        && c.number.is_some_and(|n| {
+            codes.iter().any(|o| {
+                o.line == c.line
+                    && o.name.is_some()
+                    && o.number.or_else(|| {
+                        status::row_for(&o.kind, None, o.name.as_deref()).map(|r| r.number)
+                    }) == Some(n)
+            })
+        })
+}
+
+/// For a bare CUDA number: the driver API's `CUresult` of the same number, when the runtime's
+/// row was taken (a number alone does not say which API printed it; Numba's `CudaAPIError: [34]`
+/// and `cuInit` failures are driver API codes).
+fn driver_twin(c: &ErrorCode, row: Option<&StatusCode>) -> String {
+    let (Some(n), None) = (c.number, &c.name) else {
+        return String::new();
+    };
+    if c.kind != "cuda" || row.is_some_and(|r| r.type_name == "CUresult") {
+        return String::new();
+    }
+    match crate::engine::knowledge::generated::generated().status_numbered("CUresult", n) {
+        Some(d) => format!(
+            " If a driver API call printed it (cuInit, cuCtxCreate, Numba's CudaAPIError), {n} is CUresult {}{}",
+            d.name,
+            if d.comment.is_empty() {
+                ".".to_string()
+            } else {
+                format!(": {}", d.comment)
+            }
+        ),
+        None => String::new(),
+    }
+}
+
 pub fn code_findings(codes: &[ErrorCode], k: &Knowledge) -> Vec<Finding> {
     codes
         .iter()
+        .filter(|c| !named_on_its_line(c, codes))
         .map(|c| {
             let curated = c
                 .number
                 .and_then(|n| k.catalog.code(&c.kind, n))
-                .or_else(|| c.name.as_deref().and_then(|n| k.catalog.code_named(n)));
+                .or_else(|| c.name.as_deref().and_then(|n| k.catalog.code_named(n)))
+                .or_else(|| c.name.as_deref().and_then(|n| k.catalog.code_family(n)));
             let row = if c.kind == "win32" {
                 None
             } else {
                 status::row_for(&c.kind, c.number, c.name.as_deref())
             };
-            let label = label(c, row, curated.map(|r| r.names[0].as_str()));
+            let label = label(c, row, curated.and_then(|r| r.names.first()).map(String::as_str));
             let success = row.is_some_and(|r| r.number == 0);
             let (severity, summary, detail) = match (curated, row) {
                 (None, None) => (
@@ -93,6 +183,16 @@ pub fn code_findings(codes: &[ErrorCode], k: &Knowledge) -> Vec<Finding> {
                 ),
                 (Some(r), nvidia) => {
                     let mut d = r.meaning.clone();
+                    let name = c.name.as_deref().unwrap_or("");
+                    if name.ends_with("_ARCH_MISMATCH") {
+                        d.push_str(&oldest_capabilities(k));
+                    }
+                    if ["_EXECUTION_FAILED", "_INTERNAL_ERROR", "_EXEC_FAILED"]
+                        .iter()
+                        .any(|s| name.ends_with(s))
+                    {
+                        d.push_str(&newest_generations(k));
+                    }
                     if !r.verified && nvidia.is_none() {
                         d.push_str(" (Standard meaning, not re-checked against the vendor's documentation.)");
                     }
@@ -107,6 +207,7 @@ pub fn code_findings(codes: &[ErrorCode], k: &Knowledge) -> Vec<Finding> {
                     nvidia_words(n),
                 ),
             };
+            let detail = detail + &driver_twin(c, row);
             let mut f = Finding::new(&finding_code(c, row), severity, summary, detail)
                 .with_evidence(Evidence::new("log", c.line.clone()));
             if let Some(r) = curated {

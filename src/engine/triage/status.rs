@@ -25,12 +25,14 @@ pub fn kind_of(type_name: &str) -> &'static str {
         "cusolverStatus_t" => "cusolver",
         "cusparseStatus_t" => "cusparse",
         "ncclResult_t" => "nccl",
+        "nvmlReturn_t" => "nvml",
         _ => "other",
     }
 }
 
 struct Patterns {
     name: Regex,
+    nvml_words: Regex,
     numbers: Vec<Regex>,
     library_numbers: Regex,
 }
@@ -41,7 +43,7 @@ fn patterns() -> &'static Patterns {
         let re = |s: &str| Regex::new(s).expect("static pattern compiles");
         Patterns {
             name: re(
-                r"\b(CUDA_ERROR_[A-Z0-9_]+|cudaError[A-Z][A-Za-z0-9]*|CUBLAS_STATUS_[A-Z0-9_]+|CUDNN_STATUS_[A-Z0-9_]+|CUPTI_ERROR_[A-Z0-9_]+|NVRTC_ERROR_[A-Z0-9_]+|NVJITLINK_ERROR_[A-Z0-9_]+|CUFFT_[A-Z0-9_]+|CURAND_STATUS_[A-Z0-9_]+|CUSOLVER_STATUS_[A-Z0-9_]+|CUSPARSE_STATUS_[A-Z0-9_]+|nccl[A-Z][A-Za-z]+)\b",
+                r"\b(CUDA_ERROR_[A-Z0-9_]+|cudaError[A-Z][A-Za-z0-9]*|CUBLAS_STATUS_[A-Z0-9_]+|CUDNN_STATUS_[A-Z0-9_]+|CUPTI_ERROR_[A-Z0-9_]+|NVRTC_ERROR_[A-Z0-9_]+|NVJITLINK_ERROR_[A-Z0-9_]+|CUFFT_[A-Z0-9_]+|CURAND_STATUS_[A-Z0-9_]+|CUSOLVER_STATUS_[A-Z0-9_]+|CUSPARSE_STATUS_[A-Z0-9_]+|NVML_ERROR_[A-Z0-9_]+|nccl[A-Z][A-Za-z]+)\b",
             ),
             numbers: vec![
                 re(r"(?i)\bcode\s*[=:]\s*([0-9]{1,4})\s*\(\s*(?:cuda|cu)"),
@@ -51,8 +53,11 @@ fn patterns() -> &'static Patterns {
                 re(r"(?i)\bcuda\w*?(?:error|err)\b\s*[:=(#\[\s]*([0-9]{1,4})\]"),
                 re(r"\bcuda[A-Za-z]*\s*\(([0-9]{1,4}) vs\. 0\)"),
             ],
+            // `nvmlErrorString` spells the enumerator in words: "nvml error: driver not loaded",
+            // "Failed to initialize NVML: Insufficient Permissions".
+            nvml_words: re(r"(?i)\bnvml(?: error)?:\s*([a-z][a-z /]{2,40}?)\s*(?:[:.,;(]|$)"),
             library_numbers: re(
-                r"(?i)\b(cupti|cublas|cudnn|cufft|curand|cusolver|cusparse|nvrtc|nvjitlink|nccl)\b[^0-9\n]{0,30}?\b(?:error|status|code|returned|failed|result)\b[^0-9\n]{0,12}?\(?(-?[0-9]{1,4})(?:[^0-9.]|$)",
+                r"(?i)\b(cupti|cublas|cudnn|cufft|curand|cusolver|cusparse|nvrtc|nvjitlink|nccl|nvml)\b[^0-9\n]{0,30}?\b(?:error|status|code|returned|failed|result)\b[^0-9\n]{0,12}?\(?(-?[0-9]{1,4})(?:[^0-9.]|$)",
             ),
         }
     })
@@ -79,7 +84,32 @@ pub fn names_on(line: &str) -> Vec<(&'static str, String, Option<i64>)> {
             .then_some(first.number);
         out.push((kind_of(&first.type_name), first.name.clone(), number));
     }
+    for c in patterns().nvml_words.captures_iter(line) {
+        if let Some(row) = nvml_row_in_words(&c[1])
+            && !out.iter().any(|(_, n, _)| *n == row.name)
+        {
+            out.push(("nvml", row.name.clone(), Some(row.number)));
+        }
+    }
     out
+}
+
+/// The NVML enumerator whose name the words spell ("driver not loaded" →
+/// `NVML_ERROR_DRIVER_NOT_LOADED`; "unknown error" → `NVML_ERROR_UNKNOWN`).
+fn nvml_row_in_words(words: &str) -> Option<&'static StatusCode> {
+    let upper: Vec<String> = words
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_uppercase)
+        .collect();
+    let mut tries = vec![upper.join("_")];
+    if upper.last().is_some_and(|w| w == "ERROR") {
+        tries.push(upper[..upper.len() - 1].join("_"));
+    }
+    tries
+        .iter()
+        .filter(|t| !t.is_empty())
+        .find_map(|t| rows_named(&format!("NVML_ERROR_{t}")).into_iter().next())
 }
 
 /// CUDA error numbers in the forms printed next to "CUDA" or a CUDA function.
@@ -112,6 +142,7 @@ pub fn library_numbers_on(line: &str) -> Vec<(&'static str, i64)> {
             "cusparse" => "cusparse",
             "nvrtc" => "nvrtc",
             "nvjitlink" => "nvjitlink",
+            "nvml" => "nvml",
             _ => "nccl",
         };
         if let Ok(n) = c[2].parse::<i64>()

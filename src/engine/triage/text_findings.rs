@@ -210,7 +210,7 @@ pub fn version_findings(ints: &[VersionInteger]) -> Vec<Finding> {
 
 /// The CUDA releases that compile for an architecture: (first, last when dropped). The
 /// generated ptxas table decides from 11.8 on; the sourced rows before it.
-fn arch_support(arch: &str, k: &Knowledge) -> Option<(String, Option<String>)> {
+pub(super) fn arch_support(arch: &str, k: &Knowledge) -> Option<(String, Option<String>)> {
     let g = generated();
     let releases = g.ptxas_releases();
     let oldest = releases.first()?.cuda.clone();
@@ -264,6 +264,12 @@ pub fn arch_findings(archs: &[RefusedArch], k: &Knowledge) -> Vec<Finding> {
                      it is newer than every release read.",
                     oldest.cuda, newest.cuda, a.arch
                 ),
+            };
+            let detail = match &a.minimum {
+                Some(min) => format!(
+                    "The program that refused it supports compute capability {min} and newer. {detail}"
+                ),
+                None => detail,
             };
             let what = match (k.compute.generation(&a.arch), crate::engine::knowledge::cudnn::ComputeTables::cc_of(&a.arch)) {
                 (Some(g), Some(cc)) => format!("{} ({g}, compute capability {cc})", a.arch),

@@ -71,6 +71,9 @@ pub fn clean_comment(raw: &str) -> String {
             .trim_end_matches("*/")
             .trim()
             .trim_start_matches('*')
+            // `//!< text` (NVML): the Doxygen "member before" marker.
+            .trim_start_matches("!<")
+            .trim_start_matches('<')
             .trim();
         for w in line.split_whitespace() {
             if matches!(w, "\\p" | "\\c" | "\\e" | "\\ref" | "\\b" | "\\n") {

@@ -30,6 +30,7 @@ struct Seen {
     family: String,
     toolkits: Vec<String>,
     wheels: BTreeMap<String, Vec<String>>,
+    folders: Vec<String>,
 }
 
 /// The libraries a fetched binary of a listing imports (TensorRT's Python bindings name the
@@ -93,6 +94,10 @@ pub fn library_files(cache: &Cache) -> LibraryFiles {
             entry.component = component.to_string();
             entry.family = family;
             entry.toolkits.extend(toolkits.iter().cloned());
+            // Names read from a binding's imports carry no folder.
+            if let Some((folder, _)) = path.rsplit_once('/') {
+                entry.folders.push(folder.to_string());
+            }
             entry
                 .wheels
                 .entry(l.dist.clone())
@@ -104,6 +109,8 @@ pub fn library_files(cache: &Cache) -> LibraryFiles {
     for ((name, platform), mut s) in seen {
         sort_versions(&mut s.toolkits);
         s.toolkits.dedup();
+        s.folders.sort();
+        s.folders.dedup();
         let wheels = s
             .wheels
             .into_iter()
@@ -124,6 +131,7 @@ pub fn library_files(cache: &Cache) -> LibraryFiles {
             family: s.family,
             toolkits: s.toolkits,
             wheels,
+            folders: s.folders,
         });
     }
     out

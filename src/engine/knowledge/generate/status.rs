@@ -98,6 +98,12 @@ const SPECS: &[Spec] = &[
         type_name: "ncclResult_t",
         library: "NCCL",
     },
+    Spec {
+        header: "include/nvml.h",
+        wanted: "nvmlReturn_enum",
+        type_name: "nvmlReturn_t",
+        library: "NVML",
+    },
 ];
 
 /// The releases a listing's headers stand for: "CUDA 12.4" for a toolkit wheel (each CUDA
