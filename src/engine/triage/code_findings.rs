@@ -212,7 +212,13 @@ pub fn code_findings(codes: &[ErrorCode], k: &Knowledge) -> Vec<Finding> {
                 .with_evidence(Evidence::new("log", c.line.clone()));
             if let Some(r) = curated {
                 f = f.with_evidence(Evidence::new("source", r.source.clone()));
-                if let Some(fix) = &r.fix {
+                // A named row without a fix takes its status family's.
+                let family_fix = c
+                    .name
+                    .as_deref()
+                    .and_then(|n| k.catalog.code_family(n))
+                    .and_then(|f| f.fix.as_ref());
+                if let Some(fix) = r.fix.as_ref().or(family_fix) {
                     f = f.with_fix(FixRef {
                         id: format!("advice-{}", finding_code(c, row)),
                         kind: "manual".into(),

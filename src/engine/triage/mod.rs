@@ -18,6 +18,8 @@ pub mod status;
 mod text_findings;
 
 #[cfg(test)]
+mod status_family_tests;
+#[cfg(test)]
 mod tests;
 
 use crate::engine::context::SystemContext;

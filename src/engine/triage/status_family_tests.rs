@@ -1,0 +1,91 @@
+//! Status codes read through the generated tables and the catalog's status families, on real
+//! lines from public issues: an NVML answer spelled in words, a library's ARCH_MISMATCH or
+//! NOT_INITIALIZED that no row names, a bare number that the name on its line already stands
+//! for, and a number a driver API call printed.
+
+use super::*;
+
+fn finding<'a>(t: &'a Triage, code: &str) -> &'a crate::engine::findings::Finding {
+    t.findings
+        .iter()
+        .find(|f| f.code == code)
+        .unwrap_or_else(|| panic!("no {code}: {:#?}", t.findings))
+}
+
+#[test]
+fn nvml_words_are_read_as_its_status_and_the_container_hook_points_at_the_host() {
+    // https://github.com/NVIDIA/nvidia-container-toolkit/issues/260
+    let t = triage(
+        "stderr: nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown.",
+    );
+    let code = finding(&t, "nvml-status-nvml-error-driver-not-loaded");
+    assert!(
+        code.detail.contains("NVIDIA driver is not loaded"),
+        "{}",
+        code.detail
+    );
+    let hook = finding(&t, "log-container-cli-nvml-error");
+    assert!(hook.detail.contains("on the host"), "{}", hook.detail);
+    assert!(
+        hook.summary.ends_with("driver not loaded"),
+        "{}",
+        hook.summary
+    );
+}
+
+#[test]
+fn an_arch_mismatch_lists_the_oldest_capability_of_each_cuda_release() {
+    // https://github.com/flairNLP/flair/issues/723 (a GT 620, compute capability 2.1)
+    let t = triage("Error: CUDNN_STATUS_ARCH_MISMATCH");
+    let f = finding(&t, "cudnn-status-arch-mismatch");
+    assert!(
+        f.detail.contains("CUDA 10.2 on: 3.0 (Kepler)"),
+        "{}",
+        f.detail
+    );
+    assert!(
+        f.detail.contains("CUDA 12.0 on: 5.0 (Maxwell)"),
+        "{}",
+        f.detail
+    );
+    assert!(!f.fixes.is_empty());
+}
+
+#[test]
+fn not_initialized_names_memory_and_a_bare_number_named_on_its_line_is_not_repeated() {
+    // https://github.com/cupy/cupy/issues/3935
+    let t = triage("cupy.cuda.cublas.CUBLASError: CUBLAS_STATUS_NOT_INITIALIZED");
+    let f = finding(&t, "cublas-status-cublas-status-not-initialized");
+    assert!(f.detail.contains("out of memory"), "{}", f.detail);
+    // The number and the name of one cuRAND status on one line: one finding.
+    let t = triage(
+        "ERROR: CURANDError: initialization of CUDA failed (code 203, CURAND_STATUS_INITIALIZATION_FAILED)",
+    );
+    assert!(
+        !t.findings
+            .iter()
+            .any(|f| f.summary.starts_with("Unrecognised code")),
+        "{:#?}",
+        t.findings
+    );
+}
+
+#[test]
+fn an_internal_error_names_the_first_cuda_of_recent_generations() {
+    // https://github.com/pytorch/pytorch/issues/88038 (RTX 4090 with the CUDA 11.7 build)
+    let t = triage("RuntimeError: cuFFT error: CUFFT_INTERNAL_ERROR");
+    let f = finding(&t, "cufft-status-cufft-internal-error");
+    assert!(
+        f.detail.contains("Ada Lovelace (8.9): CUDA 11.8"),
+        "{}",
+        f.detail
+    );
+}
+
+#[test]
+fn a_bare_cuda_number_also_reads_as_the_driver_api_code() {
+    // Numba raises the driver API's CUresult as CudaAPIError: [N].
+    let t = triage("numba.cuda.cudadrv.driver.CudaAPIError: [34]");
+    let f = finding(&t, "cuda-error-34");
+    assert!(f.detail.contains("CUDA_ERROR_STUB_LIBRARY"), "{}", f.detail);
+}
