@@ -1,8 +1,10 @@
 //! Unit tests of the knowledge tables: every table parses, every row cites a source, every
 //! catalog pattern matches its own example, and the lookups answer known questions.
-//! [`facts`] holds the tables to the reference tables in `reference_tables.md`.
+//! [`facts`] holds the tables to the reference tables in `reference_tables.md`;
+//! [`public_sources`] keeps what users see citing public sources only.
 
 mod facts;
+mod public_sources;
 
 use super::*;
 use crate::engine::context::Platform;
