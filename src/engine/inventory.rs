@@ -229,7 +229,7 @@ pub enum PythonKind {
     Pyenv,
     /// python.org installer (`...\Programs\Python\Python311`, `C:\Python311`).
     PythonOrg,
-    /// Microsoft Store Python: sandboxed, known to break CUDA DLL loading (cuda-facts §7.1).
+    /// Microsoft Store Python: sandboxed, known to break CUDA DLL loading (tensorflow/tensorflow#43030, #61437).
     MicrosoftStore,
     /// The distribution's Python (`/usr/lib/python3*`).
     System,
@@ -412,7 +412,7 @@ pub struct Expects {
     /// Library names the package *declares* (TensorFlow build_info's `cudart_dll_name`,
     /// `cudnn_dll_name`, `nvcuda_dll_name`, `msvcp_dll_names`), verbatim. Beware: TF 2.10's
     /// build_info says `cudart64_112.dll`, a file that never existed; its loader asks for
-    /// `cudart64_110.dll` (cuda-facts §3.5). Derive load names from the CUDA family instead.
+    /// `cudart64_110.dll` (tensorflow 2.10.1 win_amd64 wheel). Derive load names from the CUDA family instead.
     pub dll_names: Vec<String>,
     /// GPU architectures in the build (`sm_80`, `compute_86`), when recorded.
     pub compute_capabilities: Vec<String>,

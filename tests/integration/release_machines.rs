@@ -199,7 +199,8 @@ pub fn windows_machine(
     m
 }
 
-/// The DLLs a Windows CUDA 11.x toolkit ships for what frameworks load (cuda-facts §1.2).
+/// The DLLs a Windows CUDA 11.x toolkit ships for what frameworks load (JuliaPackaging/Yggdrasil's
+/// `C/CUDA/CUDA_Runtime/build_11.*.jl`).
 pub const CUDA11_DLLS: &[&str] = &[
     "cudart64_110.dll",
     "cublas64_11.dll",

@@ -1,8 +1,8 @@
 //! Wine as a Windows test bed, shared by the loader oracle and the .exe tests: a fresh prefix
 //! (one wineserver kept alive for its runs), mingw-built DLLs and programs placed in its drive_c,
 //! and this project's own Windows executable, cross-built once per test run (release, the
-//! `x86_64-pc-windows-gnu` target) with the `ProcessPrng` shim Debian's Wine 8.0 lacks
-//! (../shared/reference/wine-notes.md).
+//! `x86_64-pc-windows-gnu` target) with the `ProcessPrng` shim Debian's Wine 8.0 lacks (it has
+//! no `bcryptprimitives.dll`, which Rust's std imports for `ProcessPrng`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

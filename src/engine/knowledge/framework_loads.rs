@@ -121,7 +121,6 @@ mod tests {
     fn every_row_cites_a_public_source_and_names_something() {
         for r in table().rows {
             assert!(r.source.contains("https://"), "{r:?}");
-            assert!(!r.source.contains("../shared"), "{r:?}");
             assert!(!r.components.is_empty() || !r.names.is_empty(), "{r:?}");
             assert!(r.names.is_empty() || !r.cuda.is_empty(), "{r:?}");
         }

@@ -2,8 +2,9 @@
 //! minimums, framework build matrices, cuDNN/CUDA support, compute capability, install locations
 //! and the error-message catalog), compiled into the binary and parsed once.
 //!
-//! Every row cites its source (copied from the shared reference `cuda-facts.md`); rows the
-//! reference marks UNVERIFIED carry `verified = false`. [`knowledge()`] never panics: if a table
+//! Every row cites a public source (a URL, release notes, a file at a tag or commit, a wheel on
+//! PyPI, an issue with its repository); rows that rest on a weak or unconfirmed source carry
+//! `verified = false`. [`knowledge()`] never panics: if a table
 //! failed to parse (a build-time mistake the unit tests catch) it returns empty tables and
 //! [`load_error()`] says why.
 

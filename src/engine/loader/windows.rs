@@ -1,4 +1,5 @@
-//! The Windows loader's search for a DLL, as data (cuda-facts §7.1–§7.3):
+//! The Windows loader's search for a DLL, as data (Microsoft's "Dynamic-link library search
+//! order" and `LoadLibraryExW` pages; Python 3.8's `os.add_dll_directory`):
 //!
 //! Before any directory: API sets (`api-ms-win-*`, `ext-ms-*`: mapped by the system, never
 //! missing), the loaded-module list (the graph builder's job) and KnownDLLs (registry
@@ -86,7 +87,8 @@ pub struct WindowsSearch {
     pub known_dlls: Vec<String>,
 }
 
-/// The five directories conda's patched Python adds for a prefix (cuda-facts §7.2).
+/// The five directories conda's patched Python adds for a prefix (conda-forge/python-feedstock's
+/// `0007-Add-CondaEcosystemModifyDllSearchPath.patch`).
 pub fn conda_dirs(prefix: &str) -> Vec<String> {
     let w = Platform::Windows;
     [

@@ -1,8 +1,8 @@
 //! CUPTI lives in `extras\CUPTI\lib64` (or `libx64` up to CUDA 10.0), a folder the toolkit
 //! installer does not put on PATH: TensorFlow's profiler then reports `cupti64_*.dll` missing.
 //! And TensorFlow ≤ 2.10 on Windows asks for `"cupti" + TF_CUDA_VERSION` (`cupti64_112.dll`),
-//! then `cupti.dll` ([TF] dso_loader.cc `GetCuptiDsoHandle`), while CUDA 11+ names the file
-//! after CUPTI's own release (`cupti64_2022.3.0.dll`, cuda-facts §1.2, tensorflow#44697): the
+//! then `cupti.dll` (TensorFlow's dso_loader.cc `GetCuptiDsoHandle`), while CUDA 11+ names the file
+//! after CUPTI's own release (`cupti64_2022.3.0.dll`, tensorflow/tensorflow#44697): the
 //! findings name the file the framework asks for. On Linux TensorFlow asks for `libcupti.so.11.2`
 //! (CUDA 11: major.minor) or `libcupti.so.12`, then `libcupti.so`, and a toolkit keeps CUPTI in
 //! `extras/CUPTI/lib64`, which ld.so searches only when told (LD_LIBRARY_PATH, ld.so.conf).

@@ -97,7 +97,7 @@ fn winner(
 
 /// The oldest ptxas a framework's own metadata accepts: the lower bound of its
 /// `nvidia-cuda-nvcc-cu*` requirement (jax-cuda12-plugin 0.6.0: `>=12.6.85`, the ptxas without
-/// the sm_90 miscompilation, cuda-facts §8), with the wheel's name.
+/// the sm_90 miscompilation, openxla/xla#19927), with the wheel's name.
 fn nvcc_floor(f: &crate::engine::inventory::Framework) -> Option<(String, String)> {
     let w = f
         .expects

@@ -2,7 +2,8 @@
 //! `/usr/lib/x86_64-linux-gnu/libcudnn*` with `/usr/include/cudnn_version*.h`), copies inside a
 //! toolkit, and (from the Python stage) pip/conda/bundled copies. Version from the header's
 //! CUDNN_MAJOR/MINOR/PATCHLEVEL or the library name; every `zlibwapi.dll` with its bitness,
-//! read from the PE header with a bounded 4 KiB read. cuda-facts §1.4, §2.
+//! read from the PE header with a bounded 4 KiB read. Layout: cuDNN 8.0.0 release notes, cuDNN 9
+//! API overview; zlibwapi.dll: conda-forge/cudnn-feedstock's cuDNN 8.3.2 recipe.
 
 use super::version_clues;
 use super::walker::Walker;

@@ -1,7 +1,8 @@
 //! Driver and GPUs: NVML's facts from the context, plus the driver's user-mode libraries on
 //! disk (`nvcuda.dll`/`nvml.dll` in System32; `libcuda.so.1`/`libnvidia-ml.so.1` in the
 //! loader's folders, WSL's `/usr/lib/wsl/lib`). Without NVML, a `libcuda.so.<version>` file
-//! name still tells the driver version. cuda-facts §1.1, §9.
+//! name still tells the driver version. Driver-owned names: NVIDIA/cuda-python's
+//! cuda_pathfinder `descriptor_catalog.py` (`packaged_with="driver"`); WSL: microsoft/WSL#8587.
 
 use super::version_clues;
 use super::walker::Walker;

@@ -1,7 +1,7 @@
 //! Finding Python environments: conda (base, `envs`, `~/.conda/environments.txt`,
 //! CONDA_PREFIX), venv/virtualenv (pyvenv.cfg; VIRTUAL_ENV, PATH, the home folder two levels
 //! deep, virtualenvwrapper/pipenv/poetry folders), pyenv, python.org installs, Microsoft Store
-//! Python and the system Python. Reading them is [`super::python`]'s job. cuda-facts §7.
+//! Python and the system Python. Reading them is [`super::python`]'s job.
 
 use super::walker::Walker;
 use crate::engine::context::Platform;

@@ -1,6 +1,6 @@
 //! Parsers for the Python files the scan reads instead of importing anything: TensorFlow's
 //! generated `build_info.py` (every form it has taken) and simple assignments such as
-//! `torch/version.py`'s `cuda: Optional[str] = '12.1'`. cuda-facts §3.5, §4.1.
+//! `torch/version.py`'s `cuda: Optional[str] = '12.1'` (pytorch's tools/generate_torch_version.py).
 
 use super::version_clues;
 use crate::engine::inventory::Framework;
@@ -9,7 +9,7 @@ use crate::engine::inventory::Framework;
 /// '64_112'), ...])` of the 2.4+ wheels, the `{'cuda_version': '10.1', ...}` dict of 2.2-2.3,
 /// `build_info['cuda_version'] = '64_112'`, `cuda_version = '11.8'`,
 /// or TF 1.x's module-level `cuda_version_number = '10.0'` / `cudnn_version_number = '7'`
-/// (the names TF 1.x's self_check.py reads, cuda-facts §3.5), and `msvcp_dll_name`.
+/// (the names TF 1.x's self_check.py reads, tensorflow/tensorflow#31701), and `msvcp_dll_name`.
 pub fn apply_build_info(f: &mut Framework, text: &str) {
     let get = |key: &str| build_info_value(text, key);
     let unquote = |v: String| v.trim_matches(|c| c == '\'' || c == '"').to_string();

@@ -1,7 +1,6 @@
 //! Reading one Python environment: interpreter and version (pyvenv.cfg, conda-meta, the
 //! lib/python3.X folder, pythonXY.dll, the Store package name), site-packages folders and the
 //! conda packages that matter. Packages inside site-packages are [`super::frameworks`]' job.
-//! cuda-facts §7.
 
 use super::pyfind::{Candidate, homes};
 use super::walker::Walker;

@@ -1,7 +1,7 @@
 //! CUDA toolkits: where they are (environment variables, registry, default folders, PATH,
 //! XLA_FLAGS, conda prefixes), which version they are (version.json / version.txt, folder
 //! name, cudart's file name, the string embedded in ptxas), and what they hold (library
-//! folders and names, CUPTI, ptxas, nvcc, libdevice). cuda-facts §1.5, §8.
+//! folders and names, CUPTI, ptxas, nvcc, libdevice).
 
 use super::tools;
 use super::version_clues;

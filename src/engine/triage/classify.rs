@@ -190,7 +190,10 @@ pub fn symbol_findings(symbols: &[MissingSymbol]) -> Vec<Finding> {
             .with_evidence(Evidence::new("log", s.line.clone()))
             .with_evidence(Evidence::new(
                 "source",
-                "cuda-facts.md §2 and §7.3: error 127 (ERROR_PROC_NOT_FOUND) = an export is missing -> version mix",
+                "Microsoft, System Error Codes: 127 ERROR_PROC_NOT_FOUND = an export is missing \
+                 (https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--0-499-); a version mix \
+                 in https://github.com/microsoft/onnxruntime/issues/18973 and \
+                 https://github.com/PaddlePaddle/PaddleDetection/issues/8265",
             ));
             if let Some(l) = &s.library {
                 f = f.with_libraries([l.clone()]);
@@ -275,7 +278,14 @@ pub fn library_findings(ids: &[LibraryIdentity]) -> Vec<Finding> {
                 ),
             )
             .with_libraries(files)
-            .with_evidence(Evidence::new("source", "cuda-facts.md §5.1 and §11: one file name per CUDA major family")),
+            .with_evidence(Evidence::new(
+                "source",
+                "one file name per CUDA major family: NVIDIA CUDA Compatibility, minor version compatibility \
+                 (https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html); NVIDIA's \
+                 name lists (https://github.com/NVIDIA/cuda-python/blob/main/cuda_pathfinder/cuda/pathfinder/\
+                 _dynamic_libs/supported_nvidia_libs.py); https://github.com/tensorflow/tensorflow/pull/43716 \
+                 (the 11.x libcudart soname is versioned 11.0)",
+            )),
         );
     }
     out

@@ -1,5 +1,4 @@
-//! Triage on real error lines: from the reference's §10/§2/§8 and from GitHub issues that are not
-//! in it. Extraction is generic, so these lines only exercise it; the junk test checks that no
+//! Triage on real error lines, each from a public GitHub issue (the error catalog's and others). Extraction is generic, so these lines only exercise it; the junk test checks that no
 //! input panics.
 
 use super::*;

@@ -78,7 +78,7 @@ fn real_nvjitlink_and_nvrtc_dlls_use_product_name_not_abi_name() {
 
 #[test]
 fn real_cupti_dll_year_version() {
-    // cuda-facts §1.2: the 12.8.90 wheel ships cupti64_2025.1.1.dll; the year version is in
+    // The nvidia-cuda-cupti-cu12 12.8.90 wheel ships cupti64_2025.1.1.dll; the year version is in
     // FileVersion only, and must agree with the one in the file name.
     let path = win(CUPTI12, "cupti64_2025.1.1.dll");
     let info = read(&path);

@@ -1,36 +1,24 @@
-//! Tests that hold the tables to the shared reference text (`../shared/reference/cuda-facts.md`,
-//! next to the crate in CI too): every name in its tables is identified with the right
-//! component and family, and the driver and TensorFlow tables agree with it. Each test skips with
-//! a message when the reference file is absent.
+//! Tests that hold the tables to the reference tables in `reference_tables.md` (a fixture next to
+//! this file, compiled in, each table with the public sources it was read from): every name in
+//! them is identified with the right component and family, and the driver and TensorFlow tables
+//! agree with them.
 
 use crate::engine::context::Platform;
 use crate::engine::knowledge::version::{Version, VersionSpec};
 use crate::engine::knowledge::*;
 use regex::Regex;
 
-fn reference() -> Option<String> {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/cuda-facts.md");
-    match std::fs::read_to_string(&path) {
-        Ok(text) => Some(text),
-        Err(e) => {
-            eprintln!("SKIPPED: reference {} not readable ({e})", path.display());
-            None
-        }
-    }
-}
+const REFERENCE: &str = include_str!("reference_tables.md");
 
-/// The lines of the section that starts with `start` and ends before the next heading `end`.
-fn section<'a>(text: &'a str, start: &str, end: &str) -> &'a str {
-    let from = text
-        .find(start)
-        .unwrap_or_else(|| panic!("no section {start}"));
-    let rest = &text[from..];
-    let to = rest[start.len()..]
-        .find(end)
-        .map(|i| i + start.len())
-        .unwrap_or(rest.len());
-    &rest[..to]
+/// The text of the fixture section whose heading is `## {heading}`, up to the next `## `.
+fn table(heading: &str) -> &'static str {
+    let start = format!("\n## {heading}\n");
+    let from = REFERENCE
+        .find(&start)
+        .unwrap_or_else(|| panic!("no section {heading:?} in reference_tables.md"))
+        + start.len();
+    let rest = &REFERENCE[from..];
+    &rest[..rest.find("\n## ").unwrap_or(rest.len())]
 }
 
 fn cells(line: &str) -> Vec<&str> {
@@ -47,13 +35,8 @@ fn family_covers(family: &str, cuda: &str) -> bool {
 }
 
 #[test]
-fn every_windows_dll_in_section_1_2_is_identified() {
-    let Some(text) = reference() else { return };
-    let table = section(
-        &text,
-        "### 1.2 Windows toolkit DLL names",
-        "cublasLt first ships",
-    );
+fn every_windows_dll_in_the_reference_table_is_identified() {
+    let table = table("Windows toolkit DLL names by CUDA version");
     let name = Regex::new(r"\b((?:cudart|cublasLt|cublas|cufft|curand|cusolver|cusparse|nvrtc-builtins|nvrtc|cupti)(?:64|32)_[0-9._]+[0-9]|nvJitLink_\d+_0)").unwrap();
     let components = [
         "CUDA runtime",
@@ -99,7 +82,7 @@ fn every_windows_dll_in_section_1_2_is_identified() {
                 if weak {
                     assert!(
                         !id.verified,
-                        "{file} is weak/UNVERIFIED in the reference but verified here"
+                        "{file} rests on a weak source in the reference table but is verified here"
                     );
                     continue;
                 }
@@ -119,9 +102,8 @@ fn every_windows_dll_in_section_1_2_is_identified() {
 }
 
 #[test]
-fn every_cudnn_name_in_section_1_4_is_identified() {
-    let Some(text) = reference() else { return };
-    let table = section(&text, "### 1.4 cuDNN file names", "* cuDNN 8 structure");
+fn every_cudnn_name_in_the_reference_table_is_identified() {
+    let table = table("cuDNN file names");
     let name = Regex::new(r"`([A-Za-z0-9_]+(?:\.dll|\.so\.\d+))`").unwrap();
     let mut checked = 0;
     for line in table
@@ -144,9 +126,8 @@ fn every_cudnn_name_in_section_1_4_is_identified() {
 }
 
 #[test]
-fn every_concrete_name_in_section_11_is_identified() {
-    let Some(text) = reference() else { return };
-    let table = section(&text, "## 11. Derived lookup", "## 12.");
+fn every_concrete_name_in_the_derived_lookup_is_identified() {
+    let table = table("Requested file name and the CUDA family it implies");
     let name = Regex::new(r"`([A-Za-z0-9_.\-]+)`").unwrap();
     let mut checked = 0;
     for line in table.lines().filter(|l| l.starts_with("| `")) {
@@ -161,9 +142,8 @@ fn every_concrete_name_in_section_11_is_identified() {
 }
 
 #[test]
-fn driver_table_agrees_with_section_5() {
-    let Some(text) = reference() else { return };
-    let table = section(&text, "## 5. CUDA toolkit", "### 5.1");
+fn driver_table_agrees_with_the_reference_table() {
+    let table = table("CUDA toolkit and minimum NVIDIA driver");
     let k = knowledge();
     let mut checked = 0;
     for line in table
@@ -193,14 +173,19 @@ fn driver_table_agrees_with_section_5() {
 }
 
 #[test]
-fn tensorflow_table_agrees_with_section_3() {
-    let Some(text) = reference() else { return };
-    for (start, end, platform) in [
-        ("### 3.1", "### 3.2", Platform::Linux),
-        ("### 3.2", "### 3.3", Platform::Windows),
+fn tensorflow_table_agrees_with_the_reference_tables() {
+    for (heading, platform) in [
+        (
+            "TensorFlow tested build configurations, Linux GPU",
+            Platform::Linux,
+        ),
+        (
+            "TensorFlow tested build configurations, Windows GPU",
+            Platform::Windows,
+        ),
     ] {
         let mut checked = 0;
-        for line in section(&text, start, end)
+        for line in table(heading)
             .lines()
             .filter(|l| l.starts_with("| tensorflow"))
         {

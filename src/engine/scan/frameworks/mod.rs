@@ -4,7 +4,7 @@
 //! `jax` (jaxlib and its CUDA plugins), `cupy` (`cupy-cudaNNx`, `_wheel.json`) and
 //! `onnxruntime` (`capi/version_info.py`, the CUDA provider). Each reader fills the framework's
 //! `expects` from the release's real files, says where (`basis`), marks what it had to infer
-//! (`inferred_from`) and records what it could not read (`unread`). cuda-facts §1.6, §3.5, §4.
+//! (`inferred_from`) and records what it could not read (`unread`).
 
 mod cupy;
 mod jax;

@@ -5,7 +5,7 @@
 //! `tensorflow_builds.toml` where the file is silent or gives only a major (2.0 Linux says `'10'`).
 //! A release newer than every row gets the newest row, marked inferred. On Windows (≤ 2.10) it
 //! also records the CUPTI names TensorFlow asks for: `"cupti" + TF_CUDA_VERSION`, then `cupti`
-//! ([TF] tensorflow/stream_executor/platform/default/dso_loader.cc `GetCuptiDsoHandle`); on Linux
+//! (TensorFlow's stream_executor/platform/default/dso_loader.cc `GetCuptiDsoHandle`); on Linux
 //! `libcupti.so.11.2` (CUDA 11: major.minor) or `libcupti.so.12` (CUDA 12+: the major), then
 //! `libcupti.so` (TF_CUPTI_VERSION, third_party/gpus/cuda_configure.bzl). Up to 1.13 TensorFlow
 //! asked for the versioned name only: its loader was `tensorflow/stream_executor/dso_loader.cc`,

@@ -1,8 +1,8 @@
 //! PyTorch: `torch/version.py` (`cuda = '10.2'` in 1.8, `cuda: Optional[str] = '12.4'` from
 //! ~1.10; `None` for CPU builds such as the Windows wheels on PyPI), the CUDA libraries bundled
 //! in `torch/lib` (1.8–1.12 Linux wheels carry `libcudart-<hash>.so.11.0`; Windows CUDA wheels
-//! carry cuDNN) and the `nvidia-*` wheels its METADATA pins (1.13+ Linux), which give the cuDNN.
-//! cuda-facts §4.1, §4.3, §4.4.
+//! carry cuDNN) and the `nvidia-*` wheels its METADATA pins (1.13+ Linux), which give the cuDNN
+//! (pytorch/pytorch `torch/__init__.py`, `_preload_cuda_deps` and `_load_dll_libraries`).
 
 use super::{Site, cudnn_from_wheels, read_metadata};
 use crate::engine::inventory::{CudnnInstall, CudnnSource, Framework, FrameworkKind};
