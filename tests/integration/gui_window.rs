@@ -100,7 +100,11 @@ fn drawn_window(
         if let Ok(Some(status)) = app.try_wait() {
             let mut stderr = String::new();
             let _ = app.stderr.take().unwrap().read_to_string(&mut stderr);
-            panic!("the wizard exited ({status}) instead of opening its window: {stderr}");
+            panic!(
+                "the wizard exited ({status}) instead of opening its window (under Xvfb it needs \
+                 Mesa: Debian mesa-vulkan-drivers, libegl1, libgl1, libglx-mesa0; .ci/run installs \
+                 them): {stderr}"
+            );
         }
         if let Some((window, rect)) = find_window(conn, root) {
             // The dump is of the whole screen.
