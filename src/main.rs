@@ -41,7 +41,8 @@ fn main() {
                     .set_level(rfd::MessageLevel::Error)
                     .set_title("CUDA Triage")
                     .set_description(format!(
-                        "Could not open a window: {e}\n\nRun `cuda-triage scan` from a terminal for a text scan."
+                        "Could not open a window: {}\n\nRun `cuda-triage scan` from a terminal for a text scan.",
+                        window_error_text(&e)
                     ))
                     .show();
                 std::process::exit(2);
@@ -53,4 +54,15 @@ fn main() {
     }
     cuda_triage::cli::console::quiet_broken_pipe();
     std::process::exit(commands::run(cli));
+}
+
+/// The window's error for the message box: each renderer tried on a line of its own.
+fn window_error_text(e: &ui::renderer::WindowError) -> String {
+    match e {
+        ui::renderer::WindowError::NoRenderer(tried) if !tried.is_empty() => format!(
+            "no renderer could draw it. Tried, in order:\n• {}",
+            tried.join("\n• ")
+        ),
+        e => e.to_string(),
+    }
 }

@@ -50,6 +50,8 @@ pub struct TriageApp {
     pub report: super::report_export::ReportState,
     /// The Fix step's checklist, preview, jobs and history.
     pub fix: steps::fix_state::FixState,
+    /// How the window is drawn (set when it opens; none in tests that draw without a window).
+    pub renderer: Option<crate::engine::context::WindowRenderer>,
     theme_applied: Option<bool>,
 }
 
@@ -70,6 +72,7 @@ impl TriageApp {
             gpu: Default::default(),
             report: Default::default(),
             fix: Default::default(),
+            renderer: None,
             theme_applied: None,
         }
     }
@@ -199,7 +202,10 @@ impl TriageApp {
                 }
             });
             ui.separator();
-            ui.label(&self.status);
+            let status = ui.label(&self.status);
+            if let Some(r) = &self.renderer {
+                status.on_hover_text(format!("Window drawn with {}", r.summary()));
+            }
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 let label = if self.dark_mode {
                     "Light theme"

@@ -1,7 +1,7 @@
 //! Start-up measurement, run by hand: with `CUDA_TRIAGE_EXIT_AFTER_FIRST_FRAME=1` the wizard
 //! prints the time from `main` to its first painted frame on stderr and exits at once, so
 //! `hyperfine` can time start-up to first frame (README, "Benchmarks"). Nothing else changes:
-//! the wrapper only forwards to the app.
+//! the renderer attempt that counts frames (`renderer::attempt`) calls [`painted`].
 
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -21,32 +21,17 @@ pub fn requested() -> bool {
     std::env::var_os(VARIABLE).is_some_and(|v| v == "1")
 }
 
-/// The app, counting frames: the second `ui` call comes after the first frame was painted.
-pub struct FirstFrame<A> {
-    pub app: A,
-    frames: u32,
-}
-
-impl<A> FirstFrame<A> {
-    pub fn new(app: A) -> Self {
-        FirstFrame { app, frames: 0 }
+/// Called once the first frame was painted (by the renderer attempt that counts frames): when
+/// the measurement was asked for, prints the time since start and exits at once.
+pub fn painted() {
+    if !requested() {
+        return;
     }
-}
-
-impl<A: eframe::App> eframe::App for FirstFrame<A> {
-    fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
-        self.app.ui(ui, frame);
-        self.frames += 1;
-        if self.frames == 1 {
-            ui.ctx().request_repaint();
-        } else if self.frames == 2 {
-            let ms = STARTED
-                .get()
-                .map_or(0.0, |t| t.elapsed().as_secs_f64() * 1e3);
-            eprintln!("cuda-triage: first frame painted {ms:.1} ms after start");
-            // Exit at once: the process's lifetime is then start-up to first frame, which is
-            // what `hyperfine` should time (closing the window and the GPU's teardown are not).
-            std::process::exit(0);
-        }
-    }
+    let ms = STARTED
+        .get()
+        .map_or(0.0, |t| t.elapsed().as_secs_f64() * 1e3);
+    eprintln!("cuda-triage: first frame painted {ms:.1} ms after start");
+    // Exit at once: the process's lifetime is then start-up to first frame, which is what
+    // `hyperfine` should time (closing the window and the GPU's teardown are not).
+    std::process::exit(0);
 }

@@ -1,12 +1,14 @@
 //! The desktop wizard (eframe/egui): a step list on the left, one step on the right,
 //! Back/Next and a status bar below. App state is plain data (`app::TriageApp`); step
-//! functions draw and emit `UiCommand`s that the app applies after drawing.
+//! functions draw and emit `UiCommand`s that the app applies after drawing. The window is
+//! opened by [`renderer`], which tries each renderer in turn until one draws it.
 
 pub mod app;
 pub mod first_frame;
 pub mod glossary;
 pub mod paste;
 pub mod prefs;
+pub mod renderer;
 pub mod report_export;
 pub mod steps;
 pub mod theme;
@@ -14,6 +16,9 @@ pub mod tree_rows;
 pub mod worker;
 
 pub use app::TriageApp;
+
+/// The name eframe keeps the wizard's storage under (and the window's title).
+pub const APP_NAME: &str = "CUDA Triage";
 
 /// Whether a graphical display is there to open a window on.
 pub fn display_available() -> bool {
@@ -25,9 +30,10 @@ pub fn display_available() -> bool {
         .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()))
 }
 
-/// Opens the wizard window and runs until it is closed. A fix that an earlier run left half
-/// applied is rolled back first, and the status bar says so.
-pub fn run(mut app: TriageApp) -> Result<(), eframe::Error> {
+/// Opens the wizard window and runs until it is closed, with the first renderer that can draw
+/// it (`renderer`). A fix that an earlier run left half applied is rolled back first, and the
+/// status bar says so.
+pub fn run(mut app: TriageApp) -> Result<(), renderer::WindowError> {
     match crate::engine::fix::session::recover() {
         Ok(ids) if !ids.is_empty() => {
             app.status = format!(
@@ -44,6 +50,11 @@ pub fn run(mut app: TriageApp) -> Result<(), eframe::Error> {
             )
         }
     }
+    renderer::open_window(app, native_options)
+}
+
+/// The window's options before a renderer is chosen.
+fn native_options() -> eframe::NativeOptions {
     let mut viewport = egui::ViewportBuilder::default();
     // The same picture as the Windows .exe's icon (src/build.rs).
     if let Ok(icon) =
@@ -51,23 +62,12 @@ pub fn run(mut app: TriageApp) -> Result<(), eframe::Error> {
     {
         viewport = viewport.with_icon(icon);
     }
-    let options = eframe::NativeOptions {
+    eframe::NativeOptions {
         viewport: viewport
-            .with_title("CUDA Triage")
+            .with_title(APP_NAME)
             .with_inner_size([1100.0, 720.0])
             .with_min_inner_size([760.0, 480.0])
             .with_drag_and_drop(true),
         ..Default::default()
-    };
-    eframe::run_native(
-        "CUDA Triage",
-        options,
-        Box::new(move |cc| {
-            app.restore(prefs::Prefs::load(cc.storage));
-            if first_frame::requested() {
-                return Ok(Box::new(first_frame::FirstFrame::new(app)));
-            }
-            Ok(Box::new(app))
-        }),
-    )
+    }
 }

@@ -6,7 +6,7 @@
 
 use super::worker::Source;
 use crate::engine::atomic_file::write_atomically;
-use crate::engine::context::{ContextSource, MachineSummary, SystemContext};
+use crate::engine::context::{ContextSource, MachineSummary, SystemContext, WindowRenderer};
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Finding, Severity};
 use crate::engine::report::capture::{self, CaptureOptions};
@@ -40,14 +40,20 @@ impl Default for ReportState {
 /// this machine's) and, unless turned off, redaction; a reopened report keeps its metadata and is
 /// redacted again while the toggle is on (it may have been saved with `--no-redact`). An error
 /// the user pasted comes with it: what it names and its findings, as the Findings step shows them.
+/// A fresh result of this computer also says how the wizard's window is drawn (`renderer`, its
+/// `machine.renderer`): a fact about this computer's graphics stack.
 pub fn build_report(
     doc: &Report,
     pasted: Option<&Report>,
     target: &Source,
     trees: &[(String, serde_json::Value)],
     redact: bool,
+    renderer: Option<&WindowRenderer>,
 ) -> Report {
     let mut doc = doc.clone();
+    if doc.captured_at.is_none() && target.is_this_computer() && renderer.is_some() {
+        doc.machine.renderer = renderer.cloned();
+    }
     if let Some(pasted) = pasted {
         with_pasted(&mut doc, pasted);
     }
@@ -110,6 +116,7 @@ fn redaction_failed(error: &RedactError) -> Report {
         gpus: Vec::new(),
         env: Default::default(),
         runs_in: Default::default(),
+        renderer: None,
     };
     let finding = Finding::new(
         codes::REPORT_REDACTION_FAILED,

@@ -1,6 +1,7 @@
 //! The Windows executable itself, cross-built for `x86_64-pc-windows-gnu` and run under Wine:
 //! what a double-click gets (a GUI program, no console window; the icon and version resource
-//! from assets/), and what cmd or a script gets (output, exit codes and `--json` as on Linux).
+//! from assets/; with no setting, a window drawn by the first renderer that can, remembered for
+//! the next start), and what cmd or a script gets (output, exit codes and `--json` as on Linux).
 
 use super::wine_support::{Prefix, install_triage, triage_exe};
 use pelite::pe64::{Pe, PeFile};
@@ -126,47 +127,105 @@ fn from_a_console_it_prints_there_with_the_exit_codes_and_json_of_the_command_li
     assert!(said.contains("exit=0\nexit=2"), "{said}");
 }
 
-#[test]
-fn double_clicked_the_wizard_opens_its_window_under_wine() {
+/// Starts the wizard as a double-click does, with nothing set (no `WGPU_BACKEND`), waits (two
+/// minutes at most) until its window is drawn, stops it, and returns what it logged.
+fn double_click(wine: &Prefix, exe: &str) -> String {
     use std::process::{Command, Stdio};
-    let wine = Prefix::new();
-    let exe = install_triage(&wine, r"C:\Program Files\CUDA Triage");
     let xvfb = crate::xvfb::Xvfb::start();
-    let display = xvfb.display.clone();
-    // Wine's Direct3D 12 (vkd3d) cannot make a device on this machine's software Vulkan, so
-    // wgpu is pointed at Vulkan (winevulkan → lavapipe); Windows itself needs no such setting.
+    // The log goes to a file: Wine's own helpers (explorer.exe) may inherit a pipe and hold it.
+    let log_path = wine.dir.path().join("wizard-stderr.txt");
+    let log = std::fs::File::create(&log_path).unwrap();
     let mut app = wine
-        .command(&exe)
-        .env("DISPLAY", &display)
-        .env("WGPU_BACKEND", "vulkan")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .command(exe)
+        .env("DISPLAY", &xvfb.display)
+        .env_remove("WGPU_BACKEND")
+        .env_remove("CUDA_TRIAGE_RENDERER")
+        .stdout(Stdio::null())
+        .stderr(log)
         .spawn()
         .unwrap();
+    let read_log = || std::fs::read_to_string(&log_path).unwrap_or_default();
     let mut rendered = 0;
+    let mut exited = None;
     for _ in 0..60 {
         std::thread::sleep(std::time::Duration::from_secs(2));
         if let Ok(Some(status)) = app.try_wait() {
-            let out = app.wait_with_output().unwrap();
-            panic!(
-                "the wizard exited ({status}) instead of opening its window: {}{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            );
+            exited = Some(status);
+            break;
         }
         rendered = xvfb.dump().colours(800, 700);
-        if rendered > 20 {
+        // Drawn, and the wizard has said with what (it does so once the frame is painted).
+        if rendered > 20 && read_log().contains("window drawn with") {
             break;
         }
     }
     let _ = app.kill();
+    let _ = app.wait();
     let _ = Command::new("/usr/lib/wine/wineserver")
         .arg("-k")
         .env("WINEPREFIX", &wine.prefix)
         .status();
     drop(xvfb);
+    let said = read_log().replace('\r', "");
+    if let Some(status) = exited {
+        panic!("the wizard exited ({status}) instead of opening its window: {said}");
+    }
     assert!(
         rendered > 20,
-        "the window shows {rendered} colours after two minutes: nothing was drawn"
+        "the window shows {rendered} colours after two minutes: nothing was drawn. Log: {said}"
+    );
+    said
+}
+
+/// The line of the log that names the renderer which drew the window.
+fn drawn_with(log: &str) -> &str {
+    log.lines()
+        .find(|l| l.starts_with("cuda-triage: window drawn with "))
+        .unwrap_or_else(|| panic!("the log names no renderer: {log}"))
+}
+
+/// What a double-click gets, with no setting: wgpu's Direct3D 12 cannot make a device here
+/// (Wine's vkd3d on software Vulkan: "Parent device is lost"), so the wizard falls back to the
+/// next renderer, draws, and says which; it remembers it, and the next start goes straight there.
+#[test]
+fn double_clicked_the_wizard_opens_its_window_under_wine() {
+    let wine = Prefix::new();
+    let exe = install_triage(&wine, r"C:\Program Files\CUDA Triage");
+
+    let log = double_click(&wine, &exe);
+    assert!(
+        log.contains("cuda-triage: wgpu on Direct3D 12 could not draw the window"),
+        "{log}"
+    );
+    let drawn = drawn_with(&log);
+    assert!(
+        !drawn.starts_with("cuda-triage: window drawn with wgpu on Direct3D 12"),
+        "{log}"
+    );
+    eprintln!("{drawn}");
+
+    // Remembered in the user's roaming application data, where eframe keeps its storage.
+    let users = wine.c(r"C:\users");
+    let remembered = std::fs::read_dir(&users)
+        .unwrap()
+        .flatten()
+        .map(|u| {
+            u.path()
+                .join("AppData/Roaming/CUDA Triage/data/renderer.toml")
+        })
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| panic!("no renderer.toml under {}", users.display()));
+    let text = std::fs::read_to_string(&remembered).unwrap();
+    assert!(
+        text.contains("renderer = \"dx12\""),
+        "the failure is kept: {text}"
+    );
+
+    // The second start pays for no failed attempt.
+    let again = double_click(&wine, &exe);
+    assert!(!again.contains("could not draw"), "{again}");
+    assert_eq!(
+        drawn_with(&again).split(" (").next(),
+        drawn.split(" (").next()
     );
 }

@@ -18,10 +18,12 @@ pub mod machine_file;
 pub mod platform;
 pub mod recorded;
 pub mod runs_in;
+pub mod window_renderer;
 
 pub use env::{EnvVars, RegistryView};
 pub use fs::{DirEntryInfo, FsError, FsView};
 pub use platform::Platform;
+pub use window_renderer::{RendererFailure, WindowRenderer};
 
 use serde::{Deserialize, Serialize};
 
@@ -102,6 +104,9 @@ pub struct MachineSummary {
     /// Container or WSL, and the loaded kernel module's version (absent on a plain host).
     #[serde(default, skip_serializing_if = "runs_in::RunsIn::is_plain")]
     pub runs_in: runs_in::RunsIn,
+    /// How the wizard drew its window here (only in the wizard's reports of the computer it ran on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub renderer: Option<WindowRenderer>,
 }
 
 impl MachineSummary {
@@ -166,6 +171,7 @@ impl SystemContext {
             gpus: self.gpus.clone(),
             env,
             runs_in: runs_in::RunsIn::detect(self),
+            renderer: None,
         }
     }
 

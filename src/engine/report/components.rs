@@ -155,7 +155,8 @@ fn framework(f: &Framework, env_root: &str) -> Component {
     }
 }
 
-/// The report's one-line facts: platform, driver, source, capture time, tool version, redaction.
+/// The report's one-line facts: platform, driver, source, the wizard's window renderer, capture
+/// time, tool version, redaction.
 pub fn header_facts(doc: &Report) -> Vec<String> {
     let m = &doc.machine;
     let mut facts = vec![format!("{}{}", m.platform.as_str(), m.placement())];
@@ -172,6 +173,9 @@ pub fn header_facts(doc: &Report) -> Vec<String> {
     });
     facts.extend(super::runs_in_lines(&m.runs_in));
     facts.push(m.source.describe());
+    if let Some(r) = &m.renderer {
+        facts.push(format!("window drawn with {}", r.summary()));
+    }
     if let Some(t) = &doc.captured_at {
         facts.push(format!("captured {t}"));
     }

@@ -58,6 +58,9 @@ pub fn render_text(doc: &Report, colour: bool) -> String {
             .unwrap_or_default();
         out.push_str(&format!("GPU:     {}{cc}{mem}\n", gpu.name));
     }
+    if let Some(r) = &m.renderer {
+        out.push_str(&format!("Window:  drawn with {}\n", r.summary()));
+    }
     out.push('\n');
     out.push_str(&render_findings(&doc.findings, colour));
     out

@@ -192,6 +192,7 @@ impl TriageApp {
             &self.target,
             &self.deps.examined,
             self.report.redact,
+            self.renderer.as_ref(),
         ))
     }
 
