@@ -72,16 +72,13 @@ pub struct Catalog {
 impl Catalog {
     pub fn load() -> Result<Catalog, KnowledgeError> {
         let file: File = super::parse("error_catalog.toml")?;
-        let mut sources = Vec::with_capacity(file.message.len());
-        for m in &file.message {
-            let source = format!("(?i){}", m.pattern);
-            regex_syntax::parse(&source).map_err(|e| KnowledgeError::Row {
-                table: "error_catalog.toml",
-                row: m.id.clone(),
-                message: e.to_string(),
-            })?;
-            sources.push(source);
-        }
+        // Checked by the unit test that compiles each pattern against its example, not at
+        // every start: parsing them all here cost a scan that never reads a log 12 % of its time.
+        let sources = file
+            .message
+            .iter()
+            .map(|m| format!("(?i){}", m.pattern))
+            .collect();
         Ok(Catalog {
             messages: file.message,
             patterns: Patterns {
@@ -119,7 +116,7 @@ impl Catalog {
     }
 }
 
-/// The messages' patterns (checked at load), compiled together the first time one is used.
+/// The messages' patterns (checked by the tables' unit tests), compiled together the first time one is used.
 #[derive(Debug, Default)]
 pub struct Patterns {
     sources: Vec<String>,

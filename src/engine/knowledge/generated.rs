@@ -159,49 +159,71 @@ fn text(name: &str) -> &'static str {
         .unwrap_or("")
 }
 
-/// All generated tables, with look-up indexes.
-#[derive(Debug, Default)]
+/// One generated table, parsed the first time it is read (a scan that needs only the `ptxas`
+/// table does not pay for the 170 KB of status codes). A file that does not parse reads as
+/// empty (a unit test checks that each parses).
+pub struct LazyTable<T> {
+    text: &'static str,
+    parsed: OnceLock<T>,
+}
+
+impl<T> LazyTable<T> {
+    fn of(file: &str) -> LazyTable<T> {
+        LazyTable {
+            text: text(file),
+            parsed: OnceLock::new(),
+        }
+    }
+}
+
+impl<T: serde::de::DeserializeOwned + Default> std::ops::Deref for LazyTable<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.parsed
+            .get_or_init(|| toml::from_str(self.text).unwrap_or_default())
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for LazyTable<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.parsed.get() {
+            Some(t) => t.fmt(f),
+            None => f.write_str("(not parsed yet)"),
+        }
+    }
+}
+
+/// All generated tables, each parsed on first use, with look-up indexes.
+#[derive(Debug)]
 pub struct Generated {
-    pub status: StatusFile,
-    pub libraries: LibraryFiles,
-    pub entry_points: EntryPoints,
-    pub architectures: Architectures,
-    pub packages: PackageReleases,
-    by_name: HashMap<String, Vec<usize>>,
-    files_by_name: HashMap<String, Vec<usize>>,
+    pub status: LazyTable<StatusFile>,
+    pub libraries: LazyTable<LibraryFiles>,
+    pub entry_points: LazyTable<EntryPoints>,
+    pub architectures: LazyTable<Architectures>,
+    pub packages: LazyTable<PackageReleases>,
+    by_name: OnceLock<HashMap<String, Vec<usize>>>,
+    files_by_name: OnceLock<HashMap<String, Vec<usize>>>,
 }
 
 impl Generated {
-    /// Parses the embedded files; a file that does not parse is left empty (a unit test
-    /// checks that each parses).
+    /// The embedded files, none parsed yet.
     pub fn load() -> Generated {
-        let mut g = Generated {
-            status: toml::from_str(text("status_codes.toml")).unwrap_or_default(),
-            libraries: toml::from_str(text("library_files.toml")).unwrap_or_default(),
-            entry_points: toml::from_str(text("driver_entry_points.toml")).unwrap_or_default(),
-            architectures: toml::from_str(text("ptxas_architectures.toml")).unwrap_or_default(),
-            packages: toml::from_str(text("package_releases.toml")).unwrap_or_default(),
-            ..Generated::default()
-        };
-        for (i, c) in g.status.code.iter().enumerate() {
-            g.by_name
-                .entry(c.name.to_ascii_lowercase())
-                .or_default()
-                .push(i);
+        Generated {
+            status: LazyTable::of("status_codes.toml"),
+            libraries: LazyTable::of("library_files.toml"),
+            entry_points: LazyTable::of("driver_entry_points.toml"),
+            architectures: LazyTable::of("ptxas_architectures.toml"),
+            packages: LazyTable::of("package_releases.toml"),
+            by_name: OnceLock::new(),
+            files_by_name: OnceLock::new(),
         }
-        for (i, f) in g.libraries.file.iter().enumerate() {
-            g.files_by_name
-                .entry(f.name.to_ascii_lowercase())
-                .or_default()
-                .push(i);
-        }
-        g
     }
 
     /// Every row of a status name (one per numbering: cuDNN 8 and 9 number the same name
     /// differently), case-insensitive.
     pub fn status_named(&self, name: &str) -> Vec<&StatusCode> {
         self.by_name
+            .get_or_init(|| index(self.status.code.iter().map(|c| c.name.as_str())))
             .get(&name.to_ascii_lowercase())
             .map(|ix| ix.iter().map(|&i| &self.status.code[i]).collect())
             .unwrap_or_default()
@@ -218,6 +240,7 @@ impl Generated {
     /// The rows of a library file name (case-insensitive; one per platform).
     pub fn files_named(&self, name: &str) -> Vec<&LibraryFile> {
         self.files_by_name
+            .get_or_init(|| index(self.libraries.file.iter().map(|f| f.name.as_str())))
             .get(&name.to_ascii_lowercase())
             .map(|ix| ix.iter().map(|&i| &self.libraries.file[i]).collect())
             .unwrap_or_default()
@@ -268,6 +291,15 @@ impl Generated {
             .iter()
             .any(|p| norm(&p.name) == norm(name))
     }
+}
+
+/// Row numbers by lower-case name.
+fn index<'a>(names: impl Iterator<Item = &'a str>) -> HashMap<String, Vec<usize>> {
+    let mut out: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, name) in names.enumerate() {
+        out.entry(name.to_ascii_lowercase()).or_default().push(i);
+    }
+    out
 }
 
 /// The generated tables, parsed on first use.

@@ -33,8 +33,13 @@ pub struct LinuxSearch {
     pub default_dirs: Vec<String>,
     /// What `$LIB` expands to (`lib/x86_64-linux-gnu` on Debian, `lib64` elsewhere).
     pub lib_token: String,
-    /// What `$PLATFORM` expands to (`x86_64`, `i686`, `aarch64`).
-    pub platform_token: String,
+    /// What `$PLATFORM` expands to (`x86_64`, `i686`, `aarch64`, or what this computer's
+    /// loader says, e.g. `haswell`): worked out the first time an entry names it, since asking
+    /// the live loader starts a process.
+    platform_token: std::sync::OnceLock<String>,
+    /// The process's architecture, and whether the loader to ask is this computer's.
+    arch: String,
+    live: bool,
     /// The current directory of the process (for empty and relative entries).
     pub cwd: String,
 }
@@ -103,16 +108,6 @@ impl LinuxSearch {
                 "lib".to_string(),
             ),
         };
-        // This computer's loader may name the platform after the CPU (glibc 2.36 on an AVX2
-        // x86-64: `haswell`); asked only of the live machine, whose loader it is.
-        let live_platform = matches!(ctx.source, crate::engine::context::ContextSource::Live)
-            .then(|| crate::engine::context::live::ld_platform(&m.arch))
-            .flatten();
-        let platform_token = match (live_platform, m.arch.as_str()) {
-            (Some(p), _) => p,
-            (None, "i386") => "i686".to_string(),
-            (None, other) => other.to_string(),
-        };
         let cwd = ctx
             .env
             .get("PWD")
@@ -130,9 +125,27 @@ impl LinuxSearch {
             cache: CacheSource::from_context(ctx),
             default_dirs,
             lib_token,
-            platform_token,
+            platform_token: std::sync::OnceLock::new(),
+            arch: m.arch.clone(),
+            live: matches!(ctx.source, crate::engine::context::ContextSource::Live),
             cwd,
         }
+    }
+
+    /// What `$PLATFORM` expands to. This computer's loader may name the platform after the CPU
+    /// (glibc 2.36 on an AVX2 x86-64: `haswell`); it is asked only of the live machine.
+    pub fn platform_token(&self) -> &str {
+        self.platform_token.get_or_init(|| {
+            let live = self
+                .live
+                .then(|| crate::engine::context::live::ld_platform(&self.arch))
+                .flatten();
+            match (live, self.arch.as_str()) {
+                (Some(p), _) => p,
+                (None, "i386") => "i686".to_string(),
+                (None, other) => other.to_string(),
+            }
+        })
     }
 
     /// Expands `$ORIGIN`, `$LIB`, `$PLATFORM` in one search-path entry; an empty entry is the
@@ -144,11 +157,19 @@ impl LinuxSearch {
         for (token, value) in [
             ("ORIGIN", origin),
             ("LIB", self.lib_token.as_str()),
-            ("PLATFORM", self.platform_token.as_str()),
+            ("PLATFORM", ""),
         ]
         .into_iter()
         .take(tokens)
         {
+            if !entry.contains(token) {
+                continue;
+            }
+            let value = if token == "PLATFORM" {
+                self.platform_token()
+            } else {
+                value
+            };
             out = out
                 .replace(&format!("${{{token}}}"), value)
                 .replace(&format!("${token}"), value);

@@ -12,7 +12,9 @@ fn search() -> LinuxSearch {
         cache: CacheSource::None,
         default_dirs: vec!["/lib/x86_64-linux-gnu".into(), "/usr/lib".into()],
         lib_token: "lib/x86_64-linux-gnu".into(),
-        platform_token: "x86_64".into(),
+        platform_token: std::sync::OnceLock::new(),
+        arch: "x86_64".into(),
+        live: false,
         cwd: "/work".into(),
     }
 }
