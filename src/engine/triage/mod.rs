@@ -18,8 +18,6 @@ pub mod status;
 mod text_findings;
 
 #[cfg(test)]
-mod status_family_tests;
-#[cfg(test)]
 mod tests;
 
 use crate::engine::context::SystemContext;

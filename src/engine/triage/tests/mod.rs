@@ -3,6 +3,8 @@
 
 use super::*;
 
+mod status_family;
+
 fn files(t: &Triage) -> Vec<(&str, &str, &str)> {
     t.identified
         .iter()
