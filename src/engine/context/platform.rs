@@ -118,6 +118,10 @@ impl Platform {
     /// Normalises a path for display and comparison: one separator style, no `.` components,
     /// `..` applied, no trailing separator (except a root).
     pub fn normalize(self, path: &str) -> String {
+        // Most paths a scan meets are already normal: return them without splitting.
+        if self == Platform::Linux && already_normal_linux(path) {
+            return path.to_string();
+        }
         let absolute = self.is_absolute(path);
         let mut prefix = String::new();
         let mut rest = path;
@@ -160,6 +164,17 @@ impl Platform {
     pub fn same_path(self, a: &str, b: &str) -> bool {
         self.same_name(&self.normalize(a), &self.normalize(b))
     }
+}
+
+/// An absolute Linux path with no empty, `.` or `..` component and no trailing `/`.
+fn already_normal_linux(path: &str) -> bool {
+    path.starts_with('/')
+        && (path.len() == 1 || !path.ends_with('/'))
+        && !path.contains("//")
+        && !path.contains("/./")
+        && !path.contains("/../")
+        && !path.ends_with("/.")
+        && !path.ends_with("/..")
 }
 
 #[cfg(test)]
