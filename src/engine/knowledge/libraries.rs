@@ -61,7 +61,9 @@ pub struct LibraryIdentity {
 #[derive(Debug, Default)]
 pub struct LibraryTable {
     pub rows: Vec<LibraryRow>,
-    patterns: Vec<(usize, Regex)>,
+    /// The pattern rows' regexes, compiled the first time a name is not found as written (most
+    /// are: a scan that never needs one does not pay for compiling them).
+    patterns: std::sync::OnceLock<Vec<(usize, Regex)>>,
 }
 
 /// The file-name part of a path or quoted name, without surrounding punctuation.
@@ -123,22 +125,26 @@ fn fill(template: &str, caps: &regex::Captures<'_>) -> String {
 impl LibraryTable {
     pub fn load() -> Result<LibraryTable, KnowledgeError> {
         let file: File = super::parse("library_names.toml")?;
-        let mut patterns = Vec::new();
-        for (i, row) in file.library.iter().enumerate() {
-            if row.pattern {
-                let re = Regex::new(&format!("(?i)^(?:{})$", row.file)).map_err(|e| {
-                    KnowledgeError::Row {
-                        table: "library_names.toml",
-                        row: row.file.clone(),
-                        message: e.to_string(),
-                    }
-                })?;
-                patterns.push((i, re));
-            }
-        }
         Ok(LibraryTable {
             rows: file.library,
-            patterns,
+            patterns: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// The pattern rows, compiled (a row that does not compile matches nothing; the table's
+    /// unit test checks that each does).
+    pub fn compiled_patterns(&self) -> &[(usize, Regex)] {
+        self.patterns.get_or_init(|| {
+            self.rows
+                .iter()
+                .enumerate()
+                .filter(|(_, row)| row.pattern)
+                .filter_map(|(i, row)| {
+                    Regex::new(&format!("(?i)^(?:{})$", row.file))
+                        .ok()
+                        .map(|re| (i, re))
+                })
+                .collect()
         })
     }
 
@@ -163,7 +169,7 @@ impl LibraryTable {
     }
 
     fn by_pattern(&self, asked: &str, candidate: &str) -> Option<LibraryIdentity> {
-        for (i, re) in &self.patterns {
+        for (i, re) in self.compiled_patterns() {
             if let Some(caps) = re.captures(candidate) {
                 let row = &self.rows[*i];
                 let mut id = self.identity(asked, row);

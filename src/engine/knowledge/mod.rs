@@ -113,7 +113,9 @@ pub struct Knowledge {
     pub cudnn: CudnnTables,
     pub compute: cudnn::ComputeTables,
     pub locations: LocationTables,
-    pub catalog: Catalog,
+    /// The error catalog, parsed the first time it is read: a scan that reads no log text never
+    /// pays for its hundreds of rows (its unit tests check that it parses).
+    pub catalog: std::sync::LazyLock<Catalog>,
     pub closure: closure::ClosureTables,
     pub loads: framework_loads::FrameworkLoads,
     pub onnxruntime: onnxruntime::OnnxruntimeTables,
@@ -149,7 +151,7 @@ impl Knowledge {
             cudnn: parse("cudnn_cuda.toml")?,
             compute: parse("compute_capability.toml")?,
             locations: parse("install_locations.toml")?,
-            catalog: Catalog::load()?,
+            catalog: std::sync::LazyLock::new(|| Catalog::load().unwrap_or_default()),
             closure: parse("framework_closure.toml")?,
             loads: parse("framework_loads.toml")?,
             onnxruntime: parse("onnxruntime_builds.toml")?,

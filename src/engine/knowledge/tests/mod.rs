@@ -415,3 +415,23 @@ fn cudnn_and_compute_capability() {
     assert_eq!(toolkit_supports_cc("13.2", "8.6"), Some(true));
     assert_eq!(toolkit_supports_cc("9.0", "3.0"), None);
 }
+
+#[test]
+fn every_library_name_pattern_compiles() {
+    let t = &k().libraries;
+    let rows = t.rows.iter().filter(|r| r.pattern).count();
+    assert!(rows > 0);
+    assert_eq!(
+        t.compiled_patterns().len(),
+        rows,
+        "a pattern row does not compile"
+    );
+}
+
+#[test]
+fn the_error_catalog_loads() {
+    // The catalog is parsed lazily and reads as empty if it fails: this is where a bad row shows.
+    let c = super::catalog::Catalog::load().expect("error_catalog.toml loads");
+    assert!(c.messages.len() > 90 && c.codes.len() > 30);
+    assert_eq!(c.messages.len(), k().catalog.messages.len());
+}
