@@ -11,6 +11,7 @@ use super::FixError;
 use super::command::output;
 use super::plan::CondaEnv;
 use crate::engine::context::{Platform, SystemContext};
+use crate::engine::scan::python::conda_dist;
 use std::process::Command;
 
 /// `conda` with no prompts (`--yes` goes with each command that changes something).
@@ -50,10 +51,8 @@ pub fn manages_any(ctx: &SystemContext, prefix: &str, requirements: &[String]) -
     let names: Vec<String> = entries
         .iter()
         .filter_map(|e| {
-            let stem = e.name.strip_suffix(".json")?;
-            let mut parts = stem.rsplitn(3, '-');
-            let (_build, _version) = (parts.next()?, parts.next()?);
-            Some(parts.next()?.to_ascii_lowercase())
+            let (name, _) = conda_dist(e.name.strip_suffix(".json")?)?;
+            Some(name.to_ascii_lowercase())
         })
         .collect();
     requirements
@@ -173,8 +172,6 @@ pub fn parse_dry_run(json: &[u8]) -> Result<Vec<String>, FixError> {
 /// `channel::name-version-build[ 1]` → `name==version`.
 fn dist_pin(dist: &str) -> Option<String> {
     let dist = dist.split_whitespace().next()?;
-    let dist = dist.rsplit("::").next()?;
-    let mut parts = dist.rsplitn(3, '-');
-    let (_build, version, name) = (parts.next()?, parts.next()?, parts.next()?);
+    let (name, version) = conda_dist(dist.rsplit("::").next()?)?;
     Some(format!("{name}=={version}"))
 }

@@ -8,6 +8,7 @@ use crate::engine::context::{Platform, SystemContext};
 use crate::engine::findings::{FixKind, FixRef};
 use crate::engine::knowledge::generated::generated;
 use crate::engine::knowledge::version::compare;
+use crate::engine::scan::python::conda_dist;
 use std::cmp::Ordering;
 
 /// One pip requirement: `name[extras]` and its version clauses (`<2.11`, `==0.4.30`).
@@ -261,21 +262,27 @@ fn shell_words(text: &str) -> Vec<String> {
 /// command may only name what that environment's own conda installed.
 pub fn missing_conda_names(text: &str, ctx: &SystemContext) -> Vec<String> {
     let p = ctx.platform;
+    // (name, version) of each record, read once per prefix named.
+    let mut records: std::collections::HashMap<String, Vec<(String, String)>> =
+        std::collections::HashMap::new();
     let mut out = Vec::new();
     for (prefix, name, version) in conda_requirements(text) {
-        let recorded = prefix.as_deref().is_some_and(|prefix| {
-            ctx.fs
-                .read_dir(&p.join(prefix, "conda-meta"))
-                .map(|entries| {
-                    entries.iter().any(|e| {
-                        let stem = e.name.strip_suffix(".json").unwrap_or("");
-                        let mut parts = stem.rsplitn(3, '-');
-                        let (_, v, n) = (parts.next(), parts.next(), parts.next());
-                        n.is_some_and(|n| n.eq_ignore_ascii_case(&name))
-                            && version.as_deref().is_none_or(|want| v == Some(want))
-                    })
+        let recorded = prefix.is_some_and(|prefix| {
+            records
+                .entry(prefix)
+                .or_insert_with_key(|prefix| {
+                    ctx.fs
+                        .read_dir(&p.join(prefix, "conda-meta"))
+                        .unwrap_or_default()
+                        .iter()
+                        .filter_map(|e| conda_dist(e.name.strip_suffix(".json")?))
+                        .map(|(n, v)| (n.to_string(), v.to_string()))
+                        .collect()
                 })
-                .unwrap_or(false)
+                .iter()
+                .any(|(n, v)| {
+                    n.eq_ignore_ascii_case(&name) && version.as_deref().is_none_or(|want| v == want)
+                })
         });
         if !recorded {
             let v = version.map(|v| format!("={v}")).unwrap_or_default();

@@ -43,6 +43,11 @@ pub struct CodeRow {
     /// ends with one of these (`_ARCH_MISMATCH`, `_NOT_INITIALIZED`), where no row names it.
     #[serde(default)]
     pub suffixes: Vec<String>,
+    /// For a status family: a table the finding adds from other knowledge,
+    /// `oldest-capabilities` (each CUDA release's oldest compute capability) or
+    /// `first-cuda-per-generation` (the first CUDA of each recent GPU generation).
+    #[serde(default)]
+    pub appendix: Option<String>,
     pub meaning: String,
     /// What to do about it, where a cause is known (shown as a manual fix).
     #[serde(default)]

@@ -152,23 +152,16 @@ impl LinuxSearch {
     /// current directory; relative results are made absolute from the current directory.
     pub fn expand(&self, entry: &str, origin: &str) -> String {
         let mut out = entry.to_string();
-        // Most entries name no token: no need to look for each spelling of each.
-        let tokens = if entry.contains('$') { 3 } else { 0 };
-        for (token, value) in [
-            ("ORIGIN", origin),
-            ("LIB", self.lib_token.as_str()),
-            ("PLATFORM", ""),
-        ]
-        .into_iter()
-        .take(tokens)
-        {
-            if !entry.contains(token) {
-                continue;
-            }
-            let value = if token == "PLATFORM" {
-                self.platform_token()
-            } else {
-                value
+        // Most entries name no token: no need to look for each spelling of each. `$PLATFORM`'s
+        // value is worked out only for an entry that names it (it may ask the live loader).
+        let tokens = ["ORIGIN", "LIB", "PLATFORM"]
+            .into_iter()
+            .filter(|token| entry.contains('$') && entry.contains(token));
+        for token in tokens {
+            let value = match token {
+                "ORIGIN" => origin,
+                "LIB" => self.lib_token.as_str(),
+                _ => self.platform_token(),
             };
             out = out
                 .replace(&format!("${{{token}}}"), value)

@@ -177,12 +177,7 @@ pub fn conda_packages(w: &mut Walker, prefix: &str) -> Vec<Package> {
     let p = w.platform();
     let mut out = Vec::new();
     for e in w.list(&p.join(prefix, "conda-meta")) {
-        let Some(stem) = e.name.strip_suffix(".json") else {
-            continue;
-        };
-        let mut parts = stem.rsplitn(3, '-');
-        let (Some(_build), Some(ver), Some(name)) = (parts.next(), parts.next(), parts.next())
-        else {
+        let Some((name, ver)) = e.name.strip_suffix(".json").and_then(conda_dist) else {
             continue;
         };
         if interesting_conda(name) {
@@ -193,6 +188,15 @@ pub fn conda_packages(w: &mut Walker, prefix: &str) -> Vec<Package> {
         }
     }
     out
+}
+
+/// The name and version of a conda distribution, `name-version-build` (the stem of a
+/// `conda-meta/*.json` record, or what `conda install --dry-run` links): names may hold `-`,
+/// version and build may not.
+pub fn conda_dist(dist: &str) -> Option<(&str, &str)> {
+    let mut parts = dist.rsplitn(3, '-');
+    let (_build, version, name) = (parts.next()?, parts.next()?, parts.next()?);
+    Some((name, version))
 }
 
 fn interesting_conda(name: &str) -> bool {

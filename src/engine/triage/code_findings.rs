@@ -163,11 +163,12 @@ pub fn code_findings(codes: &[ErrorCode], k: &Knowledge) -> Vec<Finding> {
         .iter()
         .filter(|c| !named_on_its_line(c, codes))
         .map(|c| {
+            let family = c.name.as_deref().and_then(|n| k.catalog.code_family(n));
             let curated = c
                 .number
                 .and_then(|n| k.catalog.code(&c.kind, n))
                 .or_else(|| c.name.as_deref().and_then(|n| k.catalog.code_named(n)))
-                .or_else(|| c.name.as_deref().and_then(|n| k.catalog.code_family(n)));
+                .or(family);
             let row = if c.kind == "win32" {
                 None
             } else {
@@ -183,15 +184,11 @@ pub fn code_findings(codes: &[ErrorCode], k: &Knowledge) -> Vec<Finding> {
                 ),
                 (Some(r), nvidia) => {
                     let mut d = r.meaning.clone();
-                    let name = c.name.as_deref().unwrap_or("");
-                    if name.ends_with("_ARCH_MISMATCH") {
-                        d.push_str(&oldest_capabilities(k));
-                    }
-                    if ["_EXECUTION_FAILED", "_INTERNAL_ERROR", "_EXEC_FAILED"]
-                        .iter()
-                        .any(|s| name.ends_with(s))
-                    {
-                        d.push_str(&newest_generations(k));
+                    // The family's table, whether or not a row names the code itself.
+                    match family.and_then(|f| f.appendix.as_deref()) {
+                        Some("oldest-capabilities") => d.push_str(&oldest_capabilities(k)),
+                        Some("first-cuda-per-generation") => d.push_str(&newest_generations(k)),
+                        _ => {}
                     }
                     if !r.verified && nvidia.is_none() {
                         d.push_str(" (Standard meaning, not re-checked against the vendor's documentation.)");
@@ -213,11 +210,7 @@ pub fn code_findings(codes: &[ErrorCode], k: &Knowledge) -> Vec<Finding> {
             if let Some(r) = curated {
                 f = f.with_evidence(Evidence::new("source", r.source.clone()));
                 // A named row without a fix takes its status family's.
-                let family_fix = c
-                    .name
-                    .as_deref()
-                    .and_then(|n| k.catalog.code_family(n))
-                    .and_then(|f| f.fix.as_ref());
+                let family_fix = family.and_then(|f| f.fix.as_ref());
                 if let Some(fix) = r.fix.as_ref().or(family_fix) {
                     f = f.with_fix(FixRef {
                         id: format!("advice-{}", finding_code(c, row)),
