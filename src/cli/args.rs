@@ -53,6 +53,9 @@ pub enum Command {
     },
     /// Write a report (JSON, Markdown or HTML; redacted by default), or compare saved reports.
     Report(ReportArgs),
+    /// Many machines' saved reports as one matrix: what differs, and where (folders of
+    /// `*.json` or report files; text, --json, or -o/--format for Markdown or HTML).
+    Fleet(FleetArgs),
     /// Open a saved report (in the wizard when there is a display, else as text).
     Open {
         #[arg(value_name = "REPORT.json")]
@@ -232,10 +235,29 @@ pub struct ReportArgs {
     /// loads, and put its results into the report.
     #[arg(long)]
     pub gpu_test: bool,
+    /// The machine's name in the report (host or node name, chosen by you): the one identity
+    /// a redacted report carries; the fleet view shows it.
+    #[arg(long, value_name = "NAME")]
+    pub label: Option<String>,
     /// Compare saved JSON reports instead: two show what differs, more are grouped by what
     /// their machines have (text; JSON with --json; -o/--format write JSON or Markdown).
     #[arg(long, num_args = 2.., value_name = "REPORT.json")]
     pub compare: Vec<PathBuf>,
+}
+
+/// Options of `fleet`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct FleetArgs {
+    /// Folders of saved JSON reports (each `*.json` in them) or report files.
+    #[arg(value_name = "DIR-OR-REPORT", required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Output file (default: standard output).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// The format; by default the output file's extension decides (.md, .html, else JSON),
+    /// and standard output gets text (JSON with --json).
+    #[arg(long, value_enum)]
+    pub format: Option<ReportFormat>,
 }
 
 /// Which libraries the GPU test loads, and how long it may take.

@@ -54,6 +54,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
     match command {
         Command::Scan(args) => scan_command(&common, &args),
         Command::Report(args) => super::report_command::report_command(&common, &args),
+        Command::Fleet(args) => super::fleet_command::fleet_command(&common, &args),
         Command::Open { report } => super::report_command::open_command(&common, &report),
         Command::Why { query, corpus } => match corpus {
             Some(path) => super::why_command::why_corpus_command(&common, &path),

@@ -4,6 +4,7 @@ pub mod args;
 pub mod commands;
 pub mod console;
 pub mod fix_command;
+pub mod fleet_command;
 pub mod gpu_command;
 pub mod output;
 pub mod report_command;

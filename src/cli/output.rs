@@ -34,6 +34,25 @@ pub fn exit_code(doc: &Report) -> i32 {
     }
 }
 
+/// The format a writing command was asked for: `--format`, else the output file's extension,
+/// else JSON with `--json`; `None` means text on standard output.
+pub fn asked_format(
+    format: Option<crate::cli::args::ReportFormat>,
+    output: Option<&std::path::Path>,
+    json: bool,
+) -> Option<crate::engine::report::ReportFormat> {
+    use crate::cli::args::ReportFormat as Arg;
+    use crate::engine::report::ReportFormat;
+    match (format, output) {
+        (Some(Arg::Json), _) => Some(ReportFormat::Json),
+        (Some(Arg::Md), _) => Some(ReportFormat::Markdown),
+        (Some(Arg::Html), _) => Some(ReportFormat::Html),
+        (None, Some(path)) => Some(ReportFormat::from_path(path)),
+        (None, None) if json => Some(ReportFormat::Json),
+        (None, None) => None,
+    }
+}
+
 /// Reports a failure of the tool itself (exit code 2): as JSON on stdout with `--json`, always on stderr.
 pub fn fail(message: &str, json: bool) -> i32 {
     if json {

@@ -8,7 +8,7 @@
 
 use super::args::{Common, ReportArgs, ReportFormat as ArgFormat};
 use super::commands::load_context;
-use super::output::{EXIT_CLEAN, EXIT_PROBLEMS, exit_code, render_text, use_colour};
+use super::output::{EXIT_CLEAN, EXIT_PROBLEMS, asked_format, exit_code, render_text, use_colour};
 use crate::engine::atomic_file::write_atomically;
 use crate::engine::context::SystemContext;
 use crate::engine::report::capture::{self, CaptureOptions};
@@ -47,7 +47,9 @@ pub fn report_command(common: &Common, args: &ReportArgs) -> anyhow::Result<i32>
     if args.no_redact {
         eprintln!("cuda-triage: {}", capture::unredacted_additions(&ctx));
     }
-    let doc = capture::finish_report(doc, &ctx, opts, capture::now_unix())?;
+    let mut doc = capture::finish_report(doc, &ctx, opts, capture::now_unix())?;
+    // The admin's name for the machine is kept as given: it is the identity they chose to share.
+    doc.label = args.label.clone();
     let format = match (args.format, &args.output) {
         (Some(ArgFormat::Json), _) => ReportFormat::Json,
         (Some(ArgFormat::Md), _) => ReportFormat::Markdown,
@@ -131,13 +133,8 @@ enum CompareFormat {
 
 impl CompareFormat {
     fn of(common: &Common, args: &ReportArgs) -> anyhow::Result<CompareFormat> {
-        let asked = match (args.format, &args.output) {
-            (Some(ArgFormat::Json), _) => ReportFormat::Json,
-            (Some(ArgFormat::Md), _) => ReportFormat::Markdown,
-            (Some(ArgFormat::Html), _) => ReportFormat::Html,
-            (None, Some(path)) => ReportFormat::from_path(path),
-            (None, None) if common.json => ReportFormat::Json,
-            (None, None) => return Ok(CompareFormat::Text),
+        let Some(asked) = asked_format(args.format, args.output.as_deref(), common.json) else {
+            return Ok(CompareFormat::Text);
         };
         match asked {
             ReportFormat::Json => Ok(CompareFormat::Json),
@@ -158,6 +155,8 @@ fn compare_refuses(args: &ReportArgs) -> Option<&'static str> {
         Some("--gpu-test")
     } else if args.no_redact {
         Some("--no-redact")
+    } else if args.label.is_some() {
+        Some("--label")
     } else {
         None
     }

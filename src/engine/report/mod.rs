@@ -10,6 +10,7 @@
 pub mod capture;
 pub mod compare;
 pub mod components;
+pub mod fleet;
 pub mod format;
 pub mod html;
 pub mod markdown;
@@ -77,6 +78,10 @@ pub struct Report {
     /// `why`: the libraries named in the text.
     #[serde(default)]
     pub identified: Option<Vec<Identified>>,
+    /// A saved report: the name the admin gave the machine (`report --label`), its one
+    /// identity in a redacted report; the fleet view shows it.
+    #[serde(default)]
+    pub label: Option<String>,
     /// `scan`: what was found installed.
     #[serde(default)]
     pub inventory: Option<Inventory>,
@@ -153,6 +158,7 @@ impl Report {
             gpu_sets,
             identified,
             inventory,
+            label,
             nodes,
             plan,
             redacted,
@@ -227,6 +233,7 @@ impl Report {
             gpu_sets: None,
             identified: None,
             inventory: None,
+            label: None,
             nodes: None,
             plan: None,
             redacted: None,

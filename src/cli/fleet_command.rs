@@ -1,0 +1,48 @@
+//! `fleet DIR...`: many machines' saved reports as one matrix (the engine's fleet model) —
+//! text on standard output, JSON with `--json`, Markdown or HTML with `-o FILE` / `--format`.
+//! Exit codes: 1 when any machine has an error finding or a report could not be read, 0
+//! otherwise, 2 when no report was found at all or the output could not be written.
+
+use super::args::{Common, FleetArgs};
+use super::output::{EXIT_CLEAN, EXIT_PROBLEMS, asked_format};
+use crate::engine::atomic_file::write_atomically;
+use crate::engine::report::{ReportFormat, SCHEMA, fleet};
+
+pub fn fleet_command(common: &Common, args: &FleetArgs) -> anyhow::Result<i32> {
+    let view = fleet::fleet_of(&args.inputs);
+    if view.machines == 0 && view.unreadable.is_empty() {
+        anyhow::bail!(
+            "no report found in {}",
+            args.inputs
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let text = match asked_format(args.format, args.output.as_deref(), common.json) {
+        Some(ReportFormat::Json) => {
+            let doc = serde_json::json!({"schema": SCHEMA, "fleet": &view});
+            serde_json::to_string_pretty(&doc)? + "\n"
+        }
+        Some(ReportFormat::Markdown) => fleet::render_markdown(&view),
+        Some(ReportFormat::Html) => fleet::render_html(&view),
+        None => fleet::render_text(&view),
+    };
+    match &args.output {
+        None => print!("{text}"),
+        Some(path) => {
+            if let Err(e) = write_atomically(path, text.as_bytes()) {
+                anyhow::bail!("{}: cannot write the fleet view: {e}", path.display());
+            }
+            if !common.json {
+                eprintln!("fleet view written to {}", path.display());
+            }
+        }
+    }
+    Ok(if view.has_error() || !view.unreadable.is_empty() {
+        EXIT_PROBLEMS
+    } else {
+        EXIT_CLEAN
+    })
+}
