@@ -24,6 +24,13 @@ mod fix_names;
 mod fix_situations;
 mod fixtures_build;
 #[cfg(unix)]
+mod fleet_ansible;
+#[cfg(unix)]
+mod fleet_daemons;
+#[cfg(unix)]
+mod fleet_slurm;
+mod fleet_view;
+#[cfg(unix)]
 mod framework_loads;
 mod frameworks_cupy;
 mod frameworks_jax;
