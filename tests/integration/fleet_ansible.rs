@@ -179,7 +179,9 @@ fn the_playbook_collects_three_hosts_and_the_fleet_names_the_broken_two() {
             .env("ANSIBLE_HOST_KEY_CHECKING", "False")
             .env("ANSIBLE_LOCAL_TEMP", dir.join("ansible-local"))
             .env("ANSIBLE_REMOTE_TEMP", dir.join("ansible-remote"))
-            .env("ANSIBLE_RETRY_FILES_ENABLED", "False"),
+            .env("ANSIBLE_RETRY_FILES_ENABLED", "False")
+            // No connection outlives the test (Ansible keeps one open 60 s by default).
+            .env("ANSIBLE_SSH_ARGS", "-o ControlMaster=no"),
         Duration::from_secs(300),
     );
     let logs: String = daemons
