@@ -20,6 +20,11 @@ fn main() {
         .map_or(Source::Live, Source::MachineFile);
     let gui_app = match &cli.command {
         None if ui::display_available() && !cli.common.json => Some(TriageApp::new(target)),
+        Some(Command::Open { report })
+            if report.is_dir() && ui::display_available() && !cli.common.json =>
+        {
+            Some(TriageApp::with_fleet(target, vec![report.clone()]))
+        }
         Some(Command::Open { report }) if ui::display_available() && !cli.common.json => {
             match Report::load(report) {
                 Ok(doc) => Some(TriageApp::with_report(

@@ -58,6 +58,7 @@ pub enum Command {
     Fleet(FleetArgs),
     /// Open a saved report (in the wizard when there is a display, else as text).
     Open {
+        /// A saved JSON report, or a folder of them (the fleet view).
         #[arg(value_name = "REPORT.json")]
         report: PathBuf,
     },

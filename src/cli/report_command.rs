@@ -208,7 +208,15 @@ fn compare_command(common: &Common, args: &ReportArgs) -> anyhow::Result<i32> {
 
 /// `open REPORT.json`: this build's rules run again on the report's snapshot (a report written
 /// by this build on its own machine reopens byte for byte); JSON or text.
+/// A folder opens as the fleet view of its reports.
 pub fn open_command(common: &Common, report: &Path) -> anyhow::Result<i32> {
+    if report.is_dir() {
+        let args = super::args::FleetArgs {
+            inputs: vec![report.to_path_buf()],
+            ..Default::default()
+        };
+        return super::fleet_command::fleet_command(common, &args);
+    }
     let loaded = Report::load(report).map(|doc| {
         let reopened = reopen::rediagnose(doc);
         if let Some(note) = &reopened.note {

@@ -14,7 +14,7 @@ mod commands;
 mod jobs;
 mod step_commands;
 
-/// A report file dropped onto the window opens it.
+/// A report file dropped onto the window opens it; several, or a folder, open the fleet view.
 fn dropped_file_commands(ctx: &egui::Context, commands: &mut Vec<UiCommand>) {
     let dropped = ctx.input(|i| {
         i.raw
@@ -23,7 +23,11 @@ fn dropped_file_commands(ctx: &egui::Context, commands: &mut Vec<UiCommand>) {
             .map(|f| f.path().to_path_buf())
             .collect::<Vec<_>>()
     });
-    commands.extend(dropped.into_iter().map(UiCommand::OpenDropped));
+    if dropped.len() > 1 || dropped.iter().any(|p| p.is_dir()) {
+        commands.push(UiCommand::OpenFleet(dropped));
+    } else {
+        commands.extend(dropped.into_iter().map(UiCommand::OpenDropped));
+    }
 }
 
 /// The whole wizard.
@@ -50,6 +54,8 @@ pub struct TriageApp {
     pub report: super::report_export::ReportState,
     /// The Fix step's checklist, preview, jobs and history.
     pub fix: steps::fix_state::FixState,
+    /// Many machines' reports side by side (shown instead of the steps while open).
+    pub fleet: super::fleet_view::FleetState,
     /// How the window is drawn (set when it opens; none in tests that draw without a window).
     pub renderer: Option<crate::engine::context::WindowRenderer>,
     theme_applied: Option<bool>,
@@ -72,6 +78,7 @@ impl TriageApp {
             gpu: Default::default(),
             report: Default::default(),
             fix: Default::default(),
+            fleet: Default::default(),
             renderer: None,
             theme_applied: None,
         }
@@ -84,6 +91,14 @@ impl TriageApp {
         app.scan = ScanState::Done;
         app.step = Step::Findings;
         app.status = format!("Opened report {path}.");
+        app
+    }
+
+    /// A wizard opening the fleet view of these reports (folders and files).
+    pub fn with_fleet(target: Source, inputs: Vec<std::path::PathBuf>) -> TriageApp {
+        let mut app = TriageApp::new(target);
+        app.fleet.open(inputs);
+        app.status = "Reading the reports…".into();
         app
     }
 
@@ -129,6 +144,11 @@ impl TriageApp {
             .exact_size(theme::STEP_LIST_WIDTH)
             .show(ui, |ui| self.step_list_ui(ui, &mut commands));
         egui::CentralPanel::default_margins().show(ui, |ui| {
+            if self.fleet.view.is_some() {
+                // The matrix scrolls by itself (virtualised rows).
+                super::fleet_view::fleet_ui(ui, &self.fleet, &mut commands);
+                return;
+            }
             if self.step == Step::Dependencies {
                 // Its tree scrolls by itself (virtualised rows), so no outer scroll area.
                 let offered = steps::dependencies::Offered {

@@ -5,6 +5,7 @@
 
 pub mod app;
 pub mod first_frame;
+pub mod fleet_view;
 pub mod glossary;
 pub mod paste;
 pub mod prefs;

@@ -32,7 +32,12 @@ fn ansible_playbook() -> PathBuf {
         .unwrap();
     assert!(made.success(), "python3 -m venv (Debian: python3-venv)");
     let pip = Command::new(venv.join("bin/pip"))
-        .args(["install", "--quiet", "--disable-pip-version-check", ANSIBLE_CORE])
+        .args([
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            ANSIBLE_CORE,
+        ])
         .output()
         .unwrap();
     assert!(
@@ -50,7 +55,12 @@ fn ansible_playbook() -> PathBuf {
 fn venv_with_broken_wheel(dir: &Path) -> PathBuf {
     let venv = dir.join("venv-tf");
     let python = require("python3", "python3-venv");
-    let made = Command::new(&python).arg("-m").arg("venv").arg(&venv).status().unwrap();
+    let made = Command::new(&python)
+        .arg("-m")
+        .arg("venv")
+        .arg(&venv)
+        .status()
+        .unwrap();
     assert!(made.success());
     let wheel = dir.join("tensorflow-2.15.0-py3-none-any.whl");
     let script = r#"
@@ -72,14 +82,23 @@ with zipfile.ZipFile(sys.argv[1], "w") as z:
     record.append("tensorflow-2.15.0.dist-info/RECORD,,")
     z.writestr("tensorflow-2.15.0.dist-info/RECORD", "\n".join(record) + "\n")
 "#;
-    let built = Command::new(&python).arg("-c").arg(script).arg(&wheel).status().unwrap();
+    let built = Command::new(&python)
+        .arg("-c")
+        .arg(script)
+        .arg(&wheel)
+        .status()
+        .unwrap();
     assert!(built.success(), "the wheel is written");
     let pip = Command::new(venv.join("bin/python"))
         .args(["-m", "pip", "install", "--quiet", "--no-index", "--no-deps"])
         .arg(&wheel)
         .output()
         .unwrap();
-    assert!(pip.status.success(), "{}", String::from_utf8_lossy(&pip.stderr));
+    assert!(
+        pip.status.success(),
+        "{}",
+        String::from_utf8_lossy(&pip.stderr)
+    );
     venv
 }
 
@@ -144,7 +163,10 @@ fn the_playbook_collects_three_hosts_and_the_fleet_names_the_broken_two() {
                 ("PATH", format!("{}/bin:{system_path}", venv.display())),
             ],
         ),
-        ("typo", vec![("PATH", format!("{}:{system_path}", typo.display()))]),
+        (
+            "typo",
+            vec![("PATH", format!("{}:{system_path}", typo.display()))],
+        ),
     ];
     let mut daemons = Vec::new();
     let mut inventory = String::from("[lab]\n");
@@ -254,7 +276,18 @@ fn the_playbook_collects_three_hosts_and_the_fleet_names_the_broken_two() {
         .any(|s| s["severity"] == "error");
     assert_eq!(out.status.code(), Some(if any_error { 1 } else { 0 }));
 
-    let md = stdout(&run_cli(&["fleet", reports.to_str().unwrap(), "--format", "md"]));
-    assert!(md.contains("`library-missing` on 1 of 3 machine(s): broken"), "{md}");
-    assert!(md.contains("`path-entry-typo` on 1 of 3 machine(s): typo"), "{md}");
+    let md = stdout(&run_cli(&[
+        "fleet",
+        reports.to_str().unwrap(),
+        "--format",
+        "md",
+    ]));
+    assert!(
+        md.contains("`library-missing` on 1 of 3 machine(s): broken"),
+        "{md}"
+    );
+    assert!(
+        md.contains("`path-entry-typo` on 1 of 3 machine(s): typo"),
+        "{md}"
+    );
 }

@@ -82,13 +82,21 @@ impl Drop for Daemon {
 }
 
 /// Waits until `ready` holds (checking `daemons` are still up), or panics after `limit`.
-pub fn wait_until(what: &str, limit: Duration, daemons: &mut [&mut Daemon], mut ready: impl FnMut() -> bool) {
+pub fn wait_until(
+    what: &str,
+    limit: Duration,
+    daemons: &mut [&mut Daemon],
+    mut ready: impl FnMut() -> bool,
+) {
     let deadline = Instant::now() + limit;
     while !ready() {
         for d in daemons.iter_mut() {
             d.assert_running();
         }
-        assert!(Instant::now() < deadline, "{what}: not ready after {limit:?}");
+        assert!(
+            Instant::now() < deadline,
+            "{what}: not ready after {limit:?}"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
 }
@@ -114,7 +122,9 @@ pub fn run_with_deadline(command: &mut Command, limit: Duration) -> Output {
                 }
                 std::thread::sleep(Duration::from_millis(200));
             }
-            let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
         })
     };
     let out = child.wait_with_output().expect("the command finishes");

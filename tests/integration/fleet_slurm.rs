@@ -143,6 +143,9 @@ fn sbatch_collects_one_labelled_report_per_node() {
         .filter_map(|f| f["code"].as_str())
         .collect();
     for spread in fleet["fleet"]["findings"].as_array().unwrap() {
-        assert!(codes.contains(&spread["code"].as_str().unwrap()), "{spread}");
+        assert!(
+            codes.contains(&spread["code"].as_str().unwrap()),
+            "{spread}"
+        );
     }
 }

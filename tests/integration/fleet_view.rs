@@ -27,7 +27,12 @@ fn labelled(seed: &str, dir: &Path, file: &str, label: &str) -> PathBuf {
 fn the_odd_machine_is_named_with_what_differs() {
     let dir = tempfile::tempdir().unwrap();
     for n in 1..=3 {
-        labelled("linux-cuda124-jax", dir.path(), &format!("r{n}"), &format!("node0{n}"));
+        labelled(
+            "linux-cuda124-jax",
+            dir.path(),
+            &format!("r{n}"),
+            &format!("node0{n}"),
+        );
     }
     let alone = labelled("win-cuda-tf-torch", dir.path(), "r4", "node04");
     assert_eq!(
@@ -44,7 +49,10 @@ fn the_odd_machine_is_named_with_what_differs() {
     assert_eq!(fleet["machines"], 4, "{fleet:#}");
     let rows = fleet["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 2, "{rows:#?}");
-    assert_eq!(rows[0]["members"], serde_json::json!(["node01", "node02", "node03"]));
+    assert_eq!(
+        rows[0]["members"],
+        serde_json::json!(["node01", "node02", "node03"])
+    );
     assert_eq!(rows[1]["members"], serde_json::json!(["node04"]));
     // Differing columns come first; the odd machine holds the minority value in each.
     let columns = fleet["columns"].as_array().unwrap();
@@ -56,13 +64,13 @@ fn the_odd_machine_is_named_with_what_differs() {
     assert_eq!(rows[1]["cells"][platform]["value"], "windows");
     assert_eq!(rows[0]["cells"][platform]["minority"], false);
     // Every finding names its machines; the Windows one's are on node04 only.
-    let windows_codes: Vec<String> = json(&run_cli(&["open", alone.to_str().unwrap(), "--json"]))
-        ["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["code"].as_str().unwrap().to_string())
-        .collect();
+    let windows_codes: Vec<String> =
+        json(&run_cli(&["open", alone.to_str().unwrap(), "--json"]))["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["code"].as_str().unwrap().to_string())
+            .collect();
     for spread in fleet["findings"].as_array().unwrap() {
         let on_node04 = spread["machines"].to_string().contains("node04");
         assert_eq!(
@@ -75,7 +83,12 @@ fn the_odd_machine_is_named_with_what_differs() {
     let unreadable = fleet["unreadable"].as_array().unwrap();
     assert_eq!(unreadable.len(), 1);
     assert!(unreadable[0]["path"].as_str().unwrap().ends_with("r5.json"));
-    assert!(unreadable[0]["error"].as_str().unwrap().contains("not a CUDA Triage report"));
+    assert!(
+        unreadable[0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("not a CUDA Triage report")
+    );
     assert_eq!(o.status.code(), Some(1));
 
     let text = stdout(&run_cli(&["fleet", dir.path().to_str().unwrap()]));
@@ -100,7 +113,10 @@ fn the_odd_machine_is_named_with_what_differs() {
     assert!(md.contains("## What differs, and where"), "{md}");
     assert!(md.contains("| node04 (1) |"), "{md}");
     let html = std::fs::read_to_string(html).unwrap();
-    assert!(html.starts_with("<!DOCTYPE html>") && !html.contains("<script"), "{html}");
+    assert!(
+        html.starts_with("<!DOCTYPE html>") && !html.contains("<script"),
+        "{html}"
+    );
     assert!(html.contains("class=\"odd\""), "{html}");
 }
 

@@ -247,7 +247,7 @@ impl egui::DroppedFile for DroppedPath {
     }
 }
 
-fn drop_file(h: &mut Harness<'_, TriageApp>, path: std::path::PathBuf) {
+pub(crate) fn drop_file(h: &mut Harness<'_, TriageApp>, path: std::path::PathBuf) {
     h.input_mut()
         .dropped_files
         .push(std::sync::Arc::new(DroppedPath(path)));

@@ -45,6 +45,7 @@ mod gui;
 mod gui_dependencies;
 mod gui_findings;
 mod gui_fix;
+mod gui_fleet;
 mod gui_help;
 mod gui_marks;
 mod gui_report;

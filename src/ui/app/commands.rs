@@ -85,6 +85,18 @@ impl TriageApp {
                 }
             }
             UiCommand::OpenDropped(path) => self.open_dropped(path),
+            UiCommand::PickFleetFolder => match rfd::FileDialog::new().pick_folder() {
+                Some(dir) => self.apply(UiCommand::OpenFleet(vec![dir])),
+                None => self.status = NO_FILE_CHOSEN.into(),
+            },
+            UiCommand::OpenFleet(inputs) => {
+                self.fleet.open(inputs);
+                self.status = "Reading the reports…".into();
+            }
+            UiCommand::CloseFleet => {
+                self.fleet.view = None;
+                self.status = "Ready.".into();
+            }
             UiCommand::OpenRecent(path) => {
                 if path.is_file() {
                     self.open_report_file(&path);

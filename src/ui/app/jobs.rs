@@ -1,5 +1,5 @@
 //! Every background job of the wizard polled in one place, once a frame: the scan, the pasted
-//! text's triage, the dependency tree, the GPU test and the fix jobs. Each finished job's result
+//! text's triage, the dependency tree, the GPU test, the fix jobs and the fleet view's reading. Each finished job's result
 //! goes into the app's plain-data state and the status line; while any job runs, the frame asks
 //! for another repaint so progress shows without input.
 
@@ -20,6 +20,7 @@ impl TriageApp {
             || self.deps.job.is_some()
             || self.gpu.running()
             || self.fix.busy()
+            || self.fleet.job.is_some()
     }
 
     /// Takes in what the jobs finished since the last frame.
@@ -31,6 +32,9 @@ impl TriageApp {
         }
         self.poll_gpu();
         self.fix.poll();
+        if let Some(status) = self.fleet.poll() {
+            self.status = status;
+        }
         if self.jobs_running() {
             ctx.request_repaint_after(REPAINT);
         }

@@ -107,6 +107,12 @@ pub enum UiCommand {
     OpenReport,
     /// A file dropped onto the window (a saved report).
     OpenDropped(std::path::PathBuf),
+    /// Pick a folder of reports and show the machines side by side.
+    PickFleetFolder,
+    /// Show these reports (folders and files) side by side: the fleet view.
+    OpenFleet(Vec<std::path::PathBuf>),
+    /// Leave the fleet view.
+    CloseFleet,
     /// Reopen a report from the Welcome step's recent list.
     OpenRecent(std::path::PathBuf),
     /// Diagnose this computer (from a machine file or report, start over).

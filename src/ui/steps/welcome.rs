@@ -41,7 +41,7 @@ pub fn welcome_ui(
     );
 }
 
-/// The four ways in, each one click.
+/// The ways in, each one click.
 fn quick_choices_ui(ui: &mut egui::Ui, commands: &mut Vec<UiCommand>) {
     theme::card(ui, |ui| {
         ui.label(egui::RichText::new("Or start from").strong());
@@ -66,6 +66,11 @@ fn quick_choices_ui(ui: &mut egui::Ui, commands: &mut Vec<UiCommand>) {
                     "Open a report…",
                     "Reopen a JSON report saved here or on another machine (dropping it onto the window works too)",
                     UiCommand::OpenReport,
+                ),
+                (
+                    "Many machines…",
+                    "Pick a folder of reports from many machines (collected with assets/fleet/ through Ansible or Slurm): what differs, and where",
+                    UiCommand::PickFleetFolder,
                 ),
             ];
             for (label, hover, command) in choices {

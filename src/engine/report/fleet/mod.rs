@@ -11,8 +11,11 @@ mod render;
 
 pub use facts::{ColumnKind, MachineFacts};
 pub use load::{Unreadable, read_all, read_one, report_paths};
-pub use render::{render_html, render_markdown, render_text};
+pub use render::{
+    MINORITY_MARK, cell_text, names, render_html, render_markdown, render_text, spread_line,
+};
 
+use crate::engine::findings::Severity;
 use facts::{ColumnKey, finding_column};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -53,7 +56,7 @@ pub struct Row {
 pub struct FindingSpread {
     pub code: String,
     /// Its worst severity on any machine.
-    pub severity: String,
+    pub severity: Severity,
     /// One of its summaries, as a machine with that severity words it.
     pub summary: String,
     pub machines: Vec<String>,
@@ -219,7 +222,7 @@ fn spreads(machines: &[MachineFacts]) -> Vec<FindingSpread> {
         .map(|(code, (seen, labels))| {
             let spread = FindingSpread {
                 code: code.to_string(),
-                severity: seen.severity.as_str().to_string(),
+                severity: seen.severity,
                 summary: seen.summary.clone(),
                 count: labels.len(),
                 total: machines.len(),

@@ -40,7 +40,7 @@ pub fn cell_text(cell: &Cell) -> String {
 pub fn spread_line(s: &FindingSpread) -> String {
     format!(
         "{} {} on {} of {} machine(s): {}",
-        s.severity,
+        s.severity.as_str(),
         s.code,
         s.count,
         s.total,
@@ -143,7 +143,7 @@ pub fn render_markdown(fleet: &Fleet) -> String {
         for s in &fleet.findings {
             out.push_str(&format!(
                 "- {} {} on {} of {} machine(s): {}  \n  {}\n",
-                s.severity,
+                s.severity.as_str(),
                 code_span(&s.code),
                 s.count,
                 s.total,
@@ -217,7 +217,7 @@ pub fn render_html(fleet: &Fleet) -> String {
         for s in &fleet.findings {
             out.push_str(&format!(
                 "<li>{} <code>{}</code> on {} of {} machine(s): {}<br>{}</li>\n",
-                html_escape(&s.severity),
+                s.severity.as_str(),
                 html_escape(&s.code),
                 s.count,
                 s.total,
