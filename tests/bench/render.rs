@@ -2,7 +2,8 @@
 //! the real wizard driven through egui_kittest, measuring the CPU time of one frame — the UI
 //! pass (layout, every widget) plus tessellation, as eframe does before handing the GPU its
 //! triangles — on the Dependencies step with a 5,000-node tree (virtualised rows, then "Only
-//! problems" and a search) and on the Findings step with 200 findings.
+//! problems" and a search), on the Findings step with 200 findings, and on the fleet view of
+//! 1,000 machines' reports (`fleet_reports`), each machine its own row so 1,000 rows scroll.
 //!
 //! ```sh
 //! cargo bench --bench render                 # release (the figures to report)
@@ -15,7 +16,7 @@ use cuda_triage::engine::context::machine_file;
 use cuda_triage::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use cuda_triage::engine::graph::{DependencyGraph, Node};
 use cuda_triage::engine::loader::{Attempt, How, Outcome};
-use cuda_triage::engine::report::Report;
+use cuda_triage::engine::report::{Report, fleet};
 use cuda_triage::ui::TriageApp;
 use cuda_triage::ui::app::ScanState;
 use cuda_triage::ui::steps::Step;
@@ -25,6 +26,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+mod fleet_reports;
 #[path = "../integration/wheel.rs"]
 mod wheel;
 
@@ -238,4 +240,28 @@ fn main() {
     let mut h = harness(app);
     measure("Findings, 200 findings (top)", &mut h, |_, _| {});
     measure("Findings, 200 findings, scrolling", &mut h, scroll);
+
+    let dir = tempfile::tempdir().unwrap();
+    fleet_reports::write_fleet(dir.path(), 1000);
+    let mut app = TriageApp::new(Source::MachineFile(machine()));
+    let mut view = fleet::fleet_of(&[dir.path().to_path_buf()]);
+    // The worst case for the matrix: no two machines alike, one row each.
+    view.rows = view
+        .rows
+        .iter()
+        .flat_map(|row| {
+            row.members.iter().map(|m| fleet::Row {
+                members: vec![m.clone()],
+                ..row.clone()
+            })
+        })
+        .collect();
+    app.fleet.view = Some(view);
+    let mut h = harness(app);
+    measure(
+        "Fleet view, 1,000 machines in 1,000 rows (top)",
+        &mut h,
+        |_, _| {},
+    );
+    measure("Fleet view, 1,000 rows, scrolling", &mut h, scroll);
 }
