@@ -26,6 +26,7 @@ fn ms(d: Duration) -> f64 {
 
 /// Runs `cuda-triage fleet DIR --json` (output discarded) and returns its wall time and its
 /// own peak resident memory in MiB (wait4's rusage of that one child).
+#[allow(clippy::zombie_processes)] // reaped by wait4, which also gives its rusage
 fn fleet_process(cli: &str, dir: &std::path::Path) -> (Duration, f64) {
     let start = Instant::now();
     let child = std::process::Command::new(cli)
@@ -83,11 +84,12 @@ fn main() {
         view.findings.len(),
         view.unreadable.len()
     );
-    let renders: [(&str, &dyn Fn(&fleet::Fleet) -> String); 4] = [
-        ("text", &fleet::render_text),
-        ("markdown", &fleet::render_markdown),
-        ("html", &fleet::render_html),
-        ("json", &|f| serde_json::to_string_pretty(f).unwrap()),
+    type Render = fn(&fleet::Fleet) -> String;
+    let renders: [(&str, Render); 4] = [
+        ("text", fleet::render_text),
+        ("markdown", fleet::render_markdown),
+        ("html", fleet::render_html),
+        ("json", |f| serde_json::to_string_pretty(f).unwrap()),
     ];
     for (name, render) in renders {
         let start = Instant::now();

@@ -65,7 +65,7 @@ fn varied(base: &Value, i: usize) -> Value {
     {
         toolkit["version"] = json!("12.1.1");
     }
-    if i % 13 == 0
+    if i.is_multiple_of(13)
         && let Some(findings) = doc["findings"].as_array_mut()
     {
         findings.pop();
