@@ -4,8 +4,7 @@
 //! otherwise, 2 when no report was found at all or the output could not be written.
 
 use super::args::{Common, FleetArgs};
-use super::output::{EXIT_CLEAN, EXIT_PROBLEMS, asked_format};
-use crate::engine::atomic_file::write_atomically;
+use super::output::{EXIT_CLEAN, EXIT_PROBLEMS, asked_format, print_or_write};
 use crate::engine::report::{ReportFormat, SCHEMA, fleet};
 
 pub fn fleet_command(common: &Common, args: &FleetArgs) -> anyhow::Result<i32> {
@@ -29,17 +28,7 @@ pub fn fleet_command(common: &Common, args: &FleetArgs) -> anyhow::Result<i32> {
         Some(ReportFormat::Html) => fleet::render_html(&view),
         None => fleet::render_text(&view),
     };
-    match &args.output {
-        None => print!("{text}"),
-        Some(path) => {
-            if let Err(e) = write_atomically(path, text.as_bytes()) {
-                anyhow::bail!("{}: cannot write the fleet view: {e}", path.display());
-            }
-            if !common.json {
-                eprintln!("fleet view written to {}", path.display());
-            }
-        }
-    }
+    print_or_write(&text, args.output.as_deref(), "fleet view", common.json)?;
     Ok(if view.has_error() || !view.unreadable.is_empty() {
         EXIT_PROBLEMS
     } else {

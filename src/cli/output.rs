@@ -53,6 +53,28 @@ pub fn asked_format(
     }
 }
 
+/// Prints `text`, or writes it atomically to `output` and says so on standard error (unless
+/// `quiet`: with `--json` only the document is printed). `what` names it in both messages.
+pub fn print_or_write(
+    text: &str,
+    output: Option<&std::path::Path>,
+    what: &str,
+    quiet: bool,
+) -> anyhow::Result<()> {
+    match output {
+        None => print!("{text}"),
+        Some(path) => {
+            if let Err(e) = crate::engine::atomic_file::write_atomically(path, text.as_bytes()) {
+                anyhow::bail!("{}: cannot write the {what}: {e}", path.display());
+            }
+            if !quiet {
+                eprintln!("{what} written to {}", path.display());
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Reports a failure of the tool itself (exit code 2): as JSON on stdout with `--json`, always on stderr.
 pub fn fail(message: &str, json: bool) -> i32 {
     if json {

@@ -8,7 +8,9 @@
 
 use super::args::{Common, ReportArgs, ReportFormat as ArgFormat};
 use super::commands::load_context;
-use super::output::{EXIT_CLEAN, EXIT_PROBLEMS, asked_format, exit_code, render_text, use_colour};
+use super::output::{
+    EXIT_CLEAN, EXIT_PROBLEMS, asked_format, exit_code, print_or_write, render_text, use_colour,
+};
 use crate::engine::atomic_file::write_atomically;
 use crate::engine::context::SystemContext;
 use crate::engine::report::capture::{self, CaptureOptions};
@@ -192,17 +194,7 @@ fn compare_command(common: &Common, args: &ReportArgs) -> anyhow::Result<i32> {
         };
         (text, groups.len() > 1)
     };
-    match &args.output {
-        None => print!("{text}"),
-        Some(path) => {
-            if let Err(e) = write_atomically(path, text.as_bytes()) {
-                anyhow::bail!("{}: cannot write the comparison: {e}", path.display());
-            }
-            if !common.json {
-                eprintln!("comparison written to {}", path.display());
-            }
-        }
-    }
+    print_or_write(&text, args.output.as_deref(), "comparison", common.json)?;
     Ok(if differs { EXIT_PROBLEMS } else { EXIT_CLEAN })
 }
 

@@ -24,13 +24,7 @@ fn ansible_playbook() -> PathBuf {
         return venv.join("bin/ansible-playbook");
     }
     std::fs::remove_dir_all(&venv).ok();
-    let made = Command::new(require("python3", "python3-venv"))
-        .arg("-m")
-        .arg("venv")
-        .arg(&venv)
-        .status()
-        .unwrap();
-    assert!(made.success(), "python3 -m venv (Debian: python3-venv)");
+    make_venv(&venv);
     let pip = Command::new(venv.join("bin/pip"))
         .args([
             "install",
@@ -47,6 +41,21 @@ fn ansible_playbook() -> PathBuf {
     );
     std::fs::write(&stamp, ANSIBLE_CORE).unwrap();
     venv.join("bin/ansible-playbook")
+}
+
+/// `python3 -m venv DIR`, with pip.
+fn make_venv(dir: &Path) {
+    let made = Command::new(require("python3", "python3-venv"))
+        .arg("-m")
+        .arg("venv")
+        .arg(dir)
+        .status()
+        .unwrap();
+    assert!(
+        made.success(),
+        "python3 -m venv {} (Debian: python3-venv)",
+        dir.display()
+    );
 }
 
 /// Writes a wheel of TensorFlow 2.15.0 as its CUDA build describes itself (`build_info.py`:

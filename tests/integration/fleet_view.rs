@@ -3,24 +3,17 @@
 //! (`report --label`), a damaged report is listed rather than dropped, Markdown and HTML are
 //! written, and a folder without reports is a failure (exit 2).
 
-use crate::support::{fixture, json, run_cli, stderr, stdout};
+use crate::support::{fixture, json, run_cli, save_report, stderr, stdout};
 use std::path::{Path, PathBuf};
 
 /// Saves the report of a seed machine as `dir/<file>.json`, labelled `label`.
 fn labelled(seed: &str, dir: &Path, file: &str, label: &str) -> PathBuf {
-    let out = dir.join(format!("{file}.json"));
     let machine = fixture(&format!("machines/{seed}/machine.toml"));
-    let o = run_cli(&[
-        "report",
-        "--machine",
-        machine.to_str().unwrap(),
-        "--label",
-        label,
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    assert!(out.exists(), "{}", stderr(&o));
-    out
+    save_report(
+        &machine,
+        &dir.join(format!("{file}.json")),
+        &["--label", label],
+    )
 }
 
 #[test]
@@ -95,7 +88,7 @@ fn the_odd_machine_is_named_with_what_differs() {
     assert!(text.contains("4 machine(s) in 2 group(s)"), "{text}");
     assert!(text.contains("Group 2 (1 machine(s)): node04"), "{text}");
     assert!(text.contains("Platform: ≠ windows"), "{text}");
-    assert!(text.contains("Not read: "), "{text}");
+    assert!(text.contains("Reports not read:\n  "), "{text}");
 
     let md = dir.path().join("fleet.md");
     let html = dir.path().join("fleet.html");

@@ -4,7 +4,7 @@
 //! marked and each finding names its machines; snapshotted into screenshots/; Close goes back.
 
 use crate::gui::{harness_sized, relative_machine, snapshot_options};
-use crate::support::{fixture, run_cli, stderr};
+use crate::support::{fixture, save_report};
 use cuda_triage::ui::TriageApp;
 use egui_kittest::kittest::Queryable;
 use std::path::{Path, PathBuf};
@@ -28,18 +28,11 @@ fn node_report(dir: &Path, label: &str, driver: (&str, &str), xla_fixed: bool) -
     ));
     let machine = dir.join(format!("{label}.toml"));
     std::fs::write(&machine, text).unwrap();
-    let out = dir.join(format!("{label}.json"));
-    let o = run_cli(&[
-        "report",
-        "--machine",
-        machine.to_str().unwrap(),
-        "--label",
-        label,
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    assert!(out.exists(), "{}", stderr(&o));
-    out
+    save_report(
+        &machine,
+        &dir.join(format!("{label}.json")),
+        &["--label", label],
+    )
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! match, versions that differ but stay compatible say so, two captures of one machine file do
 //! not differ, and `-o`/`--format` write the comparison as JSON or Markdown (HTML is refused).
 
-use crate::support::{fixture, json, run_cli, stderr, stdout};
+use crate::support::{fixture, json, run_cli, save_report, stderr, stdout};
 use std::path::{Path, PathBuf};
 
 /// Copies a seed machine to `dir/NAME` (links kept) and returns its machine file.
@@ -19,16 +19,7 @@ fn copy_seed(dir: &Path, seed: &str, name: &str) -> PathBuf {
 
 /// Writes the JSON report of a machine file to `dir/NAME.json`.
 fn saved(machine: &Path, dir: &Path, name: &str) -> PathBuf {
-    let out = dir.join(format!("{name}.json"));
-    let o = run_cli(&[
-        "report",
-        "--machine",
-        machine.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    assert!(out.exists(), "{}", stderr(&o));
-    out
+    save_report(machine, &dir.join(format!("{name}.json")), &[])
 }
 
 fn compare(paths: &[&Path], extra: &[&str]) -> std::process::Output {

@@ -21,6 +21,22 @@ pub fn saved_scan_report(seed: &str, dir: &std::path::Path, name: &str) -> PathB
     path
 }
 
+/// Saves the report of a machine file as `out` through the built CLI (`report --machine`), with
+/// `extra` arguments (`--label NAME`, ...); panics with its error output when none is written.
+pub fn save_report(machine: &Path, out: &Path, extra: &[&str]) -> PathBuf {
+    let mut args = vec![
+        "report",
+        "--machine",
+        machine.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let o = run_cli(&args);
+    assert!(out.exists(), "{}", stderr(&o));
+    out.to_path_buf()
+}
+
 /// Runs the built `cuda-triage` with arguments, with no display so it never opens a window.
 pub fn run_cli(args: &[&str]) -> Output {
     run_cli_stdin(args, "")

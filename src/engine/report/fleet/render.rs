@@ -36,16 +36,105 @@ pub fn cell_text(cell: &Cell) -> String {
     }
 }
 
-/// "finding X on 7 of 64 machines: node03, node07, …".
+/// "error library-missing on 7 of 64 machine(s): node03, node07, …".
 pub fn spread_line(s: &FindingSpread) -> String {
+    spread_item(s, Markup::Text)
+}
+
+/// The markup a list after the matrix is written in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Markup {
+    Text,
+    Markdown,
+    Html,
+}
+
+impl Markup {
+    fn escape(self, text: &str) -> String {
+        match self {
+            Markup::Text => text.to_string(),
+            Markup::Markdown => md_escape(text),
+            Markup::Html => html_escape(text),
+        }
+    }
+
+    fn code(self, text: &str) -> String {
+        match self {
+            Markup::Text => text.to_string(),
+            Markup::Markdown => code_span(text),
+            Markup::Html => format!("<code>{}</code>", html_escape(text)),
+        }
+    }
+
+    /// A titled list of items already in this markup (nothing when there are none).
+    fn section(self, title: &str, items: &[String]) -> String {
+        if items.is_empty() {
+            return String::new();
+        }
+        let (head, item, tail) = match self {
+            Markup::Text => (format!("\n{title}:\n"), "  ", "\n"),
+            Markup::Markdown => (format!("\n## {title}\n\n"), "- ", "\n"),
+            Markup::Html => (format!("<h2>{title}</h2>\n<ul>\n"), "<li>", "</li>\n"),
+        };
+        let mut out = head;
+        for i in items {
+            out.push_str(&format!("{item}{i}{tail}"));
+        }
+        if self == Markup::Html {
+            out.push_str("</ul>\n");
+        }
+        out
+    }
+}
+
+/// One finding and its machines; Markdown and HTML add its summary on a line of its own.
+fn spread_item(s: &FindingSpread, markup: Markup) -> String {
+    let summary = match markup {
+        Markup::Text => String::new(),
+        Markup::Markdown => format!("  \n  {}", md_escape(&s.summary)),
+        Markup::Html => format!("<br>{}", html_escape(&s.summary)),
+    };
     format!(
-        "{} {} on {} of {} machine(s): {}",
+        "{} {} on {} of {} machine(s): {}{summary}",
         s.severity.as_str(),
-        s.code,
+        markup.code(&s.code),
         s.count,
         s.total,
-        names(&s.machines)
+        markup.escape(&names(&s.machines))
     )
+}
+
+/// The lists after the matrix: each finding with its machines, the facts every machine shares,
+/// the reports that could not be read.
+fn lists(fleet: &Fleet, markup: Markup) -> String {
+    let findings: Vec<String> = fleet
+        .findings
+        .iter()
+        .map(|s| spread_item(s, markup))
+        .collect();
+    let shared: Vec<String> = fleet
+        .columns
+        .iter()
+        .filter(|c| !c.differs)
+        .map(|c| {
+            markup.escape(&format!(
+                "{}: {}",
+                c.title,
+                c.majority.as_deref().unwrap_or("—")
+            ))
+        })
+        .collect();
+    let unreadable: Vec<String> = fleet
+        .unreadable
+        .iter()
+        .map(|u| format!("{}: {}", markup.code(&u.path), markup.escape(&u.error)))
+        .collect();
+    [
+        markup.section("Findings", &findings),
+        markup.section("The same on every machine", &shared),
+        markup.section("Reports not read", &unreadable),
+    ]
+    .concat()
 }
 
 /// "64 machine(s) in 3 group(s); they differ in 4 of 12 columns".
@@ -57,16 +146,6 @@ fn headline(fleet: &Fleet) -> String {
         fleet.differing().count(),
         fleet.columns.len()
     )
-}
-
-/// The facts every machine shares, as "title: value".
-fn shared(fleet: &Fleet) -> Vec<String> {
-    fleet
-        .columns
-        .iter()
-        .filter(|c| !c.differs)
-        .map(|c| format!("{}: {}", c.title, c.majority.as_deref().unwrap_or("—")))
-        .collect()
 }
 
 fn row_title(k: usize, row: &Row) -> String {
@@ -91,22 +170,7 @@ pub fn render_text(fleet: &Fleet) -> String {
             ));
         }
     }
-    if !fleet.findings.is_empty() {
-        out.push_str("\nFindings:\n");
-        for s in &fleet.findings {
-            out.push_str(&format!("  {}\n", spread_line(s)));
-        }
-    }
-    let shared = shared(fleet);
-    if !shared.is_empty() {
-        out.push_str("\nThe same on every machine:\n");
-        for line in shared {
-            out.push_str(&format!("  {line}\n"));
-        }
-    }
-    for u in &fleet.unreadable {
-        out.push_str(&format!("\nNot read: {}: {}\n", u.path, u.error));
-    }
+    out.push_str(&lists(fleet, Markup::Text));
     out
 }
 
@@ -138,37 +202,7 @@ pub fn render_markdown(fleet: &Fleet) -> String {
             out.push('\n');
         }
     }
-    if !fleet.findings.is_empty() {
-        out.push_str("\n## Findings\n\n");
-        for s in &fleet.findings {
-            out.push_str(&format!(
-                "- {} {} on {} of {} machine(s): {}  \n  {}\n",
-                s.severity.as_str(),
-                code_span(&s.code),
-                s.count,
-                s.total,
-                md_escape(&names(&s.machines)),
-                md_escape(&s.summary)
-            ));
-        }
-    }
-    let shared = shared(fleet);
-    if !shared.is_empty() {
-        out.push_str("\n## The same on every machine\n\n");
-        for line in shared {
-            out.push_str(&format!("- {}\n", md_escape(&line)));
-        }
-    }
-    if !fleet.unreadable.is_empty() {
-        out.push_str("\n## Reports not read\n\n");
-        for u in &fleet.unreadable {
-            out.push_str(&format!(
-                "- {}: {}\n",
-                code_span(&u.path),
-                md_escape(&u.error)
-            ));
-        }
-    }
+    out.push_str(&lists(fleet, Markup::Markdown));
     out
 }
 
@@ -212,32 +246,7 @@ pub fn render_html(fleet: &Fleet) -> String {
         out.push_str("</tr>\n");
     }
     out.push_str("</tbody></table>\n");
-    if !fleet.findings.is_empty() {
-        out.push_str("<h2>Findings</h2>\n<ul>\n");
-        for s in &fleet.findings {
-            out.push_str(&format!(
-                "<li>{} <code>{}</code> on {} of {} machine(s): {}<br>{}</li>\n",
-                s.severity.as_str(),
-                html_escape(&s.code),
-                s.count,
-                s.total,
-                html_escape(&names(&s.machines)),
-                html_escape(&s.summary)
-            ));
-        }
-        out.push_str("</ul>\n");
-    }
-    if !fleet.unreadable.is_empty() {
-        out.push_str("<h2>Reports not read</h2>\n<ul>\n");
-        for u in &fleet.unreadable {
-            out.push_str(&format!(
-                "<li><code>{}</code>: {}</li>\n",
-                html_escape(&u.path),
-                html_escape(&u.error)
-            ));
-        }
-        out.push_str("</ul>\n");
-    }
+    out.push_str(&lists(fleet, Markup::Html));
     out.push_str("</body></html>\n");
     out
 }
