@@ -43,6 +43,16 @@ pub fn harness_sized(app: TriageApp, size: [f32; 2]) -> Harness<'static, TriageA
     builder.build_ui_state(|ui, app: &mut TriageApp| app.frame_ui(ui), app)
 }
 
+/// Steps the UI while `busy` holds (a background job runs); bounded, never a timing assertion.
+pub fn step_while(h: &mut Harness<'_, TriageApp>, what: &str, busy: impl Fn(&TriageApp) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while busy(h.state()) {
+        assert!(Instant::now() < deadline, "{what} did not finish");
+        std::thread::sleep(Duration::from_millis(20));
+        h.step();
+    }
+}
+
 /// Steps the UI until the background scan finishes (bounded, never a timing assertion).
 pub fn wait_for_scan(h: &mut Harness<'_, TriageApp>) {
     let deadline = Instant::now() + Duration::from_secs(60);

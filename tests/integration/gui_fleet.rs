@@ -8,7 +8,6 @@ use crate::support::{fixture, save_report};
 use cuda_triage::ui::TriageApp;
 use egui_kittest::kittest::Queryable;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 /// A variant of the Linux seed with NVML facts (driver, one A100) and optionally its XLA_FLAGS
 /// typo fixed, saved as a report labelled `label` in `dir`.
@@ -58,12 +57,7 @@ fn reports_dropped_together_open_the_fleet_view() {
         crate::gui::drop_file(&mut h, report);
     }
     h.run_steps(1);
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while h.state().fleet.job.is_some() {
-        assert!(Instant::now() < deadline, "the reports were not read");
-        std::thread::sleep(Duration::from_millis(20));
-        h.step();
-    }
+    crate::gui::step_while(&mut h, "reading the reports", |app| app.fleet.job.is_some());
     h.run_steps(2);
     let view = h
         .state()

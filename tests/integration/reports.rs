@@ -4,6 +4,7 @@
 //! `--format` wins over the output extension; a report only reads the fix journal.
 
 use crate::fixtures_build::DllSpec;
+use crate::support::report_of as report;
 use crate::support::{fixture, json, run_cli, stderr, stdout};
 use std::path::{Path, PathBuf};
 
@@ -43,18 +44,6 @@ fn planted_machine(dir: &Path) -> PathBuf {
     );
     std::fs::write(&toml, text).unwrap();
     toml
-}
-
-fn report(machine: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
-    let mut args = vec![
-        "report",
-        "--machine",
-        machine.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ];
-    args.extend_from_slice(extra);
-    run_cli(&args)
 }
 
 fn assert_no_leak(text: &str, what: &str) {

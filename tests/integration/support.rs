@@ -21,9 +21,8 @@ pub fn saved_scan_report(seed: &str, dir: &std::path::Path, name: &str) -> PathB
     path
 }
 
-/// Saves the report of a machine file as `out` through the built CLI (`report --machine`), with
-/// `extra` arguments (`--label NAME`, ...); panics with its error output when none is written.
-pub fn save_report(machine: &Path, out: &Path, extra: &[&str]) -> PathBuf {
+/// Runs `report --machine MACHINE -o OUT` through the built CLI, with `extra` arguments.
+pub fn report_of(machine: &Path, out: &Path, extra: &[&str]) -> Output {
     let mut args = vec![
         "report",
         "--machine",
@@ -32,7 +31,12 @@ pub fn save_report(machine: &Path, out: &Path, extra: &[&str]) -> PathBuf {
         out.to_str().unwrap(),
     ];
     args.extend_from_slice(extra);
-    let o = run_cli(&args);
+    run_cli(&args)
+}
+
+/// [`report_of`], which must write the report (else it panics with the CLI's error output).
+pub fn save_report(machine: &Path, out: &Path, extra: &[&str]) -> PathBuf {
+    let o = report_of(machine, out, extra);
     assert!(out.exists(), "{}", stderr(&o));
     out.to_path_buf()
 }
