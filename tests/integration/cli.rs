@@ -13,7 +13,9 @@ fn help_lists_every_subcommand() {
     let out = run_cli(&["--help"]);
     assert_eq!(out.status.code(), Some(0));
     let text = stdout(&out);
-    for cmd in ["scan", "why", "tree", "gpu-test", "fix", "report", "fleet", "open"] {
+    for cmd in [
+        "scan", "why", "tree", "gpu-test", "fix", "report", "fleet", "open",
+    ] {
         assert!(text.contains(cmd), "--help lacks {cmd}:\n{text}");
     }
     let out = run_cli(&["fix", "--help"]);

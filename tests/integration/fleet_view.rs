@@ -90,7 +90,10 @@ fn the_odd_machine_is_named_with_what_differs() {
     assert!(text.contains("Platform: ≠ windows"), "{text}");
     assert!(text.contains("Reports not read:\n  "), "{text}");
     // Without a display, `open DIR` prints the same view.
-    assert_eq!(stdout(&run_cli(&["open", dir.path().to_str().unwrap()])), text);
+    assert_eq!(
+        stdout(&run_cli(&["open", dir.path().to_str().unwrap()])),
+        text
+    );
 
     let md = dir.path().join("fleet.md");
     let html = dir.path().join("fleet.html");
