@@ -12,7 +12,8 @@
 //!          │    └─→ rules        judge the inventory (rule families → findings)
 //!          ├─→ triage            pasted text → identified libraries → findings
 //!          ├─→ fix               plans, journal, apply, verify, undo
-//!          ├─→ report            the typed Report (JSON contract), Markdown, HTML, compare
+//!          ├─→ report            the typed Report (JSON contract), Markdown, HTML, compare,
+//!          │                     fleet (many machines' reports as one matrix)
 //!          ├─→ gpu               the live GPU test (child process), library sets, NVML
 //!          └─→ graph             dependency trees (walk, checks, processes) over
 //!               loader           each platform's loader emulation (Windows, ld.so, SxS)

@@ -6,6 +6,8 @@
 //! ```sh
 //! cargo bench --bench fleet            # 1,000 reports, release
 //! cargo bench --bench fleet -- 5000    # another count
+//! CUDA_TRIAGE_BIN=target/release/cuda-triage cargo bench --profile dev --bench fleet
+//!                                      # a quick build of the bench, the process timed in release
 //! ```
 
 use cuda_triage::engine::report::fleet;
@@ -101,8 +103,10 @@ fn main() {
         );
     }
 
-    let cli = env!("CARGO_BIN_EXE_cuda-triage");
-    let runs: Vec<(Duration, f64)> = (0..RUNS).map(|_| fleet_process(cli, dir.path())).collect();
+    let cli = std::env::var("CUDA_TRIAGE_BIN")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_cuda-triage").to_string());
+    println!("the process timed: {cli}");
+    let runs: Vec<(Duration, f64)> = (0..RUNS).map(|_| fleet_process(&cli, dir.path())).collect();
     let peak = runs.iter().map(|r| r.1).fold(0.0, f64::max);
     println!(
         "`cuda-triage fleet DIR --json` (whole process): median {:.0} ms of {RUNS}, peak memory {peak:.0} MiB",

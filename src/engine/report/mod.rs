@@ -5,7 +5,8 @@
 //!
 //! A saved report also carries `tool`, `captured_at`, `redacted` and `snapshot` ([`capture`]);
 //! it is written as JSON, Markdown ([`markdown`]) or HTML ([`html`]), redacted by default
-//! ([`redact`], [`redact_check`]), and compared with others ([`compare`]).
+//! ([`redact`], [`redact_check`]), compared with others ([`compare`]) and, for a lab or a cluster,
+//! laid side by side with many others ([`fleet`]).
 
 pub mod capture;
 pub mod compare;
