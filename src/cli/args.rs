@@ -259,6 +259,10 @@ pub struct FleetArgs {
     /// and standard output gets text (JSON with --json).
     #[arg(long, value_enum)]
     pub format: Option<ReportFormat>,
+    /// Run this build's rules again on each report's snapshot (as `open` does) instead of
+    /// taking the findings saved in it; slower (each report is read whole).
+    #[arg(long)]
+    pub rediagnose: bool,
 }
 
 /// Which libraries the GPU test loads, and how long it may take.

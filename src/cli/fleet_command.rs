@@ -8,7 +8,10 @@ use super::output::{EXIT_CLEAN, EXIT_PROBLEMS, asked_format, print_or_write};
 use crate::engine::report::{ReportFormat, SCHEMA, fleet};
 
 pub fn fleet_command(common: &Common, args: &FleetArgs) -> anyhow::Result<i32> {
-    let view = fleet::fleet_of(&args.inputs);
+    let options = fleet::ReadOptions {
+        rediagnose: args.rediagnose,
+    };
+    let view = fleet::fleet_of(&args.inputs, options);
     if view.machines == 0 && view.unreadable.is_empty() {
         anyhow::bail!(
             "no report found in {}",

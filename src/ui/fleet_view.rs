@@ -32,7 +32,7 @@ impl FleetState {
         };
         let (send, receive) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
-            send.send(fleet::fleet_of(&inputs)).ok();
+            send.send(fleet::fleet_of(&inputs, Default::default())).ok();
         });
         self.job = Some(receive);
     }

@@ -66,12 +66,12 @@ fn main() {
     );
 
     let inputs = vec![dir.path().to_path_buf()];
-    let mut view = fleet::fleet_of(&inputs);
+    let mut view = fleet::fleet_of(&inputs, Default::default());
     let read = median(
         (0..RUNS)
             .map(|_| {
                 let start = Instant::now();
-                view = fleet::fleet_of(&inputs);
+                view = fleet::fleet_of(&inputs, Default::default());
                 start.elapsed()
             })
             .collect(),
@@ -85,6 +85,13 @@ fn main() {
         view.differing().count(),
         view.findings.len(),
         view.unreadable.len()
+    );
+    let start = Instant::now();
+    let again = fleet::fleet_of(&inputs, fleet::ReadOptions { rediagnose: true });
+    println!(
+        "read whole + re-diagnosed (--rediagnose): {:.0} ms, once: {} rows",
+        ms(start.elapsed()),
+        again.rows.len()
     );
     type Render = fn(&fleet::Fleet) -> String;
     let renders: [(&str, Render); 4] = [

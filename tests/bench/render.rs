@@ -244,7 +244,7 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     fleet_reports::write_fleet(dir.path(), 1000);
     let mut app = TriageApp::new(Source::MachineFile(machine()));
-    let mut view = fleet::fleet_of(&[dir.path().to_path_buf()]);
+    let mut view = fleet::fleet_of(&[dir.path().to_path_buf()], Default::default());
     // The worst case for the matrix: no two machines alike, one row each.
     view.rows = view
         .rows

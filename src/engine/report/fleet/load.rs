@@ -2,13 +2,15 @@
 //! files given, on a few threads. Only what the matrix shows is kept of each report — the
 //! recorded file view (`snapshot`, most of a report's bytes) is skipped while parsing — so a
 //! thousand reports take the memory of a thousand rows. A report that cannot be read is listed
-//! with the reason, never dropped in silence.
+//! with the reason, never dropped in silence. On request each report is read whole and
+//! re-diagnosed by this build's rules instead (`fleet --rediagnose`).
 
 use super::facts::{MachineFacts, machine_facts};
 use crate::engine::context::MachineSummary;
 use crate::engine::findings::Finding;
 use crate::engine::gpu::results::GpuReport;
 use crate::engine::inventory::Inventory;
+use crate::engine::report::reopen::rediagnose;
 use crate::engine::report::{Report, SCHEMA};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -70,14 +72,27 @@ fn file_label(path: &Path) -> String {
         .unwrap_or_else(|| path.display().to_string())
 }
 
+/// How the reports are read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Run this build's rules again on each report's snapshot (as `open` does: [`rediagnose`])
+    /// instead of taking its saved findings; reads each report whole, so it is slower.
+    pub rediagnose: bool,
+}
+
 /// One report's facts. A file the fast reader refuses is read again by [`Report::load`], whose
 /// error names the cause (not JSON, not a report, a newer schema).
-pub fn read_one(path: &Path) -> Result<MachineFacts, Unreadable> {
+pub fn read_one(path: &Path, options: ReadOptions) -> Result<MachineFacts, Unreadable> {
     let shown = path.display().to_string();
     let unreadable = |error: String| Unreadable {
         path: shown.clone(),
         error,
     };
+    if options.rediagnose {
+        let doc = rediagnose(Report::load(path).map_err(|e| unreadable(e.to_string()))?).document;
+        let label = doc.label.clone().unwrap_or_else(|| file_label(path));
+        return Ok(machine_facts(label, shown, &doc));
+    }
     let bytes = std::fs::read(path).map_err(|e| unreadable(format!("cannot read: {e}")))?;
     let input: FleetInput = match serde_json::from_slice(&bytes) {
         Ok(input) => input,
@@ -102,7 +117,11 @@ pub fn read_one(path: &Path) -> Result<MachineFacts, Unreadable> {
 }
 
 /// Reads every report on `threads` threads, in the order of `paths`.
-pub fn read_all(paths: &[PathBuf], threads: usize) -> (Vec<MachineFacts>, Vec<Unreadable>) {
+pub fn read_all(
+    paths: &[PathBuf],
+    threads: usize,
+    options: ReadOptions,
+) -> (Vec<MachineFacts>, Vec<Unreadable>) {
     let next = AtomicUsize::new(0);
     let slots: Mutex<Vec<Option<Result<MachineFacts, Unreadable>>>> =
         Mutex::new(vec![None; paths.len()]);
@@ -112,7 +131,7 @@ pub fn read_all(paths: &[PathBuf], threads: usize) -> (Vec<MachineFacts>, Vec<Un
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(path) = paths.get(i) else { break };
-                    let read = read_one(path);
+                    let read = read_one(path, options);
                     if let Ok(mut slots) = slots.lock() {
                         slots[i] = Some(read);
                     }

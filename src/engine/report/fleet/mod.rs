@@ -10,7 +10,7 @@ mod load;
 mod render;
 
 pub use facts::{ColumnKind, MachineFacts};
-pub use load::{Unreadable, read_all, read_one, report_paths};
+pub use load::{ReadOptions, Unreadable, read_all, read_one, report_paths};
 pub use render::{
     MINORITY_MARK, cell_text, names, render_html, render_markdown, render_text, spread_line,
 };
@@ -91,13 +91,13 @@ impl Fleet {
 }
 
 /// Reads the reports that `inputs` name (folders and files) and builds their fleet view.
-pub fn fleet_of(inputs: &[PathBuf]) -> Fleet {
+pub fn fleet_of(inputs: &[PathBuf], options: ReadOptions) -> Fleet {
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(8));
     let (paths, listing_failed) = match report_paths(inputs) {
         Ok(paths) => (paths, None),
         Err(u) => (Vec::new(), Some(u)),
     };
-    let (machines, mut unreadable) = read_all(&paths, threads);
+    let (machines, mut unreadable) = read_all(&paths, threads, options);
     unreadable.extend(listing_failed);
     let mut fleet = build(&machines);
     fleet.unreadable = unreadable;
