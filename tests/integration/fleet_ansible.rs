@@ -181,7 +181,7 @@ fn the_playbook_collects_three_hosts_and_the_fleet_names_the_broken_two() {
     let mut inventory = String::from("[lab]\n");
     for (name, env) in &hosts {
         let (daemon, port) = sshd(dir, name, env, &sshd_bin);
-        daemons.push(daemon);
+        daemons.push((daemon, port));
         inventory.push_str(&format!("{name} ansible_port={port}\n"));
     }
     let reports = dir.join("reports");
@@ -196,8 +196,14 @@ fn the_playbook_collects_three_hosts_and_the_fleet_names_the_broken_two() {
         reports.display()
     ));
     std::fs::write(dir.join("inventory.ini"), &inventory).unwrap();
-    for daemon in daemons.iter_mut() {
-        wait_until("sshd", Duration::from_secs(10), &mut [daemon], || true);
+    for (daemon, port) in daemons.iter_mut() {
+        let port = *port;
+        wait_until(
+            "sshd listening",
+            Duration::from_secs(10),
+            &mut [daemon],
+            || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok(),
+        );
     }
 
     let playbook = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/fleet/triage.yml");
@@ -217,7 +223,7 @@ fn the_playbook_collects_three_hosts_and_the_fleet_names_the_broken_two() {
     );
     let logs: String = daemons
         .iter()
-        .map(|d| std::fs::read_to_string(&d.log).unwrap_or_default())
+        .map(|(d, _)| std::fs::read_to_string(&d.log).unwrap_or_default())
         .collect();
     assert!(
         run.status.success(),

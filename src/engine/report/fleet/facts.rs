@@ -2,6 +2,7 @@
 //! NVIDIA driver, GPUs with their compute capability, CUDA toolkits, cuDNN copies, each
 //! framework with its build, and each finding code with its severity. The facts are read from
 //! the report's components (the same list `report --compare` matches), so both views agree.
+//! Several of a kind share a cell: distinct values joined by `; `, repeated ones counted.
 
 use crate::engine::findings::Severity;
 use crate::engine::report::Report;
@@ -103,6 +104,23 @@ fn component_fact(c: &Component) -> Option<(ColumnKey, String)> {
     }
 }
 
+/// A cell's values, sorted, each once, with how many there are when more than one: two GPUs of
+/// one model read `2 × NVIDIA A100-SXM4-80GB, 81920 MiB (8.0)`, so a node that lost one differs.
+pub(super) fn counted(mut list: Vec<String>) -> String {
+    list.sort();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < list.len() {
+        let same = list[i..].iter().take_while(|v| **v == list[i]).count();
+        out.push(match same {
+            1 => list[i].clone(),
+            n => format!("{n} × {}", list[i]),
+        });
+        i += same;
+    }
+    out.join("; ")
+}
+
 /// The facts of one report, labelled `label`.
 pub fn machine_facts(label: String, path: String, doc: &Report) -> MachineFacts {
     let mut values: BTreeMap<ColumnKey, Vec<String>> = BTreeMap::new();
@@ -116,11 +134,7 @@ pub fn machine_facts(label: String, path: String, doc: &Report) -> MachineFacts 
     }
     let facts = values
         .into_iter()
-        .map(|(key, mut list)| {
-            list.sort();
-            list.dedup();
-            (key, list.join("; "))
-        })
+        .map(|(key, list)| (key, counted(list)))
         .collect();
     let mut findings: BTreeMap<String, FindingSeen> = BTreeMap::new();
     for f in &doc.findings {

@@ -126,3 +126,17 @@ fn no_reports_build_an_empty_view() {
     assert!(!fleet.has_error());
     assert!(render_text(&fleet).starts_with("0 machine(s) in 0 group(s)"));
 }
+
+#[test]
+fn repeated_values_are_counted_so_a_missing_gpu_shows() {
+    assert_eq!(
+        facts::counted(vec![
+            "A100 (8.0)".into(),
+            "T4 (7.5)".into(),
+            "A100 (8.0)".into()
+        ]),
+        "2 × A100 (8.0); T4 (7.5)"
+    );
+    assert_eq!(facts::counted(vec!["12.4.1".into()]), "12.4.1");
+    assert_eq!(facts::counted(Vec::new()), "");
+}
