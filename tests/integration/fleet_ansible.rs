@@ -5,7 +5,9 @@
 //! typo in PATH. The playbook copies the binary, writes and fetches three labelled reports, and
 //! the fleet view names the two broken hosts and what differs on them.
 
-use crate::fleet_daemons::{Daemon, free_port, require, run_with_deadline, user_name, wait_until};
+use crate::fleet_daemons::{
+    Daemon, assert_no_host_name, free_port, require, run_with_deadline, user_name, wait_until,
+};
 use crate::support::{json, run_cli, stdout};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -239,6 +241,7 @@ fn the_playbook_collects_three_hosts_and_the_fleet_names_the_broken_two() {
         let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(doc["label"], *name);
         assert_eq!(doc["redacted"], true);
+        assert_no_host_name(&text);
     }
 
     let out = run_cli(&["fleet", reports.to_str().unwrap(), "--json"]);

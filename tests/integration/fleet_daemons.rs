@@ -138,3 +138,15 @@ pub fn user_name() -> String {
     let out = Command::new("id").arg("-un").output().expect("id runs");
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
+
+/// Checks a redacted report does not hold this machine's host name (when the name is long enough
+/// not to occur by chance, as a container's twelve hex digits are).
+pub fn assert_no_host_name(report_text: &str) {
+    let host = gethostname::gethostname().to_string_lossy().into_owned();
+    if host.len() >= 6 && host != "localhost" {
+        assert!(
+            !report_text.contains(&host),
+            "the host name {host} is redacted"
+        );
+    }
+}
