@@ -233,6 +233,33 @@ fn defined_symbols(elf: &Elf<'_>, dynstr: &DynStr<'_>) -> Vec<String> {
 }
 
 /// The file bytes of `.rodata` (and `.rodata.*`) sections, bounds-checked.
+/// The `.rodata` sections of an ELF image, without decoding anything else (no dynamic section,
+/// no symbols); `None` when `bytes` is not an ELF whose section headers can be read.
+pub(super) fn rodata_sections(bytes: &[u8]) -> Option<Vec<&[u8]>> {
+    use goblin::container::{Container, Ctx};
+    use goblin::elf::section_header::SectionHeader;
+    let header = Elf::parse_header(bytes).ok()?;
+    let mut elf = Elf::lazy_parse(header).ok()?;
+    let container = if elf.is_64 {
+        Container::Big
+    } else {
+        Container::Little
+    };
+    let endian = if elf.little_endian {
+        scroll::Endian::Little
+    } else {
+        scroll::Endian::Big
+    };
+    elf.section_headers = SectionHeader::parse(
+        bytes,
+        header.e_shoff as usize,
+        header.e_shnum as usize,
+        Ctx::new(container, endian),
+    )
+    .ok()?;
+    Some(rodata(&elf, bytes))
+}
+
 fn rodata<'a>(elf: &Elf<'_>, bytes: &'a [u8]) -> Vec<&'a [u8]> {
     let names = elf
         .section_headers
