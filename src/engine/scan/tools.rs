@@ -250,3 +250,28 @@ try:
 except OSError:
     pass
 "#;
+
+#[cfg(test)]
+mod tests {
+    use super::scan_binary;
+
+    #[test]
+    fn the_banner_is_found_in_an_elf_s_rodata_and_in_any_other_file() {
+        let dir = tempfile::tempdir().unwrap();
+        // This test binary is an ELF whose .rodata holds the banner below (a literal of this test).
+        let me = std::env::current_exe().unwrap();
+        assert_eq!(scan_binary(&me).unwrap().as_deref(), Some("12.4.99"));
+        // Not an ELF: the whole file is searched.
+        let blob = dir.path().join("ptxas.exe");
+        let mut bytes = b"MZ".to_vec();
+        bytes.extend(std::iter::repeat_n(0u8, 1 << 20));
+        bytes.extend_from_slice(b"Cuda compilation tools, release 12.4, V12.4.99\0");
+        std::fs::write(&blob, &bytes).unwrap();
+        assert_eq!(scan_binary(&blob).unwrap().as_deref(), Some("12.4.99"));
+        // Empty and missing files answer without a panic.
+        let empty = dir.path().join("empty");
+        std::fs::write(&empty, b"").unwrap();
+        assert_eq!(scan_binary(&empty).unwrap(), None);
+        assert!(scan_binary(&dir.path().join("missing")).is_err());
+    }
+}
