@@ -508,7 +508,11 @@ fn gpu_step_shows_a_real_h200_run() {
     h.run_steps(3);
     assert!(h.query_by_label_contains("Verdict: passed").is_some());
     assert!(h.query_by_label("GEMM bf16 8192^3").is_some());
-    assert!(h.query_all_by_label_contains("NVIDIA H200").next().is_some());
+    assert!(
+        h.query_all_by_label_contains("NVIDIA H200")
+            .next()
+            .is_some()
+    );
     assert!(h.query_all_by_label_contains("9.19.0").next().is_some());
     // Scrolled to the results table (the rates and the fraction of peak).
     h.get_by_label("Conv fp32 NHWC 3x3").scroll_to_me();
@@ -516,4 +520,27 @@ fn gpu_step_shows_a_real_h200_run() {
     h.remove_cursor();
     h.run_steps(1);
     h.snapshot_options("5c-gpu-test-h200", &snapshot_options());
+}
+
+/// A Linux machine has one loader: the Dependencies step names ld.so's order, offers no Windows
+/// loading context, and the Scan step's empty toolkit card is information, not an error.
+#[test]
+fn a_linux_machine_gets_ld_so_and_no_windows_context() {
+    let mut h = harness(TriageApp::new(relative_machine("linux-basic")));
+    h.run_steps(2);
+    h.get_by_label("Start scan").click();
+    h.step();
+    wait_for_scan(&mut h);
+    h.run_steps(2);
+    let doc = h.state().document.clone().unwrap();
+    assert!(
+        doc.inventory.unwrap().toolkits.is_empty(),
+        "linux-basic has no toolkit"
+    );
+    assert!(h.query_by_label_contains("ℹ CUDA toolkits (0)").is_some());
+    assert!(h.query_by_label_contains("✖ CUDA toolkits").is_none());
+    h.state_mut().step = Step::Dependencies;
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("Linux: ld.so").is_some());
+    assert!(h.query_by_label_contains("Windows: Application").is_none());
 }

@@ -43,7 +43,10 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
             // NVIDIA GPU where no other framework of the environment uses it, a note otherwise
             // (the CPU `onnxruntime` package beside a working torch 2.11.0+cu130 on an H200 is
             // there as another package's dependency, not as a broken install).
-            let gpu_framework_beside = env.frameworks.iter().any(|other| other.cuda_build == Some(true));
+            let gpu_framework_beside = env
+                .frameworks
+                .iter()
+                .any(|other| other.cuda_build == Some(true));
             let severity = if !ctx.gpus.is_empty() && !gpu_framework_beside {
                 Severity::Warning
             } else {

@@ -66,7 +66,10 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
             Some(unknown) if unknown.is_empty() => continue,
             Some(unknown) => (
                 Severity::Warning,
-                format!(" This machine's {} is not among the GPUs ptxas {v} knows: torch.compile fails here.", unknown.join(", ")),
+                format!(
+                    " This machine's {} is not among the GPUs ptxas {v} knows: torch.compile fails here.",
+                    unknown.join(", ")
+                ),
             ),
             None => (Severity::Info, String::new()),
         };

@@ -104,7 +104,11 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
             let (severity, summary, detail) = if one_name {
                 (
                     Severity::Info,
-                    format!("{component} is in {} folders reachable from {}", copies.len(), env.root),
+                    format!(
+                        "{component} is in {} folders reachable from {}",
+                        copies.len(),
+                        env.root
+                    ),
                     format!(
                         "The frameworks in this environment could take {component} from {} different folders, under one file name. A process gives every load of that name the copy it already holds; two copies meet only when one framework loads its copy by full path after another framework loaded the other, in a process that imports both. Which copy each framework gets is in its dependency tree.",
                         copies.len()
@@ -113,7 +117,10 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
             } else {
                 (
                     Severity::Warning,
-                    format!("Two copies of {component} can load into one process in {}", env.root),
+                    format!(
+                        "Two copies of {component} can load into one process in {}",
+                        env.root
+                    ),
                     format!(
                         "The frameworks in this environment take {component} from {} different folders, under different file names (different majors), so both can be loaded into one process. Two builds of one CUDA library in one process can conflict (symbol clashes, version mismatch errors, crashes); keep one copy that every framework uses.",
                         copies.len()

@@ -83,7 +83,9 @@ fn jax_plugin_dirs(ctx: &SystemContext, f: &Framework) -> Vec<String> {
         dirs.extend(
             entries
                 .into_iter()
-                .filter(|e| e.is_dir && e.name.starts_with("jax_cuda") && e.name.ends_with("_plugin"))
+                .filter(|e| {
+                    e.is_dir && e.name.starts_with("jax_cuda") && e.name.ends_with("_plugin")
+                })
                 .map(|e| e.path),
         );
     }

@@ -14,8 +14,8 @@ pub mod corpus;
 mod driver_library;
 pub mod extract;
 mod folders;
-mod ptx_driver;
 pub mod machine;
+mod ptx_driver;
 pub mod status;
 mod text_findings;
 

@@ -67,7 +67,8 @@ pub fn ptx_driver_findings(text: &str, k: &Knowledge) -> Vec<Finding> {
     )
     .with_evidence(Evidence::new("log", super::extract::clip(refusal.trim())));
     if isa_line != refusal {
-        finding = finding.with_evidence(Evidence::new("log", super::extract::clip(isa_line.trim())));
+        finding =
+            finding.with_evidence(Evidence::new("log", super::extract::clip(isa_line.trim())));
     }
     vec![
         finding

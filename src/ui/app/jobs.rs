@@ -30,7 +30,9 @@ impl TriageApp {
             self.status = status;
         }
         self.poll_gpu();
-        self.fix.poll();
+        if let Some(status) = self.fix.poll() {
+            self.status = status;
+        }
         if self.jobs_running() {
             ctx.request_repaint_after(REPAINT);
         }

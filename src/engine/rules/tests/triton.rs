@@ -35,9 +35,17 @@ fn findings(ptxas_version: &str, gpus: Vec<GpuFacts>) -> Vec<Finding> {
     let env = inv
         .python_envs
         .iter_mut()
-        .find(|e| e.frameworks.iter().any(|f| f.kind == FrameworkKind::PyTorch))
+        .find(|e| {
+            e.frameworks
+                .iter()
+                .any(|f| f.kind == FrameworkKind::PyTorch)
+        })
         .expect("the scan finds torch");
-    let f = env.frameworks.iter_mut().find(|f| f.kind == FrameworkKind::PyTorch).unwrap();
+    let f = env
+        .frameworks
+        .iter_mut()
+        .find(|f| f.kind == FrameworkKind::PyTorch)
+        .unwrap();
     f.cuda_build = Some(true);
     f.expects.cuda = Some("13.0".into());
     env.triton_ptxas = vec![TritonPtxas {

@@ -17,7 +17,11 @@ fn a_driver_library_that_did_not_load_is_the_driver_missing() {
     );
     let f = finding(&t, codes::DRIVER_LIBRARY_NOT_LOADED).expect("the driver library is named");
     assert_eq!(f.severity, Severity::Error);
-    assert!(f.summary.starts_with("nvcuda.dll could not be loaded"), "{}", f.summary);
+    assert!(
+        f.summary.starts_with("nvcuda.dll could not be loaded"),
+        "{}",
+        f.summary
+    );
     assert!(f.libraries.contains(&"nvcuda.dll".to_string()));
 
     // https://github.com/NVIDIA/nvidia-docker/issues/1163 (libnvidia-ml from the driver)
@@ -33,7 +37,9 @@ fn a_driver_library_only_named_is_not_an_error() {
     let t = triage("C:\\Windows\\System32\\nvcuda.dll 31.0.15.3699");
     assert!(finding(&t, codes::DRIVER_LIBRARY_NOT_LOADED).is_none());
     // A toolkit library that did not load is not the driver.
-    let t = triage("Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found");
+    let t = triage(
+        "Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found",
+    );
     assert!(finding(&t, codes::DRIVER_LIBRARY_NOT_LOADED).is_none());
 }
 
@@ -51,10 +57,15 @@ fn ptx_the_driver_refused_names_the_cuda_release_and_its_driver() {
     );
     let t = triage(&text);
     let f = finding(&t, codes::DRIVER_TOO_OLD).expect("the ISA's release and driver are named");
-    assert!(f.summary.contains(&format!("CUDA {}", g.first_release_for_ptx_isa(&isa).unwrap().cuda)));
+    assert!(f.summary.contains(&format!(
+        "CUDA {}",
+        g.first_release_for_ptx_isa(&isa).unwrap().cuda
+    )));
     assert!(f.detail.contains("driver"), "{}", f.detail);
     // The refusal alone, with no ISA, says nothing more than the code's meaning.
-    let t = triage("CUDA_ERROR_UNSUPPORTED_PTX_VERSION: the provided PTX was compiled with an unsupported toolchain.");
+    let t = triage(
+        "CUDA_ERROR_UNSUPPORTED_PTX_VERSION: the provided PTX was compiled with an unsupported toolchain.",
+    );
     assert!(finding(&t, codes::DRIVER_TOO_OLD).is_none());
     // An ISA older than every read release is not guessed.
     let t = triage("the provided PTX was compiled with an unsupported toolchain. PTX ISA 6.0");
