@@ -177,6 +177,21 @@ impl FixState {
     }
 }
 
+/// "2 fixes applied, 2 verified: scan again to see the findings now", or the undo's words.
+fn finished_words(reports: &[crate::engine::fix::session::ApplyReport]) -> String {
+    let applied = reports.iter().filter(|r| r.outcome == "applied").count();
+    if reports.is_empty() || applied == 0 {
+        return "Done: see the Fix step's log; scan again to see the findings now.".into();
+    }
+    let verified = reports
+        .iter()
+        .filter(|r| r.verification.as_ref().is_some_and(|v| v.verified))
+        .count();
+    format!(
+        "{applied} fix(es) applied, {verified} verified: the findings above are from before; scan again to see them now."
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::FixState;
@@ -212,19 +227,4 @@ mod tests {
             Some("C:\\Downloads\\zlibwapi.dll")
         );
     }
-}
-
-/// "2 fixes applied, 2 verified: scan again to see the findings now", or the undo's words.
-fn finished_words(reports: &[crate::engine::fix::session::ApplyReport]) -> String {
-    let applied = reports.iter().filter(|r| r.outcome == "applied").count();
-    if reports.is_empty() || applied == 0 {
-        return "Done: see the Fix step's log; scan again to see the findings now.".into();
-    }
-    let verified = reports
-        .iter()
-        .filter(|r| r.verification.as_ref().is_some_and(|v| v.verified))
-        .count();
-    format!(
-        "{applied} fix(es) applied, {verified} verified: the findings above are from before; scan again to see them now."
-    )
 }
