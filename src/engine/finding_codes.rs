@@ -68,6 +68,7 @@ pub const VERSION_NUMBERS_DECODED: &str = "version-numbers-decoded";
 pub const LIBRARY_DEPENDENCY_MISSING: &str = "library-dependency-missing";
 pub const GPU_ARCH_REFUSED: &str = "gpu-arch-refused";
 pub const DRIVER_ENTRY_POINT_MISSING: &str = "driver-entry-point-missing";
+pub const DRIVER_LIBRARY_NOT_LOADED: &str = "driver-library-not-loaded";
 pub const CONTAINER_DRIVER_NOT_MOUNTED: &str = "container-driver-not-mounted";
 pub const CONTAINER_CUDA_TOO_NEW: &str = "container-cuda-too-new";
 pub const CUDA_COMPAT_SHADOWS_DRIVER: &str = "cuda-compat-shadows-driver";
@@ -127,6 +128,7 @@ pub const ALL: &[&str] = &[
     MIXED_CUDA_FAMILIES,
     MULTIPLE_TOOLKITS_ON_PATH,
     NO_NVIDIA_DRIVER,
+    DRIVER_LIBRARY_NOT_LOADED,
     PATH_ENTRIES_MISSING,
     PATH_ENTRY_TYPO,
     PIP_CUDA_WHEELS_NOT_SEARCHED,

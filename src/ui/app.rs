@@ -154,6 +154,7 @@ impl TriageApp {
                 let offered = steps::dependencies::Offered {
                     scanned: self.document.is_some(),
                     pasted: self.paste.named_files(),
+                    platform: self.document.as_ref().map(|d| d.machine.platform),
                 };
                 steps::dependencies::dependencies_ui(ui, &mut self.deps, &offered, &mut commands);
                 return;

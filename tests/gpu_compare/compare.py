@@ -98,8 +98,10 @@ def torch_results(quick):
     nbytes = (32 if quick else 256) << 20
     dev = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
     dev2 = torch.empty_like(dev)
-    pageable = torch.empty(nbytes, dtype=torch.uint8)
-    pinned = torch.empty(nbytes, dtype=torch.uint8).pin_memory()
+    # Filled, as cuda-triage fills its buffers: an untouched torch.empty() reads as the kernel's
+    # shared zero page, always in cache, which makes pageable H2D look twice as fast as it is.
+    pageable = torch.randint(0, 256, (nbytes,), dtype=torch.uint8)
+    pinned = torch.randint(0, 256, (nbytes,), dtype=torch.uint8).pin_memory()
     copies = {
         "H2D pageable": (lambda: dev.copy_(pageable), 1),
         "D2H pageable": (lambda: pageable.copy_(dev), 1),

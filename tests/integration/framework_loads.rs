@@ -343,8 +343,8 @@ const TRITON_PTXAS: &str =
     "from triton.backends.nvidia.compiler import _path_to_binary\nprint(_path_to_binary('ptxas'))";
 
 /// Issue 25 item 5 for Triton: TRITON_PTXAS_PATH naming CUDA 11.8's ptxas makes torch.compile
-/// (Triton 3.1.0) run it — Triton's own `_path_to_binary` says so — and the scan warns, naming
-/// the file, its version and the variable; without the variable Triton runs its bundled 12.4
+/// (Triton 3.1.0) run it — Triton's own `_path_to_binary` says so — and the scan names the file,
+/// its version and the variable; without the variable Triton runs its bundled 12.4
 /// ptxas (CUDA 12.4 build: fine) and the scan is silent about ptxas.
 #[test]
 fn triton_ptxas_path_to_an_older_ptxas_is_named_with_its_version() {
@@ -380,7 +380,9 @@ fn triton_ptxas_path_to_an_older_ptxas_is_named_with_its_version() {
     let old = with_code(&doc, "ptxas-too-old");
     assert_eq!(old.len(), 1, "{doc:#}");
     let f = old[0];
-    assert_eq!(f["severity"], "warning", "{f:#}");
+    // This machine has no GPU to judge the older ptxas by: a note that names it (with a GPU
+    // it does not know it is a warning: rules::tests::triton).
+    assert_eq!(f["severity"], "info", "{f:#}");
     let summary = f["summary"].as_str().unwrap();
     assert!(
         summary.contains("ptxas 11.8") && summary.contains("TRITON_PTXAS_PATH"),

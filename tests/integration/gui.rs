@@ -498,3 +498,59 @@ fn scan_step_offers_to_try_the_imports_only_on_this_computer() {
         "no probing scan of a machine file"
     );
 }
+
+/// The GPU step with the results of a real run: `gpu-test --framework torch --json` on an NVIDIA
+/// H200 (driver 580.159.04) with the libraries torch 2.11.0+cu130 loads (cuBLAS 13.1, cuDNN 9.19),
+/// saved as it came back from that machine. The step shows the verdict, the device, the files
+/// the child mapped and the measured rates.
+#[test]
+fn gpu_step_shows_a_real_h200_run() {
+    let text = std::fs::read_to_string(crate::support::fixture("gpu/h200-torch-2.11.0-cu130.json"))
+        .expect("the saved H200 run");
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let report: cuda_triage::engine::gpu::results::GpuReport =
+        serde_json::from_value(doc["gpu"].clone()).expect("the run's gpu section reads back");
+    assert_eq!(report.workloads.len(), 23);
+    let mut app = TriageApp::new(Source::Live);
+    app.gpu.result = Some(report);
+    app.step = Step::GpuTest;
+    let mut h = harness(app);
+    h.run_steps(3);
+    assert!(h.query_by_label_contains("Verdict: passed").is_some());
+    assert!(h.query_by_label("GEMM bf16 8192^3").is_some());
+    assert!(
+        h.query_all_by_label_contains("NVIDIA H200")
+            .next()
+            .is_some()
+    );
+    assert!(h.query_all_by_label_contains("9.19.0").next().is_some());
+    // Scrolled to the results table (the rates and the fraction of peak).
+    h.get_by_label("Conv fp32 NHWC 3x3").scroll_to_me();
+    h.run_steps(3);
+    h.remove_cursor();
+    h.run_steps(1);
+    h.snapshot_options("5c-gpu-test-h200", &snapshot_options());
+}
+
+/// A Linux machine has one loader: the Dependencies step names ld.so's order, offers no Windows
+/// loading context, and the Scan step's empty toolkit card is information, not an error.
+#[test]
+fn a_linux_machine_gets_ld_so_and_no_windows_context() {
+    let mut h = harness(TriageApp::new(relative_machine("linux-basic")));
+    h.run_steps(2);
+    h.get_by_label("Start scan").click();
+    h.step();
+    wait_for_scan(&mut h);
+    h.run_steps(2);
+    let doc = h.state().document.clone().unwrap();
+    assert!(
+        doc.inventory.unwrap().toolkits.is_empty(),
+        "linux-basic has no toolkit"
+    );
+    assert!(h.query_by_label_contains("ℹ CUDA toolkits (0)").is_some());
+    assert!(h.query_by_label_contains("✖ CUDA toolkits").is_none());
+    h.state_mut().step = Step::Dependencies;
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("Linux: ld.so").is_some());
+    assert!(h.query_by_label_contains("Windows: Application").is_none());
+}

@@ -178,6 +178,13 @@ fn wizard_on_this_computer() {
         h.query_by_label_contains("fix-cuda_home: applied and verified")
             .is_some()
     );
+    // The status bar speaks of the apply, not of the scan from before it.
+    assert!(
+        h.query_by_label_contains("1 fix(es) applied, 1 verified")
+            .is_some(),
+        "{}",
+        h.state().status
+    );
     // Scan again: this window now diagnoses with the environment a new login shell gets.
     h.get_by_label("Scan again").click();
     h.run_steps(1);
@@ -194,10 +201,9 @@ fn wizard_on_this_computer() {
     assert!(!offered(h.state()), "the rescan no longer offers the fix");
     h.get_by_label("History").click();
     h.run_steps(2);
-    assert!(
-        h.query_by_label_contains("Applied  fix-cuda_home")
-            .is_some()
-    );
+    // History says what the fix did and when, not its journal id; its Undo is "Undo this".
+    assert!(h.query_by_label_contains("— applied 20").is_some());
+    assert!(h.query_by_label("Undo this").is_some());
 
     h.get_by_label("Undo last fix").click();
     h.run_steps(1);
@@ -208,7 +214,7 @@ fn wizard_on_this_computer() {
         "{:?}",
         h.state().fix.log
     );
-    assert!(h.query_by_label_contains("Undone  fix-cuda_home").is_some());
+    assert!(h.query_by_label_contains("— undone 20").is_some());
     assert_eq!(std::fs::read(&profile).unwrap(), PROFILE);
     h.get_by_label("Scan again").click();
     h.run_steps(1);

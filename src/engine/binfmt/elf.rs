@@ -106,22 +106,11 @@ fn check_segments_in_file(
 /// Unlike `Elf::parse` it never decodes relocations — hundreds of thousands in libcublasLt, which
 /// goblin walks only to size the symbol table — nor the static `.symtab`, nor a string table whole.
 pub(super) fn parse_tables(bytes: &[u8]) -> goblin::error::Result<(Elf<'_>, DynStr<'_>)> {
-    use goblin::container::{Container, Ctx};
     use goblin::elf::section_header::{SHT_DYNSYM, SectionHeader};
     use goblin::elf::{Dynamic, ProgramHeader, Symtab};
     let header = Elf::parse_header(bytes)?;
     let mut elf = Elf::lazy_parse(header)?;
-    let container = if elf.is_64 {
-        Container::Big
-    } else {
-        Container::Little
-    };
-    let endian = if elf.little_endian {
-        scroll::Endian::Little
-    } else {
-        scroll::Endian::Big
-    };
-    let ctx = Ctx::new(container, endian);
+    let ctx = parse_context(&elf);
     elf.program_headers =
         ProgramHeader::parse(bytes, header.e_phoff as usize, header.e_phnum as usize, ctx)?;
     check_segments_in_file(&elf.program_headers, bytes.len())?;
@@ -233,6 +222,34 @@ fn defined_symbols(elf: &Elf<'_>, dynstr: &DynStr<'_>) -> Vec<String> {
 }
 
 /// The file bytes of `.rodata` (and `.rodata.*`) sections, bounds-checked.
+/// goblin's parsing context (word size, byte order) for the ELF whose header `elf` holds.
+fn parse_context(elf: &Elf<'_>) -> goblin::container::Ctx {
+    use goblin::container::{Container, Ctx};
+    let container = if elf.is_64 {
+        Container::Big
+    } else {
+        Container::Little
+    };
+    let endian = if elf.little_endian {
+        scroll::Endian::Little
+    } else {
+        scroll::Endian::Big
+    };
+    Ctx::new(container, endian)
+}
+
+/// The `.rodata` sections of an ELF image, without decoding anything else (no dynamic section,
+/// no symbols); `None` when `bytes` is not an ELF whose section headers can be read.
+pub(super) fn rodata_sections(bytes: &[u8]) -> Option<Vec<&[u8]>> {
+    use goblin::elf::section_header::SectionHeader;
+    let header = Elf::parse_header(bytes).ok()?;
+    let mut elf = Elf::lazy_parse(header).ok()?;
+    let ctx = parse_context(&elf);
+    elf.section_headers =
+        SectionHeader::parse(bytes, header.e_shoff as usize, header.e_shnum as usize, ctx).ok()?;
+    Some(rodata(&elf, bytes))
+}
+
 fn rodata<'a>(elf: &Elf<'_>, bytes: &'a [u8]) -> Vec<&'a [u8]> {
     let names = elf
         .section_headers

@@ -299,6 +299,15 @@ fn read_file_with(path: &Path, detail: Detail) -> Result<BinaryInfo, BinaryError
     Ok(info)
 }
 
+/// The read-only data sections of an ELF binary (where `nvcc` and `ptxas` keep their
+/// `Cuda compilation tools, release X.Y, VX.Y.Z` banner); `None` for anything else.
+pub fn elf_rodata(bytes: &[u8]) -> Option<Vec<&[u8]>> {
+    if !bytes.starts_with(b"\x7fELF") {
+        return None;
+    }
+    elf::rodata_sections(bytes)
+}
+
 /// Parses a binary already in memory; `path_for_messages` only names it in errors.
 pub fn parse_bytes(bytes: &[u8], path_for_messages: &str) -> Result<BinaryInfo, BinaryError> {
     parse_bytes_with(bytes, path_for_messages, Detail::FULL)

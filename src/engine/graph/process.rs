@@ -9,12 +9,13 @@
 //! standing at its bundled-library folder with `$ORIGIN` as its RPATH (how PyTorch, ONNX Runtime
 //! and CuPy find their own copies), loaded by the environment's real `python` executable, whose
 //! own RPATH counts too (conda's `$ORIGIN/../lib`).
+//! CuPy 14 with cuda-pathfinder searches the `nvidia-*` wheels first (see [`pathfinder_wheel_dirs`]).
 
 use crate::engine::binfmt::{BinaryInfo, Format, Machine};
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::findings::Evidence;
 use crate::engine::graph::probe::FsProbe;
-use crate::engine::inventory::{Framework, PythonEnv, PythonKind};
+use crate::engine::inventory::{Framework, FrameworkKind, PythonEnv, PythonKind};
 use crate::engine::loader::linux::{LinuxObject, LinuxSearch};
 use crate::engine::loader::windows::{Preset, WindowsOptions, WindowsSearch};
 use crate::engine::loader::{FileProbe, Outcome, Probe, Resolution};
@@ -276,6 +277,11 @@ fn linux_process(ctx: &SystemContext, env: Option<(&PythonEnv, Option<&Framework
                 lib.rpath = vec!["$ORIGIN".to_string()];
                 chain.push((Platform::Linux.join(dir, "(framework library)"), lib));
             }
+            if let Some(wheel_dirs) = pathfinder_wheel_dirs(ctx, env, f) {
+                let mut lib = elf();
+                lib.rpath = wheel_dirs;
+                chain.push((Platform::Linux.join(&f.location, "(cuda-pathfinder)"), lib));
+            }
         }
         let python = python_exe_real(ctx, env);
         let info = probe.info(&python).map_or_else(elf, |i| (*i).clone());
@@ -296,6 +302,25 @@ fn linux_process(ctx: &SystemContext, env: Option<(&PythonEnv, Option<&Framework
             chain,
         })),
     }
+}
+
+/// CuPy 14 finds its libraries through NVIDIA's cuda-pathfinder (`load_nvidia_dynamic_lib`:
+/// the `nvidia-*` wheels of its own site-packages first, then conda, the system, `CUDA_PATH`;
+/// cupy/_environment.py of cupy-cuda13x 14.2.0), loading them by full path: on a real venv
+/// beside /usr/local/cuda it maps only the wheels' files. The wheels' folders lead its search
+/// wherever cuda-pathfinder is installed beside CuPy.
+fn pathfinder_wheel_dirs(
+    ctx: &SystemContext,
+    env: &PythonEnv,
+    f: &Framework,
+) -> Option<Vec<String>> {
+    if f.kind != FrameworkKind::CuPy || env.nvidia_lib_dirs.is_empty() {
+        return None;
+    }
+    let site = Platform::Linux.parent(&f.location)?;
+    ctx.fs
+        .is_dir(&Platform::Linux.join(&site, "cuda/pathfinder"))
+        .then(|| env.nvidia_lib_dirs.iter().map(|d| d.dir.clone()).collect())
 }
 
 /// A Linux library at `library` (already loaded in the environment's python) opening a name

@@ -1,5 +1,6 @@
 //! What a framework build can do on this machine: TensorFlow ≥ 2.11 has no GPU support on
-//! native Windows, a CPU-only build, a GPU whose compute capability the build lacks, a
+//! native Windows, a CPU-only build (a warning only where a GPU is there for it and no other
+//! framework of its environment uses it), a GPU whose compute capability the build lacks, a
 //! driver older than the CUDA a build or toolkit needs (knowledge `min_driver_for_cuda`), and a
 //! CUDA build whose expectations could not be read or had to be inferred.
 
@@ -38,10 +39,23 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                 .with_fix(FixRef { id: "use-wsl2".into(), kind: "manual".into(), summary: "Run TensorFlow inside WSL2 with pip install tensorflow[and-cuda]".into() }),
             );
         } else if f.cuda_build == Some(false) {
+            // A CPU build matters where a GPU would be used: a warning on a machine with an
+            // NVIDIA GPU where no other framework of the environment uses it, a note otherwise
+            // (the CPU `onnxruntime` package beside a working torch 2.11.0+cu130 on an H200 is
+            // there as another package's dependency, not as a broken install).
+            let gpu_framework_beside = env
+                .frameworks
+                .iter()
+                .any(|other| other.cuda_build == Some(true));
+            let severity = if !ctx.gpus.is_empty() && !gpu_framework_beside {
+                Severity::Warning
+            } else {
+                Severity::Info
+            };
             out.push(
                 Finding::new(
                     codes::FRAMEWORK_CPU_BUILD,
-                    Severity::Warning,
+                    severity,
                     format!("{who} is a CPU-only build"),
                     format!("The installed {} package was built without CUDA, so it never uses the GPU, however the CUDA libraries are set up. Install the CUDA build instead.", f.package),
                 )

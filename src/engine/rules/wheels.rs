@@ -1,6 +1,7 @@
 //! pip `nvidia-*` wheels and copies: wheel library folders that no framework in the environment
 //! adds to its search (nothing loads them), and one CUDA component reaching one process from two
-//! folders (a wheel or bundled copy and a toolkit copy found through PATH / LD_LIBRARY_PATH).
+//! folders (a wheel or bundled copy and a toolkit copy found through PATH / LD_LIBRARY_PATH): a
+//! warning only when the copies have different file names, so that both can really load.
 
 use crate::engine::context::SystemContext;
 use crate::engine::finding_codes as codes;
@@ -87,18 +88,46 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
             if copies.len() < 2 || component == "MSVC runtime" {
                 continue;
             }
-            let mut f = Finding::new(
-                codes::DUPLICATE_LIBRARY,
-                Severity::Warning,
-                format!(
-                    "Two copies of {component} can load into one process in {}",
-                    env.root
-                ),
-                format!(
-                    "The frameworks in this environment take {component} from {} different folders. Two builds of one CUDA library in one process can conflict (symbol clashes, version mismatch errors, crashes); keep one copy that every framework uses.",
-                    copies.len()
-                ),
-            );
+            // Copies under one file name do not both serve loads by name: ld.so and the
+            // Windows loader hand every later load of that name the copy already in the
+            // process (torch 2.11, JAX and CuPy 14 in one real venv beside /usr/local/cuda each
+            // map the wheels' files and nothing else). Two such copies meet only when one
+            // framework loads by full path after another loaded the other copy, in a process
+            // that imports both: a note. Copies under different names (two majors:
+            // libcudart.so.12 and libcudart.so.13) can both be in one process: a warning.
+            let one_name = copies.windows(2).all(|pair| {
+                ctx.platform.same_name(
+                    ctx.platform.file_name(&pair[0].0),
+                    ctx.platform.file_name(&pair[1].0),
+                )
+            });
+            let (severity, summary, detail) = if one_name {
+                (
+                    Severity::Info,
+                    format!(
+                        "{component} is in {} folders reachable from {}",
+                        copies.len(),
+                        env.root
+                    ),
+                    format!(
+                        "The frameworks in this environment could take {component} from {} different folders, under one file name. A process gives every load of that name the copy it already holds; two copies meet only when one framework loads its copy by full path after another framework loaded the other, in a process that imports both. Which copy each framework gets is in its dependency tree.",
+                        copies.len()
+                    ),
+                )
+            } else {
+                (
+                    Severity::Warning,
+                    format!(
+                        "Two copies of {component} can load into one process in {}",
+                        env.root
+                    ),
+                    format!(
+                        "The frameworks in this environment take {component} from {} different folders, under different file names (different majors), so both can be loaded into one process. Two builds of one CUDA library in one process can conflict (symbol clashes, version mismatch errors, crashes); keep one copy that every framework uses.",
+                        copies.len()
+                    ),
+                )
+            };
+            let mut f = Finding::new(codes::DUPLICATE_LIBRARY, severity, summary, detail);
             for (path, _) in &copies {
                 f = f.with_evidence(Evidence::at(
                     "file",

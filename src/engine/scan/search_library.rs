@@ -1,12 +1,15 @@
 //! The library a Linux framework's CUDA loads search from: among the ELF files in its folders
-//! (the bundled folder, the package, `lib`, `python`), the one with the longest RPATH/RUNPATH.
-//! pip builds point it at the `nvidia/*/lib` wheels (`$ORIGIN/../../nvidia/cublas/lib` in
-//! torch/lib/libtorch_cuda.so), so ld.so's search for a dlopen from it starts there. Found once
-//! per framework by the scan and kept in the inventory for the rules' loader emulation.
+//! (the bundled folder, the package, `lib`, `python`), the one whose RPATH/RUNPATH names the
+//! most folders that exist on this machine. pip builds point it at the `nvidia/*/lib` wheels
+//! (`$ORIGIN/../../nvidia/cublas/lib` in torch/lib/libtorch_cuda.so), so ld.so's search for a
+//! dlopen from it starts there. Counting only existing folders matters: torch 2.11's `_C` module
+//! carries torch/lib's RPATH list one folder higher, where `$ORIGIN/../../nvidia` leads nowhere
+//! (ld.so's own trace on a real torch 2.11.0+cu130 install tries, and misses, each of them).
+//! Found once per framework by the scan and kept in the inventory for the rules' loader emulation.
 
 use crate::engine::binfmt::read_binary_headers;
 use crate::engine::context::{Platform, SystemContext};
-use crate::engine::inventory::Framework;
+use crate::engine::inventory::{Framework, FrameworkKind};
 
 /// At most this many shared objects are read per folder.
 const MAX_FILES: usize = 256;
@@ -26,6 +29,9 @@ pub fn find(ctx: &SystemContext, f: &Framework) -> Option<String> {
             dirs.push(dir);
         }
     }
+    if f.kind == FrameworkKind::Jax {
+        dirs.extend(jax_plugin_dirs(ctx, f));
+    }
     let mut best: Option<(usize, String)> = None;
     for dir in dirs {
         let Ok(entries) = ctx.fs.read_dir(&dir) else {
@@ -39,11 +45,49 @@ pub fn find(ctx: &SystemContext, f: &Framework) -> Option<String> {
             let Ok(info) = ctx.fs.binaries().binary(&e.host, read_binary_headers) else {
                 continue;
             };
-            let entries = info.rpath.len() + info.runpath.len();
+            let dir = p.parent(&e.path).unwrap_or_default();
+            let entries = info
+                .rpath
+                .iter()
+                .chain(&info.runpath)
+                .filter(|entry| ctx.fs.is_dir(&expand_origin(entry, &dir)))
+                .count();
             if entries > 0 && best.as_ref().is_none_or(|(n, _)| entries > *n) {
                 best = Some((entries, e.path));
             }
         }
     }
     best.map(|(_, path)| path)
+}
+
+/// One search-path entry with `$ORIGIN` (either spelling) replaced by the library's folder.
+fn expand_origin(entry: &str, dir: &str) -> String {
+    let expanded = entry.replace("${ORIGIN}", dir).replace("$ORIGIN", dir);
+    Platform::Linux.normalize(&expanded)
+}
+
+/// JAX's CUDA libraries are opened from its plugin, not from `jax/`: the PJRT plugin's
+/// `jax_plugins/xla_cuda<N>/xla_cuda_plugin.so` (RPATH `$ORIGIN/../../nvidia/cu13/lib`, … in
+/// jax-cuda13-pjrt 0.11.2) and the kernels of `jax_cuda<N>_plugin/` beside `jax/`.
+fn jax_plugin_dirs(ctx: &SystemContext, f: &Framework) -> Vec<String> {
+    let p = Platform::Linux;
+    let Some(site) = p.parent(&f.location) else {
+        return Vec::new();
+    };
+    let mut dirs = Vec::new();
+    let plugins = p.join(&site, "jax_plugins");
+    if let Ok(entries) = ctx.fs.read_dir(&plugins) {
+        dirs.extend(entries.into_iter().filter(|e| e.is_dir).map(|e| e.path));
+    }
+    if let Ok(entries) = ctx.fs.read_dir(&site) {
+        dirs.extend(
+            entries
+                .into_iter()
+                .filter(|e| {
+                    e.is_dir && e.name.starts_with("jax_cuda") && e.name.ends_with("_plugin")
+                })
+                .map(|e| e.path),
+        );
+    }
+    dirs
 }

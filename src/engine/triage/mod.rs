@@ -11,9 +11,11 @@ pub mod chains;
 pub mod classify;
 mod code_findings;
 pub mod corpus;
+mod driver_library;
 pub mod extract;
 mod folders;
 pub mod machine;
+mod ptx_driver;
 pub mod status;
 mod text_findings;
 
@@ -112,6 +114,7 @@ pub fn triage(text: &str) -> Triage {
     let mut findings = text_findings::chain_findings(&t.chains, k);
     findings.extend(text_findings::pair_findings(&t.version_pairs));
     findings.extend(classify::message_findings(&t.messages, k));
+    findings.extend(driver_library::driver_library_findings(text, &t.identities));
     let driver = text_findings::driver_symbol_findings(&t.symbols, k);
     let generic: Vec<extract::MissingSymbol> = t
         .symbols
@@ -130,6 +133,7 @@ pub fn triage(text: &str) -> Triage {
     findings.extend(text_findings::ptx_isa_findings(&chains::ptx_isa_refusals(
         text,
     )));
+    findings.extend(ptx_driver::ptx_driver_findings(text, k));
     findings.extend(text_findings::version_findings(&t.versions));
     findings.extend(text_findings::driver_version_findings(
         &chains::driver_versions(text),

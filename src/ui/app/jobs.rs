@@ -31,7 +31,9 @@ impl TriageApp {
             self.status = status;
         }
         self.poll_gpu();
-        self.fix.poll();
+        if let Some(status) = self.fix.poll() {
+            self.status = status;
+        }
         if let Some(status) = self.fleet.poll() {
             self.status = status;
         }

@@ -154,7 +154,7 @@ pub fn dependencies_ui(
             ));
         }
     });
-    context_ui(ui, state);
+    context_ui(ui, state, offered.platform);
     if state.job.is_some() {
         ui.horizontal(|ui| {
             ui.spinner();
@@ -201,6 +201,8 @@ pub struct Offered {
     pub scanned: bool,
     /// The library files a pasted error named.
     pub pasted: Vec<String>,
+    /// The diagnosed machine's platform (a Linux machine has one loader, no Windows contexts).
+    pub platform: Option<Platform>,
 }
 
 /// The binaries the scan says matter, one click each (the process that loads it comes along),
@@ -262,8 +264,9 @@ fn suggestions_ui(
     });
 }
 
-/// The process the tree is built in: a suggestion's, or a Windows loading context chosen here.
-fn context_ui(ui: &mut egui::Ui, state: &mut DependenciesState) {
+/// The process the tree is built in: a suggestion's, or a Windows loading context chosen here
+/// (a Linux machine's is ld.so's one search order).
+fn context_ui(ui: &mut egui::Ui, state: &mut DependenciesState, platform: Option<Platform>) {
     ui.horizontal(|ui| {
         let label = ui.label("Loading context:");
         if let Some((words, _)) = &state.process {
@@ -273,6 +276,16 @@ fn context_ui(ui: &mut egui::Ui, state: &mut DependenciesState) {
                 state.process = None;
                 state.preset = None;
             }
+            return;
+        }
+        if platform == Some(Platform::Linux) {
+            ui.add(
+                egui::Label::new(
+                    "Linux: ld.so (RPATH, LD_LIBRARY_PATH, RUNPATH, ld.so.cache, default folders)",
+                )
+                .truncate(),
+            )
+            .labelled_by(label.id);
             return;
         }
         egui::ComboBox::from_id_salt("loading_context")

@@ -119,10 +119,20 @@ pub fn fix_ui(ui: &mut egui::Ui, shown: &Shown, state: &FixState, commands: &mut
     }
     for j in &state.history {
         ui.horizontal(|ui| {
-            ui.monospace(format!("{}  {:?}  {}", j.id, j.state, j.fix_id));
+            // What the fix did and when, in words; the journal id only on hover.
+            let when = crate::engine::report::capture::rfc3339_utc(j.created).replace('T', " ");
+            let state_words = match j.state {
+                crate::engine::fix::journal::JournalState::Applied => "applied",
+                crate::engine::fix::journal::JournalState::Undone => "undone",
+                crate::engine::fix::journal::JournalState::RolledBack => "rolled back",
+                crate::engine::fix::journal::JournalState::Applying => "interrupted",
+            };
+            ui.label(format!("{} — {state_words} {when}", j.summary))
+                .on_hover_text(format!("journal {} ({})", j.id, j.fix_id));
             if j.state == crate::engine::fix::journal::JournalState::Applied
                 && ui
-                    .add_enabled(live, egui::Button::new(format!("Undo {}", j.id)))
+                    .add_enabled(live, egui::Button::new("Undo this"))
+                    .on_hover_text(format!("Undo \"{}\" (journal {})", j.summary, j.id))
                     .clicked()
             {
                 commands.push(UiCommand::Fix(FixCommand::Undo(Some(j.id.clone()))));

@@ -83,32 +83,36 @@ impl FixState {
         self.apply_job.as_ref().map(|j| j.progress.snapshot().0)
     }
 
-    /// Takes what the jobs finished or streamed since the last frame.
-    pub fn poll(&mut self) {
+    /// Takes what the jobs finished or streamed since the last frame; when an apply or undo job
+    /// finished, the words for the status bar (the scan's counts there are from before it).
+    pub fn poll(&mut self) -> Option<String> {
         if let Some(out) = self.plan_job.as_ref().and_then(|j| j.poll()) {
             self.preview = Some(out);
             self.plan_job = None;
         }
-        let Some(job) = &self.apply_job else {
-            return;
-        };
+        let job = self.apply_job.as_ref()?;
         let outcome = job.poll();
         self.live.extend(job.updates());
-        let Some(outcome) = outcome else {
-            return;
-        };
-        match outcome {
+        let outcome = outcome?;
+        let status = match outcome {
             Ok((reports, log)) => {
                 self.adopt_new_session_environment(&reports);
+                let status = finished_words(&reports);
                 if !reports.is_empty() {
                     self.results = reports;
                 }
                 self.log.extend(log);
+                status
             }
-            Err(e) => self.log.push(failure_text(&e)),
-        }
+            Err(e) => {
+                let text = failure_text(&e);
+                self.log.push(text.clone());
+                text
+            }
+        };
         self.apply_job = None;
         self.refresh_history();
+        Some(status)
     }
 
     /// After a new scan: the checked fixes it no longer offers are dropped (a fix applied and
@@ -171,6 +175,21 @@ impl FixState {
             ..Default::default()
         }
     }
+}
+
+/// "2 fixes applied, 2 verified: scan again to see the findings now", or the undo's words.
+fn finished_words(reports: &[crate::engine::fix::session::ApplyReport]) -> String {
+    let applied = reports.iter().filter(|r| r.outcome == "applied").count();
+    if reports.is_empty() || applied == 0 {
+        return "Done: see the Fix step's log; scan again to see the findings now.".into();
+    }
+    let verified = reports
+        .iter()
+        .filter(|r| r.verification.as_ref().is_some_and(|v| v.verified))
+        .count();
+    format!(
+        "{applied} fix(es) applied, {verified} verified: the findings above are from before; scan again to see them now."
+    )
 }
 
 #[cfg(test)]

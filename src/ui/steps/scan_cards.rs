@@ -38,9 +38,18 @@ pub fn lines_ui(ui: &mut egui::Ui, lines: &[Line], max: usize, empty: &str) {
     }
 }
 
-fn card_ui(ui: &mut egui::Ui, title: &str, lines: &[Line], max: usize, empty: &str) {
+/// A card; `none` is its mark when it has no line: information where nothing of the kind is
+/// needed by itself (a pip-installed torch needs no toolkit, and a finding says so when something
+/// does), an error where nothing can work without it.
+fn card_ui(
+    ui: &mut egui::Ui,
+    title: &str,
+    lines: &[Line],
+    max: usize,
+    (none, empty): (Mark, &str),
+) {
     theme::card(ui, |ui| {
-        title_ui(ui, lines, Mark::Error, title);
+        title_ui(ui, lines, none, title);
         lines_ui(ui, lines, max, empty);
         let words: Vec<&str> = lines.iter().map(|(_, t)| t.as_str()).collect();
         crate::ui::glossary::terms_ui(ui, &words.join("\n"));
@@ -72,7 +81,13 @@ pub fn toolkits_card(ui: &mut egui::Ui, inv: &Inventory) {
         })
         .collect();
     let title = format!("CUDA toolkits ({})", inv.toolkits.len());
-    card_ui(ui, &title, &lines, 4, "No CUDA toolkit found.");
+    card_ui(
+        ui,
+        &title,
+        &lines,
+        4,
+        (Mark::Info, "No CUDA toolkit found."),
+    );
 }
 
 pub fn cudnn_card(ui: &mut egui::Ui, inv: &Inventory) {
@@ -98,7 +113,7 @@ pub fn cudnn_card(ui: &mut egui::Ui, inv: &Inventory) {
         lines.push((mark, format!("zlibwapi.dll ({bits}) — {}", z.path)));
     }
     let title = format!("cuDNN ({})", inv.cudnn.len());
-    card_ui(ui, &title, &lines, 5, "No cuDNN found.");
+    card_ui(ui, &title, &lines, 5, (Mark::Info, "No cuDNN found."));
 }
 
 pub fn driver_card(ui: &mut egui::Ui, doc: &Report, inv: &Inventory) {
@@ -148,7 +163,7 @@ pub fn gpus_card(ui: &mut egui::Ui, doc: &Report) {
         })
         .collect();
     let title = format!("GPUs ({})", gpus.len());
-    card_ui(ui, &title, &lines, 4, "None reported.");
+    card_ui(ui, &title, &lines, 4, (Mark::Error, "None reported."));
 }
 
 pub fn environments_card(ui: &mut egui::Ui, inv: &Inventory) {
@@ -176,7 +191,13 @@ pub fn environments_card(ui: &mut egui::Ui, inv: &Inventory) {
         })
         .collect();
     let title = format!("Python environments ({})", inv.python_envs.len());
-    card_ui(ui, &title, &lines, 5, "No Python environment found.");
+    card_ui(
+        ui,
+        &title,
+        &lines,
+        5,
+        (Mark::Info, "No Python environment found."),
+    );
 }
 
 pub fn frameworks_card(

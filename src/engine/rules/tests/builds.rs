@@ -72,7 +72,14 @@ fn cpu_only_pytorch_build() {
         &format!("{site}/torch/version.py"),
         "__version__ = '2.3.1+cpu'\ndebug = False\ncuda: Optional[str] = None\n",
     );
-    let (ctx, inv) = scan(&m);
+    let (mut ctx, inv) = scan(&m);
+    // With no GPU on the machine a CPU build is what it can use: a note.
+    assert_eq!(
+        only(&check(&ctx, &inv), "framework-cpu-build").severity,
+        Severity::Info
+    );
+    // With a GPU that nothing in the environment uses, it is the warning.
+    ctx.gpus = vec![gpu("NVIDIA GeForce RTX 3090", "8.6")];
     let findings = check(&ctx, &inv);
     let f = only(&findings, "framework-cpu-build");
     assert_eq!(f.severity, Severity::Warning);

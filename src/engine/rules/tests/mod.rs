@@ -8,6 +8,7 @@ mod cupti;
 mod driver;
 mod framework_libs;
 mod framework_versions;
+mod triton;
 mod wheels;
 mod xla;
 

@@ -86,12 +86,13 @@ fn wheel_and_toolkit_cublas_in_one_process_are_duplicates() {
     );
     let f = findings
         .iter()
-        .find(|f| f.code == "duplicate-library" && f.summary.contains("cuBLAS "))
+        .find(|f| f.code == "duplicate-library" && f.summary.starts_with("cuBLAS "))
         .unwrap_or_else(|| panic!("no duplicate cuBLAS: {findings:#?}"));
-    assert_eq!(f.severity, Severity::Warning);
+    // One file name: a process keeps one copy per name, so it is a note, not an alarm.
+    assert_eq!(f.severity, Severity::Info);
     assert_eq!(
         f.summary,
-        "Two copies of cuBLAS can load into one process in /home/u/torch"
+        "cuBLAS is in 2 folders reachable from /home/u/torch"
     );
     assert_eq!(evidence_paths(f), [wheel.as_str(), toolkit]);
     assert_eq!(f.libraries, ["libcublas.so.12", "libcublas.so.12"]);

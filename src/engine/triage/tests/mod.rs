@@ -3,6 +3,7 @@
 
 use super::*;
 
+mod driver_lines;
 mod status_family;
 
 fn files(t: &Triage) -> Vec<(&str, &str, &str)> {

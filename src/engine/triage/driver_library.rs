@@ -1,0 +1,80 @@
+//! A line that says the NVIDIA driver's own library (`nvcuda.dll`, `libcuda.so.1`,
+//! `libnvidia-ml.so.1`, `nvml.dll`, …: any name the library tables put in the driver family) could
+//! not be loaded. No toolkit, wheel or PATH edit provides these files: only the driver installs
+//! them (into `System32`, or the distribution's library folder; in a container, the NVIDIA
+//! Container Toolkit mounts the host's).
+
+use crate::engine::finding_codes as codes;
+use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
+use crate::engine::knowledge::LibraryIdentity;
+
+/// Words with which loaders and frameworks say a library did not load.
+const FAILURE_WORDS: &[&str] = &[
+    "could not load",
+    "couldn't load",
+    "cannot open",
+    "can't open",
+    "could not open",
+    "unable to load",
+    "unable to open",
+    "failed to load",
+    "failed to open",
+    "not found",
+    "could not be found",
+    "could not find",
+    "no such file",
+    "error 126",
+    "winerror 126",
+    "error code 126",
+    "is missing",
+    "loadlibrary",
+    "dlopen",
+];
+
+/// One error for each driver library that a line of `text` says did not load.
+pub fn driver_library_findings(text: &str, identities: &[LibraryIdentity]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for id in identities.iter().filter(|id| id.version_family == "driver") {
+        let file = id.file.to_ascii_lowercase();
+        let Some(line) = text.lines().find(|line| {
+            let lower = line.to_ascii_lowercase();
+            lower.contains(&file) && FAILURE_WORDS.iter().any(|w| lower.contains(w))
+        }) else {
+            continue;
+        };
+        out.push(
+            Finding::new(
+                codes::DRIVER_LIBRARY_NOT_LOADED,
+                Severity::Error,
+                format!(
+                    "{} could not be loaded: it is the NVIDIA driver's library, so no NVIDIA driver is installed where the program looks",
+                    id.file
+                ),
+                format!(
+                    "{} ({}) is installed by the NVIDIA display driver, not by the CUDA toolkit, cuDNN or \
+                     a pip wheel, and nothing else provides it. The program could not load it: the driver \
+                     is not installed, was installed without its CUDA component, is for another \
+                     architecture, or (in a container) the host's driver was not mounted into it. A CUDA \
+                     toolkit alone never makes CUDA programs run.",
+                    id.file, id.component
+                ),
+            )
+            .with_libraries([id.file.clone()])
+            .with_evidence(Evidence::new("log", super::extract::clip(line.trim())))
+            .with_evidence(Evidence::new(
+                "source",
+                "https://docs.nvidia.com/cuda/cuda-installation-guide-microsoft-windows/ (the driver provides nvcuda.dll); \
+                 https://docs.nvidia.com/deploy/cuda-compatibility/ (the driver package includes the user mode CUDA driver, libcuda.so)",
+            ))
+            .with_fix(FixRef {
+                id: "advice-install-driver".into(),
+                kind: "manual".into(),
+                summary: "Install (or reinstall) the NVIDIA driver for this GPU from nvidia.com or the \
+                          distribution's packages, then check with `nvidia-smi`; in a container, start it \
+                          with `--gpus all` (or a CDI device) on a host that has the NVIDIA Container Toolkit."
+                    .into(),
+            }),
+        );
+    }
+    out
+}

@@ -1,0 +1,88 @@
+//! PTX that the driver refused to JIT-compile (`CUDA_ERROR_UNSUPPORTED_PTX_VERSION`, 222, "the
+//! provided PTX was compiled with an unsupported toolchain") in a text that also names the PTX
+//! ISA of that PTX (`PTX ISA 8.7`, `.version 8.7`): the ISA names the CUDA release whose compiler
+//! wrote it (from the generated ptxas table), and that release names the driver it needs.
+
+use crate::engine::finding_codes as codes;
+use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
+use crate::engine::knowledge::Knowledge;
+use crate::engine::knowledge::drivers::requirement_words;
+use crate::engine::knowledge::generated::generated;
+use crate::engine::knowledge::version::compare;
+use regex::Regex;
+use std::cmp::Ordering;
+use std::sync::OnceLock;
+
+struct Patterns {
+    refusal: Regex,
+    isa: Regex,
+}
+
+fn patterns() -> &'static Patterns {
+    static P: OnceLock<Patterns> = OnceLock::new();
+    P.get_or_init(|| Patterns {
+        refusal: Regex::new(
+            r"(?i)unsupported[ _]ptx[ _]version|unsupported toolchain|cudaErrorUnsupportedPtxVersion",
+        )
+        .expect("static pattern compiles"),
+        isa: Regex::new(r"(?i)\bPTX(?: ISA)?(?: version)?\s+v?([0-9]{1,2}\.[0-9])\b|^\s*\.version\s+([0-9]{1,2}\.[0-9])\b")
+            .expect("static pattern compiles"),
+    })
+}
+
+/// The driver too old for PTX of a named ISA; nothing when the text names no refusal or no ISA.
+pub fn ptx_driver_findings(text: &str, k: &Knowledge) -> Vec<Finding> {
+    let p = patterns();
+    let Some(refusal) = text.lines().find(|l| p.refusal.is_match(l)) else {
+        return Vec::new();
+    };
+    let Some((isa, isa_line)) = text.lines().find_map(|l| {
+        let c = p.isa.captures(l)?;
+        Some((c.get(1).or(c.get(2))?.as_str().to_string(), l))
+    }) else {
+        return Vec::new();
+    };
+    let releases = generated().ptxas_releases();
+    let oldest_read = releases.first().map(|r| r.ptx_isa.clone());
+    // The table starts at CUDA 11.8: an older ISA's first release is not known from it.
+    if oldest_read.is_some_and(|o| compare(&isa, &o) == Some(Ordering::Less)) {
+        return Vec::new();
+    }
+    let Some(release) = generated().first_release_for_ptx_isa(&isa) else {
+        return Vec::new();
+    };
+    let cuda = release.cuda.clone();
+    let needs = requirement_words(&cuda, &k.drivers).unwrap_or_else(|| {
+        format!("CUDA {cuda} needs a driver that supports it (nvidia-smi shows the newest CUDA the driver supports).")
+    });
+    let mut finding = Finding::new(
+        codes::DRIVER_TOO_OLD,
+        Severity::Error,
+        format!("PTX ISA {isa} was written by CUDA {cuda}'s compiler: the driver must support CUDA {cuda}"),
+        format!(
+            "The driver JIT-compiles PTX only up to the ISA of its own CUDA version, and refused this PTX. \
+             PTX ISA {isa} is first accepted by the ptxas of CUDA {cuda}, so the program (or the \
+             framework, Triton or NVRTC that generated the PTX) was built with CUDA {cuda} or newer. {needs}"
+        ),
+    )
+    .with_evidence(Evidence::new("log", super::extract::clip(refusal.trim())));
+    if isa_line != refusal {
+        finding =
+            finding.with_evidence(Evidence::new("log", super::extract::clip(isa_line.trim())));
+    }
+    vec![
+        finding
+            .with_evidence(Evidence::new(
+                "source",
+                "the PTX ISA each nvidia-cuda-nvcc wheel's ptxas accepts (PyPI); https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html (minimum driver per CUDA release)",
+            ))
+            .with_fix(FixRef {
+                id: "advice-update-driver".into(),
+                kind: "manual".into(),
+                summary: format!(
+                    "Update the NVIDIA driver to one that supports CUDA {cuda} or newer, or use a build \
+                     of the program made with the CUDA your driver supports (nvidia-smi shows it)."
+                ),
+            }),
+    ]
+}

@@ -1,0 +1,73 @@
+//! The driver's own library reported missing, and PTX the driver refused with the ISA named,
+//! on real lines from public issues (each cited); and the words that must not trigger either.
+
+use super::*;
+use crate::engine::finding_codes as codes;
+use crate::engine::findings::Severity;
+
+fn finding<'a>(t: &'a Triage, code: &str) -> Option<&'a crate::engine::findings::Finding> {
+    t.findings.iter().find(|f| f.code == code)
+}
+
+#[test]
+fn a_driver_library_that_did_not_load_is_the_driver_missing() {
+    // https://github.com/tensorflow/tensorflow/issues/45930 (Windows, no NVIDIA driver)
+    let t = triage(
+        "W tensorflow/stream_executor/platform/default/dso_loader.cc:60] Could not load dynamic library 'nvcuda.dll'; dlerror: nvcuda.dll not found",
+    );
+    let f = finding(&t, codes::DRIVER_LIBRARY_NOT_LOADED).expect("the driver library is named");
+    assert_eq!(f.severity, Severity::Error);
+    assert!(
+        f.summary.starts_with("nvcuda.dll could not be loaded"),
+        "{}",
+        f.summary
+    );
+    assert!(f.libraries.contains(&"nvcuda.dll".to_string()));
+
+    // https://github.com/NVIDIA/nvidia-docker/issues/1163 (libnvidia-ml from the driver)
+    let t = triage(
+        "nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: cannot open shared object file: no such file or directory: unknown",
+    );
+    assert!(finding(&t, codes::DRIVER_LIBRARY_NOT_LOADED).is_some());
+}
+
+#[test]
+fn a_driver_library_only_named_is_not_an_error() {
+    // Named in a listing, not reported as failing.
+    let t = triage("C:\\Windows\\System32\\nvcuda.dll 31.0.15.3699");
+    assert!(finding(&t, codes::DRIVER_LIBRARY_NOT_LOADED).is_none());
+    // A toolkit library that did not load is not the driver.
+    let t = triage(
+        "Could not load dynamic library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found",
+    );
+    assert!(finding(&t, codes::DRIVER_LIBRARY_NOT_LOADED).is_none());
+}
+
+#[test]
+fn ptx_the_driver_refused_names_the_cuda_release_and_its_driver() {
+    let g = crate::engine::knowledge::generated::generated();
+    let isa = g
+        .ptxas_releases()
+        .last()
+        .map(|r| r.ptx_isa.clone())
+        .expect("the generated ptxas table has releases");
+    let text = format!(
+        "CUDA_ERROR_UNSUPPORTED_PTX_VERSION: the provided PTX was compiled with an unsupported toolchain.\n\
+         .version {isa}"
+    );
+    let t = triage(&text);
+    let f = finding(&t, codes::DRIVER_TOO_OLD).expect("the ISA's release and driver are named");
+    assert!(f.summary.contains(&format!(
+        "CUDA {}",
+        g.first_release_for_ptx_isa(&isa).unwrap().cuda
+    )));
+    assert!(f.detail.contains("driver"), "{}", f.detail);
+    // The refusal alone, with no ISA, says nothing more than the code's meaning.
+    let t = triage(
+        "CUDA_ERROR_UNSUPPORTED_PTX_VERSION: the provided PTX was compiled with an unsupported toolchain.",
+    );
+    assert!(finding(&t, codes::DRIVER_TOO_OLD).is_none());
+    // An ISA older than every read release is not guessed.
+    let t = triage("the provided PTX was compiled with an unsupported toolchain. PTX ISA 6.0");
+    assert!(finding(&t, codes::DRIVER_TOO_OLD).is_none());
+}
