@@ -66,6 +66,10 @@ fn cudnn_shim(version: &str, dist: &str, dll: &str) -> PathBuf {
     )
 }
 
+/// The folder of the 64-bit zlibwapi.dll (as zlib's Windows download unpacks, the one cuDNN 8's
+/// install guide points to).
+const ZLIB: &str = r"C:\zlib123dllx64\dll_x64";
+
 /// cuDNN 9.1's bin as NVIDIA's Windows zip archive unpacks it (the entry library from the
 /// nvidia-cudnn-cu12 9.1.0.70 wheel).
 const CUDNN9_ARCHIVE: &str = r"C:\tools\cudnn-windows-x86_64-9.1.0.70_cuda12-archive\bin";
@@ -103,7 +107,7 @@ fn ort_118() -> &'static WinePython {
             )
             .unwrap();
         }
-        let zlib = py.host(r"C:\zlib123dllx64\dll_x64");
+        let zlib = py.host(ZLIB);
         if !zlib.join("zlibwapi.dll").is_file() {
             crate::fixtures_build::DllSpec::new("zlibwapi.dll")
                 .export("inflate", None)
@@ -128,7 +132,7 @@ fn healthy_front(py: &WinePython) -> Vec<String> {
         .iter()
         .map(|c| nvidia_bin(py, c))
         .collect();
-    front.push(r"C:\zlib123dllx64\dll_x64".into());
+    front.push(ZLIB.into());
     front
 }
 
@@ -145,13 +149,13 @@ impl Judged {
         self.run.loaded_path(PROVIDER).is_some()
     }
 
-    /// The libraries Wine could not find for the provider or one of its imports.
+    /// The libraries Wine could not load for the provider or one of its imports.
     fn missing(&self) -> Vec<String> {
         let mut out: Vec<String> = self
             .run
-            .not_found()
+            .import_failures()
             .into_iter()
-            .map(|(lib, _)| lib.to_ascii_lowercase())
+            .map(|(lib, _, _)| lib.to_ascii_lowercase())
             .collect();
         out.sort();
         out.dedup();
@@ -290,12 +294,17 @@ fn ort_118_cuda11_healthy_install_loads_its_provider_and_the_scan_is_silent() {
     }
 }
 
-/// Asserts that the real load fails with error 126 naming `missing`, and that the scan's errors
-/// name exactly the libraries Wine could not find.
-fn assert_both_name(front: &[String], missing: &[&str]) {
+/// Asserts that the real load fails naming `missing`, each with Wine's `status` (`None`: not
+/// found; `c000007b`: an image of the wrong machine type), and that the scan's errors name
+/// exactly the libraries Wine could not load. ONNX Runtime reports error 126 under Wine for
+/// both (Windows reports 193, ERROR_BAD_EXE_FORMAT, for the second: lightvector/KataGo#828).
+fn assert_both_name(front: &[String], status: Option<&str>, missing: &[&str]) {
     let py = ort_118();
     let judged = judge(py, front);
     assert_eq!(judged.load_error, Some(126), "{}", judged.run.stderr);
+    for (lib, _, st) in judged.run.import_failures() {
+        assert_eq!(st.as_deref(), status, "{lib}: {}", judged.run.stderr);
+    }
     assert!(!judged.provider_mapped());
     let wine = judged.missing();
     let want: Vec<String> = missing.iter().map(|m| m.to_ascii_lowercase()).collect();
@@ -316,15 +325,17 @@ fn ort_118_cuda11_cudnn_off_path_fails_126_and_the_scan_names_cudnn() {
         .into_iter()
         .filter(|d| !d.ends_with(r"\cudnn\bin"))
         .collect();
-    assert_both_name(&front, &["cudnn64_8.dll"]);
+    assert_both_name(&front, None, &["cudnn64_8.dll"]);
 }
 
 /// Every CUDA folder off PATH (ONNX Runtime's loader searches PATH; a Python >= 3.8 process
-/// does not change that for it): each import the provider needs is named by both.
+/// does not change that for it): each import the provider needs is named by both. (zlibwapi's
+/// folder stays: the provider's load never reaches cuDNN's sub-libraries, which load it.)
 #[test]
 fn ort_118_cuda11_nothing_on_path_fails_126_and_the_scan_names_each_library() {
     assert_both_name(
-        &[],
+        &[ZLIB.to_string()],
+        None,
         &[
             "cublas64_11.dll",
             "cublaslt64_11.dll",
@@ -350,5 +361,63 @@ fn ort_118_cuda11_with_cudnn_9_fails_126_and_the_scan_names_cudnn_8() {
             }
         })
         .collect();
-    assert_both_name(&front, &["cudnn64_8.dll"]);
+    assert_both_name(&front, None, &["cudnn64_8.dll"]);
+}
+
+/// A 32-bit copy of the CUDA runtime (the wheel's real `cudart32_110.dll` under the 64-bit name,
+/// as a wrong download leaves it) first on PATH, the real 64-bit one later: the search passes
+/// over the image of the wrong machine type (Wine's loader, like Windows' for an import), the
+/// provider loads, and the scan is silent and resolves the 64-bit copy.
+#[test]
+fn ort_118_cuda11_32_bit_cudart_first_is_passed_over() {
+    let py = ort_118();
+    let front: Vec<String> = std::iter::once(cuda32(py))
+        .chain(healthy_front(py))
+        .collect();
+    let judged = judge(py, &front);
+    assert!(judged.provider_mapped(), "{}", judged.run.stderr);
+    let mapped = judged.run.loaded_path("cudart64_110.dll").unwrap();
+    assert!(
+        mapped
+            .to_ascii_lowercase()
+            .contains(r"\nvidia\cuda_runtime\bin\"),
+        "{mapped}"
+    );
+    let (loud, _dir, machine) = scan(py, &front);
+    assert!(loud.is_empty(), "the scan is silent: {loud:#?}");
+    let cudart = tree(py, &machine)
+        .into_iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case("cudart64_110.dll"))
+        .and_then(|(_, p)| p);
+    assert!(cudart.is_some_and(|p| p.eq_ignore_ascii_case(&mapped)));
+}
+
+/// Only the 32-bit copy: the real load fails (Wine's loader: c000007b, an image of the wrong
+/// machine type) and the scan names cudart64_110.dll.
+#[test]
+fn ort_118_cuda11_only_a_32_bit_cudart_fails_and_the_scan_names_it() {
+    let py = ort_118();
+    let front: Vec<String> = std::iter::once(cuda32(py))
+        .chain(
+            healthy_front(py)
+                .into_iter()
+                .filter(|d| !d.ends_with(r"\cuda_runtime\bin")),
+        )
+        .collect();
+    assert_both_name(&front, Some("c000007b"), &["cudart64_110.dll"]);
+}
+
+/// `C:\old\cuda32` holding the real 32-bit CUDA runtime named `cudart64_110.dll`.
+fn cuda32(py: &WinePython) -> String {
+    const DIR: &str = r"C:\old\cuda32";
+    let host = py.host(DIR);
+    if !host.join("cudart64_110.dll").is_file() {
+        std::fs::create_dir_all(&host).unwrap();
+        let real = py.host(&format!(
+            r"{}\cudart32_110.dll",
+            nvidia_bin(py, "cuda_runtime")
+        ));
+        std::fs::copy(real, host.join("cudart64_110.dll")).unwrap();
+    }
+    DIR.into()
 }

@@ -53,18 +53,23 @@ impl Run {
         })
     }
 
-    /// The imports Wine's loader could not find: `(library, the DLL that needed it)`.
-    pub fn not_found(&self) -> Vec<(String, String)> {
+    /// The imports Wine's loader could not load: `(library, the DLL that needed it, status)`,
+    /// the status `None` for "not found" and Wine's NTSTATUS otherwise (`c000007b`, an image of
+    /// the wrong machine type: Windows' error 193).
+    pub fn import_failures(&self) -> Vec<(String, String, Option<String>)> {
         self.stderr
             .lines()
             .filter_map(|l| {
-                l.split_once("import_dll Library ")?
-                    .1
-                    .split_once(" (which is needed by L\"")
-            })
-            .filter_map(|(lib, rest)| {
-                let needer = rest.split_once('"')?.0.replace("\\\\", "\\");
-                Some((lib.to_string(), needer))
+                let rest = l.split_once(":import_dll ")?.1;
+                let rest = rest
+                    .strip_prefix("Library ")
+                    .or_else(|| rest.strip_prefix("Loading library "))?;
+                let (lib, rest) = rest.split_once(" (which is needed by L\"")?;
+                let (needer, tail) = rest.split_once('"')?;
+                let status = tail
+                    .split_once("(error ")
+                    .map(|(_, s)| s.trim_end_matches(").").to_string());
+                Some((lib.to_string(), needer.replace("\\\\", "\\"), status))
             })
             .collect()
     }
