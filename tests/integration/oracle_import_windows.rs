@@ -1,60 +1,129 @@
 //! Windows installs judged by the real import: a real Windows CPython under Wine
 //! (`wine_python.rs`) imports the framework's real Windows wheel with real NVIDIA DLLs from the
 //! `nvidia-*` Windows wheels, and what the framework itself reports — and what Wine's loader
-//! mapped or could not find — is the oracle the scan must agree with, situation by situation.
+//! mapped or could not load — is the oracle the scan must agree with, situation by situation.
 //!
-//! ONNX Runtime 1.18.0 (`onnxruntime-gpu`, the CUDA 11.8 / cuDNN 8 build) under Python 3.11:
-//! `import onnxruntime` and an InferenceSession asking for the CUDA execution provider make ONNX
-//! Runtime load `onnxruntime_providers_cuda.dll` itself (`LoadLibraryExW(path, NULL,
-//! LOAD_WITH_ALTERED_SEARCH_PATH)`, onnxruntime/core/platform/windows/env.cc), so the provider's
-//! imports are searched on PATH. With every CUDA 11 / cuDNN 8 folder on PATH the load gets past
-//! the imports (the provider is mapped, then fails in its own start-up with 0xE06D7363: there is
-//! no GPU); with one missing it fails with error 126 and Wine names the missing import. The scan
-//! of the same drive and PATH (a machine file whose drive C is the prefix's drive_c and whose
-//! PATH is the one `python.exe` saw) must be silent in the first case and name exactly Wine's
-//! missing libraries in the others; `tree` of the provider must resolve each CUDA DLL to the file
-//! Wine mapped.
+//! ONNX Runtime under Python 3.11, two builds: 1.18.0 (CUDA 11.8 / cuDNN 8, with the
+//! `nvidia-*-cu11` DLLs) and 1.19.2 (CUDA 12.2 / cuDNN 9, with `nvidia-*-cu12`), each in its own
+//! environment of the one 3.11 prefix. `import onnxruntime` and an InferenceSession asking for
+//! the CUDA execution provider make ONNX Runtime load `onnxruntime_providers_cuda.dll` itself
+//! (`LoadLibraryExW(path, NULL, LOAD_WITH_ALTERED_SEARCH_PATH)`,
+//! onnxruntime/core/platform/windows/env.cc), so the provider's imports are searched on PATH.
+//! With every CUDA / cuDNN folder on PATH the load gets past the imports (Wine maps the
+//! provider, which then fails in its own start-up with 0xE06D7363: there is no GPU); with one
+//! missing it fails with error 126 and Wine names the import it could not load. The scan of the
+//! same drive and PATH (a machine file whose drive C is the prefix's drive_c and whose PATH is
+//! the one `python.exe` saw) must be silent in the first case and name exactly Wine's missing
+//! libraries in the others; `tree` of the provider must resolve each CUDA DLL to the file Wine
+//! mapped.
 //!
 //! What the oracle cannot see: cuDNN 8 loads `zlibwapi.dll` only from its sub-libraries, at the
-//! first convolution, which needs a GPU; the healthy situation puts a mingw-built 64-bit
-//! `zlibwapi.dll` folder on PATH, as cuDNN 8's install guide asks, and no situation here judges
-//! zlibwapi by the import.
+//! first convolution, which needs a GPU; the CUDA 11 build's healthy situation puts a
+//! mingw-built 64-bit `zlibwapi.dll` folder on PATH, as cuDNN 8's install guide asks, and no
+//! situation here judges zlibwapi by the import.
 
-use crate::wine_python::{Run, WinePython, python};
+use crate::wine_python::{PyEnv, Run, python};
 use cuda_triage::engine::findings::{Finding, Severity};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::Mutex;
 
 const ORT_PROBE: &str = include_str!("oracle_import_ort.py");
 const PROVIDER: &str = "onnxruntime_providers_cuda.dll";
 
-/// The real NVIDIA DLLs ONNX Runtime 1.18.0's CUDA provider imports, from the CUDA 11.8 /
-/// cuDNN 8.9 `nvidia-*-cu11` Windows wheels, unpacked as pip installs them
-/// (`site-packages\nvidia\<component>\bin`): (component folder, wheel, version, members).
-const CU11: &[(&str, &str, &str, &str)] = &[
-    (
-        "cublas",
-        "nvidia-cublas-cu11",
-        "11.11.3.6",
-        r"bin/cublas(Lt)?64_11\.dll$",
-    ),
-    (
-        "cufft",
-        "nvidia-cufft-cu11",
-        "10.9.0.58",
-        r"bin/cufft64_10\.dll$",
-    ),
-    (
-        "cuda_runtime",
-        "nvidia-cuda-runtime-cu11",
-        "11.8.89",
-        r"bin/cudart(32|64)_110\.dll$",
-    ),
-];
+/// One onnxruntime-gpu build and the real NVIDIA DLLs its CUDA provider imports.
+struct OrtBuild {
+    /// The environment's name (`C:\envs\<env>`).
+    env: &'static str,
+    version: &'static str,
+    /// `(component folder, wheel, version, members)`: unpacked as pip installs them
+    /// (`site-packages\nvidia\<component>\bin`).
+    nvidia: &'static [(&'static str, &'static str, &'static str, &'static str)],
+    /// cuDNN's wheel, version and entry library: cuDNN's Windows wheels are large (~600 MB) and
+    /// the provider imports only `cudnn64_N.dll`, so just that member is read (HTTP Range
+    /// requests, `release_files`).
+    cudnn: (&'static str, &'static str, &'static str),
+    /// The other DLLs the provider imports from CUDA, besides cuDNN's (its import table).
+    cuda_imports: usize,
+    /// Whether cuDNN (8) needs the zlibwapi.dll folder on PATH.
+    zlib: bool,
+    /// What NVML would report: the prefix has no GPU, so the machine file states a driver new
+    /// enough for the CUDA runtime the build is given.
+    driver: (&'static str, &'static str),
+}
 
-/// cuDNN's Windows wheels are large (~700 MB); the provider imports only the `cudnn64_N.dll`
-/// entry library, so just that member is read (HTTP Range requests, `release_files`).
-fn cudnn_shim(version: &str, dist: &str, dll: &str) -> PathBuf {
+/// ONNX Runtime 1.18.0, CUDA 11.8 / cuDNN 8 (its `capi\version_info.py`), with the CUDA 11.8 /
+/// cuDNN 8.9 wheels.
+const ORT_CU11: OrtBuild = OrtBuild {
+    env: "ort-1.18.0",
+    version: "1.18.0",
+    nvidia: &[
+        (
+            "cublas",
+            "nvidia-cublas-cu11",
+            "11.11.3.6",
+            r"bin/cublas(Lt)?64_11\.dll$",
+        ),
+        (
+            "cufft",
+            "nvidia-cufft-cu11",
+            "10.9.0.58",
+            r"bin/cufft64_10\.dll$",
+        ),
+        (
+            "cuda_runtime",
+            "nvidia-cuda-runtime-cu11",
+            "11.8.89",
+            r"bin/cudart(32|64)_110\.dll$",
+        ),
+    ],
+    cudnn: ("nvidia-cudnn-cu11", "8.9.5.29", "cudnn64_8.dll"),
+    cuda_imports: 4,
+    zlib: true,
+    driver: ("546.33", "12.3"),
+};
+
+/// ONNX Runtime 1.19.2, CUDA 12.2 / cuDNN 9, with CUDA 12 wheels (the runtime the binary format
+/// tests already fetch, 12.9) and cuDNN 9.2, which no longer needs zlibwapi.dll.
+const ORT_CU12: OrtBuild = OrtBuild {
+    env: "ort-1.19.2",
+    version: "1.19.2",
+    nvidia: &[
+        (
+            "cublas",
+            "nvidia-cublas-cu12",
+            "12.4.5.8",
+            r"bin/cublas(Lt)?64_12\.dll$",
+        ),
+        (
+            "cufft",
+            "nvidia-cufft-cu12",
+            "11.2.1.3",
+            r"bin/cufft64_11\.dll$",
+        ),
+        (
+            "cuda_runtime",
+            "nvidia-cuda-runtime-cu12",
+            "12.9.79",
+            r"bin/cudart64_12\.dll$",
+        ),
+    ],
+    cudnn: ("nvidia-cudnn-cu12", "9.2.1.18", "cudnn64_9.dll"),
+    cuda_imports: 4,
+    zlib: false,
+    driver: ("576.02", "12.9"),
+};
+
+/// The folder of the 64-bit zlibwapi.dll (as zlib's Windows download unpacks, the one cuDNN 8's
+/// install guide points to).
+const ZLIB: &str = r"C:\zlib123dllx64\dll_x64";
+
+/// cuDNN 9's bin as NVIDIA's Windows zip archive unpacks it (the CUDA 12 build's entry library),
+/// for the CUDA 11 build's wrong-major situation.
+const CUDNN9_ARCHIVE: &str = r"C:\tools\cudnn-windows-x86_64-9.2.1.18_cuda12-archive\bin";
+
+/// The member-only tree of a cuDNN wheel.
+fn cudnn_tree(b: &OrtBuild) -> PathBuf {
+    let (dist, version, dll) = b.cudnn;
     crate::release_files::wheel_files(
         &crate::release_files::Wheel {
             dist: dist.into(),
@@ -66,73 +135,69 @@ fn cudnn_shim(version: &str, dist: &str, dll: &str) -> PathBuf {
     )
 }
 
-/// The folder of the 64-bit zlibwapi.dll (as zlib's Windows download unpacks, the one cuDNN 8's
-/// install guide points to).
-const ZLIB: &str = r"C:\zlib123dllx64\dll_x64";
-
-/// cuDNN 9.1's bin as NVIDIA's Windows zip archive unpacks it (the entry library from the
-/// nvidia-cudnn-cu12 9.1.0.70 wheel).
-const CUDNN9_ARCHIVE: &str = r"C:\tools\cudnn-windows-x86_64-9.1.0.70_cuda12-archive\bin";
-
-/// Python 3.11's prefix with numpy, onnxruntime-gpu 1.18.0 and the CUDA 11 / cuDNN 8 (and, for
-/// the wrong-major situation, cuDNN 9's entry library in [`CUDNN9_ARCHIVE`]) DLLs installed; the 64-bit zlibwapi.dll stand-in in
-/// `C:\zlib123dllx64\dll_x64`.
-fn ort_118() -> &'static WinePython {
-    static READY: OnceLock<&'static WinePython> = OnceLock::new();
-    READY.get_or_init(|| {
-        use crate::wheels::{WheelPlatform, try_wheel};
-        let py = python("3.11");
-        let wheel = |dist: &str, version: &str| {
-            try_wheel(dist, version, WheelPlatform::Windows)
-                .unwrap_or_else(|e| panic!("{dist} {version} for Windows: {e}"))
-        };
-        // ONNX Runtime 1.18 is built against numpy 1.x.
-        py.install(&wheel("numpy", "1.26.4"), &[]);
-        py.install(&wheel("onnxruntime-gpu", "1.18.0"), &[]);
-        for (_, dist, version, members) in CU11 {
-            py.install(&wheel(dist, version), &[members, r"\.dist-info/METADATA$"]);
-        }
-        py.install_tree(&cudnn_shim(
-            "8.9.5.29",
-            "nvidia-cudnn-cu11",
-            "cudnn64_8.dll",
-        ));
-        let archive9 = py.host(CUDNN9_ARCHIVE);
-        if !archive9.join("cudnn64_9.dll").is_file() {
-            let tree = cudnn_shim("9.1.0.70", "nvidia-cudnn-cu12", "cudnn64_9.dll");
-            std::fs::create_dir_all(&archive9).unwrap();
-            std::fs::copy(
-                tree.join("nvidia/cudnn/bin/cudnn64_9.dll"),
-                archive9.join("cudnn64_9.dll"),
-            )
-            .unwrap();
-        }
-        let zlib = py.host(ZLIB);
-        if !zlib.join("zlibwapi.dll").is_file() {
-            crate::fixtures_build::DllSpec::new("zlibwapi.dll")
-                .export("inflate", None)
-                .export("deflate", None)
-                .export("zlibVersion", None)
-                .build(&zlib)
-                .expect("mingw builds zlibwapi.dll (install gcc-mingw-w64-x86-64)");
-        }
-        std::fs::write(py.host(r"C:\oracle_import_ort.py"), ORT_PROBE).unwrap();
-        py
-    })
+/// The build's environment in Python 3.11's prefix, with numpy, the build and its NVIDIA DLLs
+/// installed, made once per test run; the prefix's shared folders ([`ZLIB`] with a mingw-built
+/// 64-bit zlibwapi.dll, [`CUDNN9_ARCHIVE`]) too.
+fn ready(b: &'static OrtBuild) -> &'static PyEnv {
+    static READY: Mutex<Vec<(&str, &'static PyEnv)>> = Mutex::new(Vec::new());
+    let mut all = READY.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, env)) = all.iter().find(|(name, _)| *name == b.env) {
+        return env;
+    }
+    use crate::wheels::{WheelPlatform, try_wheel};
+    let wheel = |dist: &str, version: &str| {
+        try_wheel(dist, version, WheelPlatform::Windows)
+            .unwrap_or_else(|e| panic!("{dist} {version} for Windows: {e}"))
+    };
+    let env: &'static PyEnv = Box::leak(Box::new(python("3.11").env(b.env)));
+    // Both builds run with numpy 1.x (1.18 is built against it).
+    env.install(&wheel("numpy", "1.26.4"), &[]);
+    env.install(&wheel("onnxruntime-gpu", b.version), &[]);
+    for (_, dist, version, members) in b.nvidia {
+        env.install(&wheel(dist, version), &[members, r"\.dist-info/METADATA$"]);
+    }
+    env.install_tree(&cudnn_tree(b));
+    let zlib = env.host(ZLIB);
+    if !zlib.join("zlibwapi.dll").is_file() {
+        crate::fixtures_build::DllSpec::new("zlibwapi.dll")
+            .export("inflate", None)
+            .export("deflate", None)
+            .export("zlibVersion", None)
+            .build(&zlib)
+            .expect("mingw builds zlibwapi.dll (install gcc-mingw-w64-x86-64)");
+    }
+    let archive9 = env.host(CUDNN9_ARCHIVE);
+    if !archive9.join("cudnn64_9.dll").is_file() {
+        let tree = cudnn_tree(&ORT_CU12);
+        std::fs::create_dir_all(&archive9).unwrap();
+        std::fs::copy(
+            tree.join("nvidia/cudnn/bin/cudnn64_9.dll"),
+            archive9.join("cudnn64_9.dll"),
+        )
+        .unwrap();
+    }
+    std::fs::write(env.host(r"C:\oracle_import_ort.py"), ORT_PROBE).unwrap();
+    all.push((b.env, env));
+    env
 }
 
 /// `site-packages\nvidia\<component>\bin`.
-fn nvidia_bin(py: &WinePython, component: &str) -> String {
-    format!(r"{}\nvidia\{component}\bin", py.site())
+fn nvidia_bin(env: &PyEnv, component: &str) -> String {
+    format!(r"{}\nvidia\{component}\bin", env.site())
 }
 
-/// The healthy PATH front: every CUDA 11 / cuDNN 8 folder and zlibwapi's.
-fn healthy_front(py: &WinePython) -> Vec<String> {
-    let mut front: Vec<String> = ["cublas", "cudnn", "cufft", "cuda_runtime"]
+/// The healthy PATH front: every CUDA / cuDNN folder of the build (and zlibwapi's for cuDNN 8).
+fn healthy_front(b: &OrtBuild, env: &PyEnv) -> Vec<String> {
+    let mut front: Vec<String> = b
+        .nvidia
         .iter()
-        .map(|c| nvidia_bin(py, c))
+        .map(|(c, ..)| *c)
+        .chain(["cudnn"])
+        .map(|c| nvidia_bin(env, c))
         .collect();
-    front.push(ZLIB.into());
+    if b.zlib {
+        front.push(ZLIB.into());
+    }
     front
 }
 
@@ -163,13 +228,13 @@ impl Judged {
     }
 }
 
-fn judge(py: &WinePython, front: &[String]) -> Judged {
-    let run = py.run(&[r"C:\oracle_import_ort.py"], front, &[]);
+fn judge(b: &OrtBuild, env: &PyEnv, front: &[String]) -> Judged {
+    let run = env.run(&[r"C:\oracle_import_ort.py"], front, &[]);
     let last = run.stdout.lines().last().unwrap_or_default().to_string();
     let doc: serde_json::Value = serde_json::from_str(&last)
         .unwrap_or_else(|e| panic!("no JSON from the probe ({e}): {}{}", run.stdout, run.stderr));
     assert_eq!(
-        doc["version"], "1.18.0",
+        doc["version"], b.version,
         "`import onnxruntime` works: {doc}\n{}",
         run.stderr
     );
@@ -180,25 +245,27 @@ fn judge(py: &WinePython, front: &[String]) -> Judged {
     Judged { run, load_error }
 }
 
-/// The machine file of the prefix's drive C with `path` as the process's PATH. The prefix has
-/// no GPU, so NVML cannot answer: the file states a driver new enough for CUDA 11.8.
-fn machine_file(py: &WinePython, dir: &Path, path: &str) -> PathBuf {
+/// The machine file of the prefix's drive C with `path` as the process's PATH and the build's
+/// driver facts.
+fn machine_file(b: &OrtBuild, env: &PyEnv, dir: &Path, path: &str) -> PathBuf {
     let file = dir.join("machine.toml");
     let text = format!(
         "platform = \"windows\"\n[drives]\nC = '{}'\n[env]\nPATH = '{path}'\n\
-         [driver]\nversion = \"546.33\"\ncuda = \"12.3\"\n",
-        py.prefix.join("drive_c").display()
+         [driver]\nversion = \"{}\"\ncuda = \"{}\"\n",
+        env.py.prefix.join("drive_c").display(),
+        b.driver.0,
+        b.driver.1
     );
     std::fs::write(&file, text).unwrap();
     file
 }
 
-/// The scan's error and warning findings for the prefix with `front` on PATH, and the machine
-/// file it read.
-fn scan(py: &WinePython, front: &[String]) -> (Vec<Finding>, tempfile::TempDir, PathBuf) {
+/// The scan's error and warning findings for the environment's process with `front` on PATH,
+/// and the machine file it read.
+fn scan(b: &OrtBuild, env: &PyEnv, front: &[String]) -> (Vec<Finding>, tempfile::TempDir, PathBuf) {
     use cuda_triage::engine::api;
     let dir = tempfile::tempdir().unwrap();
-    let file = machine_file(py, dir.path(), &py.windows_path(front));
+    let file = machine_file(b, env, dir.path(), &env.windows_path(front));
     let ctx = api::load(&api::Source::MachineFile(file.clone()), api::Driver::Skip)
         .expect("the prefix's machine file loads");
     let report = api::scan(&ctx, &Default::default(), &Default::default()).expect("scanned");
@@ -224,15 +291,15 @@ fn error_libraries(findings: &[Finding]) -> Vec<String> {
 
 /// `tree` of the provider as ONNX Runtime loads it (LOAD_WITH_ALTERED_SEARCH_PATH, 0x8):
 /// `(name, resolved path)` of each direct import.
-fn tree(py: &WinePython, machine: &Path) -> Vec<(String, Option<String>)> {
-    let provider = format!(r"{}\onnxruntime\capi\{PROVIDER}", py.site());
+fn tree(env: &PyEnv, machine: &Path) -> Vec<(String, Option<String>)> {
+    let provider = format!(r"{}\onnxruntime\capi\{PROVIDER}", env.site());
     let out = crate::support::run_cli(&[
         "tree",
         &provider,
         "--machine",
         machine.to_str().unwrap(),
         "--app-dir",
-        &py.home(),
+        &env.home,
         "--load-flags",
         "0x8",
         "--max-depth",
@@ -254,7 +321,7 @@ fn tree(py: &WinePython, machine: &Path) -> Vec<(String, Option<String>)> {
         .collect()
 }
 
-/// The provider's CUDA imports (its import table, as `tree` lists it).
+/// A CUDA or cuDNN library, by name.
 fn is_cuda(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     ["cublas", "cudnn", "cufft", "cudart", "curand"]
@@ -262,13 +329,12 @@ fn is_cuda(name: &str) -> bool {
         .any(|p| n.starts_with(p))
 }
 
-/// Healthy: ONNX Runtime gets past loading its CUDA provider, Wine mapped each CUDA import from
-/// the folder `tree` resolves it to, and the scan says nothing is wrong.
-#[test]
-fn ort_118_cuda11_healthy_install_loads_its_provider_and_the_scan_is_silent() {
-    let py = ort_118();
-    let front = healthy_front(py);
-    let judged = judge(py, &front);
+/// Asserts that with `front` on PATH ONNX Runtime gets past loading its CUDA provider, that
+/// Wine mapped each CUDA import from the folder `tree` resolves it to, and that the scan says
+/// nothing is wrong.
+fn assert_loads_and_silent(b: &'static OrtBuild, front: &[String]) {
+    let env = ready(b);
+    let judged = judge(b, env, front);
     assert!(
         judged.provider_mapped() && judged.missing().is_empty(),
         "the provider loads: {:?}\n{}",
@@ -276,13 +342,13 @@ fn ort_118_cuda11_healthy_install_loads_its_provider_and_the_scan_is_silent() {
         judged.run.stderr
     );
     assert_ne!(judged.load_error, Some(126), "{}", judged.run.stderr);
-    let (loud, _dir, machine) = scan(py, &front);
+    let (loud, _dir, machine) = scan(b, env, front);
     assert!(loud.is_empty(), "the scan is silent: {loud:#?}");
-    let cuda: Vec<_> = tree(py, &machine)
+    let cuda: Vec<_> = tree(env, &machine)
         .into_iter()
         .filter(|(n, _)| is_cuda(n))
         .collect();
-    assert_eq!(cuda.len(), 5, "{cuda:?}");
+    assert_eq!(cuda.len(), b.cuda_imports + 1, "{cuda:?}");
     for (name, path) in cuda {
         let wine = judged.run.loaded_path(&name);
         assert!(
@@ -298,9 +364,14 @@ fn ort_118_cuda11_healthy_install_loads_its_provider_and_the_scan_is_silent() {
 /// found; `c000007b`: an image of the wrong machine type), and that the scan's errors name
 /// exactly the libraries Wine could not load. ONNX Runtime reports error 126 under Wine for
 /// both (Windows reports 193, ERROR_BAD_EXE_FORMAT, for the second: lightvector/KataGo#828).
-fn assert_both_name(front: &[String], status: Option<&str>, missing: &[&str]) {
-    let py = ort_118();
-    let judged = judge(py, front);
+fn assert_both_name(
+    b: &'static OrtBuild,
+    front: &[String],
+    status: Option<&str>,
+    missing: &[&str],
+) {
+    let env = ready(b);
+    let judged = judge(b, env, front);
     assert_eq!(judged.load_error, Some(126), "{}", judged.run.stderr);
     for (lib, _, st) in judged.run.import_failures() {
         assert_eq!(st.as_deref(), status, "{lib}: {}", judged.run.stderr);
@@ -309,7 +380,7 @@ fn assert_both_name(front: &[String], status: Option<&str>, missing: &[&str]) {
     let wine = judged.missing();
     let want: Vec<String> = missing.iter().map(|m| m.to_ascii_lowercase()).collect();
     assert_eq!(wine, want, "Wine's loader: {}", judged.run.stderr);
-    let (loud, _dir, _) = scan(py, front);
+    let (loud, _dir, _) = scan(b, env, front);
     let named = error_libraries(&loud);
     assert_eq!(
         named, wine,
@@ -317,15 +388,41 @@ fn assert_both_name(front: &[String], status: Option<&str>, missing: &[&str]) {
     );
 }
 
+/// The healthy front without the folder ending in `suffix`.
+fn front_without(b: &'static OrtBuild, suffix: &str) -> Vec<String> {
+    healthy_front(b, ready(b))
+        .into_iter()
+        .filter(|d| !d.ends_with(suffix))
+        .collect()
+}
+
+#[test]
+fn ort_118_cuda11_healthy_install_loads_its_provider_and_the_scan_is_silent() {
+    assert_loads_and_silent(&ORT_CU11, &healthy_front(&ORT_CU11, ready(&ORT_CU11)));
+}
+
+#[test]
+fn ort_119_cuda12_healthy_install_loads_its_provider_and_the_scan_is_silent() {
+    assert_loads_and_silent(&ORT_CU12, &healthy_front(&ORT_CU12, ready(&ORT_CU12)));
+}
+
 /// cuDNN's folder off PATH: error 126, cudnn64_8.dll not found — and the scan says so.
 #[test]
 fn ort_118_cuda11_cudnn_off_path_fails_126_and_the_scan_names_cudnn() {
-    let py = ort_118();
-    let front: Vec<String> = healthy_front(py)
-        .into_iter()
-        .filter(|d| !d.ends_with(r"\cudnn\bin"))
-        .collect();
-    assert_both_name(&front, None, &["cudnn64_8.dll"]);
+    let front = front_without(&ORT_CU11, r"\cudnn\bin");
+    assert_both_name(&ORT_CU11, &front, None, &["cudnn64_8.dll"]);
+}
+
+/// cuBLAS's folder off PATH for the CUDA 12 build: both cuBLAS libraries are named.
+#[test]
+fn ort_119_cuda12_cublas_off_path_fails_126_and_the_scan_names_both_cublas() {
+    let front = front_without(&ORT_CU12, r"\cublas\bin");
+    assert_both_name(
+        &ORT_CU12,
+        &front,
+        None,
+        &["cublas64_12.dll", "cublaslt64_12.dll"],
+    );
 }
 
 /// Every CUDA folder off PATH (ONNX Runtime's loader searches PATH; a Python >= 3.8 process
@@ -334,6 +431,7 @@ fn ort_118_cuda11_cudnn_off_path_fails_126_and_the_scan_names_cudnn() {
 #[test]
 fn ort_118_cuda11_nothing_on_path_fails_126_and_the_scan_names_each_library() {
     assert_both_name(
+        &ORT_CU11,
         &[ZLIB.to_string()],
         None,
         &[
@@ -346,12 +444,11 @@ fn ort_118_cuda11_nothing_on_path_fails_126_and_the_scan_names_each_library() {
     );
 }
 
-/// The wrong cuDNN major: cuDNN 9's folder (cudnn64_9.dll, from nvidia-cudnn-cu12) where
-/// cuDNN 8's was. The real load misses cudnn64_8.dll; the scan must name it too.
+/// The wrong cuDNN major: cuDNN 9's folder (cudnn64_9.dll) where cuDNN 8's was. The real load
+/// misses cudnn64_8.dll; the scan must name it too.
 #[test]
 fn ort_118_cuda11_with_cudnn_9_fails_126_and_the_scan_names_cudnn_8() {
-    let py = ort_118();
-    let front: Vec<String> = healthy_front(py)
+    let front: Vec<String> = healthy_front(&ORT_CU11, ready(&ORT_CU11))
         .into_iter()
         .map(|d| {
             if d.ends_with(r"\cudnn\bin") {
@@ -361,7 +458,19 @@ fn ort_118_cuda11_with_cudnn_9_fails_126_and_the_scan_names_cudnn_8() {
             }
         })
         .collect();
-    assert_both_name(&front, None, &["cudnn64_8.dll"]);
+    assert_both_name(&ORT_CU11, &front, None, &["cudnn64_8.dll"]);
+}
+
+/// The wrong CUDA major: the CUDA 12 build given the CUDA 11 build's CUDA runtime folder
+/// instead of its own. The real load misses cudart64_12.dll; the scan must name it too.
+#[test]
+fn ort_119_cuda12_with_the_cuda_11_runtime_fails_126_and_the_scan_names_cudart_12() {
+    let cu11 = nvidia_bin(ready(&ORT_CU11), "cuda_runtime");
+    let front: Vec<String> = front_without(&ORT_CU12, r"\cuda_runtime\bin")
+        .into_iter()
+        .chain([cu11])
+        .collect();
+    assert_both_name(&ORT_CU12, &front, None, &["cudart64_12.dll"]);
 }
 
 /// A 32-bit copy of the CUDA runtime (the wheel's real `cudart32_110.dll` under the 64-bit name,
@@ -370,52 +479,33 @@ fn ort_118_cuda11_with_cudnn_9_fails_126_and_the_scan_names_cudnn_8() {
 /// provider loads, and the scan is silent and resolves the 64-bit copy.
 #[test]
 fn ort_118_cuda11_32_bit_cudart_first_is_passed_over() {
-    let py = ort_118();
-    let front: Vec<String> = std::iter::once(cuda32(py))
-        .chain(healthy_front(py))
+    let env = ready(&ORT_CU11);
+    let front: Vec<String> = std::iter::once(cuda32(env))
+        .chain(healthy_front(&ORT_CU11, env))
         .collect();
-    let judged = judge(py, &front);
-    assert!(judged.provider_mapped(), "{}", judged.run.stderr);
-    let mapped = judged.run.loaded_path("cudart64_110.dll").unwrap();
-    assert!(
-        mapped
-            .to_ascii_lowercase()
-            .contains(r"\nvidia\cuda_runtime\bin\"),
-        "{mapped}"
-    );
-    let (loud, _dir, machine) = scan(py, &front);
-    assert!(loud.is_empty(), "the scan is silent: {loud:#?}");
-    let cudart = tree(py, &machine)
-        .into_iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case("cudart64_110.dll"))
-        .and_then(|(_, p)| p);
-    assert!(cudart.is_some_and(|p| p.eq_ignore_ascii_case(&mapped)));
+    assert_loads_and_silent(&ORT_CU11, &front);
 }
 
 /// Only the 32-bit copy: the real load fails (Wine's loader: c000007b, an image of the wrong
 /// machine type) and the scan names cudart64_110.dll.
 #[test]
 fn ort_118_cuda11_only_a_32_bit_cudart_fails_and_the_scan_names_it() {
-    let py = ort_118();
-    let front: Vec<String> = std::iter::once(cuda32(py))
-        .chain(
-            healthy_front(py)
-                .into_iter()
-                .filter(|d| !d.ends_with(r"\cuda_runtime\bin")),
-        )
+    let env = ready(&ORT_CU11);
+    let front: Vec<String> = std::iter::once(cuda32(env))
+        .chain(front_without(&ORT_CU11, r"\cuda_runtime\bin"))
         .collect();
-    assert_both_name(&front, Some("c000007b"), &["cudart64_110.dll"]);
+    assert_both_name(&ORT_CU11, &front, Some("c000007b"), &["cudart64_110.dll"]);
 }
 
 /// `C:\old\cuda32` holding the real 32-bit CUDA runtime named `cudart64_110.dll`.
-fn cuda32(py: &WinePython) -> String {
+fn cuda32(env: &PyEnv) -> String {
     const DIR: &str = r"C:\old\cuda32";
-    let host = py.host(DIR);
+    let host = env.host(DIR);
     if !host.join("cudart64_110.dll").is_file() {
         std::fs::create_dir_all(&host).unwrap();
-        let real = py.host(&format!(
+        let real = env.host(&format!(
             r"{}\cudart32_110.dll",
-            nvidia_bin(py, "cuda_runtime")
+            nvidia_bin(env, "cuda_runtime")
         ));
         std::fs::copy(real, host.join("cudart64_110.dll")).unwrap();
     }

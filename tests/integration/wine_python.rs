@@ -212,13 +212,9 @@ with zipfile.ZipFile(wheel) as z:
 "#;
 
 impl WinePython {
-    /// `C:\Python311`.
-    pub fn home(&self) -> String {
+    /// `C:\Python311`: the pristine embeddable CPython every environment is copied from.
+    pub fn base(&self) -> String {
         format!(r"C:\Python{}", self.nodot)
-    }
-
-    pub fn site(&self) -> String {
-        format!(r"{}\Lib\site-packages", self.home())
     }
 
     /// The host path of a `C:\...` path.
@@ -229,8 +225,46 @@ impl WinePython {
         self.prefix.join("drive_c").join(rel.replace('\\', "/"))
     }
 
-    /// Unpacks (once per prefix) the members of the wheel matching `patterns` (all when empty)
-    /// into site-packages.
+    /// The environment `C:\envs\<name>`: a copy of the base CPython with its own
+    /// site-packages (made once; frameworks that cannot share one site-packages get one each).
+    /// Its folder is not one the scan looks in by itself: the process's PATH names it, as it
+    /// names a Python run from its folder.
+    pub fn env(&'static self, name: &str) -> PyEnv {
+        let _guard = INSTALL.lock().unwrap_or_else(|p| p.into_inner());
+        let env = PyEnv {
+            py: self,
+            home: format!(r"C:\envs\{name}"),
+        };
+        let host = self.host(&env.home);
+        if !host.join("python.exe").is_file() {
+            let tmp = unique(&host);
+            copy_tree(&self.host(&self.base()), &tmp);
+            std::fs::create_dir_all(tmp.join("Lib/site-packages")).unwrap();
+            std::fs::rename(&tmp, &host).unwrap();
+        }
+        env
+    }
+}
+
+/// One Python environment of a prefix.
+pub struct PyEnv {
+    pub py: &'static WinePython,
+    /// `C:\envs\<name>`.
+    pub home: String,
+}
+
+impl PyEnv {
+    pub fn site(&self) -> String {
+        format!(r"{}\Lib\site-packages", self.home)
+    }
+
+    /// The host path of a `C:\...` path of the prefix.
+    pub fn host(&self, windows_path: &str) -> PathBuf {
+        self.py.host(windows_path)
+    }
+
+    /// Unpacks (once per environment) the members of the wheel matching `patterns` (all when
+    /// empty) into site-packages.
     pub fn install(&self, wheel: &Path, patterns: &[&str]) {
         let _guard = INSTALL.lock().unwrap_or_else(|p| p.into_inner());
         let site = self.host(&self.site());
@@ -264,14 +298,17 @@ impl WinePython {
     }
 
     /// Runs `python.exe <args>` with `path_front` (Windows folders) in front of the Windows PATH
-    /// and `env` set, under Wine's loader trace.
+    /// (then the environment's own folder, as a Python run from its folder has it) and `env`
+    /// set, under Wine's loader trace.
     pub fn run(&self, args: &[&str], path_front: &[String], env: &[(&str, &str)]) -> Run {
+        let mut front = path_front.to_vec();
+        front.push(self.home.clone());
         let out = Command::new(WINE)
-            .arg(format!(r"{}\python.exe", self.home()))
+            .arg(format!(r"{}\python.exe", self.home))
             .args(args)
-            .env("WINEPREFIX", &self.prefix)
+            .env("WINEPREFIX", &self.py.prefix)
             .env("WINEDEBUG", "-all,+loaddll,err+module")
-            .env("WINEPATH", path_front.join(";"))
+            .env("WINEPATH", front.join(";"))
             .env("PYTHONIOENCODING", "utf-8")
             .envs(env.iter().copied())
             .env_remove("DISPLAY")
@@ -289,7 +326,7 @@ impl WinePython {
         }
     }
 
-    /// The PATH a process of this prefix gets with `path_front` in front (what Python's
+    /// The PATH a process of this environment gets with `path_front` in front (what Python's
     /// `os.environ` shows), for the machine file that describes the same process.
     pub fn windows_path(&self, path_front: &[String]) -> String {
         let run = self.run(
