@@ -1,5 +1,5 @@
 # The ONNX Runtime import oracle, run by a real Windows CPython under Wine
-# (tests/integration/oracle_import_windows.rs): `import onnxruntime`, then an InferenceSession
+# (tests/integration/oracle_import_windows/onnxruntime.rs): `import onnxruntime`, then an InferenceSession
 # on a one-node ONNX model (an Identity) that asks for the CUDA execution provider, which makes
 # ONNX Runtime load onnxruntime_providers_cuda.dll with its own loader. ONNX Runtime logs what
 # LoadLibrary said ("LoadLibrary failed with error 126 ..." on stderr); this prints one JSON line.

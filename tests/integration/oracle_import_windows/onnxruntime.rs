@@ -1,8 +1,3 @@
-//! Windows installs judged by the real import: a real Windows CPython under Wine
-//! (`wine_python.rs`) imports the framework's real Windows wheel with real NVIDIA DLLs from the
-//! `nvidia-*` Windows wheels, and what the framework itself reports — and what Wine's loader
-//! mapped or could not load — is the oracle the scan must agree with, situation by situation.
-//!
 //! ONNX Runtime under Python 3.11, two builds: 1.18.0 (CUDA 11.8 / cuDNN 8, with the
 //! `nvidia-*-cu11` DLLs) and 1.19.2 (CUDA 12.2 / cuDNN 9, with `nvidia-*-cu12`), each in its own
 //! environment of the one 3.11 prefix. `import onnxruntime` and an InferenceSession asking for
@@ -11,23 +6,16 @@
 //! onnxruntime/core/platform/windows/env.cc), so the provider's imports are searched on PATH.
 //! With every CUDA / cuDNN folder on PATH the load gets past the imports (Wine maps the
 //! provider, which then fails in its own start-up with 0xE06D7363: there is no GPU); with one
-//! missing it fails with error 126 and Wine names the import it could not load. The scan of the
-//! same drive and PATH (a machine file whose drive C is the prefix's drive_c and whose PATH is
-//! the one `python.exe` saw) must be silent in the first case and name exactly Wine's missing
-//! libraries in the others; `tree` of the provider must resolve each CUDA DLL to the file Wine
-//! mapped.
-//!
-//! What the oracle cannot see: cuDNN 8 loads `zlibwapi.dll` only from its sub-libraries, at the
-//! first convolution, which needs a GPU; the CUDA 11 build's healthy situation puts a
-//! mingw-built 64-bit `zlibwapi.dll` folder on PATH, as cuDNN 8's install guide asks, and no
-//! situation here judges zlibwapi by the import.
+//! missing it fails with error 126 and Wine names the import it could not load. The scan must be
+//! silent in the first case and name exactly Wine's missing libraries in the others; `tree` of
+//! the provider must resolve each CUDA DLL to the file Wine mapped.
 
+use super::{ZLIB, ensure_zlib, error_libraries, is_cuda, member_tree, scan, sorted, tree, wheel};
 use crate::wine_python::{PyEnv, Run, python};
-use cuda_triage::engine::findings::{Finding, Severity};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 
-const ORT_PROBE: &str = include_str!("oracle_import_ort.py");
+const ORT_PROBE: &str = include_str!("onnxruntime.py");
 const PROVIDER: &str = "onnxruntime_providers_cuda.dll";
 
 /// One onnxruntime-gpu build and the real NVIDIA DLLs its CUDA provider imports.
@@ -113,26 +101,13 @@ const ORT_CU12: OrtBuild = OrtBuild {
     driver: ("576.02", "12.9"),
 };
 
-/// The folder of the 64-bit zlibwapi.dll (as zlib's Windows download unpacks, the one cuDNN 8's
-/// install guide points to).
-const ZLIB: &str = r"C:\zlib123dllx64\dll_x64";
-
 /// cuDNN 9's bin as NVIDIA's Windows zip archive unpacks it (the CUDA 12 build's entry library),
 /// for the CUDA 11 build's wrong-major situation.
 const CUDNN9_ARCHIVE: &str = r"C:\tools\cudnn-windows-x86_64-9.2.1.18_cuda12-archive\bin";
 
-/// The member-only tree of a cuDNN wheel.
+/// The member-only tree of the build's cuDNN wheel.
 fn cudnn_tree(b: &OrtBuild) -> PathBuf {
-    let (dist, version, dll) = b.cudnn;
-    crate::release_files::wheel_files(
-        &crate::release_files::Wheel {
-            dist: dist.into(),
-            version: version.into(),
-            members: vec![format!(r"bin/{}$", dll.replace('.', r"\."))],
-            list: vec![],
-        },
-        "windows",
-    )
+    member_tree(b.cudnn.0, b.cudnn.1, b.cudnn.2)
 }
 
 /// The build's environment in Python 3.11's prefix, with numpy, the build and its NVIDIA DLLs
@@ -144,11 +119,6 @@ fn ready(b: &'static OrtBuild) -> &'static PyEnv {
     if let Some((_, env)) = all.iter().find(|(name, _)| *name == b.env) {
         return env;
     }
-    use crate::wheels::{WheelPlatform, try_wheel};
-    let wheel = |dist: &str, version: &str| {
-        try_wheel(dist, version, WheelPlatform::Windows)
-            .unwrap_or_else(|e| panic!("{dist} {version} for Windows: {e}"))
-    };
     let env: &'static PyEnv = Box::leak(Box::new(python("3.11").env(b.env)));
     // Both builds run with numpy 1.x (1.18 is built against it).
     env.install(&wheel("numpy", "1.26.4"), &[]);
@@ -157,15 +127,7 @@ fn ready(b: &'static OrtBuild) -> &'static PyEnv {
         env.install(&wheel(dist, version), &[members, r"\.dist-info/METADATA$"]);
     }
     env.install_tree(&cudnn_tree(b));
-    let zlib = env.host(ZLIB);
-    if !zlib.join("zlibwapi.dll").is_file() {
-        crate::fixtures_build::DllSpec::new("zlibwapi.dll")
-            .export("inflate", None)
-            .export("deflate", None)
-            .export("zlibVersion", None)
-            .build(&zlib)
-            .expect("mingw builds zlibwapi.dll (install gcc-mingw-w64-x86-64)");
-    }
+    ensure_zlib(env);
     let archive9 = env.host(CUDNN9_ARCHIVE);
     if !archive9.join("cudnn64_9.dll").is_file() {
         let tree = cudnn_tree(&ORT_CU12);
@@ -216,15 +178,7 @@ impl Judged {
 
     /// The libraries Wine could not load for the provider or one of its imports.
     fn missing(&self) -> Vec<String> {
-        let mut out: Vec<String> = self
-            .run
-            .import_failures()
-            .into_iter()
-            .map(|(lib, _, _)| lib.to_ascii_lowercase())
-            .collect();
-        out.sort();
-        out.dedup();
-        out
+        sorted(self.run.import_failures().into_iter().map(|(lib, ..)| lib))
     }
 }
 
@@ -245,88 +199,14 @@ fn judge(b: &OrtBuild, env: &PyEnv, front: &[String]) -> Judged {
     Judged { run, load_error }
 }
 
-/// The machine file of the prefix's drive C with `path` as the process's PATH and the build's
-/// driver facts.
-fn machine_file(b: &OrtBuild, env: &PyEnv, dir: &Path, path: &str) -> PathBuf {
-    let file = dir.join("machine.toml");
-    let text = format!(
-        "platform = \"windows\"\n[drives]\nC = '{}'\n[env]\nPATH = '{path}'\n\
-         [driver]\nversion = \"{}\"\ncuda = \"{}\"\n",
-        env.py.prefix.join("drive_c").display(),
-        b.driver.0,
-        b.driver.1
-    );
-    std::fs::write(&file, text).unwrap();
-    file
-}
-
-/// The scan's error and warning findings for the environment's process with `front` on PATH,
-/// and the machine file it read.
-fn scan(b: &OrtBuild, env: &PyEnv, front: &[String]) -> (Vec<Finding>, tempfile::TempDir, PathBuf) {
-    use cuda_triage::engine::api;
-    let dir = tempfile::tempdir().unwrap();
-    let file = machine_file(b, env, dir.path(), &env.windows_path(front));
-    let ctx = api::load(&api::Source::MachineFile(file.clone()), api::Driver::Skip)
-        .expect("the prefix's machine file loads");
-    let report = api::scan(&ctx, &Default::default(), &Default::default()).expect("scanned");
-    let loud = report
-        .findings
-        .into_iter()
-        .filter(|f| matches!(f.severity, Severity::Error | Severity::Warning))
-        .collect();
-    (loud, dir, file)
-}
-
-/// The libraries the error findings name (lower case, sorted, once each).
-fn error_libraries(findings: &[Finding]) -> Vec<String> {
-    let mut out: Vec<String> = findings
-        .iter()
-        .filter(|f| f.severity == Severity::Error)
-        .flat_map(|f| f.libraries.iter().map(|l| l.to_ascii_lowercase()))
-        .collect();
-    out.sort();
-    out.dedup();
-    out
-}
-
-/// `tree` of the provider as ONNX Runtime loads it (LOAD_WITH_ALTERED_SEARCH_PATH, 0x8):
-/// `(name, resolved path)` of each direct import.
-fn tree(env: &PyEnv, machine: &Path) -> Vec<(String, Option<String>)> {
+/// `tree` of the provider as ONNX Runtime loads it (LOAD_WITH_ALTERED_SEARCH_PATH, 0x8).
+fn provider_tree(env: &PyEnv, machine: &std::path::Path) -> Vec<(String, Option<String>)> {
     let provider = format!(r"{}\onnxruntime\capi\{PROVIDER}", env.site());
-    let out = crate::support::run_cli(&[
-        "tree",
+    tree(
         &provider,
-        "--machine",
-        machine.to_str().unwrap(),
-        "--app-dir",
-        &env.home,
-        "--load-flags",
-        "0x8",
-        "--max-depth",
-        "1",
-        "--json",
-    ]);
-    let doc = crate::support::json(&out);
-    doc["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|n| n["depth"] == 1)
-        .map(|n| {
-            (
-                n["name"].as_str().unwrap().to_string(),
-                n["path"].as_str().map(str::to_string),
-            )
-        })
-        .collect()
-}
-
-/// A CUDA or cuDNN library, by name.
-fn is_cuda(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    ["cublas", "cudnn", "cufft", "cudart", "curand"]
-        .iter()
-        .any(|p| n.starts_with(p))
+        machine,
+        &["--app-dir", &env.home, "--load-flags", "0x8"],
+    )
 }
 
 /// Asserts that with `front` on PATH ONNX Runtime gets past loading its CUDA provider, that
@@ -342,9 +222,9 @@ fn assert_loads_and_silent(b: &'static OrtBuild, front: &[String]) {
         judged.run.stderr
     );
     assert_ne!(judged.load_error, Some(126), "{}", judged.run.stderr);
-    let (loud, _dir, machine) = scan(b, env, front);
+    let (loud, _dir, machine) = scan(env, front, &[], b.driver);
     assert!(loud.is_empty(), "the scan is silent: {loud:#?}");
-    let cuda: Vec<_> = tree(env, &machine)
+    let cuda: Vec<_> = provider_tree(env, &machine)
         .into_iter()
         .filter(|(n, _)| is_cuda(n))
         .collect();
@@ -380,7 +260,7 @@ fn assert_both_name(
     let wine = judged.missing();
     let want: Vec<String> = missing.iter().map(|m| m.to_ascii_lowercase()).collect();
     assert_eq!(wine, want, "Wine's loader: {}", judged.run.stderr);
-    let (loud, _dir, _) = scan(b, env, front);
+    let (loud, _dir, _) = scan(env, front, &[], b.driver);
     let named = error_libraries(&loud);
     assert_eq!(
         named, wine,
