@@ -51,11 +51,13 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
             dirs.push(dir.clone());
             loaders.push(process::python_extension_loader_with(ctx, env, dir, &dirs));
         }
-        // CuPy opens NVRTC with ctypes.CDLL(name): under Python >= 3.8 that is
+        // CuPy's rows (NVRTC) are ctypes.CDLL(name): under Python >= 3.8 that is
         // LOAD_LIBRARY_SEARCH_DEFAULT_DIRS (its os.add_dll_directory folders, no PATH), the search
-        // its extension modules get; older Pythons use the standard search, PATH included.
+        // its extension modules get; older Pythons use the standard search, PATH included. (A
+        // guessed list keeps the standard search and the "Python ignores PATH" warning below.)
         let cdll_ignores_path = ctx.platform == Platform::Windows
             && f.kind == FrameworkKind::CuPy
+            && loads.iter().any(|l| l.row.is_some())
             && process::python_ignores_path(env) == Some(true);
         if cdll_ignores_path {
             loaders.push(process::python_extension_loader_with(
