@@ -11,7 +11,9 @@
 //! NVRTC's miss is CuPy's own "CuPy failed to load nvrtc64_112_0.dll". The optional modules
 //! (cuDNN, cuTENSOR, NCCL, jitify) are left out, as CuPy leaves them out of its import.
 
-use super::{ZLIB, ensure_zlib, error_libraries, is_cuda, member_tree, scan, sorted, tree, wheel};
+use super::{
+    ZLIB, ensure_zlib, error_libraries, is_cuda, member_tree, place_dll, scan, sorted, tree, wheel,
+};
 use crate::wine_python::{PyEnv, Run, python};
 use std::sync::OnceLock;
 
@@ -58,19 +60,11 @@ fn ready() -> &'static PyEnv {
         env.install(&wheel("numpy", "1.26.4"), &[]);
         env.install(&wheel("fastrlock", "0.8.3"), &[]);
         env.install(&wheel("cupy-cuda11x", "13.3.0"), &[]);
-        let bin = env.host(&format!(r"{TOOLKIT}\bin"));
-        std::fs::create_dir_all(&bin).unwrap();
+        let bin = format!(r"{TOOLKIT}\bin");
         for (dist, version, dll) in TOOLKIT_DLLS {
-            if !bin.join(dll).is_file() {
-                let member = crate::wheels::wheel_member(
-                    dist,
-                    version,
-                    crate::wheels::WheelPlatform::Windows,
-                    &format!("bin/{dll}"),
-                );
-                std::fs::copy(member, bin.join(dll)).unwrap();
-            }
+            place_dll(&env, dist, version, dll, &bin);
         }
+        let bin = env.host(&bin);
         let cudnn = member_tree("nvidia-cudnn-cu11", "8.9.5.29", "cudnn64_8.dll");
         std::fs::copy(
             cudnn.join("nvidia/cudnn/bin/cudnn64_8.dll"),

@@ -42,6 +42,27 @@ pub fn wheel(dist: &str, version: &str) -> PathBuf {
         .unwrap_or_else(|e| panic!("{dist} {version} for Windows: {e}"))
 }
 
+/// Puts the DLL `dll` of the Windows wheel `dist` `version` into `dir` of the prefix: extracted
+/// once into the shared wheel cache (`wheels::wheel_member`) and hard-linked from there (copied
+/// where a link cannot be made), so the environments and the toolkit that hold the same DLL
+/// share one file on disk.
+pub fn place_dll(env: &PyEnv, dist: &str, version: &str, dll: &str, dir: &str) {
+    let target = env.host(dir).join(dll);
+    if target.is_file() {
+        return;
+    }
+    let member = crate::wheels::wheel_member(
+        dist,
+        version,
+        crate::wheels::WheelPlatform::Windows,
+        &format!("bin/{dll}"),
+    );
+    std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+    if std::fs::hard_link(&member, &target).is_err() {
+        std::fs::copy(&member, &target).unwrap();
+    }
+}
+
 /// The member-only tree (`release_files`, HTTP Range requests) of a wheel whose one wanted
 /// library is small beside the rest: cuDNN's Windows wheels are ~600 MB, their entry library
 /// `cudnn64_N.dll` a few hundred KB.

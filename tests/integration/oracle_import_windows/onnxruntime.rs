@@ -10,7 +10,9 @@
 //! silent in the first case and name exactly Wine's missing libraries in the others; `tree` of
 //! the provider must resolve each CUDA DLL to the file Wine mapped.
 
-use super::{ZLIB, ensure_zlib, error_libraries, is_cuda, member_tree, scan, sorted, tree, wheel};
+use super::{
+    ZLIB, ensure_zlib, error_libraries, is_cuda, member_tree, place_dll, scan, sorted, tree, wheel,
+};
 use crate::wine_python::{PyEnv, Run, python};
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -23,9 +25,14 @@ struct OrtBuild {
     /// The environment's name (`C:\envs\<env>`).
     env: &'static str,
     version: &'static str,
-    /// `(component folder, wheel, version, members)`: unpacked as pip installs them
+    /// `(component folder, wheel, version, DLLs)`: placed where pip installs them
     /// (`site-packages\nvidia\<component>\bin`).
-    nvidia: &'static [(&'static str, &'static str, &'static str, &'static str)],
+    nvidia: &'static [(
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static [&'static str],
+    )],
     /// cuDNN's wheel, version and entry library: cuDNN's Windows wheels are large (~600 MB) and
     /// the provider imports only `cudnn64_N.dll`, so just that member is read (HTTP Range
     /// requests, `release_files`).
@@ -49,19 +56,19 @@ const ORT_CU11: OrtBuild = OrtBuild {
             "cublas",
             "nvidia-cublas-cu11",
             "11.11.3.6",
-            r"bin/cublas(Lt)?64_11\.dll$",
+            &["cublas64_11.dll", "cublasLt64_11.dll"],
         ),
         (
             "cufft",
             "nvidia-cufft-cu11",
             "10.9.0.58",
-            r"bin/cufft64_10\.dll$",
+            &["cufft64_10.dll"],
         ),
         (
             "cuda_runtime",
             "nvidia-cuda-runtime-cu11",
             "11.8.89",
-            r"bin/cudart(32|64)_110\.dll$",
+            &["cudart64_110.dll", "cudart32_110.dll"],
         ),
     ],
     cudnn: ("nvidia-cudnn-cu11", "8.9.5.29", "cudnn64_8.dll"),
@@ -80,19 +87,19 @@ const ORT_CU12: OrtBuild = OrtBuild {
             "cublas",
             "nvidia-cublas-cu12",
             "12.4.5.8",
-            r"bin/cublas(Lt)?64_12\.dll$",
+            &["cublas64_12.dll", "cublasLt64_12.dll"],
         ),
         (
             "cufft",
             "nvidia-cufft-cu12",
             "11.2.1.3",
-            r"bin/cufft64_11\.dll$",
+            &["cufft64_11.dll"],
         ),
         (
             "cuda_runtime",
             "nvidia-cuda-runtime-cu12",
             "12.9.79",
-            r"bin/cudart64_12\.dll$",
+            &["cudart64_12.dll"],
         ),
     ],
     cudnn: ("nvidia-cudnn-cu12", "9.2.1.18", "cudnn64_9.dll"),
@@ -123,8 +130,10 @@ fn ready(b: &'static OrtBuild) -> &'static PyEnv {
     // Both builds run with numpy 1.x (1.18 is built against it).
     env.install(&wheel("numpy", "1.26.4"), &[]);
     env.install(&wheel("onnxruntime-gpu", b.version), &[]);
-    for (_, dist, version, members) in b.nvidia {
-        env.install(&wheel(dist, version), &[members, r"\.dist-info/METADATA$"]);
+    for (component, dist, version, dlls) in b.nvidia {
+        for dll in *dlls {
+            place_dll(env, dist, version, dll, &nvidia_bin(env, component));
+        }
     }
     env.install_tree(&cudnn_tree(b));
     ensure_zlib(env);
