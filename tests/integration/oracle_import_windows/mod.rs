@@ -14,7 +14,7 @@
 mod cupy;
 mod onnxruntime;
 
-use crate::wine_python::PyEnv;
+use crate::wine_python::{PyEnv, Run};
 use cuda_triage::engine::findings::{Finding, Severity};
 use std::path::{Path, PathBuf};
 
@@ -131,9 +131,8 @@ pub fn sorted(names: impl Iterator<Item = String>) -> Vec<String> {
     out
 }
 
-/// `tree BINARY --machine M --json --max-depth 1` with `args`: `(name, resolved path)` of each
-/// direct import.
-pub fn tree(binary: &str, machine: &Path, args: &[&str]) -> Vec<(String, Option<String>)> {
+/// `tree BINARY --machine M --json --max-depth 1` with `args`: the JSON document.
+pub fn tree_doc(binary: &str, machine: &Path, args: &[&str]) -> serde_json::Value {
     let mut all = vec![
         "tree",
         binary,
@@ -144,8 +143,12 @@ pub fn tree(binary: &str, machine: &Path, args: &[&str]) -> Vec<(String, Option<
         "--json",
     ];
     all.extend_from_slice(args);
-    let doc = crate::support::json(&crate::support::run_cli(&all));
-    doc["nodes"]
+    crate::support::json(&crate::support::run_cli(&all))
+}
+
+/// [`tree_doc`]'s direct imports: `(name, resolved path)`.
+pub fn tree(binary: &str, machine: &Path, args: &[&str]) -> Vec<(String, Option<String>)> {
+    tree_doc(binary, machine, args)["nodes"]
         .as_array()
         .unwrap()
         .iter()
@@ -157,6 +160,18 @@ pub fn tree(binary: &str, machine: &Path, args: &[&str]) -> Vec<(String, Option<
             )
         })
         .collect()
+}
+
+/// Asserts that the emulation resolved `name` to the file Wine's loader mapped (Windows case
+/// rules: Wine reports the name as asked for).
+pub fn assert_same_file(name: &str, resolved: Option<&str>, run: &Run) {
+    let wine = run.loaded_path(name);
+    assert!(
+        resolved
+            .zip(wine.as_deref())
+            .is_some_and(|(a, b)| a.eq_ignore_ascii_case(b)),
+        "{name}: the emulation resolves {resolved:?}, Wine mapped {wine:?}"
+    );
 }
 
 /// A CUDA or cuDNN library, by name.

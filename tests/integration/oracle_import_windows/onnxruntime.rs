@@ -11,7 +11,8 @@
 //! the provider must resolve each CUDA DLL to the file Wine mapped.
 
 use super::{
-    ZLIB, ensure_zlib, error_libraries, is_cuda, member_tree, place_dll, scan, sorted, tree, wheel,
+    ZLIB, assert_same_file, ensure_zlib, error_libraries, is_cuda, member_tree, place_dll, scan,
+    sorted, tree, wheel,
 };
 use crate::wine_python::{PyEnv, Run, python};
 use std::path::PathBuf;
@@ -239,13 +240,7 @@ fn assert_loads_and_silent(b: &'static OrtBuild, front: &[String]) {
         .collect();
     assert_eq!(cuda.len(), b.cuda_imports + 1, "{cuda:?}");
     for (name, path) in cuda {
-        let wine = judged.run.loaded_path(&name);
-        assert!(
-            path.as_deref()
-                .zip(wine.as_deref())
-                .is_some_and(|(a, b)| a.eq_ignore_ascii_case(b)),
-            "{name}: tree resolves {path:?}, Wine mapped {wine:?}"
-        );
+        assert_same_file(&name, path.as_deref(), &judged.run);
     }
 }
 
