@@ -7,12 +7,13 @@
 //! name exactly the libraries the real load missed where it fails.
 //!
 //! One module per framework: `onnxruntime` (1.18.0 with CUDA 11.8 / cuDNN 8, 1.19.2 with
-//! CUDA 12 / cuDNN 9) and `cupy` (cupy-cuda11x 13.3.0 with a CUDA 11.8 toolkit made of the
-//! wheels' DLLs). The prefix has no GPU, so NVML cannot answer: each machine file states a driver
+//! CUDA 12 / cuDNN 9), `cupy` (cupy-cuda11x 13.3.0 with a CUDA 11.8 toolkit made of the wheels'
+//! DLLs) and `torch` (2.5.1's CPU wheel: its DLL-directory logic). The prefix has no GPU, so NVML cannot answer: each machine file states a driver
 //! new enough for the CUDA runtime in use.
 
 mod cupy;
 mod onnxruntime;
+mod torch;
 
 use crate::wine_python::{PyEnv, Run};
 use cuda_triage::engine::findings::{Finding, Severity};
