@@ -59,6 +59,8 @@ mod gui_window;
 mod knowledge_generated;
 #[cfg(unix)]
 mod oracle_chroot;
+#[cfg(unix)]
+mod oracle_import_windows;
 mod oracle_linux;
 mod oracle_support;
 mod oracle_wheels;
@@ -89,5 +91,7 @@ mod windows_fix;
 mod windows_fix_situations;
 mod windows_live;
 mod windows_sxs;
+#[cfg(unix)]
+mod wine_python;
 mod wine_support;
 mod xvfb;

@@ -63,7 +63,8 @@ pub fn cache_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/.cache/wheels")
 }
 
-fn unique_tmp(path: &Path) -> PathBuf {
+/// A unique temporary name beside `path` (this process, this instant), to rename into place.
+pub fn unique_tmp(path: &Path) -> PathBuf {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())

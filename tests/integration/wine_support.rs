@@ -33,23 +33,9 @@ impl Prefix {
     }
 
     pub fn new() -> Prefix {
-        assert!(
-            Path::new(WINE).is_file(),
-            "{WINE} is needed: install wine64 (Debian package wine64)"
-        );
         let dir = tempfile::tempdir().unwrap();
         let prefix = dir.path().join("prefix");
-        let out = Command::new(WINE)
-            .args(["wineboot", "-i"])
-            .env("WINEPREFIX", &prefix)
-            .env("WINEDEBUG", "-all")
-            .output()
-            .expect("wine64 starts");
-        assert!(
-            prefix.join("drive_c/windows/system32").is_dir(),
-            "wineboot made no prefix: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        wineboot(&prefix);
         // One wineserver for every run (each run would otherwise start and stop its own).
         let _ = Command::new("/usr/lib/wine/wineserver")
             .arg("-p30")
@@ -119,6 +105,25 @@ impl Prefix {
             Some((kind.to_string(), data.trim_start().to_string()))
         })
     }
+}
+
+/// Makes a Wine prefix at `prefix` (its parent must exist) and insists that it worked.
+pub fn wineboot(prefix: &Path) {
+    assert!(
+        Path::new(WINE).is_file(),
+        "{WINE} is needed: install wine64 (Debian package wine64)"
+    );
+    let out = Command::new(WINE)
+        .args(["wineboot", "-i"])
+        .env("WINEPREFIX", prefix)
+        .env("WINEDEBUG", "-all")
+        .output()
+        .expect("wine64 starts");
+    assert!(
+        prefix.join("drive_c/windows/system32").is_dir(),
+        "wineboot made no prefix: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// A program that loads one library as asked (`probe <flags hex> <name> [--dll-dir D]

@@ -35,18 +35,34 @@ impl FileProbe for KnownBits<'_> {
     }
 }
 
-/// The processes that load cuDNN: each Python environment with a framework, else any application.
+/// The processes that may load cuDNN 8: each Python environment with a CUDA build of a framework
+/// that expects cuDNN 8 (or does not say which cuDNN), else any application when no environment
+/// has a framework. An environment whose frameworks are CPU builds or expect another cuDNN major
+/// never loads cuDNN 8's sub-libraries, so zlibwapi.dll is nothing to it (a real onnxruntime-gpu
+/// 1.19.2, cuDNN 9, loads its CUDA provider, and torch 2.5.1's CPU wheel imports, beside a CUDA
+/// 11.8 toolkit holding cuDNN 8 and no zlibwapi.dll: tests/integration/oracle_import_windows).
 fn loaders(ctx: &SystemContext, inv: &Inventory) -> Vec<Process> {
-    let mut out: Vec<Process> = inv
+    let with_frameworks: Vec<_> = inv
         .python_envs
         .iter()
         .filter(|e| !e.frameworks.is_empty())
-        .map(|e| process::framework_loader(ctx, e, None))
         .collect();
-    if out.is_empty() {
-        out.push(process::host_app(ctx, None));
+    if with_frameworks.is_empty() {
+        return vec![process::host_app(ctx, None)];
     }
-    out
+    with_frameworks
+        .into_iter()
+        .filter(|e| {
+            e.frameworks.iter().any(|f| {
+                f.cuda_build != Some(false)
+                    && f.expects
+                        .cudnn
+                        .as_deref()
+                        .is_none_or(|v| v.split('.').next() == Some("8"))
+            })
+        })
+        .map(|e| process::framework_loader(ctx, e, None))
+        .collect()
 }
 
 pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {

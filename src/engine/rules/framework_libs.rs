@@ -51,7 +51,24 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
             dirs.push(dir.clone());
             loaders.push(process::python_extension_loader_with(ctx, env, dir, &dirs));
         }
-        loaders.push(process::framework_loader(ctx, env, Some(f)));
+        // CuPy's rows (NVRTC) are ctypes.CDLL(name): under Python >= 3.8 that is
+        // LOAD_LIBRARY_SEARCH_DEFAULT_DIRS (its os.add_dll_directory folders, no PATH), the search
+        // its extension modules get; older Pythons use the standard search, PATH included. (A
+        // guessed list keeps the standard search and the "Python ignores PATH" warning below.)
+        let cdll_ignores_path = ctx.platform == Platform::Windows
+            && f.kind == FrameworkKind::CuPy
+            && loads.iter().any(|l| l.row.is_some())
+            && process::python_ignores_path(env) == Some(true);
+        if cdll_ignores_path {
+            loaders.push(process::python_extension_loader_with(
+                ctx,
+                env,
+                &f.location,
+                &f.dll_directories,
+            ));
+        } else {
+            loaders.push(process::framework_loader(ctx, env, Some(f)));
+        }
         out.extend(check_names(
             ctx,
             inv,
@@ -63,10 +80,12 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
         ));
         // ONNX Runtime loads its provider with LOAD_WITH_ALTERED_SEARCH_PATH (the provider's
         // imports are searched through PATH) and torch's at::DynamicLibrary retries a miss with
-        // LoadLibraryW (PATH searched): Python ignoring PATH concerns neither.
+        // LoadLibraryW (PATH searched): Python ignoring PATH concerns neither. CuPy's loads were
+        // checked with Python's own search above, whose misses already say PATH is ignored.
         let names: Vec<String> = loads.iter().map(|l| l.name.clone()).collect();
         let loader = loaders.last().expect("one loader at least");
         if ctx.platform == Platform::Windows
+            && !cdll_ignores_path
             && !matches!(
                 f.kind,
                 FrameworkKind::TensorFlow | FrameworkKind::OnnxRuntime | FrameworkKind::PyTorch

@@ -1,7 +1,7 @@
 //! `cudnn_zlib::check`: cuDNN 8 on Windows without a `zlibwapi.dll` the process can find, or with a
 //! 32-bit one found first; nothing with a 64-bit copy in reach, for cuDNN 9, or on Linux.
 
-use super::{evidence_paths, fixes, only, scan};
+use super::{PY, evidence_paths, fixes, only, scan};
 use crate::engine::context::Platform;
 use crate::engine::context::fake::FakeMachine;
 use crate::engine::findings::Severity;
@@ -174,4 +174,37 @@ fn cudnn9_and_linux_need_no_zlibwapi() {
         );
     let (ctx, inv) = scan(&l);
     assert!(check(&ctx, &inv).is_empty(), "{:#?}", check(&ctx, &inv));
+}
+
+/// [`PY`] holding onnxruntime-gpu `version` whose capi\version_info.py records `cudnn`.
+fn win_ort(m: &mut FakeMachine, version: &str, cudnn: &str) {
+    let sp = format!(r"{PY}\Lib\site-packages");
+    m.file(&format!(r"{PY}\python.exe"), b"MZ")
+        .file(&format!(r"{PY}\python310.dll"), b"MZ")
+        .file(
+            &format!(r"{sp}\onnxruntime_gpu-{version}.dist-info\METADATA"),
+            format!("Metadata-Version: 2.1\nName: onnxruntime-gpu\nVersion: {version}\n"),
+        )
+        .file(
+            &format!(r"{sp}\onnxruntime\capi\version_info.py"),
+            format!("use_cuda = True\ncuda_version = \"12.2.128\"\ncudnn_version = \"{cudnn}\"\n"),
+        );
+}
+
+/// A cuDNN 8 install without zlibwapi.dll beside an environment whose only framework expects
+/// cuDNN 9 (onnxruntime-gpu 1.19.2, which loads its provider there for real under Wine): that
+/// process never loads cuDNN 8, so nothing is said; a cuDNN 8 build in the same place is told.
+#[test]
+fn cudnn8_without_zlibwapi_concerns_only_processes_that_load_cudnn_8() {
+    for (version, cudnn, told) in [("1.19.2", "9", false), ("1.18.0", "8", true)] {
+        let mut m = FakeMachine::new(Platform::Windows).unwrap();
+        cudnn8(&mut m);
+        win_ort(&mut m, version, cudnn);
+        m.dir(r"C:\Windows\System32")
+            .env("PATH", &format!(r"{CUDNN_BIN};C:\Windows\System32;{PY}"));
+        let (ctx, inv) = scan(&m);
+        assert_eq!(inv.frameworks().count(), 1, "{inv:#?}");
+        let findings = check(&ctx, &inv);
+        assert_eq!(!findings.is_empty(), told, "{version}: {findings:#?}");
+    }
 }

@@ -1,0 +1,219 @@
+//! CuPy (cupy-cuda11x 13.3.0) under Python 3.11 with a CUDA 11.8 toolkit whose `bin` holds the
+//! real DLLs of the `nvidia-*-cu11` Windows wheels (a toolkit installed without the compiler:
+//! no nvcc.exe) and cuDNN 8's entry library copied beside them, as cuDNN 8's install guide
+//! says. CuPy's import adds `%CUDA_PATH%\bin` with `os.add_dll_directory`
+//! (cupy/_environment.py `_setup_win32_dll_directory`, CuPy v13.3.0); its CUDA modules
+//! (`cupy_backends.cuda.libs.cublas`, ...) are extension modules whose imports Python >= 3.8
+//! resolves without PATH, and NVRTC is opened with `ctypes.CDLL("nvrtc64_112_0.dll")` (the
+//! default search of Python >= 3.8: no PATH either). The oracle imports CuPy and each module it
+//! needs for its core features, and asks NVRTC's version; a module that cannot load its library
+//! raises "DLL load failed while importing ...", and Wine names the import it could not find;
+//! NVRTC's miss is CuPy's own "CuPy failed to load nvrtc64_112_0.dll". The optional modules
+//! (cuDNN, cuTENSOR, NCCL, jitify) are left out, as CuPy leaves them out of its import.
+
+use super::{
+    ZLIB, assert_same_file, ensure_zlib, error_libraries, is_cuda, member_tree, place_dll, scan,
+    sorted, tree, tree_doc, wheel,
+};
+use crate::wine_python::{PyEnv, Run, python};
+use std::sync::OnceLock;
+
+const PROBE: &str = include_str!("cupy.py");
+const TOOLKIT: &str = r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v11.8";
+const DRIVER: (&str, &str) = ("546.33", "12.3");
+
+/// CuPy's CUDA modules the probe imports and the library each imports (its import table).
+const MODULES: &[(&str, &str)] = &[
+    ("cupy_backends.cuda.libs.cublas", "cublas64_11.dll"),
+    ("cupy_backends.cuda.libs.cusolver", "cusolver64_11.dll"),
+    ("cupy_backends.cuda.libs.cusparse", "cusparse64_11.dll"),
+    ("cupy_backends.cuda.libs.curand", "curand64_10.dll"),
+    ("cupy.cuda.cufft", "cufft64_10.dll"),
+];
+
+/// What CuPy 13.3's NVRTC softlink opens for a CUDA 11 runtime (`_get_softlink` in
+/// cupy_backends/cuda/libs/nvrtc.pyx, v13.3.0; the name is among the strings of the wheel's
+/// `nvrtc.cp311-win_amd64.pyd`).
+const NVRTC: &str = "nvrtc64_112_0.dll";
+
+/// The toolkit's DLLs: `(wheel, version, DLL)`, CUDA 11.8's releases of each.
+const TOOLKIT_DLLS: &[(&str, &str, &str)] = &[
+    ("nvidia-cuda-runtime-cu11", "11.8.89", "cudart64_110.dll"),
+    ("nvidia-cublas-cu11", "11.11.3.6", "cublas64_11.dll"),
+    ("nvidia-cublas-cu11", "11.11.3.6", "cublasLt64_11.dll"),
+    ("nvidia-cufft-cu11", "10.9.0.58", "cufft64_10.dll"),
+    ("nvidia-curand-cu11", "10.3.0.86", "curand64_10.dll"),
+    ("nvidia-cusolver-cu11", "11.4.1.48", "cusolver64_11.dll"),
+    ("nvidia-cusparse-cu11", "11.7.5.86", "cusparse64_11.dll"),
+    ("nvidia-cuda-nvrtc-cu11", "11.8.89", "nvrtc64_112_0.dll"),
+    (
+        "nvidia-cuda-nvrtc-cu11",
+        "11.8.89",
+        "nvrtc-builtins64_118.dll",
+    ),
+];
+
+/// The CuPy environment and the CUDA 11.8 toolkit, made once per test run.
+fn ready() -> &'static PyEnv {
+    static READY: OnceLock<PyEnv> = OnceLock::new();
+    READY.get_or_init(|| {
+        let env = python("3.11").env("cupy-13.3.0");
+        env.install(&wheel("numpy", "1.26.4"), &[]);
+        env.install(&wheel("fastrlock", "0.8.3"), &[]);
+        env.install(&wheel("cupy-cuda11x", "13.3.0"), &[]);
+        let bin = format!(r"{TOOLKIT}\bin");
+        for (dist, version, dll) in TOOLKIT_DLLS {
+            place_dll(&env, dist, version, dll, &bin);
+        }
+        let bin = env.host(&bin);
+        let cudnn = member_tree("nvidia-cudnn-cu11", "8.9.5.29", "cudnn64_8.dll");
+        std::fs::copy(
+            cudnn.join("nvidia/cudnn/bin/cudnn64_8.dll"),
+            bin.join("cudnn64_8.dll"),
+        )
+        .unwrap();
+        // What the CUDA 11.8 installer writes at the toolkit's root.
+        std::fs::write(
+            env.host(&format!(r"{TOOLKIT}\version.json")),
+            r#"{"cuda" : {"name" : "CUDA SDK", "version" : "11.8.0"}}"#,
+        )
+        .unwrap();
+        ensure_zlib(&env);
+        std::fs::write(env.host(r"C:\oracle_import_cupy.py"), PROBE).unwrap();
+        env
+    })
+}
+
+/// What CuPy said: its import's outcome and each module's.
+struct Judged {
+    run: Run,
+    doc: serde_json::Value,
+}
+
+impl Judged {
+    /// The libraries of the modules that failed, as Wine's loader named them (the imports it
+    /// could not find for those modules' `.pyd` files or their dependencies), and NVRTC when
+    /// CuPy could not open it.
+    fn missing(&self) -> Vec<String> {
+        let nvrtc = self.doc["nvrtc_error"]
+            .as_str()
+            .is_some_and(|e| e.contains(&format!("CuPy failed to load {NVRTC}")))
+            .then(|| NVRTC.to_string());
+        let failed: Vec<&str> = MODULES
+            .iter()
+            .filter(|(m, _)| !self.doc["modules"][m].is_null())
+            .map(|(m, _)| *m)
+            .collect();
+        sorted(
+            self.run
+                .import_failures()
+                .into_iter()
+                .filter(|(_, needer, _)| {
+                    let needer = needer.to_ascii_lowercase();
+                    !needer.contains("cutensor")
+                        && (failed.iter().any(|m| needer.contains(&pyd(m))) || is_cuda_dll(&needer))
+                })
+                .map(|(lib, ..)| lib)
+                .chain(nvrtc),
+        )
+    }
+}
+
+/// `cupy_backends\cuda\libs\cublas.cp311` for a module name.
+fn pyd(module: &str) -> String {
+    format!(r"{}.cp311", module.replace('.', r"\"))
+}
+
+fn is_cuda_dll(path: &str) -> bool {
+    is_cuda(path.rsplit('\\').next().unwrap_or(path))
+}
+
+fn judge(env: &PyEnv, front: &[String], vars: &[(&str, &str)]) -> Judged {
+    let mut args = vec![r"C:\oracle_import_cupy.py"];
+    args.extend(MODULES.iter().map(|(m, _)| *m));
+    args.extend(["--nvrtc", NVRTC]);
+    let run = env.run(&args, front, vars);
+    let last = run.stdout.lines().last().unwrap_or_default().to_string();
+    let doc: serde_json::Value = serde_json::from_str(&last)
+        .unwrap_or_else(|e| panic!("no JSON from the probe ({e}): {}{}", run.stdout, run.stderr));
+    assert_eq!(doc["version"], "13.3.0", "`import cupy` works: {doc}");
+    Judged { run, doc }
+}
+
+/// With `CUDA_PATH` naming the toolkit (as its installer sets it) CuPy adds its bin and every
+/// CUDA module imports; Wine mapped each module's library from that bin, where `tree` of the
+/// module (Python's extension loading, with CuPy's DLL directory) resolves it; the scan is
+/// silent.
+#[test]
+fn cupy_13_cuda11_with_cuda_path_imports_every_module_and_the_scan_is_silent() {
+    let env = ready();
+    let front = vec![ZLIB.to_string()];
+    let vars = [("CUDA_PATH", TOOLKIT)];
+    let judged = judge(env, &front, &vars);
+    for (m, _) in MODULES {
+        assert!(
+            judged.doc["modules"][m].is_null(),
+            "{m}: {}\n{}",
+            judged.doc,
+            judged.run.stderr
+        );
+    }
+    assert_eq!(judged.doc["nvrtc"], "loaded", "NVRTC opens: {}", judged.doc);
+    let (loud, _dir, machine) = scan(env, &front, &vars, DRIVER);
+    assert!(loud.is_empty(), "the scan is silent: {loud:#?}");
+    let bin = format!(r"{TOOLKIT}\bin");
+    let args = [
+        "--context",
+        "python",
+        "--app-dir",
+        &env.home,
+        "--dll-dir",
+        &bin,
+    ];
+    for (m, dll) in MODULES {
+        let module = format!(r"{}\{}-win_amd64.pyd", env.site(), pyd(m));
+        let resolved = tree(&module, &machine, &args)
+            .into_iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(dll))
+            .and_then(|(_, p)| p);
+        assert_same_file(dll, resolved.as_deref(), &judged.run);
+    }
+    // NVRTC by its bare name, as ctypes.CDLL asks for it.
+    let doc = tree_doc(NVRTC, &machine, &args);
+    assert_same_file(NVRTC, doc["root"].as_str(), &judged.run);
+}
+
+/// Python >= 3.8 with the libraries only on PATH: no CUDA_PATH (and no nvcc.exe on PATH), so
+/// CuPy warns that it cannot find CUDA and adds no DLL directory; the toolkit's bin on PATH does
+/// not count for an extension module's imports. Every module fails; the scan names the same
+/// libraries Wine could not find.
+#[test]
+fn cupy_13_cuda11_with_the_toolkit_only_on_path_fails_and_the_scan_names_each_library() {
+    let env = ready();
+    let front = vec![format!(r"{TOOLKIT}\bin"), ZLIB.to_string()];
+    let judged = judge(env, &front, &[]);
+    let warned = judged.doc["warnings"].to_string();
+    assert!(
+        warned.contains("CUDA path could not be detected"),
+        "{warned}"
+    );
+    for (m, _) in MODULES {
+        let err = judged.doc["modules"][m].as_str().unwrap_or_default();
+        assert!(err.contains("DLL load failed"), "{m}: {}", judged.doc);
+    }
+    let wine = judged.missing();
+    let want = sorted(
+        MODULES
+            .iter()
+            .map(|(_, dll)| *dll)
+            .chain([NVRTC])
+            .map(str::to_string),
+    );
+    assert_eq!(wine, want, "Wine's loader: {}", judged.run.stderr);
+    let (loud, _dir, _) = scan(env, &front, &[], DRIVER);
+    assert_eq!(
+        error_libraries(&loud),
+        wine,
+        "the scan names what the real import misses: {loud:#?}"
+    );
+}

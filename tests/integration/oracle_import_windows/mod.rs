@@ -1,0 +1,186 @@
+//! Windows installs judged by the real import: a real Windows CPython under Wine
+//! (`wine_python.rs`) imports the framework's real Windows wheel with real NVIDIA DLLs from the
+//! `nvidia-*` Windows wheels, and what the framework itself reports — and what Wine's loader
+//! mapped or could not load — is the oracle the scan must agree with, situation by situation:
+//! the scan of the same drive and environment (a machine file whose drive C is the prefix's
+//! drive_c and whose PATH is the one `python.exe` saw) must be silent where the import works and
+//! name exactly the libraries the real load missed where it fails.
+//!
+//! One module per framework: `onnxruntime` (1.18.0 with CUDA 11.8 / cuDNN 8, 1.19.2 with
+//! CUDA 12 / cuDNN 9), `cupy` (cupy-cuda11x 13.3.0 with a CUDA 11.8 toolkit made of the wheels'
+//! DLLs) and `torch` (2.5.1's CPU wheel: its DLL-directory logic). The prefix has no GPU, so NVML cannot answer: each machine file states a driver
+//! new enough for the CUDA runtime in use.
+
+mod cupy;
+mod onnxruntime;
+mod torch;
+
+use crate::wine_python::{PyEnv, Run};
+use cuda_triage::engine::findings::{Finding, Severity};
+use std::path::{Path, PathBuf};
+
+/// The folder of the 64-bit zlibwapi.dll (as zlib's Windows download unpacks, the one cuDNN 8's
+/// install guide points to), made once per prefix: a mingw-built stand-in exporting zlib's
+/// entry points. cuDNN 8 loads it only from its sub-libraries, at the first convolution, which
+/// needs a GPU, so no situation here judges zlibwapi by the import.
+pub const ZLIB: &str = r"C:\zlib123dllx64\dll_x64";
+
+pub fn ensure_zlib(env: &PyEnv) {
+    let zlib = env.host(ZLIB);
+    if !zlib.join("zlibwapi.dll").is_file() {
+        crate::fixtures_build::DllSpec::new("zlibwapi.dll")
+            .export("inflate", None)
+            .export("deflate", None)
+            .export("zlibVersion", None)
+            .build(&zlib)
+            .expect("mingw builds zlibwapi.dll (install gcc-mingw-w64-x86-64)");
+    }
+}
+
+/// A Windows wheel from the shared cache (`wheels.rs`); a failed download fails the test.
+pub fn wheel(dist: &str, version: &str) -> PathBuf {
+    crate::wheels::try_wheel(dist, version, crate::wheels::WheelPlatform::Windows)
+        .unwrap_or_else(|e| panic!("{dist} {version} for Windows: {e}"))
+}
+
+/// Puts the DLL `dll` of the Windows wheel `dist` `version` into `dir` of the prefix: extracted
+/// once into the shared wheel cache (`wheels::wheel_member`) and hard-linked from there (copied
+/// where a link cannot be made), so the environments and the toolkit that hold the same DLL
+/// share one file on disk.
+pub fn place_dll(env: &PyEnv, dist: &str, version: &str, dll: &str, dir: &str) {
+    let target = env.host(dir).join(dll);
+    if target.is_file() {
+        return;
+    }
+    let member = crate::wheels::wheel_member(
+        dist,
+        version,
+        crate::wheels::WheelPlatform::Windows,
+        &format!("bin/{dll}"),
+    );
+    std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+    if std::fs::hard_link(&member, &target).is_err() {
+        std::fs::copy(&member, &target).unwrap();
+    }
+}
+
+/// The member-only tree (`release_files`, HTTP Range requests) of a wheel whose one wanted
+/// library is small beside the rest: cuDNN's Windows wheels are ~600 MB, their entry library
+/// `cudnn64_N.dll` a few hundred KB.
+pub fn member_tree(dist: &str, version: &str, dll: &str) -> PathBuf {
+    crate::release_files::wheel_files(
+        &crate::release_files::Wheel {
+            dist: dist.into(),
+            version: version.into(),
+            members: vec![format!(r"bin/{}$", dll.replace('.', r"\."))],
+            list: vec![],
+        },
+        "windows",
+    )
+}
+
+/// The scan's error and warning findings for `env`'s process with `front` on PATH and `vars`
+/// set, and the machine file it read (in the returned folder).
+pub fn scan(
+    env: &PyEnv,
+    front: &[String],
+    vars: &[(&str, &str)],
+    driver: (&str, &str),
+) -> (Vec<Finding>, tempfile::TempDir, PathBuf) {
+    use cuda_triage::engine::api;
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = format!(
+        "platform = \"windows\"\n[drives]\nC = '{}'\n[env]\nPATH = '{}'\n",
+        env.py.prefix.join("drive_c").display(),
+        env.windows_path(front)
+    );
+    for (name, value) in vars {
+        text.push_str(&format!("{name} = '{value}'\n"));
+    }
+    text.push_str(&format!(
+        "[driver]\nversion = \"{}\"\ncuda = \"{}\"\n",
+        driver.0, driver.1
+    ));
+    let file = dir.path().join("machine.toml");
+    std::fs::write(&file, text).unwrap();
+    let ctx = api::load(&api::Source::MachineFile(file.clone()), api::Driver::Skip)
+        .expect("the prefix's machine file loads");
+    let report = api::scan(&ctx, &Default::default(), &Default::default()).expect("scanned");
+    let loud = report
+        .findings
+        .into_iter()
+        .filter(|f| matches!(f.severity, Severity::Error | Severity::Warning))
+        .collect();
+    (loud, dir, file)
+}
+
+/// The libraries the error findings name (lower case, sorted, once each).
+pub fn error_libraries(findings: &[Finding]) -> Vec<String> {
+    sorted(
+        findings
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .flat_map(|f| f.libraries.iter().cloned()),
+    )
+}
+
+/// Lower case, sorted, once each.
+pub fn sorted(names: impl Iterator<Item = String>) -> Vec<String> {
+    let mut out: Vec<String> = names.map(|n| n.to_ascii_lowercase()).collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// `tree BINARY --machine M --json --max-depth 1` with `args`: the JSON document.
+pub fn tree_doc(binary: &str, machine: &Path, args: &[&str]) -> serde_json::Value {
+    let mut all = vec![
+        "tree",
+        binary,
+        "--machine",
+        machine.to_str().unwrap(),
+        "--max-depth",
+        "1",
+        "--json",
+    ];
+    all.extend_from_slice(args);
+    crate::support::json(&crate::support::run_cli(&all))
+}
+
+/// [`tree_doc`]'s direct imports: `(name, resolved path)`.
+pub fn tree(binary: &str, machine: &Path, args: &[&str]) -> Vec<(String, Option<String>)> {
+    tree_doc(binary, machine, args)["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["depth"] == 1)
+        .map(|n| {
+            (
+                n["name"].as_str().unwrap().to_string(),
+                n["path"].as_str().map(str::to_string),
+            )
+        })
+        .collect()
+}
+
+/// Asserts that the emulation resolved `name` to the file Wine's loader mapped (Windows case
+/// rules: Wine reports the name as asked for).
+pub fn assert_same_file(name: &str, resolved: Option<&str>, run: &Run) {
+    let wine = run.loaded_path(name);
+    assert!(
+        resolved
+            .zip(wine.as_deref())
+            .is_some_and(|(a, b)| a.eq_ignore_ascii_case(b)),
+        "{name}: the emulation resolves {resolved:?}, Wine mapped {wine:?}"
+    );
+}
+
+/// A CUDA or cuDNN library, by name.
+pub fn is_cuda(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    [
+        "cublas", "cudnn", "cufft", "cudart", "curand", "cusolver", "cusparse", "nvrtc",
+    ]
+    .iter()
+    .any(|p| n.starts_with(p))
+}

