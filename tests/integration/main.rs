@@ -37,6 +37,7 @@ mod frameworks_jax;
 mod frameworks_onnxruntime;
 mod frameworks_tensorflow;
 mod frameworks_torch;
+#[cfg(unix)]
 mod frameworks_torch_rpath;
 #[cfg(unix)]
 mod gpu_libraries;

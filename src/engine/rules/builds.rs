@@ -40,14 +40,16 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
             );
         } else if f.cuda_build == Some(false) {
             // A CPU build matters where a GPU would be used: a warning on a machine with an
-            // NVIDIA GPU where no other framework of the environment uses it, a note otherwise
+            // NVIDIA GPU (or its driver) where no other framework of the environment uses it, a
+            // note otherwise
             // (the CPU `onnxruntime` package beside a working torch 2.11.0+cu130 on an H200 is
             // there as another package's dependency, not as a broken install).
             let gpu_framework_beside = env
                 .frameworks
                 .iter()
                 .any(|other| other.cuda_build == Some(true));
-            let severity = if !ctx.gpus.is_empty() && !gpu_framework_beside {
+            let nvidia_gpu_here = !ctx.gpus.is_empty() || ctx.driver.is_some();
+            let severity = if nvidia_gpu_here && !gpu_framework_beside {
                 Severity::Warning
             } else {
                 Severity::Info
