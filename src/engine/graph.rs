@@ -182,9 +182,9 @@ pub fn build(
 ) -> Result<DependencyGraph, GraphError> {
     // Embedded names only matter for run-time edges; without them, read headers and tables only.
     let reader: Reader = if opts.runtime {
-        crate::engine::binfmt::read_binary_names
+        Reader::NAMES
     } else {
-        crate::engine::binfmt::read_binary_headers
+        Reader::HEADERS
     };
     build_with(ctx, root, opts, reader)
 }

@@ -145,7 +145,7 @@ fn real_torch_and_cupy_install_suggests_libtorch_cuda_and_cupys_cublas_module() 
         &ctx,
         &torch.path,
         &torch.options,
-        cuda_triage::engine::binfmt::read_binary_headers,
+        cuda_triage::engine::graph::Reader::HEADERS,
     )
     .unwrap();
     let cudart = graph

@@ -4,19 +4,52 @@
 //! asking about the same file share one parse: torch's `_C` and `libtorch_global_deps.so` walk
 //! the same cuBLAS, cuDNN and libtorch_cuda, and now read them once.
 //!
+//! Each file is mapped once as well: every reader and the symbol table share that one mapping,
+//! so a tree's symbol checks touch no page its walk already faulted in, and nothing is mapped
+//! and unmapped twice (on a 585 MB cuDNN library the second mapping was a tenth of the tree).
+//!
 //! A file is taken from the cache only while its identity and stamp (device, inode, size,
 //! modification and change times) are those it was read with, so a file a fix replaced is read
 //! again. A path that cannot be looked at (a reopened report's synthetic path) is never cached:
 //! its reader answers for itself.
 
-use super::{BinaryError, BinaryInfo, SymbolTable};
+use super::{BinaryError, BinaryInfo, Detail, MappedFile, SymbolTable};
 use rustc_hash::FxHashMap as HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-/// Reads a binary from a host path (`read_binary_headers`, `read_binary_names`, a test's own).
-pub type Reader = fn(&Path) -> Result<BinaryInfo, BinaryError>;
+/// How a cached read reads a file.
+#[derive(Debug, Clone, Copy)]
+pub enum Reader {
+    /// The binary parser, to this detail, on the file's one shared mapping.
+    Binary(Detail),
+    /// A reader of its own (a test's, which fabricates binaries).
+    Custom(fn(&Path) -> Result<BinaryInfo, BinaryError>),
+}
+
+impl Reader {
+    /// Headers and tables (`read_binary_headers`): what a tree without run-time edges needs.
+    pub const HEADERS: Reader = Reader::Binary(Detail::HEADERS);
+    /// Headers, tables and embedded library names (`read_binary_names`).
+    pub const NAMES: Reader = Reader::Binary(Detail::NAMES);
+
+    /// Reads `host` without a cache.
+    pub fn read(self, host: &Path) -> Result<BinaryInfo, BinaryError> {
+        match self {
+            Reader::Binary(detail) => super::read_binary_with(host, detail),
+            Reader::Custom(read) => read(host),
+        }
+    }
+
+    /// What tells two readers' results apart in an entry.
+    fn key(self) -> (Option<Detail>, usize) {
+        match self {
+            Reader::Binary(detail) => (Some(detail), 0),
+            Reader::Custom(read) => (None, read as usize),
+        }
+    }
+}
 
 /// What makes a cached read still valid.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,11 +75,15 @@ impl Stamp {
     }
 }
 
+type ReaderKey = (Option<Detail>, usize);
+
 #[derive(Default)]
 struct Entry {
     stamp: Option<Stamp>,
-    /// Reader (by address) → what it gave.
-    reads: Vec<(usize, Result<Arc<BinaryInfo>, BinaryError>)>,
+    /// Reader → what it gave.
+    reads: Vec<(ReaderKey, Result<Arc<BinaryInfo>, BinaryError>)>,
+    /// The file's one mapping, once a reader or the symbol table asked for it.
+    map: Option<MappedFile>,
     /// The symbol table, once asked for (`None` inside: not an ELF file with versions).
     symbols: Option<Option<Arc<SymbolTable>>>,
 }
@@ -68,9 +105,9 @@ impl FileCache {
     /// What `reader` says about the file at `host`, read at most once while it is unchanged.
     pub fn binary(&self, host: &Path, reader: Reader) -> Result<Arc<BinaryInfo>, BinaryError> {
         let Some(stamp) = Stamp::of(host) else {
-            return reader(host).map(Arc::new);
+            return reader.read(host).map(Arc::new);
         };
-        let key = reader as usize;
+        let key = reader.key();
         if let Some(hit) = self.with_entry(host, &stamp, |e| {
             e.reads
                 .iter()
@@ -80,7 +117,13 @@ impl FileCache {
             return hit;
         }
         // Read outside the lock: another thread may read the same file meanwhile; both agree.
-        let read = reader(host).map(Arc::new);
+        let read = match reader {
+            Reader::Binary(detail) => {
+                super::read_binary_mapped(host, detail, || self.map(host, &stamp))
+            }
+            Reader::Custom(read) => read(host),
+        }
+        .map(Arc::new);
         self.with_entry(host, &stamp, |e| e.reads.push((key, read.clone())));
         read
     }
@@ -93,9 +136,24 @@ impl FileCache {
         if let Some(hit) = self.with_entry(host, &stamp, |e| e.symbols.clone()) {
             return hit;
         }
-        let table = SymbolTable::open(host).ok().flatten().map(Arc::new);
+        let table = self
+            .map(host, &stamp)
+            .and_then(|map| SymbolTable::of_map(map, host))
+            .ok()
+            .flatten()
+            .map(Arc::new);
         self.with_entry(host, &stamp, |e| e.symbols = Some(table.clone()));
         table
+    }
+
+    /// The file's one mapping, made on first need.
+    fn map(&self, host: &Path, stamp: &Stamp) -> Result<MappedFile, BinaryError> {
+        if let Some(map) = self.with_entry(host, stamp, |e| e.map.clone()) {
+            return Ok(map);
+        }
+        let map = super::map_file(host)?;
+        self.with_entry(host, stamp, |e| e.map = Some(map.clone()));
+        Ok(map)
     }
 
     /// Runs `f` on the entry of `host`, emptied first when the file changed since it was filled.
@@ -140,19 +198,19 @@ mod tests {
         std::fs::write(&path, "one").unwrap();
         let cache = FileCache::default();
         let before = READS.load(Ordering::SeqCst);
-        let first = cache.binary(&path, counting).unwrap();
-        let again = cache.binary(&path, counting).unwrap();
+        let first = cache.binary(&path, Reader::Custom(counting)).unwrap();
+        let again = cache.binary(&path, Reader::Custom(counting)).unwrap();
         assert!(Arc::ptr_eq(&first, &again));
         assert_eq!(READS.load(Ordering::SeqCst) - before, 1);
         // A replaced file (another size) is read again.
         std::fs::write(&path, "three").unwrap();
-        let changed = cache.binary(&path, counting).unwrap();
+        let changed = cache.binary(&path, Reader::Custom(counting)).unwrap();
         assert_eq!(changed.soname.as_deref(), Some("three"));
         assert_eq!(READS.load(Ordering::SeqCst) - before, 2);
         // A missing file is the reader's error, not a cached answer.
         assert!(
             cache
-                .binary(&dir.path().join("nothing.so"), counting)
+                .binary(&dir.path().join("nothing.so"), Reader::Custom(counting))
                 .is_err()
         );
     }

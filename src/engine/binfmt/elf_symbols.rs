@@ -15,8 +15,8 @@
 //! version has definitions is asked of its own version symbol first (the linker defines one per
 //! version name), and only without one of the whole table, once.
 
-use super::BinaryError;
 use super::elf::parse_tables;
+use super::{BinaryError, MappedFile, map_file};
 use goblin::elf::section_header::{SHT_DYNSYM, SHT_GNU_HASH, SHT_GNU_VERSYM};
 use goblin::elf::sym::{STB_WEAK, STT_FILE, STT_SECTION};
 use std::path::Path;
@@ -54,7 +54,7 @@ struct Need {
 
 /// The dynamic symbols of one ELF file with their versions, kept mapped and read on demand.
 pub struct SymbolTable {
-    map: memmap2::Mmap,
+    map: MappedFile,
     is_64: bool,
     little: bool,
     /// `.dynstr` as a byte range of the file.
@@ -110,21 +110,18 @@ impl SymbolTable {
     /// Maps the ELF file at `path` and indexes its dynamic symbols; `None` for a PE file or an
     /// ELF file without versioned symbols.
     pub fn open(path: &Path) -> Result<Option<SymbolTable>, BinaryError> {
-        let shown = path.display().to_string();
-        let open_err = |e: std::io::Error| BinaryError::Open {
-            path: shown.clone(),
-            message: e.to_string(),
-        };
-        let file = std::fs::File::open(path).map_err(open_err)?;
-        // SAFETY: a read-only map, as in `read_file_with`; the table owns it.
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(open_err)?;
+        Self::of_map(map_file(path)?, path)
+    }
+
+    /// Indexes the dynamic symbols of the file mapped as `map` (`path` names it in errors).
+    pub fn of_map(map: MappedFile, path: &Path) -> Result<Option<SymbolTable>, BinaryError> {
         if !map.starts_with(b"\x7fELF") {
             return Ok(None);
         }
-        Self::index(map).map_err(|e| BinaryError::malformed(&shown, "ELF", e))
+        Self::index(map).map_err(|e| BinaryError::malformed(&path.display().to_string(), "ELF", e))
     }
 
-    fn index(map: memmap2::Mmap) -> goblin::error::Result<Option<SymbolTable>> {
+    fn index(map: MappedFile) -> goblin::error::Result<Option<SymbolTable>> {
         let bytes: &[u8] = &map;
         let (elf, dynstr) = parse_tables(bytes)?;
         let section = |kind: u32| elf.section_headers.iter().find(|sh| sh.sh_type == kind);

@@ -272,27 +272,55 @@ pub fn read_binary_with(path: &Path, detail: Detail) -> Result<BinaryInfo, Binar
 }
 
 fn read_file_with(path: &Path, detail: Detail) -> Result<BinaryInfo, BinaryError> {
-    let shown = path.display().to_string();
+    parse_mapped(path, &map_file(path)?, detail)
+}
+
+/// Reads a binary to the given detail from a mapping `map` makes (a [`cache::FileCache`] hands
+/// out one mapping per file, shared by every reader and by its symbol table); a reopened
+/// report's recorded binaries answer first, as in [`read_binary_with`].
+pub(crate) fn read_binary_mapped(
+    path: &Path,
+    detail: Detail,
+    map: impl FnOnce() -> Result<MappedFile, BinaryError>,
+) -> Result<BinaryInfo, BinaryError> {
+    if let Some(recorded) = replay::lookup(path) {
+        return recorded;
+    }
+    let result = map().and_then(|m| parse_mapped(path, &m, detail));
+    replay::note(path, detail, &result);
+    result
+}
+
+/// A binary file mapped read-only, shared by the readers of one scan or tree.
+pub type MappedFile = std::sync::Arc<memmap2::Mmap>;
+
+/// Maps the regular file at `path` (at least 4 bytes: anything shorter is no binary).
+pub fn map_file(path: &Path) -> Result<MappedFile, BinaryError> {
+    let shown = || path.display().to_string();
     let open_err = |e: std::io::Error| BinaryError::Open {
-        path: shown.clone(),
+        path: shown(),
         message: e.to_string(),
     };
     let file = std::fs::File::open(path).map_err(open_err)?;
     let meta = file.metadata().map_err(open_err)?;
     if !meta.is_file() {
         return Err(BinaryError::Open {
-            path: shown,
+            path: shown(),
             message: "not a regular file".into(),
         });
     }
     if meta.len() < 4 {
-        return Err(BinaryError::NotBinary { path: shown });
+        return Err(BinaryError::NotBinary { path: shown() });
     }
-    // SAFETY: the map is read-only and lives only for this call. Another process truncating the
-    // file while we read could raise SIGBUS; that is the accepted risk of every mmap-based reader
-    // (readelf, objdump, pelite's own FileMap), and the only way to avoid reading 700 MB files whole.
+    // SAFETY: the map is read-only. Another process truncating the file while we read could
+    // raise SIGBUS; that is the accepted risk of every mmap-based reader (readelf, objdump,
+    // pelite's own FileMap), and the only way to avoid reading 700 MB files whole.
     let map = unsafe { memmap2::Mmap::map(&file) }.map_err(open_err)?;
-    let mut info = parse_bytes_with(&map, &shown, detail)?;
+    Ok(std::sync::Arc::new(map))
+}
+
+fn parse_mapped(path: &Path, bytes: &[u8], detail: Detail) -> Result<BinaryInfo, BinaryError> {
+    let mut info = parse_bytes_with(bytes, &path.display().to_string(), detail)?;
     if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
         true_version::from_file_name(name, &mut info.version);
     }

@@ -33,7 +33,7 @@ impl<'a> PresenceProbe<'a> {
         PresenceProbe {
             // Headers and tables are all a search needs (machine, RPATH/RUNPATH); the full read
             // lists every symbol and scans read-only data, hundreds of MB in a cuBLAS.
-            inner: FsProbe::new(&ctx.fs, crate::engine::binfmt::read_binary_headers),
+            inner: FsProbe::new(&ctx.fs, crate::engine::graph::Reader::HEADERS),
         }
     }
 
@@ -255,7 +255,7 @@ fn pythonnet_note(ctx: &SystemContext) -> Option<String> {
 /// A Linux process: with an environment, its python executable (read from the machine when it is
 /// a real ELF file) loading the framework's library; without one, a plain program.
 fn linux_process(ctx: &SystemContext, env: Option<(&PythonEnv, Option<&Framework>)>) -> Process {
-    let probe = FsProbe::new(&ctx.fs, crate::engine::binfmt::read_binary_headers);
+    let probe = FsProbe::new(&ctx.fs, crate::engine::graph::Reader::HEADERS);
     let elf = || BinaryInfo::empty(Format::Elf, x64());
     let mut chain = Vec::new();
     let mut label =
@@ -326,7 +326,7 @@ fn pathfinder_wheel_dirs(
 /// A Linux library at `library` (already loaded in the environment's python) opening a name
 /// with dlopen: its RPATH/RUNPATH and the python's lead the search, as ld.so gives the caller's.
 pub fn linux_dlopen_from(ctx: &SystemContext, env: &PythonEnv, library: &str) -> Process {
-    let probe = FsProbe::new(&ctx.fs, crate::engine::binfmt::read_binary_headers);
+    let probe = FsProbe::new(&ctx.fs, crate::engine::graph::Reader::HEADERS);
     let elf = || BinaryInfo::empty(Format::Elf, x64());
     let info = probe.info(library).map_or_else(elf, |i| (*i).clone());
     let python = python_exe_real(ctx, env);

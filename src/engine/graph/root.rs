@@ -167,8 +167,12 @@ fn read_caller(
         message,
     };
     let host = ctx.fs.file(&path).map_err(|e| fail(e.to_string()))?;
-    let info = reader(&host)
-        .map_err(|e| fail(e.to_string().replace(&host.display().to_string(), &path)))?;
+    let info = (ctx
+        .fs
+        .binaries()
+        .binary(&host, reader)
+        .map(|i| (*i).clone()))
+    .map_err(|e| fail(e.to_string().replace(&host.display().to_string(), &path)))?;
     Ok((path, info))
 }
 
@@ -200,13 +204,7 @@ pub fn build_for(
             resolution: None,
         });
     }
-    let found = resolve_name(
-        ctx,
-        arg,
-        opts,
-        from,
-        crate::engine::binfmt::read_binary_headers,
-    )?;
+    let found = resolve_name(ctx, arg, opts, from, Reader::HEADERS)?;
     let Some(path) = found.path.clone() else {
         return Ok(Rooted::NotFound(found));
     };

@@ -102,7 +102,12 @@ fn python_net_env(ctx: &SystemContext) -> BTreeMap<String, Value> {
             .fs
             .file(dll)
             .ok()
-            .and_then(|host| crate::engine::binfmt::read_binary_headers(&host).ok())
+            .and_then(|host| {
+                ctx.fs
+                    .binaries()
+                    .binary(&host, crate::engine::graph::Reader::HEADERS)
+                    .ok()
+            })
             .map(|info| info.machine.bits);
         out.insert("pydll_bits".into(), serde_json::json!(bits));
     }

@@ -15,10 +15,10 @@
 //! does not). An entry library that does not parse (a placeholder in a machine file) is skipped:
 //! there is nothing to follow.
 
-use crate::engine::binfmt::read_binary_headers;
 use crate::engine::context::SystemContext;
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
+use crate::engine::graph::Reader;
 use crate::engine::graph::checks;
 use crate::engine::graph::{self, framework};
 use crate::engine::inventory::{Framework, Inventory, PythonEnv, PythonKind};
@@ -52,7 +52,7 @@ pub fn check(ctx: &SystemContext, inventory: &Inventory, earlier: &[Finding]) ->
             let mut graphs = Vec::new();
             let mut predicted_errors = 0;
             for entry in framework::entry_libraries(ctx, fw) {
-                let Ok(graph) = graph::build_with(ctx, &entry, &opts, read_binary_headers) else {
+                let Ok(graph) = graph::build_with(ctx, &entry, &opts, Reader::HEADERS) else {
                     continue;
                 };
                 for f in checks::check(ctx, &graph) {

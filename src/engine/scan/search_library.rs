@@ -7,7 +7,7 @@
 //! (ld.so's own trace on a real torch 2.11.0+cu130 install tries, and misses, each of them).
 //! Found once per framework by the scan and kept in the inventory for the rules' loader emulation.
 
-use crate::engine::binfmt::read_binary_headers;
+use crate::engine::binfmt::cache::Reader;
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::inventory::{Framework, FrameworkKind};
 
@@ -42,7 +42,7 @@ pub fn find(ctx: &SystemContext, f: &Framework) -> Option<String> {
             .filter(|e| e.is_file && (e.name.ends_with(".so") || e.name.contains(".so.")))
             .take(MAX_FILES);
         for e in shared {
-            let Ok(info) = ctx.fs.binaries().binary(&e.host, read_binary_headers) else {
+            let Ok(info) = ctx.fs.binaries().binary(&e.host, Reader::HEADERS) else {
                 continue;
             };
             let dir = p.parent(&e.path).unwrap_or_default();

@@ -4,7 +4,7 @@
 use super::*;
 use crate::engine::binfmt::{BinaryError, BinaryInfo, Export, Format, VersionNeed};
 use crate::engine::context::machine_file;
-use crate::engine::graph::{GraphOptions, build_with};
+use crate::engine::graph::{GraphOptions, Reader, build_with};
 use crate::engine::loader::testing::binary;
 use std::path::Path;
 
@@ -70,7 +70,7 @@ fn deep_miss_wrong_machine_and_copies_elsewhere() {
         &ctx,
         r"C:\App\app.exe",
         &GraphOptions::default(),
-        json_reader,
+        Reader::Custom(json_reader),
     )
     .unwrap();
     let findings = check(&ctx, &graph);
@@ -149,7 +149,7 @@ fn missing_exports_versions_and_duplicates() {
         runtime: false,
         ..GraphOptions::default()
     };
-    let graph = build_with(&ctx, r"C:\App\app.exe", &opts, json_reader).unwrap();
+    let graph = build_with(&ctx, r"C:\App\app.exe", &opts, Reader::Custom(json_reader)).unwrap();
     let findings = check(&ctx, &graph);
     let exp = findings
         .iter()
