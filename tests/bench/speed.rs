@@ -10,8 +10,8 @@
 //!   (`VIRTUAL_ENV` set, `HOME` the bench folder).
 //!
 //! The wheels come through the tests' cache (`tests/.cache/wheels`, see
-//! `tests/integration/wheels.rs`); the venv is made once with `python3 -m venv` and pip in
-//! `tests/.cache/bench/`. Prints the medians of N runs (default 21; the first argument that is a
+//! `tests/integration/wheels.rs`); the venv is the tests' `tests/.cache/venvs/torch-2.5.1`
+//! (made once with `python3 -m venv` and pip). Prints the medians of N runs (default 21; the first argument that is a
 //! number overrides it) and the ratios the issue asks about. `BASELINE=/path/to/cuda-triage`
 //! times another build in the same rounds (an older commit's release binary), as a last column.
 //!
@@ -222,16 +222,18 @@ fn ratio(a: Option<f64>, b: Option<f64>) -> String {
     }
 }
 
-/// `tests/.cache/bench/torch-2.5.1-venv`: a venv with `pip install torch==2.5.1` (the CUDA 12.4
-/// build and its nvidia-* wheels), made once.
+/// `tests/.cache/venvs/torch-2.5.1`: a venv with `pip install torch==2.5.1` (the CUDA 12.4 build
+/// and its nvidia-* wheels), the one the "would it load" tests make (`closure_installs.rs`,
+/// same path, same `.complete` marker), so the bench and the tests share its 4 GB; made here
+/// the same way when the tests have not run yet.
 fn torch_venv() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/.cache/bench");
-    let venv = dir.join(format!("torch-{TORCH}-venv"));
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/.cache/venvs");
+    let venv = dir.join(format!("torch-{TORCH}"));
     let marker = venv.join(".complete");
     if marker.is_file() {
         return venv;
     }
-    std::fs::create_dir_all(&dir).expect("create tests/.cache/bench");
+    std::fs::create_dir_all(&dir).expect("create tests/.cache/venvs");
     let run = |c: &mut Command| {
         let status = c.status().unwrap_or_else(|e| panic!("{c:?}: {e}"));
         assert!(status.success(), "{c:?} failed");
