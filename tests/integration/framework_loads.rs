@@ -49,7 +49,7 @@ fn python(c: &Copy, code: &str, ld_library_path: Option<&Path>) -> Result<String
 }
 
 /// Whether a finding shows the load-list row (or import table) it comes from, naming `what`.
-fn cites_load_list(f: &Value, what: &str) -> bool {
+pub(crate) fn cites_load_list(f: &Value, what: &str) -> bool {
     f["evidence"].as_array().is_some_and(|ev| {
         ev.iter().any(|e| {
             e["kind"] == "load-list" && e["text"].as_str().is_some_and(|t| t.contains(what))
@@ -58,7 +58,7 @@ fn cites_load_list(f: &Value, what: &str) -> bool {
 }
 
 /// Errors and warnings that name a library other than the driver's (which this machine lacks).
-fn loud_about_libraries(doc: &Value) -> Vec<&Value> {
+pub(crate) fn loud_about_libraries(doc: &Value) -> Vec<&Value> {
     doc["findings"]
         .as_array()
         .unwrap()
@@ -75,7 +75,7 @@ fn loud_about_libraries(doc: &Value) -> Vec<&Value> {
         .collect()
 }
 
-fn with_code<'a>(doc: &'a Value, code: &str) -> Vec<&'a Value> {
+pub(crate) fn with_code<'a>(doc: &'a Value, code: &str) -> Vec<&'a Value> {
     doc["findings"]
         .as_array()
         .unwrap()
@@ -239,8 +239,9 @@ fn torch_without_nvrtc_imports_and_the_scan_warns_what_fails_later() {
 }
 
 /// A cuDNN 9.0 tarball-style folder (`libcudnn*.so.9.0.0` and their `.so.9` links) holding the
-/// real 9.0.0.312 shim, plus its graph library when `with_graph`.
-fn cudnn_9_0_folder(with_graph: bool) -> PathBuf {
+/// real 9.0.0.312 shim, plus its graph library when `with_graph`; `who` names the folder (tests
+/// run in parallel).
+pub(crate) fn cudnn_9_0_folder(with_graph: bool, who: &str) -> PathBuf {
     let wheel = crate::release_files::Wheel {
         dist: "nvidia-cudnn-cu12".into(),
         version: "9.0.0.312".into(),
@@ -249,7 +250,7 @@ fn cudnn_9_0_folder(with_graph: bool) -> PathBuf {
     };
     let files = crate::release_files::wheel_files(&wheel, "linux").join("nvidia/cudnn/lib");
     let dir = crate::closure_installs::cache().join(format!(
-        "work-{}-cudnn-9.0{}",
+        "work-{}-{who}-cudnn-9.0{}",
         std::process::id(),
         if with_graph { "" } else { "-shim-only" }
     ));
@@ -277,7 +278,7 @@ const CUDNN_VERSION: &str = "import torch, torch.backends.cudnn as c\nprint(c.ve
 #[test]
 fn an_older_cudnn_first_on_ld_library_path_is_refused_as_torch_refuses_it() {
     let c = Copy::new("cudnn-9.0-first");
-    let old = cudnn_9_0_folder(true);
+    let old = cudnn_9_0_folder(true, "torch");
     let err = python(&c, CUDNN_VERSION, Some(&old)).expect_err("torch refuses cuDNN 9.0");
     assert!(err.contains("cuDNN version incompatibility"), "{err}");
     assert!(err.contains("(9, 0, 0)"), "{err}");
@@ -304,7 +305,7 @@ fn an_older_cudnn_first_on_ld_library_path_is_refused_as_torch_refuses_it() {
     );
     let _ = std::fs::remove_dir_all(&old);
 
-    let shim_only = cudnn_9_0_folder(false);
+    let shim_only = cudnn_9_0_folder(false, "torch");
     let ok = python(&c, CUDNN_VERSION, Some(&shim_only)).expect("torch accepts the 9.1 it gets");
     assert!(ok.contains("90100"), "{ok}");
     let doc = c.scan(Some(&shim_only));
@@ -317,8 +318,8 @@ fn an_older_cudnn_first_on_ld_library_path_is_refused_as_torch_refuses_it() {
 }
 
 /// The real ptxas of CUDA 11.8 (`nvidia-cuda-nvcc-cu11` 11.8.89, one ~10 MB member of the
-/// wheel), executable, in a folder of its own.
-fn ptxas_11_8() -> PathBuf {
+/// wheel), executable, in a folder of its own (`who` names it: tests run in parallel).
+pub(crate) fn ptxas_11_8(who: &str) -> PathBuf {
     let wheel = crate::release_files::Wheel {
         dist: "nvidia-cuda-nvcc-cu11".into(),
         version: "11.8.89".into(),
@@ -327,8 +328,8 @@ fn ptxas_11_8() -> PathBuf {
     };
     let fetched =
         crate::release_files::wheel_files(&wheel, "linux").join("nvidia/cuda_nvcc/bin/ptxas");
-    let dir =
-        crate::closure_installs::cache().join(format!("work-{}-ptxas-11.8", std::process::id()));
+    let dir = crate::closure_installs::cache()
+        .join(format!("work-{}-{who}-ptxas-11.8", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let ptxas = dir.join("ptxas");
@@ -349,7 +350,7 @@ const TRITON_PTXAS: &str =
 #[test]
 fn triton_ptxas_path_to_an_older_ptxas_is_named_with_its_version() {
     let c = Copy::new("triton-ptxas");
-    let ptxas = ptxas_11_8();
+    let ptxas = ptxas_11_8("triton");
     let bundled = python(&c, TRITON_PTXAS, None).expect("Triton finds its ptxas");
     assert!(
         bundled.contains("backends/nvidia/bin/ptxas") && bundled.contains("'12.4'"),

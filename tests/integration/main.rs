@@ -32,6 +32,8 @@ mod fleet_slurm;
 mod fleet_view;
 #[cfg(unix)]
 mod framework_loads;
+#[cfg(unix)]
+mod framework_loads_tensorflow;
 mod frameworks_cupy;
 mod frameworks_jax;
 mod frameworks_onnxruntime;

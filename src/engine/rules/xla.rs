@@ -1,7 +1,14 @@
 //! XLA (TensorFlow, JAX) compiles PTX with `ptxas` and links `libdevice.10.bc` at run time:
-//! which ptxas wins (pip `nvidia-cuda-nvcc` wheel, `--xla_gpu_cuda_data_dir`, then PATH), none
-//! at all, one older than the build's CUDA (or than 11.1, which miscompiles XLA code) — often
-//! because an older toolkit comes first on PATH — and a toolkit without libdevice.
+//! which ptxas wins, none at all, one older than the build's CUDA (or than 11.1, which
+//! miscompiles XLA code) — often because an older toolkit comes first on PATH — and a toolkit
+//! without libdevice. XLA's order (stream_executor `FindCudaExecutable`,
+//! https://github.com/openxla/xla/blob/main/xla/stream_executor/cuda/cuda_asm_compiler.cc, the
+//! copy TensorFlow 2.18.0 ships in third_party/xla): `--xla_gpu_cuda_data_dir`/bin, then PATH
+//! (`PreferPtxasFromPath()` is true outside Google), then its candidate CUDA roots — the pip
+//! `nvidia-cuda-nvcc` wheel beside TensorFlow's libraries, /usr/local/cuda. JAX hands XLA the
+//! wheel's folder as the data folder (jax/_src/compiler.py: `xla_gpu_cuda_data_dir =
+//! lib.cuda_path`), so for JAX the wheel comes first. From TensorFlow 2.18 XLA passes over a
+//! ptxas older than 11.8 and the broken 12.3.103 (`FindPtxAsExecutable`).
 
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::finding_codes as codes;
@@ -14,6 +21,8 @@ use std::cmp::Ordering;
 /// A ptxas the process would run, and where its version comes from.
 struct Winner {
     path: String,
+    /// The PATH folder it was found in (a fix can take that folder off PATH).
+    path_dir: Option<String>,
     version: Option<String>,
     toolkit: Option<Toolkit>,
     how: String,
@@ -46,15 +55,18 @@ fn winner(
     ctx: &SystemContext,
     inv: &Inventory,
     env: &PythonEnv,
+    f: &crate::engine::inventory::Framework,
     searched: &mut Vec<String>,
 ) -> Option<Winner> {
-    if let Some(p) = &env.pip_ptxas {
-        return Some(Winner {
-            path: p.path.clone(),
-            version: p.version.clone(),
-            toolkit: None,
-            how: "the pip nvidia-cuda-nvcc wheel".into(),
-        });
+    let pip = env.pip_ptxas.as_ref().map(|p| Winner {
+        path: p.path.clone(),
+        path_dir: None,
+        version: p.version.clone(),
+        toolkit: None,
+        how: "the pip nvidia-cuda-nvcc wheel".into(),
+    });
+    if f.kind == FrameworkKind::Jax && pip.is_some() {
+        return pip;
     }
     let name = ptxas_name(ctx.platform);
     let mut dirs: Vec<(String, String)> = Vec::new();
@@ -67,13 +79,52 @@ fn winner(
     for e in ctx.path_entries() {
         dirs.push((ctx.platform.normalize(&e), "PATH".into()));
     }
-    if ctx.platform == Platform::Linux {
-        dirs.push((
-            "/usr/local/cuda/bin".into(),
-            "the default /usr/local/cuda".into(),
-        ));
-    }
+    let passes_over_old = f.kind == FrameworkKind::TensorFlow
+        && f.version
+            .as_deref()
+            .and_then(|v| compare(v, "2.18"))
+            .is_some_and(|o| o != Ordering::Less);
     for (dir, how) in dirs {
+        searched.push(dir.clone());
+        let path = ctx.platform.join(&dir, name);
+        if !ctx.fs.is_file(&path) {
+            continue;
+        }
+        let t = toolkit_of(ctx, inv, &dir).cloned();
+        let version = t
+            .as_ref()
+            .and_then(|t| {
+                t.ptxas
+                    .as_ref()
+                    .and_then(|p| p.version.clone())
+                    .or_else(|| t.version.clone())
+            })
+            .or_else(|| {
+                env.path_ptxas
+                    .iter()
+                    .find(|p| ctx.platform.same_name(&p.path, &path))
+                    .and_then(|p| p.version.clone())
+            });
+        let skipped = version
+            .as_deref()
+            .is_some_and(|v| compare(v, "11.8") == Some(Ordering::Less) || v == "12.3.103");
+        if passes_over_old && skipped {
+            continue;
+        }
+        let path_dir = (how == "PATH").then(|| dir.clone());
+        return Some(Winner {
+            path,
+            path_dir,
+            version,
+            toolkit: t,
+            how,
+        });
+    }
+    if pip.is_some() {
+        return pip;
+    }
+    if ctx.platform == Platform::Linux {
+        let dir = "/usr/local/cuda/bin".to_string();
         searched.push(dir.clone());
         let path = ctx.platform.join(&dir, name);
         if ctx.fs.is_file(&path) {
@@ -86,9 +137,10 @@ fn winner(
             });
             return Some(Winner {
                 path,
+                path_dir: None,
                 version,
                 toolkit: t,
-                how,
+                how: "the default /usr/local/cuda".into(),
             });
         }
     }
@@ -148,7 +200,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                 )
                 .unwrap_or(Ordering::Equal)
             });
-        let finding = match winner(ctx, inv, env, &mut searched) {
+        let finding = match winner(ctx, inv, env, f, &mut searched) {
             None => {
                 let mut f = Finding::new(
                     codes::PTXAS_NOT_FOUND,
@@ -210,6 +262,18 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                 if let Some(b) = better {
                     detail.push_str(&format!(" A newer toolkit, CUDA {}, is installed at {}, but a folder of the older toolkit comes first on PATH, so its ptxas wins.", b.version.as_deref().unwrap_or("?"), b.root));
                 }
+                // The wheel's ptxas, new enough, that XLA reaches once that PATH folder is gone.
+                let wheel_after = w.path_dir.as_ref().and(env.pip_ptxas.as_ref()).filter(|p| {
+                    p.version.as_deref().is_some_and(|pv| {
+                        compare(&mm(pv), &mm(&cuda)) != Some(Ordering::Less)
+                            && pinned
+                                .as_ref()
+                                .is_none_or(|(need, _)| compare(pv, need) != Some(Ordering::Less))
+                    })
+                });
+                if let Some(p) = wheel_after {
+                    detail.push_str(&format!(" The pip nvidia-cuda-nvcc wheel's ptxas {} ({}) is installed, but XLA searches PATH before it.", p.version.as_deref().unwrap_or("?"), p.path));
+                }
                 let summary = match &pinned {
                     Some((need, wheel)) if below_pin => {
                         detail.push_str(&format!(" Its own metadata asks for {wheel} >={need}: XLA needs ptxas {need} or newer."));
@@ -229,6 +293,29 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                 for d in &searched {
                     f = f.with_evidence(Evidence::at("searched", d.clone(), d.clone()));
                 }
+                if let (Some(p), Some(dir)) = (wheel_after, &w.path_dir) {
+                    f = f
+                        .with_evidence(Evidence::at(
+                            "file",
+                            format!(
+                                "the pip nvidia-cuda-nvcc wheel's ptxas {}",
+                                p.version.as_deref().unwrap_or("?")
+                            ),
+                            p.path.clone(),
+                        ))
+                        .with_fix(FixRef {
+                            id: format!("path-remove:{dir}"),
+                            kind: FixKind::path(PathEdit {
+                                variable: "PATH".into(),
+                                add: None,
+                                first: false,
+                                remove: Some(dir.clone()),
+                            }),
+                            summary: format!(
+                                "Remove {dir} from PATH for this process, so XLA runs the ptxas of the pip nvidia-cuda-nvcc wheel"
+                            ),
+                        });
+                }
                 match better.and_then(|b| b.bin_dirs.first().map(|bin| (b, bin))) {
                     Some((b, bin)) => f
                         .with_evidence(Evidence::at(
@@ -241,6 +328,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                             kind: FixKind::path(PathEdit::add("PATH", bin, true)),
                             summary: format!("Move {bin} before the older toolkit on PATH"),
                         }),
+                    None if wheel_after.is_some() => f,
                     None => f.with_fix(install_ptxas(
                         &cuda,
                         ctx.platform,
