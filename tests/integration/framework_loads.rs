@@ -88,7 +88,10 @@ pub(crate) fn with_code<'a>(doc: &'a Value, code: &str) -> Vec<&'a Value> {
 /// environment (`ld.so --list`: every DT_NEEDED, each object's RPATH/RUNPATH, LD_LIBRARY_PATH,
 /// ld.so.cache — what ONNX Runtime's dlopen of the provider by full path gets; running the
 /// provider's initialisers outside ONNX Runtime's bridge crashes, so the list is the oracle).
-fn ld_so_list_provider(c: &Copy, ld_library_path: Option<&Path>) -> Result<String, String> {
+pub(crate) fn ld_so_list_provider(
+    c: &Copy,
+    ld_library_path: Option<&Path>,
+) -> Result<String, String> {
     let provider = c
         .site()
         .join("onnxruntime/capi/libonnxruntime_providers_cuda.so");
