@@ -463,3 +463,55 @@ fn jax_cuda12_plugin_loads_by_name_and_a_missing_cudnn_is_a_warning_for_it() {
         .unwrap();
     assert!(cites_load_list(jax, "xla_cuda_plugin.so"), "{jax:#}");
 }
+
+/// JAX hands XLA `CUDA_ROOT` as its data folder when the variable is set, before the pip
+/// nvidia-cuda-nvcc wheel (jax-v0.4.35 jax/_src/lib/__init__.py `_cuda_path`; compiler.py sets
+/// `xla_gpu_cuda_data_dir`): JAX's own `lib.cuda_path` says so, XLA looks in its bin/ first, and
+/// the scan names CUDA 11.8's ptxas there — older than the plugin's CUDA 12 — with the variable.
+#[test]
+fn jax_with_cuda_root_at_an_older_toolkit_runs_its_ptxas_and_is_named() {
+    let c = Copy::of(jax_venv(), "jax-cuda-root");
+    let ptxas = ptxas_11_8("jax");
+    let root = ptxas.parent().unwrap().join("cuda-11.8");
+    std::fs::create_dir_all(root.join("bin")).unwrap();
+    std::fs::rename(&ptxas, root.join("bin/ptxas")).unwrap();
+    let path = c.nvidia_lib_path();
+    let with_root = |cmd: &mut Command| {
+        env_for(cmd, &c.root, Some(Path::new(&path)));
+        cmd.env("CUDA_ROOT", &root);
+    };
+    let mut py = Command::new(c.root.join("bin/python"));
+    py.args([
+        "-c",
+        "from jax._src import lib\nprint('CUDA_PATH', lib.cuda_path)",
+    ]);
+    with_root(&mut py);
+    let out = py.output().expect("the venv's python starts");
+    let said = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        said.contains(&format!("CUDA_PATH {}", root.display())),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut scan = Command::new(env!("CARGO_BIN_EXE_cuda-triage"));
+    scan.args(["scan", "--json"]);
+    with_root(&mut scan);
+    let doc = crate::support::json(&scan.output().expect("the built binary runs"));
+    let old = with_code(&doc, "ptxas-too-old");
+    assert_eq!(old.len(), 1, "{doc:#}");
+    let f = old[0];
+    assert!(
+        f["summary"]
+            .as_str()
+            .unwrap()
+            .contains("runs ptxas 11.8.89"),
+        "{f:#}"
+    );
+    assert_eq!(
+        f["evidence"][0]["path"],
+        root.join("bin/ptxas").display().to_string(),
+        "{f:#}"
+    );
+    assert!(f["detail"].as_str().unwrap().contains("CUDA_ROOT"), "{f:#}");
+    let _ = std::fs::remove_dir_all(ptxas.parent().unwrap());
+}

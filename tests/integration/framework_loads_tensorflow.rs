@@ -24,12 +24,13 @@ fn tf_venv() -> &'static Path {
     VENV.get_or_init(|| cached_venv("tensorflow-2.18.0", None, &["tensorflow[and-cuda]==2.18.0"]))
 }
 
-/// The stand-in `libcuda.so.1`, built once per test process in a folder of its own.
+/// The stand-in `libcuda.so.1`, built once per test process in a folder of its own under
+/// cargo's target/tmp (17 KB; not the shared cache).
 fn fake_driver_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = crate::closure_installs::cache()
-            .join(format!("work-{}-fake-driver", std::process::id()));
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("fake-driver-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         crate::support::build_shared_library(

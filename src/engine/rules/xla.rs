@@ -1,14 +1,15 @@
 //! XLA (TensorFlow, JAX) compiles PTX with `ptxas` and links `libdevice.10.bc` at run time:
 //! which ptxas wins, none at all, one older than the build's CUDA (or than 11.1, which
 //! miscompiles XLA code) — often because an older toolkit comes first on PATH — and a toolkit
-//! without libdevice. XLA's order (stream_executor `FindCudaExecutable`,
-//! https://github.com/openxla/xla/blob/main/xla/stream_executor/cuda/cuda_asm_compiler.cc, the
-//! copy TensorFlow 2.18.0 ships in third_party/xla): `--xla_gpu_cuda_data_dir`/bin, then PATH
-//! (`PreferPtxasFromPath()` is true outside Google), then its candidate CUDA roots — the pip
-//! `nvidia-cuda-nvcc` wheel beside TensorFlow's libraries, /usr/local/cuda. JAX hands XLA the
-//! wheel's folder as the data folder (jax/_src/compiler.py: `xla_gpu_cuda_data_dir =
-//! lib.cuda_path`), so for JAX the wheel comes first. From TensorFlow 2.18 XLA passes over a
-//! ptxas older than 11.8 and the broken 12.3.103 (`FindPtxAsExecutable`).
+//! without libdevice. XLA's order (`FindCudaExecutable` in
+//! https://github.com/tensorflow/tensorflow/blob/v2.18.0/third_party/xla/xla/stream_executor/cuda/cuda_asm_compiler.cc):
+//! `--xla_gpu_cuda_data_dir`/bin, then PATH (`PreferPtxasFromPath()` is true outside Google),
+//! then its candidate CUDA roots — the pip `nvidia-cuda-nvcc` wheel beside TensorFlow's
+//! libraries, /usr/local/cuda; from TensorFlow 2.18 it passes over a ptxas older than 11.8 and
+//! the broken 12.3.103 (`FindPtxAsExecutable`). Checked on the real TensorFlow 2.18.0 by calling
+//! that function (tests/integration/framework_loads_tensorflow.rs). JAX sets the data folder to
+//! `CUDA_ROOT` when set, else the wheel's folder (jax-v0.4.35 jax/_src/lib/__init__.py
+//! `_cuda_path`, jax/_src/compiler.py), so for JAX that comes first.
 
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::finding_codes as codes;
@@ -65,12 +66,21 @@ fn winner(
         toolkit: None,
         how: "the pip nvidia-cuda-nvcc wheel".into(),
     });
-    if f.kind == FrameworkKind::Jax && pip.is_some() {
-        return pip;
-    }
     let name = ptxas_name(ctx.platform);
     let mut dirs: Vec<(String, String)> = Vec::new();
-    if let Some(d) = xla_data_dir(ctx) {
+    let cuda_root = ctx.env.get("CUDA_ROOT").filter(|v| !v.trim().is_empty());
+    if f.kind == FrameworkKind::Jax
+        && let Some(root) = cuda_root
+    {
+        // jax/_src/lib/__init__.py _cuda_path(): CUDA_ROOT, else the wheel; compiler.py sets
+        // XLA's data folder to it, over XLA_FLAGS.
+        dirs.push((
+            ctx.platform.join(root.trim(), "bin"),
+            "CUDA_ROOT (JAX makes it XLA's data folder)".into(),
+        ));
+    } else if f.kind == FrameworkKind::Jax && pip.is_some() {
+        return pip;
+    } else if let Some(d) = xla_data_dir(ctx) {
         dirs.push((
             ctx.platform.join(&d, "bin"),
             "XLA_FLAGS --xla_gpu_cuda_data_dir".into(),
@@ -100,7 +110,7 @@ fn winner(
                     .or_else(|| t.version.clone())
             })
             .or_else(|| {
-                env.path_ptxas
+                env.xla_ptxas
                     .iter()
                     .find(|p| ctx.platform.same_name(&p.path, &path))
                     .and_then(|p| p.version.clone())
@@ -292,6 +302,13 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                         ));
                 for d in &searched {
                     f = f.with_evidence(Evidence::at("searched", d.clone(), d.clone()));
+                }
+                if w.how.starts_with("CUDA_ROOT") {
+                    f = f.with_fix(FixRef {
+                        id: "env-unset:CUDA_ROOT".into(),
+                        kind: FixKind::env("CUDA_ROOT", None),
+                        summary: format!("Unset CUDA_ROOT (or point it at a CUDA {} toolkit or newer): JAX then hands XLA the ptxas of the pip nvidia-cuda-nvcc wheel", mm(&cuda)),
+                    });
                 }
                 if let (Some(p), Some(dir)) = (wheel_after, &w.path_dir) {
                     f = f

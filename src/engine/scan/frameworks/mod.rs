@@ -67,10 +67,10 @@ pub fn read_site_packages(
         };
         read_nvidia_wheels(w, &site, env, &mut cudnn_found, run_tools);
         triton::read(w, &site, env, run_tools);
-        if env.path_ptxas.is_empty()
+        if env.xla_ptxas.is_empty()
             && (site.dist("tensorflow").is_some() || site.dist("jax").is_some())
         {
-            env.path_ptxas = path_ptxas(w, run_tools);
+            env.xla_ptxas = xla_ptxas(w, run_tools);
         }
         let found = [
             tensorflow::read(w, &site),
@@ -172,26 +172,28 @@ fn read_nvidia_wheels(
     }
 }
 
-/// How many ptxas binaries on PATH are read for their versions (each read is a few MB).
-const MAX_PATH_PTXAS: usize = 4;
+/// How many ptxas binaries outside the wheel are read for their versions (each read is a few MB).
+const MAX_XLA_PTXAS: usize = 4;
 
-/// The ptxas binaries in the PATH folders, in PATH order, with their versions.
-fn path_ptxas(w: &mut Walker, run_tools: bool) -> Vec<ToolInfo> {
+/// The ptxas binaries in `CUDA_ROOT`/bin and the PATH folders, in that order, with their versions.
+fn xla_ptxas(w: &mut Walker, run_tools: bool) -> Vec<ToolInfo> {
     let p = w.platform();
     let name = if p == Platform::Windows {
         "ptxas.exe"
     } else {
         "ptxas"
     };
+    let root = w.ctx.env.get("CUDA_ROOT").map(|r| p.join(r.trim(), "bin"));
+    let dirs: Vec<String> = root.into_iter().chain(w.ctx.path_entries()).collect();
     let mut found: Vec<ToolInfo> = Vec::new();
-    for entry in w.ctx.path_entries() {
-        if found.len() == MAX_PATH_PTXAS {
+    for dir in dirs {
+        if found.len() == MAX_XLA_PTXAS {
             break;
         }
-        if entry.is_empty() || !p.is_absolute(&entry) {
+        if dir.trim().is_empty() || !p.is_absolute(&dir) {
             continue;
         }
-        let path = p.join(&p.normalize(&entry), name);
+        let path = p.join(&p.normalize(&dir), name);
         if w.is_file(&path) && !found.iter().any(|t| t.path == path) {
             found.push(tools::tool_info(w, &path, run_tools));
         }
