@@ -278,6 +278,11 @@ pub struct PythonEnv {
     /// then its bundled copy; the first one wins.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub triton_ptxas: Vec<TritonPtxas>,
+    /// The ptxas binaries XLA may run besides the pip wheel's, with their versions: `CUDA_ROOT`/bin
+    /// (JAX's data folder), then each PATH folder's, in order (read where the env holds
+    /// TensorFlow or JAX).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub xla_ptxas: Vec<ToolInfo>,
     /// Notes the scan attaches (e.g. "Microsoft Store Python").
     pub notes: Vec<String>,
     /// Result of the optional import probe, one per framework module tried.

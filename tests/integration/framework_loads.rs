@@ -49,7 +49,7 @@ fn python(c: &Copy, code: &str, ld_library_path: Option<&Path>) -> Result<String
 }
 
 /// Whether a finding shows the load-list row (or import table) it comes from, naming `what`.
-fn cites_load_list(f: &Value, what: &str) -> bool {
+pub(crate) fn cites_load_list(f: &Value, what: &str) -> bool {
     f["evidence"].as_array().is_some_and(|ev| {
         ev.iter().any(|e| {
             e["kind"] == "load-list" && e["text"].as_str().is_some_and(|t| t.contains(what))
@@ -58,7 +58,7 @@ fn cites_load_list(f: &Value, what: &str) -> bool {
 }
 
 /// Errors and warnings that name a library other than the driver's (which this machine lacks).
-fn loud_about_libraries(doc: &Value) -> Vec<&Value> {
+pub(crate) fn loud_about_libraries(doc: &Value) -> Vec<&Value> {
     doc["findings"]
         .as_array()
         .unwrap()
@@ -75,7 +75,7 @@ fn loud_about_libraries(doc: &Value) -> Vec<&Value> {
         .collect()
 }
 
-fn with_code<'a>(doc: &'a Value, code: &str) -> Vec<&'a Value> {
+pub(crate) fn with_code<'a>(doc: &'a Value, code: &str) -> Vec<&'a Value> {
     doc["findings"]
         .as_array()
         .unwrap()
@@ -88,7 +88,10 @@ fn with_code<'a>(doc: &'a Value, code: &str) -> Vec<&'a Value> {
 /// environment (`ld.so --list`: every DT_NEEDED, each object's RPATH/RUNPATH, LD_LIBRARY_PATH,
 /// ld.so.cache — what ONNX Runtime's dlopen of the provider by full path gets; running the
 /// provider's initialisers outside ONNX Runtime's bridge crashes, so the list is the oracle).
-fn ld_so_list_provider(c: &Copy, ld_library_path: Option<&Path>) -> Result<String, String> {
+pub(crate) fn ld_so_list_provider(
+    c: &Copy,
+    ld_library_path: Option<&Path>,
+) -> Result<String, String> {
     let provider = c
         .site()
         .join("onnxruntime/capi/libonnxruntime_providers_cuda.so");
@@ -239,8 +242,9 @@ fn torch_without_nvrtc_imports_and_the_scan_warns_what_fails_later() {
 }
 
 /// A cuDNN 9.0 tarball-style folder (`libcudnn*.so.9.0.0` and their `.so.9` links) holding the
-/// real 9.0.0.312 shim, plus its graph library when `with_graph`.
-fn cudnn_9_0_folder(with_graph: bool) -> PathBuf {
+/// real 9.0.0.312 shim, plus its graph library when `with_graph`; `who` names the folder (tests
+/// run in parallel).
+pub(crate) fn cudnn_9_0_folder(with_graph: bool, who: &str) -> PathBuf {
     let wheel = crate::release_files::Wheel {
         dist: "nvidia-cudnn-cu12".into(),
         version: "9.0.0.312".into(),
@@ -249,7 +253,7 @@ fn cudnn_9_0_folder(with_graph: bool) -> PathBuf {
     };
     let files = crate::release_files::wheel_files(&wheel, "linux").join("nvidia/cudnn/lib");
     let dir = crate::closure_installs::cache().join(format!(
-        "work-{}-cudnn-9.0{}",
+        "work-{}-{who}-cudnn-9.0{}",
         std::process::id(),
         if with_graph { "" } else { "-shim-only" }
     ));
@@ -277,7 +281,7 @@ const CUDNN_VERSION: &str = "import torch, torch.backends.cudnn as c\nprint(c.ve
 #[test]
 fn an_older_cudnn_first_on_ld_library_path_is_refused_as_torch_refuses_it() {
     let c = Copy::new("cudnn-9.0-first");
-    let old = cudnn_9_0_folder(true);
+    let old = cudnn_9_0_folder(true, "torch");
     let err = python(&c, CUDNN_VERSION, Some(&old)).expect_err("torch refuses cuDNN 9.0");
     assert!(err.contains("cuDNN version incompatibility"), "{err}");
     assert!(err.contains("(9, 0, 0)"), "{err}");
@@ -304,7 +308,7 @@ fn an_older_cudnn_first_on_ld_library_path_is_refused_as_torch_refuses_it() {
     );
     let _ = std::fs::remove_dir_all(&old);
 
-    let shim_only = cudnn_9_0_folder(false);
+    let shim_only = cudnn_9_0_folder(false, "torch");
     let ok = python(&c, CUDNN_VERSION, Some(&shim_only)).expect("torch accepts the 9.1 it gets");
     assert!(ok.contains("90100"), "{ok}");
     let doc = c.scan(Some(&shim_only));
@@ -317,8 +321,8 @@ fn an_older_cudnn_first_on_ld_library_path_is_refused_as_torch_refuses_it() {
 }
 
 /// The real ptxas of CUDA 11.8 (`nvidia-cuda-nvcc-cu11` 11.8.89, one ~10 MB member of the
-/// wheel), executable, in a folder of its own.
-fn ptxas_11_8() -> PathBuf {
+/// wheel), executable, in a folder of its own (`who` names it: tests run in parallel).
+pub(crate) fn ptxas_11_8(who: &str) -> PathBuf {
     let wheel = crate::release_files::Wheel {
         dist: "nvidia-cuda-nvcc-cu11".into(),
         version: "11.8.89".into(),
@@ -327,8 +331,8 @@ fn ptxas_11_8() -> PathBuf {
     };
     let fetched =
         crate::release_files::wheel_files(&wheel, "linux").join("nvidia/cuda_nvcc/bin/ptxas");
-    let dir =
-        crate::closure_installs::cache().join(format!("work-{}-ptxas-11.8", std::process::id()));
+    let dir = crate::closure_installs::cache()
+        .join(format!("work-{}-{who}-ptxas-11.8", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let ptxas = dir.join("ptxas");
@@ -349,7 +353,7 @@ const TRITON_PTXAS: &str =
 #[test]
 fn triton_ptxas_path_to_an_older_ptxas_is_named_with_its_version() {
     let c = Copy::new("triton-ptxas");
-    let ptxas = ptxas_11_8();
+    let ptxas = ptxas_11_8("triton");
     let bundled = python(&c, TRITON_PTXAS, None).expect("Triton finds its ptxas");
     assert!(
         bundled.contains("backends/nvidia/bin/ptxas") && bundled.contains("'12.4'"),
@@ -458,4 +462,56 @@ fn jax_cuda12_plugin_loads_by_name_and_a_missing_cudnn_is_a_warning_for_it() {
         .find(|f| f["summary"].as_str().unwrap().contains("JAX 0.4.35"))
         .unwrap();
     assert!(cites_load_list(jax, "xla_cuda_plugin.so"), "{jax:#}");
+}
+
+/// JAX hands XLA `CUDA_ROOT` as its data folder when the variable is set, before the pip
+/// nvidia-cuda-nvcc wheel (jax-v0.4.35 jax/_src/lib/__init__.py `_cuda_path`; compiler.py sets
+/// `xla_gpu_cuda_data_dir`): JAX's own `lib.cuda_path` says so, XLA looks in its bin/ first, and
+/// the scan names CUDA 11.8's ptxas there — older than the plugin's CUDA 12 — with the variable.
+#[test]
+fn jax_with_cuda_root_at_an_older_toolkit_runs_its_ptxas_and_is_named() {
+    let c = Copy::of(jax_venv(), "jax-cuda-root");
+    let ptxas = ptxas_11_8("jax");
+    let root = ptxas.parent().unwrap().join("cuda-11.8");
+    std::fs::create_dir_all(root.join("bin")).unwrap();
+    std::fs::rename(&ptxas, root.join("bin/ptxas")).unwrap();
+    let path = c.nvidia_lib_path();
+    let with_root = |cmd: &mut Command| {
+        env_for(cmd, &c.root, Some(Path::new(&path)));
+        cmd.env("CUDA_ROOT", &root);
+    };
+    let mut py = Command::new(c.root.join("bin/python"));
+    py.args([
+        "-c",
+        "from jax._src import lib\nprint('CUDA_PATH', lib.cuda_path)",
+    ]);
+    with_root(&mut py);
+    let out = py.output().expect("the venv's python starts");
+    let said = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        said.contains(&format!("CUDA_PATH {}", root.display())),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut scan = Command::new(env!("CARGO_BIN_EXE_cuda-triage"));
+    scan.args(["scan", "--json"]);
+    with_root(&mut scan);
+    let doc = crate::support::json(&scan.output().expect("the built binary runs"));
+    let old = with_code(&doc, "ptxas-too-old");
+    assert_eq!(old.len(), 1, "{doc:#}");
+    let f = old[0];
+    assert!(
+        f["summary"]
+            .as_str()
+            .unwrap()
+            .contains("runs ptxas 11.8.89"),
+        "{f:#}"
+    );
+    assert_eq!(
+        f["evidence"][0]["path"],
+        root.join("bin/ptxas").display().to_string(),
+        "{f:#}"
+    );
+    assert!(f["detail"].as_str().unwrap().contains("CUDA_ROOT"), "{f:#}");
+    let _ = std::fs::remove_dir_all(ptxas.parent().unwrap());
 }

@@ -32,6 +32,10 @@ mod fleet_slurm;
 mod fleet_view;
 #[cfg(unix)]
 mod framework_loads;
+#[cfg(unix)]
+mod framework_loads_ort_cudnn8;
+#[cfg(unix)]
+mod framework_loads_tensorflow;
 mod frameworks_cupy;
 mod frameworks_jax;
 mod frameworks_onnxruntime;

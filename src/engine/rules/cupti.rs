@@ -123,6 +123,21 @@ fn copy_as_fix(from: &str, wanted: &str) -> FixRef {
     }
 }
 
+/// Whether a `framework_loads.toml` row names CUPTI for this release (TensorFlow 2.18 on Linux,
+/// JAX): framework_libs reports it then, searched from the row's calling library.
+fn cupti_row_covers(ctx: &SystemContext, f: &crate::engine::inventory::Framework) -> bool {
+    crate::engine::knowledge::knowledge()
+        .loads
+        .rows_for(
+            f.kind.module(),
+            ctx.platform,
+            f.version.as_deref().unwrap_or(""),
+            f.expects.cuda.as_deref(),
+        )
+        .iter()
+        .any(|r| r.components.iter().any(|c| c == "CUPTI"))
+}
+
 /// A framework that asks for CUPTI by a name found nowhere it searches, where `check` has not
 /// already reported a toolkit's CUPTI folder missing from PATH: the folder is on PATH but holds
 /// another name (CUDA 11+), or no CUPTI exists at all.
@@ -133,6 +148,9 @@ pub fn asked_names(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
         let Some(first) = f.expects.cupti.first() else {
             continue;
         };
+        if cupti_row_covers(ctx, f) {
+            continue;
+        }
         let loader = process::framework_loader(ctx, env, None);
         if f.expects
             .cupti

@@ -1,7 +1,15 @@
 //! XLA (TensorFlow, JAX) compiles PTX with `ptxas` and links `libdevice.10.bc` at run time:
-//! which ptxas wins (pip `nvidia-cuda-nvcc` wheel, `--xla_gpu_cuda_data_dir`, then PATH), none
-//! at all, one older than the build's CUDA (or than 11.1, which miscompiles XLA code) — often
-//! because an older toolkit comes first on PATH — and a toolkit without libdevice.
+//! which ptxas wins, none at all, one older than the build's CUDA (or than 11.1, which
+//! miscompiles XLA code) — often because an older toolkit comes first on PATH — and a toolkit
+//! without libdevice. XLA's order (`FindCudaExecutable` in
+//! https://github.com/tensorflow/tensorflow/blob/v2.18.0/third_party/xla/xla/stream_executor/cuda/cuda_asm_compiler.cc):
+//! `--xla_gpu_cuda_data_dir`/bin, then PATH (`PreferPtxasFromPath()` is true outside Google),
+//! then its candidate CUDA roots — the pip `nvidia-cuda-nvcc` wheel beside TensorFlow's
+//! libraries, /usr/local/cuda; from TensorFlow 2.18 it passes over a ptxas older than 11.8 and
+//! the broken 12.3.103 (`FindPtxAsExecutable`). Checked on the real TensorFlow 2.18.0 by calling
+//! that function (tests/integration/framework_loads_tensorflow.rs). JAX sets the data folder to
+//! `CUDA_ROOT` when set, else the wheel's folder (jax-v0.4.35 jax/_src/lib/__init__.py
+//! `_cuda_path`, jax/_src/compiler.py), so for JAX that comes first.
 
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::finding_codes as codes;
@@ -14,6 +22,8 @@ use std::cmp::Ordering;
 /// A ptxas the process would run, and where its version comes from.
 struct Winner {
     path: String,
+    /// The PATH folder it was found in (a fix can take that folder off PATH).
+    path_dir: Option<String>,
     version: Option<String>,
     toolkit: Option<Toolkit>,
     how: String,
@@ -46,19 +56,31 @@ fn winner(
     ctx: &SystemContext,
     inv: &Inventory,
     env: &PythonEnv,
+    f: &crate::engine::inventory::Framework,
     searched: &mut Vec<String>,
 ) -> Option<Winner> {
-    if let Some(p) = &env.pip_ptxas {
-        return Some(Winner {
-            path: p.path.clone(),
-            version: p.version.clone(),
-            toolkit: None,
-            how: "the pip nvidia-cuda-nvcc wheel".into(),
-        });
-    }
+    let pip = env.pip_ptxas.as_ref().map(|p| Winner {
+        path: p.path.clone(),
+        path_dir: None,
+        version: p.version.clone(),
+        toolkit: None,
+        how: "the pip nvidia-cuda-nvcc wheel".into(),
+    });
     let name = ptxas_name(ctx.platform);
     let mut dirs: Vec<(String, String)> = Vec::new();
-    if let Some(d) = xla_data_dir(ctx) {
+    let cuda_root = ctx.env.get("CUDA_ROOT").filter(|v| !v.trim().is_empty());
+    if f.kind == FrameworkKind::Jax
+        && let Some(root) = cuda_root
+    {
+        // jax/_src/lib/__init__.py _cuda_path(): CUDA_ROOT, else the wheel; compiler.py sets
+        // XLA's data folder to it, over XLA_FLAGS.
+        dirs.push((
+            ctx.platform.join(root.trim(), "bin"),
+            "CUDA_ROOT (JAX makes it XLA's data folder)".into(),
+        ));
+    } else if f.kind == FrameworkKind::Jax && pip.is_some() {
+        return pip;
+    } else if let Some(d) = xla_data_dir(ctx) {
         dirs.push((
             ctx.platform.join(&d, "bin"),
             "XLA_FLAGS --xla_gpu_cuda_data_dir".into(),
@@ -67,13 +89,52 @@ fn winner(
     for e in ctx.path_entries() {
         dirs.push((ctx.platform.normalize(&e), "PATH".into()));
     }
-    if ctx.platform == Platform::Linux {
-        dirs.push((
-            "/usr/local/cuda/bin".into(),
-            "the default /usr/local/cuda".into(),
-        ));
-    }
+    let passes_over_old = f.kind == FrameworkKind::TensorFlow
+        && f.version
+            .as_deref()
+            .and_then(|v| compare(v, "2.18"))
+            .is_some_and(|o| o != Ordering::Less);
     for (dir, how) in dirs {
+        searched.push(dir.clone());
+        let path = ctx.platform.join(&dir, name);
+        if !ctx.fs.is_file(&path) {
+            continue;
+        }
+        let t = toolkit_of(ctx, inv, &dir).cloned();
+        let version = t
+            .as_ref()
+            .and_then(|t| {
+                t.ptxas
+                    .as_ref()
+                    .and_then(|p| p.version.clone())
+                    .or_else(|| t.version.clone())
+            })
+            .or_else(|| {
+                env.xla_ptxas
+                    .iter()
+                    .find(|p| ctx.platform.same_name(&p.path, &path))
+                    .and_then(|p| p.version.clone())
+            });
+        let skipped = version
+            .as_deref()
+            .is_some_and(|v| compare(v, "11.8") == Some(Ordering::Less) || v == "12.3.103");
+        if passes_over_old && skipped {
+            continue;
+        }
+        let path_dir = (how == "PATH").then(|| dir.clone());
+        return Some(Winner {
+            path,
+            path_dir,
+            version,
+            toolkit: t,
+            how,
+        });
+    }
+    if pip.is_some() {
+        return pip;
+    }
+    if ctx.platform == Platform::Linux {
+        let dir = "/usr/local/cuda/bin".to_string();
         searched.push(dir.clone());
         let path = ctx.platform.join(&dir, name);
         if ctx.fs.is_file(&path) {
@@ -86,9 +147,10 @@ fn winner(
             });
             return Some(Winner {
                 path,
+                path_dir: None,
                 version,
                 toolkit: t,
-                how,
+                how: "the default /usr/local/cuda".into(),
             });
         }
     }
@@ -148,7 +210,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                 )
                 .unwrap_or(Ordering::Equal)
             });
-        let finding = match winner(ctx, inv, env, &mut searched) {
+        let finding = match winner(ctx, inv, env, f, &mut searched) {
             None => {
                 let mut f = Finding::new(
                     codes::PTXAS_NOT_FOUND,
@@ -210,6 +272,18 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                 if let Some(b) = better {
                     detail.push_str(&format!(" A newer toolkit, CUDA {}, is installed at {}, but a folder of the older toolkit comes first on PATH, so its ptxas wins.", b.version.as_deref().unwrap_or("?"), b.root));
                 }
+                // The wheel's ptxas, new enough, that XLA reaches once that PATH folder is gone.
+                let wheel_after = w.path_dir.as_ref().and(env.pip_ptxas.as_ref()).filter(|p| {
+                    p.version.as_deref().is_some_and(|pv| {
+                        compare(&mm(pv), &mm(&cuda)) != Some(Ordering::Less)
+                            && pinned
+                                .as_ref()
+                                .is_none_or(|(need, _)| compare(pv, need) != Some(Ordering::Less))
+                    })
+                });
+                if let Some(p) = wheel_after {
+                    detail.push_str(&format!(" The pip nvidia-cuda-nvcc wheel's ptxas {} ({}) is installed, but XLA searches PATH before it.", p.version.as_deref().unwrap_or("?"), p.path));
+                }
                 let summary = match &pinned {
                     Some((need, wheel)) if below_pin => {
                         detail.push_str(&format!(" Its own metadata asks for {wheel} >={need}: XLA needs ptxas {need} or newer."));
@@ -229,6 +303,36 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                 for d in &searched {
                     f = f.with_evidence(Evidence::at("searched", d.clone(), d.clone()));
                 }
+                if w.how.starts_with("CUDA_ROOT") {
+                    f = f.with_fix(FixRef {
+                        id: "env-unset:CUDA_ROOT".into(),
+                        kind: FixKind::env("CUDA_ROOT", None),
+                        summary: format!("Unset CUDA_ROOT (or point it at a CUDA {} toolkit or newer): JAX then hands XLA the ptxas of the pip nvidia-cuda-nvcc wheel", mm(&cuda)),
+                    });
+                }
+                if let (Some(p), Some(dir)) = (wheel_after, &w.path_dir) {
+                    f = f
+                        .with_evidence(Evidence::at(
+                            "file",
+                            format!(
+                                "the pip nvidia-cuda-nvcc wheel's ptxas {}",
+                                p.version.as_deref().unwrap_or("?")
+                            ),
+                            p.path.clone(),
+                        ))
+                        .with_fix(FixRef {
+                            id: format!("path-remove:{dir}"),
+                            kind: FixKind::path(PathEdit {
+                                variable: "PATH".into(),
+                                add: None,
+                                first: false,
+                                remove: Some(dir.clone()),
+                            }),
+                            summary: format!(
+                                "Remove {dir} from PATH for this process, so XLA runs the ptxas of the pip nvidia-cuda-nvcc wheel"
+                            ),
+                        });
+                }
                 match better.and_then(|b| b.bin_dirs.first().map(|bin| (b, bin))) {
                     Some((b, bin)) => f
                         .with_evidence(Evidence::at(
@@ -241,6 +345,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                             kind: FixKind::path(PathEdit::add("PATH", bin, true)),
                             summary: format!("Move {bin} before the older toolkit on PATH"),
                         }),
+                    None if wheel_after.is_some() => f,
                     None => f.with_fix(install_ptxas(
                         &cuda,
                         ctx.platform,

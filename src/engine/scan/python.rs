@@ -25,6 +25,7 @@ pub fn read_env(w: &mut Walker, c: &Candidate) -> PythonEnv {
         conda_packages: Vec::new(),
         pip_ptxas: None,
         triton_ptxas: Vec::new(),
+        xla_ptxas: Vec::new(),
         notes: Vec::new(),
         import_probes: Vec::new(),
     };

@@ -303,3 +303,66 @@ fn linux_tf_2_4_with_an_older_toolkit_first_on_path_names_the_ptxas_xla_runs() {
         [("path-edit", "path-prepend:/usr/local/cuda-11.0/bin")]
     );
 }
+
+/// A ptxas whose binary embeds the banner of CUDA `v` (`11.4.152`), as the real ones do.
+fn ptxas_of(v: &str) -> Vec<u8> {
+    let mm: Vec<&str> = v.split('.').take(2).collect();
+    format!(
+        "\x7fELF...Cuda compilation tools, release {}, V{v}\n",
+        mm.join(".")
+    )
+    .into_bytes()
+}
+
+/// TensorFlow `version` (CUDA 12.5) in `/home/u/tf` with the pip nvidia-cuda-nvcc wheel's
+/// ptxas 12.5.82, and CUDA `path_v`'s ptxas in `/opt/old/bin`, first on PATH.
+fn tf_with_wheel_and_old_ptxas_first(version: &str, path_v: &str) -> FakeMachine {
+    let mut m = FakeMachine::new(Platform::Linux).unwrap();
+    let site = linux_venv(&mut m, "tf");
+    linux_tf(
+        &mut m,
+        &site,
+        version,
+        "build_info = {'cuda_version': '12.5.1', 'cudnn_version': '9', 'is_cuda_build': True}\n",
+    );
+    m.file(
+        &format!("{site}/nvidia/cuda_nvcc/bin/ptxas"),
+        ptxas_of("12.5.82"),
+    )
+    .file("/opt/old/bin/ptxas", ptxas_of(path_v))
+    .env("PATH", "/opt/old/bin:/home/u/tf/bin:/usr/bin:/bin");
+    m
+}
+
+/// XLA searches PATH before the pip wheel (TensorFlow 2.18.0's FindCudaExecutable, checked on
+/// the real install by tests/integration/framework_loads_tensorflow.rs): an older ptxas there is
+/// the one it runs, named with the fix that takes its folder off PATH (the wheel's then wins).
+#[test]
+fn tensorflow_runs_an_older_ptxas_on_path_before_its_nvcc_wheel() {
+    let m = tf_with_wheel_and_old_ptxas_first("2.18.0", "11.8.89");
+    let (ctx, inv) = scan(&m);
+    let findings = check(&ctx, &inv);
+    let f = only(&findings, "ptxas-too-old");
+    assert!(f.summary.contains("runs ptxas 11.8.89"), "{}", f.summary);
+    assert_eq!(f.evidence[0].path.as_deref(), Some("/opt/old/bin/ptxas"));
+    assert!(
+        f.detail.contains("XLA searches PATH before it"),
+        "{}",
+        f.detail
+    );
+    assert_eq!(fixes(f), [("path-edit", "path-remove:/opt/old/bin")]);
+}
+
+/// From TensorFlow 2.18 XLA passes over a ptxas older than 11.8 (FindPtxAsExecutable's
+/// minimum): the wheel's 12.5 is what it runs, and nothing is said. TensorFlow 2.15 runs it.
+#[test]
+fn tensorflow_2_18_passes_over_a_ptxas_older_than_11_8() {
+    let m = tf_with_wheel_and_old_ptxas_first("2.18.0", "11.4.152");
+    let (ctx, inv) = scan(&m);
+    assert!(check(&ctx, &inv).is_empty(), "{:#?}", check(&ctx, &inv));
+    let m = tf_with_wheel_and_old_ptxas_first("2.15.0", "11.4.152");
+    let (ctx, inv) = scan(&m);
+    let findings = check(&ctx, &inv);
+    let f = only(&findings, "ptxas-too-old");
+    assert!(f.summary.contains("runs ptxas 11.4.152"), "{}", f.summary);
+}

@@ -19,7 +19,7 @@ use super::version_clues;
 use super::walker::{Entry, Walker, is_cuda_library};
 use crate::engine::context::Platform;
 use crate::engine::inventory::{
-    CudnnInstall, CudnnSource, NvidiaLibDir, Package, PythonEnv, VersionEvidence,
+    CudnnInstall, CudnnSource, NvidiaLibDir, Package, PythonEnv, ToolInfo, VersionEvidence,
 };
 
 /// One site-packages folder as the readers see it: its entries and the dist-info folders in it.
@@ -67,6 +67,11 @@ pub fn read_site_packages(
         };
         read_nvidia_wheels(w, &site, env, &mut cudnn_found, run_tools);
         triton::read(w, &site, env, run_tools);
+        if env.xla_ptxas.is_empty()
+            && (site.dist("tensorflow").is_some() || site.dist("jax").is_some())
+        {
+            env.xla_ptxas = xla_ptxas(w, run_tools);
+        }
         let found = [
             tensorflow::read(w, &site),
             torch::read(w, &site, &mut cudnn_found),
@@ -165,6 +170,35 @@ fn read_nvidia_wheels(
     if env.pip_ptxas.is_none() && w.is_file(&ptxas) {
         env.pip_ptxas = Some(tools::tool_info(w, &ptxas, run_tools));
     }
+}
+
+/// How many ptxas binaries outside the wheel are read for their versions (each read is a few MB).
+const MAX_XLA_PTXAS: usize = 4;
+
+/// The ptxas binaries in `CUDA_ROOT`/bin and the PATH folders, in that order, with their versions.
+fn xla_ptxas(w: &mut Walker, run_tools: bool) -> Vec<ToolInfo> {
+    let p = w.platform();
+    let name = if p == Platform::Windows {
+        "ptxas.exe"
+    } else {
+        "ptxas"
+    };
+    let root = w.ctx.env.get("CUDA_ROOT").map(|r| p.join(r.trim(), "bin"));
+    let dirs: Vec<String> = root.into_iter().chain(w.ctx.path_entries()).collect();
+    let mut found: Vec<ToolInfo> = Vec::new();
+    for dir in dirs {
+        if found.len() == MAX_XLA_PTXAS {
+            break;
+        }
+        if dir.trim().is_empty() || !p.is_absolute(&dir) {
+            continue;
+        }
+        let path = p.join(&p.normalize(&dir), name);
+        if w.is_file(&path) && !found.iter().any(|t| t.path == path) {
+            found.push(tools::tool_info(w, &path, run_tools));
+        }
+    }
+    found
 }
 
 /// Version and `nvidia-*` requirements from `<dist-info>/METADATA` (head only).

@@ -1,0 +1,114 @@
+//! ONNX Runtime with cuDNN 8 (issue 25): the real onnxruntime-gpu 1.18.0 from PyPI — the CUDA
+//! 11.8 + cuDNN 8 build (its CUDA provider imports libcudnn.so.8, libcublas.so.11,
+//! libcudart.so.11.0, libcufft.so.10, libcurand.so.10) — with the `nvidia-*-cu11` wheels and
+//! nvidia-cudnn-cu11 8.9.6.50, installed once with pip into `tests/.cache/venvs/
+//! onnxruntime-1.18.0-cu11` (~2.9 GB, ~1.4 GB downloaded). ONNX Runtime 1.18 does not look in the
+//! wheel folders itself, so the user's LD_LIBRARY_PATH names them, as in the 1.20.2 case. The
+//! oracle is the real ld.so resolving the provider's closure in the copy's environment.
+
+use crate::closure_installs::{Copy, cached_venv, site_of, torch_venv};
+use crate::framework_loads::{cites_load_list, ld_so_list_provider, loud_about_libraries};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+const ORT_CUDNN8: &[&str] = &[
+    "onnxruntime-gpu==1.18.0",
+    "nvidia-cudnn-cu11==8.9.6.50",
+    "nvidia-cublas-cu11==11.11.3.6",
+    "nvidia-cuda-runtime-cu11==11.8.89",
+    "nvidia-cufft-cu11==10.9.0.58",
+    "nvidia-curand-cu11==10.3.0.86",
+];
+
+fn ort_cudnn8_venv() -> &'static Path {
+    static VENV: OnceLock<PathBuf> = OnceLock::new();
+    VENV.get_or_init(|| cached_venv("onnxruntime-1.18.0-cu11", None, ORT_CUDNN8))
+}
+
+/// Healthy: the provider's whole closure resolves in the wheels (cuDNN 8 included), and the
+/// scan says nothing about any library.
+#[test]
+fn onnxruntime_1_18_with_cudnn_8_loads_its_provider_and_the_scan_is_silent() {
+    let c = Copy::of(ort_cudnn8_venv(), "ort-1.18-healthy");
+    let path = c.nvidia_lib_path();
+    let ld = Path::new(&path);
+    let loaded = ld_so_list_provider(&c, Some(ld)).expect("the real ld.so loads the provider");
+    for lib in [
+        "libcudnn.so.8 =>",
+        "libcublas.so.11 =>",
+        "libcudart.so.11.0 =>",
+    ] {
+        assert!(loaded.contains(lib), "{lib}: {loaded}");
+    }
+    let doc = c.scan(Some(ld));
+    let ort = doc["inventory"]["python_envs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|e| e["frameworks"].as_array().unwrap())
+        .find(|f| f["package"] == "onnxruntime-gpu")
+        .unwrap_or_else(|| panic!("onnxruntime-gpu is found: {doc:#}"));
+    assert_eq!(ort["version"], "1.18.0", "{ort:#}");
+    assert_eq!(loud_about_libraries(&doc), Vec::<&Value>::new(), "{doc:#}");
+    assert_eq!(c.errors_here(&doc), Vec::<&Value>::new(), "{doc:#}");
+}
+
+/// cuDNN 9 instead of 8 — `pip uninstall nvidia-cudnn-cu11` and the cuDNN 9 wheel in its place
+/// (nvidia-cudnn-cu12 9.1.0.70, hard-linked from the torch venv: the files pip would unpack):
+/// the real ld.so cannot load the provider (no libcudnn.so.8), and the scan names libcudnn.so.8
+/// as an error citing the provider's import table.
+#[test]
+fn onnxruntime_1_18_with_cudnn_9_instead_of_8_fails_to_load_and_is_named() {
+    let c = Copy::of(ort_cudnn8_venv(), "ort-1.18-cudnn9");
+    let out = Command::new(c.root.join("bin/python"))
+        .args([
+            "-m",
+            "pip",
+            "uninstall",
+            "--yes",
+            "--quiet",
+            "nvidia-cudnn-cu11",
+        ])
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", &c.root)
+        .output()
+        .expect("pip runs");
+    assert!(out.status.success(), "{out:?}");
+    let torch_site = site_of(torch_venv());
+    let site = c.site();
+    let lib = site.join("nvidia/cudnn/lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    let dist = "nvidia_cudnn_cu12-9.1.0.70.dist-info";
+    for (from, to) in [
+        (torch_site.join("nvidia/cudnn/lib"), lib),
+        (torch_site.join(dist), site.join(dist)),
+    ] {
+        std::fs::create_dir_all(&to).unwrap();
+        for e in std::fs::read_dir(&from).unwrap().flatten() {
+            if e.file_type().unwrap().is_file() {
+                std::fs::hard_link(e.path(), to.join(e.file_name())).unwrap();
+            }
+        }
+    }
+    let path = c.nvidia_lib_path();
+    let ld = Path::new(&path);
+    let err = ld_so_list_provider(&c, Some(ld)).expect_err("the provider cannot load");
+    assert!(err.contains("libcudnn.so.8"), "{err}");
+    let doc = c.scan(Some(ld));
+    let named: Vec<&Value> = c
+        .errors_here(&doc)
+        .into_iter()
+        .filter(|f| {
+            f["libraries"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|l| l == "libcudnn.so.8")
+        })
+        .collect();
+    assert_eq!(named.len(), 1, "{doc:#}");
+    assert!(cites_load_list(named[0], "import table"), "{:#}", named[0]);
+}
