@@ -13,6 +13,8 @@
 
 mod cupy;
 mod onnxruntime;
+mod stub_driver;
+mod tensorflow;
 mod torch;
 
 use crate::wine_python::{PyEnv, Run};
@@ -37,10 +39,16 @@ pub fn ensure_zlib(env: &PyEnv) {
     }
 }
 
-/// A Windows wheel from the shared cache (`wheels.rs`); a failed download fails the test.
+/// A Windows wheel for CPython 3.11 from the shared cache (`wheels.rs`); a failed download
+/// fails the test.
 pub fn wheel(dist: &str, version: &str) -> PathBuf {
-    crate::wheels::try_wheel(dist, version, crate::wheels::WheelPlatform::Windows)
-        .unwrap_or_else(|e| panic!("{dist} {version} for Windows: {e}"))
+    wheel_for("3.11", dist, version)
+}
+
+/// A Windows wheel for CPython `python` ("3.10") from the shared cache.
+pub fn wheel_for(python: &str, dist: &str, version: &str) -> PathBuf {
+    crate::wheels::try_wheel_for(dist, version, crate::wheels::WheelPlatform::Windows, python)
+        .unwrap_or_else(|e| panic!("{dist} {version} for Windows, Python {python}: {e}"))
 }
 
 /// Puts the DLL `dll` of the Windows wheel `dist` `version` into `dir` of the prefix: extracted
