@@ -56,16 +56,18 @@ pub fn wheel_for(python: &str, dist: &str, version: &str) -> PathBuf {
 /// where a link cannot be made), so the environments and the toolkit that hold the same DLL
 /// share one file on disk.
 pub fn place_dll(env: &PyEnv, dist: &str, version: &str, dll: &str, dir: &str) {
-    let target = env.host(dir).join(dll);
+    place_member(env, dist, version, &format!("bin/{dll}"), dir);
+}
+
+/// [`place_dll`] for any member of the wheel (`member` ends its path: `nvvm/libdevice/x.bc`).
+pub fn place_member(env: &PyEnv, dist: &str, version: &str, member: &str, dir: &str) {
+    let file = member.rsplit('/').next().unwrap_or(member);
+    let target = env.host(dir).join(file);
     if target.is_file() {
         return;
     }
-    let member = crate::wheels::wheel_member(
-        dist,
-        version,
-        crate::wheels::WheelPlatform::Windows,
-        &format!("bin/{dll}"),
-    );
+    let member =
+        crate::wheels::wheel_member(dist, version, crate::wheels::WheelPlatform::Windows, member);
     std::fs::create_dir_all(target.parent().unwrap()).unwrap();
     if std::fs::hard_link(&member, &target).is_err() {
         std::fs::copy(&member, &target).unwrap();

@@ -39,3 +39,45 @@ pub fn ensure_stub_driver(py: &WinePython) {
     }
     *built = true;
 }
+
+/// Asks the stub, through Python's ctypes, what a framework asks the driver first.
+const ASK_LINUX_STUB: &str = r#"
+import ctypes, sys
+cuda = ctypes.CDLL(sys.argv[1])
+count, version, name = ctypes.c_int(), ctypes.c_int(), ctypes.create_string_buffer(64)
+major = ctypes.c_int()
+print(cuda.cuInit(0), cuda.cuDeviceGetCount(ctypes.byref(count)), count.value,
+      cuda.cuDriverGetVersion(ctypes.byref(version)), version.value,
+      cuda.cuDeviceGetName(name, 64, 0), name.value.decode(),
+      cuda.cuDeviceGetAttribute(ctypes.byref(major), 75, 0), major.value, sep="|")
+"#;
+
+/// The same C file builds with plain gcc as a Linux `libcuda.so.1` that answers the same way.
+#[test]
+fn stub_cuda_driver_builds_as_linux_libcuda_and_reports_one_gpu() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("stub_cuda_driver.c");
+    std::fs::write(&source, SOURCE).unwrap();
+    let lib = dir.path().join("libcuda.so.1");
+    crate::fixtures_build::run(
+        Command::new("gcc")
+            .args(["-O2", "-Wall", "-Werror", "-shared", "-fPIC"])
+            .args(["-Wl,-soname,libcuda.so.1", "-o"])
+            .arg(&lib)
+            .arg(&source),
+    )
+    .expect("gcc builds the stub as libcuda.so.1 (install gcc)");
+    let info = cuda_triage::engine::binfmt::read_binary(&lib).unwrap();
+    assert_eq!(info.soname.as_deref(), Some("libcuda.so.1"));
+    let out = Command::new("python3")
+        .args(["-c", ASK_LINUX_STUB])
+        .arg(&lib)
+        .output()
+        .expect("python3 runs (Debian package python3)");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "0|0|1|0|12030|0|NVIDIA GeForce RTX 3080 (stub)|0|8",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

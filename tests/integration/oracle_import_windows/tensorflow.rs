@@ -34,7 +34,10 @@
 //! ones the CuPy and ONNX Runtime cases fetch, cuDNN's entry libraries are read alone from their
 //! wheels (HTTP Range requests).
 
-use super::{error_libraries, member_tree, place_dll, scan, sorted, wheel_for};
+use super::{
+    ZLIB, ensure_zlib, error_libraries, member_tree, place_dll, place_member, scan, sorted,
+    wheel_for,
+};
 use crate::wine_python::{PyEnv, Run, python};
 use cuda_triage::engine::findings::{Finding, Severity};
 use std::sync::OnceLock;
@@ -43,6 +46,8 @@ const PROBE: &str = include_str!("tensorflow.py");
 const PYTHON: &str = "3.10";
 const TOOLKIT: &str = r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v11.8";
 const TOOLKIT_BIN: &str = r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v11.8\bin";
+const LIBDEVICE_DIR: &str =
+    r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v11.8\nvvm\libdevice";
 const CUPTI_DIR: &str =
     r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v11.8\extras\CUPTI\lib64";
 /// Where TensorFlow's guide unpacks cuDNN.
@@ -92,13 +97,25 @@ const TOOLKIT_DLLS: &[(&str, &str, &str)] = &[
 
 const CUDNN: &str = "cudnn64_8.dll";
 
-/// The toolkit's other files the scan looks at: `(wheel, version, file, folder)`.
+/// The toolkit's other files the scan looks at, as NVIDIA's installer lays them out:
+/// `(wheel, version, member path, folder)`.
 const TOOLKIT_EXTRAS: &[(&str, &str, &str, &str)] = &[
-    ("nvidia-cuda-nvcc-cu11", "11.8.89", "ptxas.exe", TOOLKIT_BIN),
+    (
+        "nvidia-cuda-nvcc-cu11",
+        "11.8.89",
+        "bin/ptxas.exe",
+        TOOLKIT_BIN,
+    ),
+    (
+        "nvidia-cuda-nvcc-cu11",
+        "11.8.89",
+        "nvvm/libdevice/libdevice.10.bc",
+        LIBDEVICE_DIR,
+    ),
     (
         "nvidia-cuda-cupti-cu11",
         "11.8.87",
-        "cupti64_2022.3.0.dll",
+        "bin/cupti64_2022.3.0.dll",
         CUPTI_DIR,
     ),
 ];
@@ -120,9 +137,10 @@ fn ready() -> &'static PyEnv {
         for (dist, version, dll) in TOOLKIT_DLLS {
             place_dll(&env, dist, version, dll, TOOLKIT_BIN);
         }
-        for (dist, version, file, dir) in TOOLKIT_EXTRAS {
-            place_dll(&env, dist, version, file, dir);
+        for (dist, version, member, dir) in TOOLKIT_EXTRAS {
+            place_member(&env, dist, version, member, dir);
         }
+        ensure_zlib(&env);
         // What the CUDA 11.8 installer writes at the toolkit's root.
         std::fs::write(
             env.host(&format!(r"{TOOLKIT}\version.json")),
@@ -209,9 +227,15 @@ fn gpu_libraries() -> Vec<String> {
     )
 }
 
-/// The healthy PATH front, as the guide orders it: cuDNN's `bin` last set, so first.
+/// The healthy PATH front, as the guide orders it (cuDNN's `bin` set last, so first), then the
+/// folder of zlibwapi.dll, which NVIDIA's cuDNN 8.3–8.9 install guide has put on PATH.
 fn healthy_front() -> Vec<String> {
-    vec![CUDNN_BIN.into(), CUPTI_DIR.into(), TOOLKIT_BIN.into()]
+    vec![
+        CUDNN_BIN.into(),
+        CUPTI_DIR.into(),
+        TOOLKIT_BIN.into(),
+        ZLIB.into(),
+    ]
 }
 
 /// The healthy front without `dir`.
@@ -286,7 +310,7 @@ fn tf_210_healthy_install_lists_the_gpu_and_the_scan_warns_only_of_cupti() {
         .collect();
     assert_eq!(
         named,
-        [("framework-cupti-missing", vec![CUPTI_ASKED[0].to_string()])],
+        [("framework-cupti-missing", cupti)],
         "the scan warns of CUPTI only: {loud:#?}"
     );
     assert!(loud.iter().all(|f| f.severity == Severity::Warning));
@@ -319,4 +343,30 @@ fn tf_210_with_cudnn_9_is_named_by_tensorflow_and_the_scan() {
         .collect();
     let loud = assert_both_name(&front, &[CUDNN]);
     assert_offers_path(&loud, CUDNN, CUDNN_BIN);
+}
+
+/// zlibwapi.dll's folder off PATH. cuDNN 8.9 loads zlibwapi.dll itself, later than TensorFlow's
+/// GPU registration (see the module header): TensorFlow loads every library, cudnn64_8.dll
+/// included, lists the GPU, and Wine never maps zlibwapi.dll. The scan must not say otherwise:
+/// its one error is that cuDNN will not find zlibwapi.dll when it loads it.
+#[test]
+fn tf_210_without_zlibwapi_registers_the_gpu_and_the_scan_names_only_zlibwapi() {
+    let env = ready();
+    let front = front_without(ZLIB);
+    let judged = judge(env, &front, &[]);
+    assert_eq!(judged.gpus(), 1, "{}\n{}", judged.doc, judged.run.stderr);
+    assert!(judged.not_loaded().is_empty(), "{}", judged.run.stderr);
+    assert!(judged.run.loaded_path(CUDNN).is_some());
+    assert_eq!(judged.run.loaded_path("zlibwapi.dll"), None);
+    let (loud, _dir, _) = scan(env, &front, &[], DRIVER);
+    let errors: Vec<&Finding> = loud
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .collect();
+    assert!(
+        errors.len() == 1
+            && errors[0].code == "cudnn8-zlibwapi-missing"
+            && errors[0].libraries.iter().any(|l| l == "zlibwapi.dll"),
+        "{loud:#?}"
+    );
 }
