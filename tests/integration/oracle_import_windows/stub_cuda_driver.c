@@ -12,7 +12,7 @@
  * cuDeviceGetAttribute, cuDeviceTotalMem_v2, cuDeviceGetPCIBusId (gpu_device.cc
  * GetValidDeviceIds -> GpuExecutor::CreateDeviceDescription, v2.10.1), and a few neighbours.
  * The device: an "NVIDIA GeForce RTX 3080 (stub)", compute capability 8.6, 68 SMs, 10 GiB,
- * PCI bus 0000:01:00.0, driver API 12.3 (546.33). Creating a context fails
+ * PCI bus 0000:01:00.0, driver API 12.4 (551.61). Creating a context fails
  * (CUDA_ERROR_NOT_SUPPORTED): nothing here can run a kernel.
  */
 #include <stddef.h>
@@ -37,7 +37,7 @@ enum {
     CUDA_ERROR_NOT_SUPPORTED = 801,
 };
 
-#define STUB_DRIVER_VERSION 12030
+#define STUB_DRIVER_VERSION 12040
 #define STUB_TOTAL_MEMORY ((size_t)10 << 30)
 
 static int initialized;

@@ -1,5 +1,5 @@
 //! The stub CUDA driver (`stub_cuda_driver.c`: one GPU, compute capability 8.6, driver API
-//! 12.3) built with mingw as the prefix's `C:\windows\system32\nvcuda.dll`, where NVIDIA's
+//! 12.4) built with mingw as the prefix's `C:\windows\system32\nvcuda.dll`, where NVIDIA's
 //! display driver installs the real one. TensorFlow asks the driver for its GPUs before it loads
 //! its CUDA libraries, and loads none of them without one; the stub lets the oracle see that
 //! load on a machine without a GPU. Rebuilt when the C source changes (the source it was built
@@ -76,7 +76,7 @@ fn stub_cuda_driver_builds_as_linux_libcuda_and_reports_one_gpu() {
         .expect("python3 runs (Debian package python3)");
     assert_eq!(
         String::from_utf8_lossy(&out.stdout).trim(),
-        "0|0|1|0|12030|0|NVIDIA GeForce RTX 3080 (stub)|0|8",
+        "0|0|1|0|12040|0|NVIDIA GeForce RTX 3080 (stub)|0|8",
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );

@@ -54,8 +54,9 @@ const CUPTI_DIR: &str =
 const CUDNN_BIN: &str = r"C:\tools\cuda\bin";
 /// cuDNN 9's bin as NVIDIA's Windows zip archive unpacks it (for the wrong-major situation).
 const CUDNN9_BIN: &str = r"C:\tools\cudnn-windows-x86_64-9.2.1.18_cuda12-archive\bin";
-/// The stub's driver (546.33, CUDA 12.3), as NVML would report it.
-const DRIVER: (&str, &str) = ("546.33", "12.3");
+/// The stub's driver (551.61, CUDA 12.4: new enough for every toolkit in the prefix), as NVML
+/// would report it.
+const DRIVER: (&str, &str) = ("551.61", "12.4");
 
 /// tensorflow's wheel and what `import tensorflow` imports (its Requires-Dist, at versions
 /// TensorFlow 2.10 accepts: protobuf < 3.20, numpy 1.x), with requests (imported by
@@ -96,6 +97,40 @@ const TOOLKIT_DLLS: &[(&str, &str, &str)] = &[
 ];
 
 const CUDNN: &str = "cudnn64_8.dll";
+
+/// A CUDA 12.4 toolkit's `bin` (for the wrong-major situation): the DLLs that ship with 12.x.
+/// Two keep their CUDA 11 names (cuRAND 10 and cuSOLVER 11 did not change major), so TensorFlow
+/// loads those two from it.
+const TOOLKIT12_BIN: &str = r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v12.4\bin";
+
+/// Its DLLs from the wheels other cases already fetch: `(wheel, version, DLL)`.
+const TOOLKIT12_DLLS: &[(&str, &str, &str)] = &[
+    ("nvidia-cuda-runtime-cu12", "12.9.79", "cudart64_12.dll"),
+    ("nvidia-cublas-cu12", "12.4.5.8", "cublas64_12.dll"),
+    ("nvidia-cublas-cu12", "12.4.5.8", "cublasLt64_12.dll"),
+    ("nvidia-cufft-cu12", "11.2.1.3", "cufft64_11.dll"),
+    ("nvidia-nvjitlink-cu12", "12.9.86", "nvJitLink_120_0.dll"),
+];
+
+/// Its DLLs read alone from their wheels: `((wheel, version, DLL), component folder)`.
+const TOOLKIT12_MEMBERS: &[((&str, &str, &str), &str)] = &[
+    (
+        ("nvidia-curand-cu12", "10.3.5.147", "curand64_10.dll"),
+        "curand",
+    ),
+    (
+        ("nvidia-cusolver-cu12", "11.6.1.9", "cusolver64_11.dll"),
+        "cusolver",
+    ),
+    (
+        ("nvidia-cusparse-cu12", "12.3.1.170", "cusparse64_12.dll"),
+        "cusparse",
+    ),
+];
+
+/// A folder holding the real 32-bit CUDA runtime under the 64-bit name, as a wrong download
+/// leaves it.
+const CUDA32_DIR: &str = r"C:\old\cuda32";
 
 /// The toolkit's other files the scan looks at, as NVIDIA's installer lays them out:
 /// `(wheel, version, member path, folder)`.
@@ -153,6 +188,27 @@ fn ready() -> &'static PyEnv {
             ("nvidia-cudnn-cu12", "9.2.1.18", "cudnn64_9.dll"),
             CUDNN9_BIN,
         );
+        for (dist, version, dll) in TOOLKIT12_DLLS {
+            place_dll(&env, dist, version, dll, TOOLKIT12_BIN);
+        }
+        for (member, component) in TOOLKIT12_MEMBERS {
+            link_component(&env, *member, component, TOOLKIT12_BIN);
+        }
+        place_dll(
+            &env,
+            "nvidia-cuda-runtime-cu11",
+            "11.8.89",
+            "cudart32_110.dll",
+            CUDA32_DIR,
+        );
+        let cuda32 = env.host(CUDA32_DIR);
+        if !cuda32.join("cudart64_110.dll").is_file() {
+            std::fs::copy(
+                cuda32.join("cudart32_110.dll"),
+                cuda32.join("cudart64_110.dll"),
+            )
+            .unwrap();
+        }
         super::stub_driver::ensure_stub_driver(py);
         std::fs::write(env.host(r"C:\oracle_import_tf.py"), PROBE).unwrap();
         env
@@ -161,11 +217,22 @@ fn ready() -> &'static PyEnv {
 
 /// Hard-links (copies where it cannot) one cuDNN DLL from its member-only wheel tree into `dir`.
 fn link_member(env: &PyEnv, (dist, version, dll): (&str, &str, &str), dir: &str) {
+    link_component(env, (dist, version, dll), "cudnn", dir);
+}
+
+/// Hard-links (copies where it cannot) `site-packages\nvidia\<component>\bin\<dll>` of a
+/// wheel's member-only tree (HTTP Range requests: the one DLL is read) into `dir`.
+fn link_component(
+    env: &PyEnv,
+    (dist, version, dll): (&str, &str, &str),
+    component: &str,
+    dir: &str,
+) {
     let target = env.host(dir).join(dll);
     if target.is_file() {
         return;
     }
-    let source = member_tree(dist, version, dll).join(format!("nvidia/cudnn/bin/{dll}"));
+    let source = member_tree(dist, version, dll).join(format!("nvidia/{component}/bin/{dll}"));
     std::fs::create_dir_all(target.parent().unwrap()).unwrap();
     if std::fs::hard_link(&source, &target).is_err() {
         std::fs::copy(&source, &target).unwrap();
@@ -292,7 +359,10 @@ fn assert_offers_path(loud: &[Finding], library: &str, dir: &str) {
 fn tf_210_healthy_install_lists_the_gpu_and_the_scan_warns_only_of_cupti() {
     let env = ready();
     let front = healthy_front();
-    let judged = judge(env, &front, &["--profile", r"C:\envs\tf-2.10.1\profile"]);
+    // The profile goes to a temporary folder (Wine's Z: is the host's root), not the cache.
+    let profile_dir = tempfile::tempdir().unwrap();
+    let profile = format!("Z:{}", profile_dir.path().display()).replace('/', "\\");
+    let judged = judge(env, &front, &["--profile", &profile]);
     assert_eq!(
         judged.opened(),
         sorted(gpu_libraries().into_iter().chain(["nvcuda.dll".into()])),
@@ -367,6 +437,63 @@ fn tf_210_without_zlibwapi_registers_the_gpu_and_the_scan_names_only_zlibwapi() 
         errors.len() == 1
             && errors[0].code == "cudnn8-zlibwapi-missing"
             && errors[0].libraries.iter().any(|l| l == "zlibwapi.dll"),
+        "{loud:#?}"
+    );
+}
+
+/// The wrong CUDA major: a CUDA 12.4 toolkit's `bin` on PATH instead of 11.8's. TensorFlow loads
+/// curand64_10.dll and cusolver64_11.dll from it (CUDA 12 ships those names) and misses the five
+/// others; the scan must name exactly those five.
+#[test]
+fn tf_210_with_only_a_cuda_12_toolkit_on_path_misses_five_and_the_scan_names_them() {
+    let front: Vec<String> = healthy_front()
+        .into_iter()
+        .filter(|d| d != CUPTI_DIR)
+        .map(|d| {
+            if d == TOOLKIT_BIN {
+                TOOLKIT12_BIN.into()
+            } else {
+                d
+            }
+        })
+        .collect();
+    assert_both_name(
+        &front,
+        &[
+            "cudart64_110.dll",
+            "cublas64_11.dll",
+            "cublasLt64_11.dll",
+            "cufft64_10.dll",
+            "cusparse64_11.dll",
+        ],
+    );
+}
+
+/// A 32-bit `cudart64_110.dll` (the real 32-bit runtime under the 64-bit name) first on PATH:
+/// TensorFlow's LoadLibraryExW passes over the image of the wrong machine type and loads the
+/// toolkit's, the GPU is listed, and the scan has no error.
+#[test]
+fn tf_210_32_bit_cudart_first_on_path_is_passed_over_and_the_scan_has_no_error() {
+    let env = ready();
+    let front: Vec<String> = std::iter::once(CUDA32_DIR.to_string())
+        .chain(healthy_front())
+        .collect();
+    let judged = judge(env, &front, &[]);
+    assert_eq!(judged.gpus(), 1, "{}\n{}", judged.doc, judged.run.stderr);
+    assert!(judged.not_loaded().is_empty(), "{}", judged.run.stderr);
+    let cudart = judged
+        .run
+        .loaded_path("cudart64_110.dll")
+        .unwrap_or_default();
+    assert!(
+        cudart
+            .to_ascii_lowercase()
+            .starts_with(&TOOLKIT_BIN.to_ascii_lowercase()),
+        "{cudart}"
+    );
+    let (loud, _dir, _) = scan(env, &front, &[], DRIVER);
+    assert!(
+        loud.iter().all(|f| f.severity != Severity::Error),
         "{loud:#?}"
     );
 }
