@@ -159,8 +159,8 @@ const TOOLKIT_EXTRAS: &[(&str, &str, &str, &str)] = &[
 /// (stream_executor/platform/default/dso_loader.cc `GetCuptiDsoHandle`).
 const CUPTI_ASKED: &[&str] = &["cupti64_112.dll", "cupti.dll"];
 
-/// The TensorFlow environment, the toolkit, cuDNN 8 and 9 and the stub driver, made once per
-/// test run.
+/// The TensorFlow environment, the toolkits, cuDNN 8 and 9, zlibwapi, the 32-bit copy and the
+/// stub driver, made once per test run.
 fn ready() -> &'static PyEnv {
     static READY: OnceLock<PyEnv> = OnceLock::new();
     READY.get_or_init(|| {
@@ -169,50 +169,61 @@ fn ready() -> &'static PyEnv {
         for (dist, version) in WHEELS {
             env.install(&wheel_for(PYTHON, dist, version), &[]);
         }
-        for (dist, version, dll) in TOOLKIT_DLLS {
-            place_dll(&env, dist, version, dll, TOOLKIT_BIN);
-        }
-        for (dist, version, member, dir) in TOOLKIT_EXTRAS {
-            place_member(&env, dist, version, member, dir);
-        }
-        ensure_zlib(&env);
-        // What the CUDA 11.8 installer writes at the toolkit's root.
-        std::fs::write(
-            env.host(&format!(r"{TOOLKIT}\version.json")),
-            r#"{"cuda" : {"name" : "CUDA SDK", "version" : "11.8.0"}}"#,
-        )
-        .unwrap();
+        place_toolkit_11_8(&env);
+        place_toolkit_12_4(&env);
         link_member(&env, ("nvidia-cudnn-cu11", "8.9.5.29", CUDNN), CUDNN_BIN);
         link_member(
             &env,
             ("nvidia-cudnn-cu12", "9.2.1.18", "cudnn64_9.dll"),
             CUDNN9_BIN,
         );
-        for (dist, version, dll) in TOOLKIT12_DLLS {
-            place_dll(&env, dist, version, dll, TOOLKIT12_BIN);
-        }
-        for (member, component) in TOOLKIT12_MEMBERS {
-            link_component(&env, *member, component, TOOLKIT12_BIN);
-        }
-        place_dll(
-            &env,
-            "nvidia-cuda-runtime-cu11",
-            "11.8.89",
-            "cudart32_110.dll",
-            CUDA32_DIR,
-        );
-        let cuda32 = env.host(CUDA32_DIR);
-        if !cuda32.join("cudart64_110.dll").is_file() {
-            std::fs::copy(
-                cuda32.join("cudart32_110.dll"),
-                cuda32.join("cudart64_110.dll"),
-            )
-            .unwrap();
-        }
+        ensure_zlib(&env);
+        place_cuda32(&env);
         super::stub_driver::ensure_stub_driver(py);
         std::fs::write(env.host(r"C:\oracle_import_tf.py"), PROBE).unwrap();
         env
     })
+}
+
+/// The CUDA 11.8 toolkit as NVIDIA's installer lays it out, with what its root's version.json
+/// says.
+fn place_toolkit_11_8(env: &PyEnv) {
+    for (dist, version, dll) in TOOLKIT_DLLS {
+        place_dll(env, dist, version, dll, TOOLKIT_BIN);
+    }
+    for (dist, version, member, dir) in TOOLKIT_EXTRAS {
+        place_member(env, dist, version, member, dir);
+    }
+    std::fs::write(
+        env.host(&format!(r"{TOOLKIT}\version.json")),
+        r#"{"cuda" : {"name" : "CUDA SDK", "version" : "11.8.0"}}"#,
+    )
+    .unwrap();
+}
+
+/// The CUDA 12.4 toolkit's `bin`.
+fn place_toolkit_12_4(env: &PyEnv) {
+    for (dist, version, dll) in TOOLKIT12_DLLS {
+        place_dll(env, dist, version, dll, TOOLKIT12_BIN);
+    }
+    for (member, component) in TOOLKIT12_MEMBERS {
+        link_component(env, *member, component, TOOLKIT12_BIN);
+    }
+}
+
+/// [`CUDA32_DIR`]: the wheel's real `cudart32_110.dll`, and a copy of it named `cudart64_110.dll`.
+fn place_cuda32(env: &PyEnv) {
+    place_dll(
+        env,
+        "nvidia-cuda-runtime-cu11",
+        "11.8.89",
+        "cudart32_110.dll",
+        CUDA32_DIR,
+    );
+    let dir = env.host(CUDA32_DIR);
+    if !dir.join("cudart64_110.dll").is_file() {
+        std::fs::copy(dir.join("cudart32_110.dll"), dir.join("cudart64_110.dll")).unwrap();
+    }
 }
 
 /// Hard-links (copies where it cannot) one cuDNN DLL from its member-only wheel tree into `dir`.
