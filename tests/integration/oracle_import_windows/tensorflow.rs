@@ -14,8 +14,10 @@
 //! when all of them loaded. TensorFlow names each library itself: "Successfully opened dynamic
 //! library X" (VLOG 1 of stream_executor/platform/default/dso_loader.cc, turned on with
 //! `TF_CPP_VMODULE=dso_loader=1`) or "Could not load dynamic library 'X'". That is the oracle:
-//! where the GPU is listed the scan must have no error; where a library is missed the scan's
-//! errors must name exactly the libraries TensorFlow could not load. The healthy case also starts
+//! where the GPU is listed the scan must have no error and `tree NAME` in TensorFlow's process
+//! must resolve each library to the file Wine mapped; where a library is missed the scan's errors
+//! must name exactly the libraries TensorFlow could not load (cuDNN or the toolkit off PATH,
+//! cuDNN 9 or only a CUDA 12 toolkit in their place). The healthy case also starts
 //! TensorFlow's profiler, whose GPU tracer asks for `cupti64_112.dll` then `cupti.dll` — names no
 //! CUDA 11.1+ toolkit ships (11.8's is `cupti64_2022.3.0.dll`) — so the scan's one warning, that
 //! CUPTI will not be found, is judged by TensorFlow too.
@@ -35,8 +37,8 @@
 //! wheels (HTTP Range requests).
 
 use super::{
-    ZLIB, ensure_zlib, error_libraries, member_tree, place_dll, place_member, scan, sorted,
-    wheel_for,
+    ZLIB, assert_same_file, ensure_zlib, error_libraries, member_tree, place_dll, place_member,
+    scan, sorted, tree_doc, wheel_for,
 };
 use crate::wine_python::{PyEnv, Run, python};
 use cuda_triage::engine::findings::{Finding, Severity};
@@ -321,6 +323,21 @@ fn front_without(dir: &str) -> Vec<String> {
     healthy_front().into_iter().filter(|d| d != dir).collect()
 }
 
+/// Asserts that `tree NAME` in TensorFlow's process (its `LoadLibraryExW` with
+/// LOAD_WITH_ALTERED_SEARCH_PATH, 0x8, from `python.exe`'s folder) resolves each GPU library to
+/// the file Wine's loader mapped for TensorFlow.
+fn assert_resolved_where_wine_mapped(env: &PyEnv, machine: &std::path::Path, run: &Run) {
+    let names = TOOLKIT_DLLS.iter().map(|(.., dll)| *dll).chain([CUDNN]);
+    for name in names {
+        let doc = tree_doc(
+            name,
+            machine,
+            &["--app-dir", &env.home, "--load-flags", "0x8"],
+        );
+        assert_same_file(name, doc["root_resolution"]["path"].as_str(), run);
+    }
+}
+
 /// Asserts that TensorFlow could not load exactly `missing`, skipped the GPU, and that the scan's
 /// errors name exactly those libraries.
 fn assert_both_name(front: &[String], missing: &[&str]) -> Vec<Finding> {
@@ -384,7 +401,8 @@ fn tf_210_healthy_install_lists_the_gpu_and_the_scan_warns_only_of_cupti() {
     assert_eq!(judged.doc["profiled"], true, "{}", judged.doc);
     let cupti = sorted(CUPTI_ASKED.iter().map(|n| n.to_string()));
     assert_eq!(judged.not_loaded(), cupti, "{}", judged.run.stderr);
-    let (loud, _dir, _) = scan(env, &front, &[], DRIVER);
+    let (loud, _dir, machine) = scan(env, &front, &[], DRIVER);
+    assert_resolved_where_wine_mapped(env, &machine, &judged.run);
     let named: Vec<(&str, Vec<String>)> = loud
         .iter()
         .map(|f| (f.code.as_str(), sorted(f.libraries.iter().cloned())))
@@ -502,9 +520,10 @@ fn tf_210_32_bit_cudart_first_on_path_is_passed_over_and_the_scan_has_no_error()
             .starts_with(&TOOLKIT_BIN.to_ascii_lowercase()),
         "{cudart}"
     );
-    let (loud, _dir, _) = scan(env, &front, &[], DRIVER);
+    let (loud, _dir, machine) = scan(env, &front, &[], DRIVER);
     assert!(
         loud.iter().all(|f| f.severity != Severity::Error),
         "{loud:#?}"
     );
+    assert_resolved_where_wine_mapped(env, &machine, &judged.run);
 }
