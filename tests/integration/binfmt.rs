@@ -251,6 +251,28 @@ fn pe_fixture_x86_64_imports_delay_exports_version() {
     check_full_dll(&dll, "x86_64", 64);
 }
 
+/// GNU ld may align a PE32+ import name table to 4 bytes only (Wine 8.0's own `zlib1.dll`, built
+/// with mingw's ld 2.38, has its tables at ...03c and ...0a4): the Windows loader (and Wine's)
+/// loads it, so the parser must read it — it once called it damaged ("import table: address
+/// misaligned"), and the scan of every Wine prefix whose closure reaches it said a System32 DLL
+/// could not be loaded (the TensorFlow import oracle, `oracle_import_windows/tensorflow.rs`).
+#[cfg(unix)]
+#[test]
+fn pe_with_a_4_byte_aligned_import_name_table_matches_objdump() {
+    let path = Path::new("/usr/lib/x86_64-linux-gnu/wine/x86_64-windows/zlib1.dll");
+    assert!(
+        path.is_file(),
+        "{} is needed: install wine64 (Debian package wine64)",
+        path.display()
+    );
+    let info = read(path);
+    assert_eq!(
+        import_names(&info, ImportKind::Load),
+        ["KERNEL32.dll", "msvcrt.dll"]
+    );
+    assert_imports_match_objdump(path, &info);
+}
+
 #[test]
 fn pe_fixture_i686() {
     assert!(

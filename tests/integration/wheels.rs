@@ -82,9 +82,26 @@ fn wheel_file(dir: &Path) -> Option<PathBuf> {
         .find(|p| p.extension().is_some_and(|e| e == "whl"))
 }
 
-/// Downloads (once) the wheel of `package==version` for `platform`; returns its path.
+/// Downloads (once) the wheel of `package==version` for `platform` and CPython 3.11; returns its
+/// path.
 pub fn try_wheel(package: &str, version: &str, platform: WheelPlatform) -> Result<PathBuf, String> {
-    let dir = cache_root().join(format!("{package}-{version}-{}", platform.label()));
+    try_wheel_for(package, version, platform, "3.11")
+}
+
+/// Downloads (once) the wheel of `package==version` for `platform` and CPython `python`
+/// ("3.10"); returns its path. The cache folder of a Python other than 3.11 carries its tag
+/// (`numpy-1.26.4-cp310-win_amd64`): one release has a wheel per Python minor.
+pub fn try_wheel_for(
+    package: &str,
+    version: &str,
+    platform: WheelPlatform,
+    python: &str,
+) -> Result<PathBuf, String> {
+    let tag = match python {
+        "3.11" => String::new(),
+        other => format!("cp{}-", other.replace('.', "")),
+    };
+    let dir = cache_root().join(format!("{package}-{version}-{tag}{}", platform.label()));
     if let Some(w) = wheel_file(&dir) {
         return Ok(w);
     }
@@ -103,7 +120,7 @@ pub fn try_wheel(package: &str, version: &str, platform: WheelPlatform) -> Resul
         cmd.args(["--platform", tag]);
     }
     let out = cmd
-        .args(["--python-version", "3.11"])
+        .args(["--python-version", python])
         .args([
             "--implementation",
             "cp",

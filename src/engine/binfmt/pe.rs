@@ -9,12 +9,10 @@
 
 use super::strings::{self, Shape};
 use super::{
-    BinaryError, BinaryInfo, Export, Format, Import, ImportKind, MAX_EXPORTS, MAX_IMPORTS,
-    MAX_SYMBOLS_PER_IMPORT, Machine, VersionInfo, pe_clr, pe_delay, pe_manifest, pe_version,
-    true_version,
+    BinaryError, BinaryInfo, Export, Format, Import, ImportKind, MAX_EXPORTS, MAX_IMPORTS, Machine,
+    VersionInfo, pe_clr, pe_delay, pe_manifest, pe_version, true_version,
 };
 use pelite::pe64::exports::Export as PeExport;
-use pelite::pe64::imports::Import as PeImport;
 use pelite::resources::Name;
 use pelite::{PeFile, Wrap};
 
@@ -140,45 +138,29 @@ fn lossy(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-fn symbol_name(import: PeImport<'_>) -> String {
-    match import {
-        PeImport::ByName { name, .. } => lossy(name.as_ref()),
-        PeImport::ByOrdinal { ord } => format!("#{ord}"),
-    }
-}
-
+/// Load-time imports in table order. Each DLL's thunks are read one by one from its import
+/// name table (or, where a linker left none, from the unbound IAT, which holds the same
+/// thunks): GNU ld aligns a PE32+ table to 4 bytes only (Wine's own DLLs, mingw builds), which
+/// the Windows loader accepts and pelite's 8-byte slices refuse.
 fn imports(file: PeFile<'_>) -> pelite::Result<Vec<Import>> {
     let table = match file.imports() {
         Ok(t) => t,
         Err(e) if e.is_null() => return Ok(Vec::new()),
         Err(e) => return Err(e),
     };
+    let is64 = matches!(file, Wrap::T64(_));
     let mut out = Vec::new();
     for desc in table.iter().take(MAX_IMPORTS) {
         let name = lossy(desc.dll_name()?.as_ref());
-        let mut symbols = Vec::new();
-        match desc.int() {
-            Ok(int) => {
-                for import in int.take(MAX_SYMBOLS_PER_IMPORT) {
-                    symbols.push(symbol_name(import?));
-                }
-            }
-            // No import name table (some linkers): the unbound IAT holds the same thunks.
-            Err(e) if e.is_null() => {
-                let is64 = matches!(file, Wrap::T64(_));
-                let thunks: Vec<u64> = match desc.iat()? {
-                    Wrap::T32(iat) => iat
-                        .map(|&t| u64::from(t))
-                        .take(MAX_SYMBOLS_PER_IMPORT)
-                        .collect(),
-                    Wrap::T64(iat) => iat.copied().take(MAX_SYMBOLS_PER_IMPORT).collect(),
-                };
-                for thunk in thunks {
-                    symbols.push(pe_delay::thunk_symbol(file, thunk, is64, |rva| rva)?);
-                }
-            }
-            Err(e) => return Err(e),
-        }
+        let image = desc.image();
+        let thunks = match image.OriginalFirstThunk {
+            0 => image.FirstThunk,
+            int => int,
+        };
+        let symbols = pe_delay::thunks_at(file, thunks, is64, |rva| rva)?
+            .into_iter()
+            .map(|thunk| pe_delay::thunk_symbol(file, thunk, is64, |rva| rva))
+            .collect::<pelite::Result<_>>()?;
         out.push(Import {
             name,
             kind: ImportKind::Load,

@@ -28,6 +28,35 @@ pub(super) fn thunk_symbol(
     Ok(String::from_utf8_lossy(name.as_ref()).into_owned())
 }
 
+/// The thunks of a name table at `table` (up to its null thunk), read one by one: the table's
+/// alignment is whatever the linker chose.
+pub(super) fn thunks_at(
+    file: PeFile<'_>,
+    table: u32,
+    is64: bool,
+    to_rva: impl Fn(u32) -> u32,
+) -> pelite::Result<Vec<u64>> {
+    let start = to_rva(table);
+    let width: u32 = if is64 { 8 } else { 4 };
+    let mut thunks = Vec::new();
+    for k in 0..MAX_SYMBOLS_PER_IMPORT as u32 {
+        let at = k
+            .checked_mul(width)
+            .and_then(|o| start.checked_add(o))
+            .ok_or(pelite::Error::Bounds)?;
+        let thunk = if is64 {
+            file.derva_copy::<u64>(at)?
+        } else {
+            u64::from(file.derva_copy::<u32>(at)?)
+        };
+        if thunk == 0 {
+            break;
+        }
+        thunks.push(thunk);
+    }
+    Ok(thunks)
+}
+
 /// Delay-load imports in table order; empty when the image has none.
 pub(super) fn delay_imports(file: PeFile<'_>) -> pelite::Result<Vec<Import>> {
     let Some(dir) = file.data_directory().get(DELAY_IMPORT_DIRECTORY) else {
@@ -64,22 +93,8 @@ pub(super) fn delay_imports(file: PeFile<'_>) -> pelite::Result<Vec<Import>> {
         let name = file.derva_c_str(to_rva(d[1]))?;
         let name = String::from_utf8_lossy(name.as_ref()).into_owned();
         let mut symbols = Vec::new();
-        let int = to_rva(d[4]);
         if d[4] != 0 {
-            let width: u32 = if is64 { 8 } else { 4 };
-            for k in 0..MAX_SYMBOLS_PER_IMPORT as u32 {
-                let at = k
-                    .checked_mul(width)
-                    .and_then(|o| int.checked_add(o))
-                    .ok_or(pelite::Error::Bounds)?;
-                let thunk = if is64 {
-                    file.derva_copy::<u64>(at)?
-                } else {
-                    u64::from(file.derva_copy::<u32>(at)?)
-                };
-                if thunk == 0 {
-                    break;
-                }
+            for thunk in thunks_at(file, d[4], is64, to_rva)? {
                 symbols.push(thunk_symbol(file, thunk, is64, to_rva)?);
             }
         }

