@@ -185,9 +185,13 @@ pub fn code_findings(codes: &[ErrorCode], k: &Knowledge) -> Vec<Finding> {
                 (Some(r), nvidia) => {
                     let mut d = r.meaning.clone();
                     // The family's table, whether or not a row names the code itself.
-                    match family.and_then(|f| f.appendix.as_deref()) {
+                    match r.appendix.as_deref().or(family.and_then(|f| f.appendix.as_deref())) {
                         Some("oldest-capabilities") => d.push_str(&oldest_capabilities(k)),
                         Some("first-cuda-per-generation") => d.push_str(&newest_generations(k)),
+                        Some("driver-minimums") => d.push_str(&format!(
+                            " The minimum Linux driver of each CUDA release: {}.",
+                            crate::engine::knowledge::drivers::minor_minimums(&k.drivers)
+                        )),
                         _ => {}
                     }
                     if !r.verified && nvidia.is_none() {

@@ -130,9 +130,10 @@ pub fn triage(text: &str) -> Triage {
     findings.extend(classify::symbol_findings(&generic));
     findings.extend(code_findings::code_findings(&t.codes, k));
     findings.extend(text_findings::arch_findings(&t.architectures, k));
-    findings.extend(text_findings::ptx_isa_findings(&chains::ptx_isa_refusals(
-        text,
-    )));
+    findings.extend(text_findings::ptx_isa_findings(
+        &chains::ptx_isa_refusals(text),
+        k,
+    ));
     findings.extend(ptx_driver::ptx_driver_findings(text, k));
     findings.extend(text_findings::version_findings(&t.versions));
     findings.extend(text_findings::driver_version_findings(

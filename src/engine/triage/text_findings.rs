@@ -142,15 +142,20 @@ pub fn driver_version_findings(drivers: &[(String, String)], k: &Knowledge) -> V
 
 /// A ptxas refusing PTX of a newer ISA: the CUDA releases each PTX ISA belongs to, from the
 /// generated ptxas table (each release's ptxas names its newest ISA).
-pub fn ptx_isa_findings(refusals: &[(String, String, String)]) -> Vec<Finding> {
+pub fn ptx_isa_findings(refusals: &[(String, String, String)], k: &Knowledge) -> Vec<Finding> {
     let g = generated();
     refusals
         .iter()
         .map(|(asked, current, line)| {
-            let needs = g
-                .first_release_for_ptx_isa(asked)
+            let first = g.first_release_for_ptx_isa(asked);
+            let needs = first
                 .map(|p| format!("CUDA {}", p.cuda))
                 .unwrap_or_else(|| "a CUDA release newer than any read".into());
+            // The driver's own ptxas assembles PTX that is JIT-compiled: it needs that release's driver.
+            let driver = first
+                .and_then(|p| crate::engine::knowledge::drivers::requirement_words(&p.cuda, &k.drivers))
+                .map(|w| format!(" For the driver's JIT: {w}"))
+                .unwrap_or_default();
             let has = g
                 .ptxas_releases()
                 .into_iter()
@@ -170,7 +175,7 @@ pub fn ptx_isa_findings(refusals: &[(String, String, String)]) -> Vec<Finding> {
                     "The PTX was generated for ISA {asked} (by a newer nvcc, NVRTC or Triton than the \
                      ptxas that assembles it); the ptxas that ran accepts up to {has}. PTX ISA {asked} \
                      is accepted from {needs}'s ptxas on. Use a ptxas (or, for PTX JIT-compiled by the \
-                     driver, an NVIDIA driver) of {needs} or newer, or generate PTX for the older ISA."
+                     driver, an NVIDIA driver) of {needs} or newer, or generate PTX for the older ISA.{driver}"
                 ),
             )
             .with_evidence(Evidence::new("log", line.clone()))
