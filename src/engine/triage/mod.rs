@@ -130,6 +130,10 @@ pub fn triage(text: &str) -> Triage {
     findings.extend(classify::symbol_findings(&generic));
     findings.extend(code_findings::code_findings(&t.codes, k));
     findings.extend(text_findings::arch_findings(&t.architectures, k));
+    findings.extend(text_findings::generation_minimum_findings(
+        &chains::generation_minimums(text),
+        k,
+    ));
     findings.extend(text_findings::ptx_isa_findings(
         &chains::ptx_isa_refusals(text),
         k,
