@@ -176,6 +176,9 @@ pub fn symbol_findings(symbols: &[MissingSymbol]) -> Vec<Finding> {
         .iter()
         .map(|s| {
             let lib = s.library.clone().unwrap_or_else(|| "the library that was loaded".into());
+            if let Some(owner) = super::symbol_owner::api_owner(&s.symbol) {
+                return owned_symbol_finding(s, &lib, owner);
+            }
             let mut f = Finding::new(
                 codes::MISSING_SYMBOL,
                 Severity::Error,
@@ -201,6 +204,48 @@ pub fn symbol_findings(symbols: &[MissingSymbol]) -> Vec<Finding> {
             f
         })
         .collect()
+}
+
+/// A missing function of a known NVIDIA API: the library that should export it is older than the
+/// one the caller was built against.
+fn owned_symbol_finding(
+    s: &MissingSymbol,
+    caller: &str,
+    owner: &super::symbol_owner::ApiOwner,
+) -> Finding {
+    let mut f = Finding::new(
+        codes::MISSING_SYMBOL,
+        Severity::Error,
+        format!(
+            "{} is a {} function: the {} that was loaded is older than the one {caller} was built against",
+            s.symbol, owner.component, owner.component
+        ),
+        format!(
+            "{caller} calls {}, which {} exports ({}), but the copy of {} found at run time does not have \
+             it: an older {} release comes first on the search path. Typical: two copies of it in one \
+             environment (pip wheels for two CUDA majors, a system or conda package next to the \
+             framework's wheel, LD_LIBRARY_PATH or PATH pointing at an older install, a base image's \
+             copy), or a framework upgraded without the {} it needs.",
+            s.symbol, owner.component, owner.files, owner.component, owner.component, owner.component
+        ),
+    )
+    .with_evidence(Evidence::new("log", s.line.clone()))
+    .with_evidence(Evidence::new("source", owner.source))
+    .with_fix(FixRef {
+        id: "advice-load-matching-library".into(),
+        kind: "manual".into(),
+        summary: format!(
+            "Find which {} file is loaded (cuda-triage tree on {caller}, or LD_DEBUG=libs / ldd on \
+             Linux) and make the release the framework needs come first: remove the older copy or \
+             package (pip list | grep -i nvidia shows wheels of two CUDA majors), drop its folder from \
+             LD_LIBRARY_PATH/PATH, or install the version the framework's release requires.",
+            owner.component
+        ),
+    });
+    if let Some(l) = &s.library {
+        f = f.with_libraries([l.clone()]);
+    }
+    f
 }
 
 /// The CUDA major a toolkit-library family names ("11.x" → 11, "10.0" → 10; ranges → none).

@@ -22,6 +22,8 @@ const FAILURE_WORDS: &[&str] = &[
     "not found",
     "could not be found",
     "could not find",
+    "unable to find",
+    "failed to find",
     "no such file",
     "error 126",
     "winerror 126",
@@ -55,7 +57,10 @@ pub fn driver_library_findings(text: &str, identities: &[LibraryIdentity]) -> Ve
                      a pip wheel, and nothing else provides it. The program could not load it: the driver \
                      is not installed, was installed without its CUDA component, is for another \
                      architecture, or (in a container) the host's driver was not mounted into it. A CUDA \
-                     toolkit alone never makes CUDA programs run.",
+                     toolkit alone never makes CUDA programs run. The CUDA driver library is libcuda.so.1 \
+                     (libcuda.so) on Linux, where WSL 2 has it in /usr/lib/wsl/lib, and nvcuda.dll in \
+                     System32 on Windows (there is no libcuda.dll): a program that asks for the other \
+                     platform's name, or a folder not on the loader's search path, fails the same way.",
                     id.file, id.component
                 ),
             )

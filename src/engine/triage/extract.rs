@@ -116,6 +116,34 @@ pub fn libraries(text: &str) -> Vec<String> {
     out
 }
 
+/// Library names written without an extension, as dlopen wrappers take them: Julia's
+/// `could not load library "libcuda"`, cudarc's `under the names ["cuda", "nvcuda"]`, Go's and
+/// Java's `load library 'cudnn'`. The caller resolves each to a platform's file name.
+pub fn library_stems(text: &str) -> Vec<String> {
+    static P: OnceLock<(Regex, Regex, Regex)> = OnceLock::new();
+    let (single, list, quoted) = P.get_or_init(|| {
+        let re = |s: &str| Regex::new(s).expect("static pattern compiles");
+        (
+            re(
+                r#"(?i)\b(?:load|find|open|locate|dlopen)\w*\s+(?:the\s+)?(?:shared\s+|native\s+|dynamic\s+)?(?:library|lib|module)\s+["'`]([A-Za-z][A-Za-z0-9_+\-]{1,40})["'`]"#,
+            ),
+            re(r"(?i)\bnames?\s*[:=]?\s*\[([^\]\n]{1,200})\]"),
+            re(r#"["'`]([A-Za-z][A-Za-z0-9_+\-]{1,40})["'`]"#),
+        )
+    });
+    let mut out: Vec<String> = Vec::new();
+    for c in single.captures_iter(text) {
+        out.push(c[1].to_string());
+    }
+    for c in list.captures_iter(text) {
+        for q in quoted.captures_iter(&c[1]) {
+            out.push(q[1].to_string());
+        }
+    }
+    out.dedup();
+    out
+}
+
 /// At most this many distinct library names are taken from one text.
 pub const MAX_NAMES: usize = 500;
 

@@ -16,6 +16,7 @@ pub mod extract;
 mod folders;
 pub mod machine;
 mod ptx_driver;
+pub mod symbol_owner;
 pub mod status;
 mod text_findings;
 
@@ -91,6 +92,18 @@ pub fn triage(text: &str) -> Triage {
             None => t.unrecognized.push(name),
         }
     }
+    for stem in extract::library_stems(text) {
+        if let Some(id) = identify_stem(k, &stem)
+            && !t.identities.iter().any(|o| o.component == id.component)
+        {
+            t.identified.push(Identified {
+                file: id.file.clone(),
+                component: id.component.clone(),
+                version: id.version_family.clone(),
+            });
+            t.identities.push(id);
+        }
+    }
     if t.identified.is_empty()
         && t.unrecognized.is_empty()
         && let Some(id) = single_word(text).and_then(|w| k.libraries.identify(w))
@@ -160,6 +173,21 @@ fn identify_name(k: &knowledge::Knowledge, name: &str) -> Option<LibraryIdentity
     let mut id = k.libraries.identify(&name.replace('*', ""))?;
     id.file = name.to_string();
     id.version_family = "any".to_string();
+    Some(id)
+}
+
+/// A library named without its extension (`libcuda`, `cuda`, `nvcuda`): identified by the first
+/// platform file name the tables know (`libcuda.so`, `nvcuda.dll`), keeping the stem as written.
+fn identify_stem(k: &knowledge::Knowledge, stem: &str) -> Option<LibraryIdentity> {
+    let candidates = [
+        format!("{stem}.so.1"),
+        format!("lib{stem}.so.1"),
+        format!("{stem}.dll"),
+        format!("{stem}.so"),
+        format!("lib{stem}.so"),
+    ];
+    let mut id = candidates.iter().find_map(|c| k.libraries.identify(c))?;
+    id.file = stem.to_string();
     Some(id)
 }
 
