@@ -62,6 +62,17 @@ fn fill(template: &str, groups: &[String]) -> String {
     s
 }
 
+/// PyTorch's wheel index of a CUDA build ("11.7" → https://download.pytorch.org/whl/cu117): the
+/// `cuXYZ` tag is the version's digits.
+fn pytorch_index(cuda: &str) -> Option<String> {
+    let v = Version::parse(cuda)?;
+    let mm = v.major_minor();
+    let tag: String = mm.chars().filter(char::is_ascii_digit).collect();
+    Some(format!(
+        "cu{tag}: pip install torchvision --index-url https://download.pytorch.org/whl/cu{tag} (with the torchvision release paired with the installed torch)"
+    ))
+}
+
 /// Extra plain-language detail some messages call for (decoded version numbers).
 fn decoded(id: &str, groups: &[String], k: &Knowledge) -> Option<String> {
     let num = |i: usize| groups.get(i).and_then(|g| g.parse::<u64>().ok());
@@ -101,6 +112,11 @@ fn decoded(id: &str, groups: &[String], k: &Knowledge) -> Option<String> {
             };
             super::folders::framework_dll_detail(path, k)
         }
+        "torchvision-cuda-mismatch" => Some(format!(
+            "PyTorch's wheel index for CUDA {} is {}.",
+            groups.first()?,
+            pytorch_index(groups.first()?)?
+        )),
         "container-cuda-requirement" => {
             super::super::knowledge::drivers::requirement_words(groups.first()?, &k.drivers)
         }
@@ -248,6 +264,25 @@ fn owned_symbol_finding(
     f
 }
 
+/// " NVVM lives in {toolkit}/nvvm/lib64 on linux, ..." for a component the install-location
+/// table gives its own folders (outside the toolkit's lib64/bin).
+fn own_folders(component: &str) -> String {
+    let rows: Vec<String> = crate::engine::knowledge::knowledge()
+        .locations
+        .locations
+        .iter()
+        .filter(|l| l.what == component)
+        .map(|l| {
+            let note = l.note.as_deref().map(|n| format!(": {n}")).unwrap_or_default();
+            format!("{} on {}{note}", l.path, l.platform)
+        })
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    format!(" {component} lives in its own folder of the toolkit, {}.", rows.join("; "))
+}
+
 /// The CUDA major a toolkit-library family names ("11.x" → 11, "10.0" → 10; ranges → none).
 fn family_major(id: &LibraryIdentity) -> Option<u64> {
     let f = &id.version_family;
@@ -265,7 +300,7 @@ pub fn library_findings(ids: &[LibraryIdentity]) -> Vec<Finding> {
             String::new()
         } else {
             format!(
-                " The reference lists it in CUDA {}.",
+                " The CUDA toolkit releases that ship it (the reference's list): CUDA {}.",
                 id.toolkits.join(", ")
             )
         };
@@ -288,6 +323,7 @@ pub fn library_findings(ids: &[LibraryIdentity]) -> Vec<Finding> {
         if let Some(note) = &id.note {
             detail.push_str(&format!(" {note}"));
         }
+        detail.push_str(&own_folders(&id.component));
         if !id.verified {
             detail.push_str(" (This identification is not confirmed by the reference.)");
         }
