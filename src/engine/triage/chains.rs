@@ -85,7 +85,7 @@ fn patterns() -> &'static Patterns {
             ),
             empty_arch: re(r"(?i)unsupported gpu architecture '((?:compute|sm)_(?:[^0-9'][^']*)?)'"),
             arch_minimum: re(
-                r"(?i)\bminimum\b[^0-9\n]{0,48}?\b([0-9]{1,2}\.[0-9])\b|\brequires?\b[^0-9\n]{0,24}?\bcompute capability\s+(?:of\s+)?([0-9]{1,2}\.[0-9])",
+                r"(?i)\b(?:minimum|at least)\b[^0-9\n]{0,48}?\b([0-9]{1,2}\.[0-9])\b|\b(?:requires?\b[^0-9\n]{0,24}?\bcompute capability\s+(?:of\s+)?|capability\s*>=\s*)([0-9]{1,2}\.[0-9])",
             ),
             ptx_isa: re(
                 r"(?i)Unsupported \.version ([0-9]+\.[0-9]+); current version is '([0-9]+\.[0-9]+)'",
@@ -97,7 +97,7 @@ fn patterns() -> &'static Patterns {
                 r"\(\s*([0-9]+),\s*([0-9]+),\s*([0-9]+)\s*\)|\bv?([0-9]+\.[0-9]+(?:\.[0-9]+){0,2})\b|\b([0-9]{4,5})\b",
             ),
             arch_refused: re(
-                r"(?i)is not defined for option|unsupported gpu architecture|not compatible with|not supported by|no kernel image|unknown (?:target|architecture)|invalid value .*gpu-(?:name|architecture)|does not support|no longer supports?|too old|invalid.option|not compiled for",
+                r"(?i)is not defined for option|unsupported gpu architecture|not compatible with|not supported by|no kernel image|unknown (?:target|architecture)|invalid value .*gpu-(?:name|architecture)|does not support|no longer supports?|too old|invalid.option|not compiled for|\bat least\b[^\n]{0,30}capability|capability\b[^\n]{0,30}\bat least|minimum required cuda capability|ignoring visible gpu device",
             ),
         }
     })
@@ -338,15 +338,27 @@ pub fn driver_versions(text: &str) -> Vec<(String, String)> {
 }
 
 /// The first architecture a line names, as `sm_XY` (or the name as written).
+/// A capability a line states as a requirement ("at least 8.0", "minimum required ... 3.5",
+/// ">= 7.0") is the program's floor, not the GPU: it is skipped.
 fn arch_on(line: &str) -> Option<String> {
-    let c = patterns().arch.captures(line)?;
-    match (c.get(1), c.get(2), c.get(3), c.get(4), c.get(5)) {
-        (Some(name), ..) => Some(name.as_str().to_ascii_lowercase()),
-        (None, Some(major), Some(minor), ..) | (None, None, None, Some(major), Some(minor)) => {
-            Some(format!("sm_{}{}", major.as_str(), minor.as_str()))
+    patterns().arch.captures_iter(line).find_map(|c| {
+        let start = c.get(0)?.start();
+        let before = line[..start].to_ascii_lowercase();
+        let recent = &before[before.len().saturating_sub(24)..];
+        if ["least", "minimum", "required", ">=", "or higher", "or newer"]
+            .iter()
+            .any(|w| recent.contains(w))
+        {
+            return None;
         }
-        _ => None,
-    }
+        match (c.get(1), c.get(2), c.get(3), c.get(4), c.get(5)) {
+            (Some(name), ..) => Some(name.as_str().to_ascii_lowercase()),
+            (None, Some(major), Some(minor), ..) | (None, None, None, Some(major), Some(minor)) => {
+                Some(format!("sm_{}{}", major.as_str(), minor.as_str()))
+            }
+            _ => None,
+        }
+    })
 }
 
 /// Architectures named on lines that refuse them. A refusing line that names none takes the

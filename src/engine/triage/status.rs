@@ -185,6 +185,17 @@ fn runtime_messages() -> &'static (Option<AhoCorasick>, Vec<&'static StatusCode>
     })
 }
 
+/// The C library's `strerror` texts that CUDA runtime messages repeat word for word (glibc
+/// string/_strerror.c; POSIX errno names EPERM, ENOMEM, EINVAL, ENOENT, EBUSY, ENOTSUP).
+const STRERROR_TEXTS: &[&str] = &[
+    "operation not permitted",
+    "out of memory",
+    "invalid argument",
+    "no such file or directory",
+    "device or resource busy",
+    "operation not supported",
+];
+
 /// CUDA runtime messages found on a line.
 pub fn runtime_messages_on(line: &str) -> Vec<&'static StatusCode> {
     let (Some(ac), rows) = runtime_messages() else {
@@ -194,8 +205,12 @@ pub fn runtime_messages_on(line: &str) -> Vec<&'static StatusCode> {
     let mut out: Vec<&'static StatusCode> = Vec::new();
     for m in ac.find_iter(line) {
         let row = rows[m.pattern().as_usize()];
-        let words = row.text.as_deref().unwrap_or("").split_whitespace().count();
-        if (words >= 3 || says_cuda) && !out.iter().any(|r| r.number == row.number) {
+        let text = row.text.as_deref().unwrap_or("");
+        let words = text.split_whitespace().count();
+        // The CUDA runtime reuses a few of the C library's strerror texts ("operation not
+        // permitted"): on a line that does not say CUDA they are the system's errno.
+        let errno_text = STRERROR_TEXTS.iter().any(|e| text.eq_ignore_ascii_case(e));
+        if ((words >= 3 && !errno_text) || says_cuda) && !out.iter().any(|r| r.number == row.number) {
             out.push(row);
         }
     }
