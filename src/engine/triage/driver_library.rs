@@ -36,7 +36,10 @@ const FAILURE_WORDS: &[&str] = &[
 /// One error for each driver library that a line of `text` says did not load.
 pub fn driver_library_findings(text: &str, identities: &[LibraryIdentity]) -> Vec<Finding> {
     let mut out = Vec::new();
-    for id in identities.iter().filter(|id| id.version_family == "driver") {
+    for id in identities
+        .iter()
+        .filter(|id| id.version_family == "driver" || id.component == "driver")
+    {
         let file = id.file.to_ascii_lowercase();
         let Some(line) = text.lines().find(|line| {
             let lower = line.to_ascii_lowercase();

@@ -180,11 +180,10 @@ fn identify_name(k: &knowledge::Knowledge, name: &str) -> Option<LibraryIdentity
 /// platform file name the tables know (`libcuda.so`, `nvcuda.dll`), keeping the stem as written.
 fn identify_stem(k: &knowledge::Knowledge, stem: &str) -> Option<LibraryIdentity> {
     let candidates = [
-        format!("{stem}.so.1"),
-        format!("lib{stem}.so.1"),
+        stem.to_string(),
+        format!("lib{stem}.so"),
         format!("{stem}.dll"),
         format!("{stem}.so"),
-        format!("lib{stem}.so"),
     ];
     let mut id = candidates.iter().find_map(|c| k.libraries.identify(c))?;
     id.file = stem.to_string();
