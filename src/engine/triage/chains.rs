@@ -345,9 +345,16 @@ fn arch_on(line: &str) -> Option<String> {
         let start = c.get(0)?.start();
         let before = line[..start].to_ascii_lowercase();
         let recent = &before[before.len().saturating_sub(24)..];
-        if ["least", "minimum", "required", ">=", "or higher", "or newer"]
-            .iter()
-            .any(|w| recent.contains(w))
+        if [
+            "least",
+            "minimum",
+            "required",
+            ">=",
+            "or higher",
+            "or newer",
+        ]
+        .iter()
+        .any(|w| recent.contains(w))
         {
             return None;
         }

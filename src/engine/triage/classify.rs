@@ -273,14 +273,21 @@ fn own_folders(component: &str) -> String {
         .iter()
         .filter(|l| l.what == component)
         .map(|l| {
-            let note = l.note.as_deref().map(|n| format!(": {n}")).unwrap_or_default();
+            let note = l
+                .note
+                .as_deref()
+                .map(|n| format!(": {n}"))
+                .unwrap_or_default();
             format!("{} on {}{note}", l.path, l.platform)
         })
         .collect();
     if rows.is_empty() {
         return String::new();
     }
-    format!(" {component} lives in its own folder of the toolkit, {}.", rows.join("; "))
+    format!(
+        " {component} lives in its own folder of the toolkit, {}.",
+        rows.join("; ")
+    )
 }
 
 /// The CUDA major a toolkit-library family names ("11.x" → 11, "10.0" → 10; ranges → none).

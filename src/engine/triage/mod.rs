@@ -16,8 +16,8 @@ pub mod extract;
 mod folders;
 pub mod machine;
 mod ptx_driver;
-pub mod symbol_owner;
 pub mod status;
+pub mod symbol_owner;
 mod text_findings;
 
 #[cfg(test)]

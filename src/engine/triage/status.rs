@@ -210,7 +210,8 @@ pub fn runtime_messages_on(line: &str) -> Vec<&'static StatusCode> {
         // The CUDA runtime reuses a few of the C library's strerror texts ("operation not
         // permitted"): on a line that does not say CUDA they are the system's errno.
         let errno_text = STRERROR_TEXTS.iter().any(|e| text.eq_ignore_ascii_case(e));
-        if ((words >= 3 && !errno_text) || says_cuda) && !out.iter().any(|r| r.number == row.number) {
+        if ((words >= 3 && !errno_text) || says_cuda) && !out.iter().any(|r| r.number == row.number)
+        {
             out.push(row);
         }
     }

@@ -8,8 +8,8 @@ use super::extract::MissingSymbol;
 use crate::engine::context::Platform;
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
-use crate::engine::knowledge::generated::generated;
 use crate::engine::knowledge::cudnn::ComputeTables;
+use crate::engine::knowledge::generated::generated;
 use crate::engine::knowledge::{Knowledge, LibraryIdentity};
 
 fn what(id: Option<&LibraryIdentity>) -> String {
