@@ -19,11 +19,20 @@ fn label(c: &ErrorCode, row: Option<&StatusCode>, catalog_name: Option<&str>) ->
             Some(n) => format!("{name} (error {n})"),
             None => name.clone(),
         },
-        (_, Some(n), None) => match row {
-            Some(r) => format!("{} (error {n})", r.name),
-            None => format!("{} error {n}", c.kind.to_uppercase()),
+        (_, Some(n), None) => match (row, catalog_name) {
+            (Some(r), _) => format!("{} (error {n})", r.name),
+            (None, Some(name)) => format!("{name} ({} error {n})", kind_label(&c.kind)),
+            (None, None) => format!("{} error {n}", kind_label(&c.kind)),
         },
         (kind, None, None) => format!("{kind} error"),
+    }
+}
+
+/// How a code family is written in a label ("TensorRT", "CUPTI", ...).
+fn kind_label(kind: &str) -> String {
+    match kind {
+        "tensorrt" => "TensorRT".to_string(),
+        other => other.to_uppercase(),
     }
 }
 

@@ -11,6 +11,7 @@ use crate::engine::knowledge::LibraryIdentity;
 /// Words with which loaders and frameworks say a library did not load.
 const FAILURE_WORDS: &[&str] = &[
     "could not load",
+    "cannot load",
     "couldn't load",
     "cannot open",
     "can't open",

@@ -209,6 +209,17 @@ pub fn clip(line: &str) -> String {
     s
 }
 
+/// A line TensorRT's logger wrote: its `[TRT]` tag, `nvinfer1::` frames, or the
+/// `[source.cpp::function::line]` location TensorRT puts before "Error Code N".
+fn is_tensorrt_line(line: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?i)\[TRT\]|TensorRT|nvinfer1::|\[[A-Za-z0-9_]+\.cpp::[^\]]*\]\s*Error Code")
+            .expect("static pattern compiles")
+    });
+    re.is_match(line)
+}
+
 /// Error codes, status names and the standard phrases of known codes.
 pub fn codes(text: &str, catalog: &Catalog) -> Vec<ErrorCode> {
     let p = patterns();
@@ -260,11 +271,14 @@ pub fn codes(text: &str, catalog: &Catalog) -> Vec<ErrorCode> {
                 add("cuda", Some(row.number), Some(row.name.clone()), line);
             }
         }
+        // TensorRT's logger prints its own ErrorCode ("[TRT] [E] 1: [file.cpp::fn::42] Error Code
+        // 1: Serialization ..."), not a Windows error.
+        let number_kind = if is_tensorrt_line(line) { "tensorrt" } else { "win32" };
         if !cuda_numbered {
             for re in &p.win_numbers {
                 for c in re.captures_iter(line) {
                     if let Ok(n) = c[1].parse::<i64>() {
-                        add("win32", Some(n), None, line);
+                        add(number_kind, Some(n), None, line);
                     }
                 }
             }
