@@ -273,7 +273,11 @@ pub fn codes(text: &str, catalog: &Catalog) -> Vec<ErrorCode> {
         }
         // TensorRT's logger prints its own ErrorCode ("[TRT] [E] 1: [file.cpp::fn::42] Error Code
         // 1: Serialization ..."), not a Windows error.
-        let number_kind = if is_tensorrt_line(line) { "tensorrt" } else { "win32" };
+        let number_kind = if is_tensorrt_line(line) {
+            "tensorrt"
+        } else {
+            "win32"
+        };
         if !cuda_numbered {
             for re in &p.win_numbers {
                 for c in re.captures_iter(line) {
