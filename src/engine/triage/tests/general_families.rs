@@ -159,7 +159,7 @@ fn a_number_after_a_library_function_is_that_library_status() {
 
 #[test]
 fn the_c_library_texts_are_not_cuda_codes_on_lines_without_cuda() {
-    // https://github.com/NVIDIA/libnvidia-container/issues/176 (cgroup v2 device filter)
+    // https://github.com/NVIDIA/libnvidia-container/issues/154 (Docker inside an LXC container)
     let t = triage(
         "nvidia-container-cli: mount error: failed to add device rules: unable to find any existing device filters attached to the cgroup: bpf_prog_query(BPF_CGROUP_DEVICE) failed: operation not permitted: unknown",
     );
