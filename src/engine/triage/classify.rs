@@ -193,7 +193,8 @@ pub fn symbol_findings(symbols: &[MissingSymbol]) -> Vec<Finding> {
         .map(|s| {
             let lib = s.library.clone().unwrap_or_else(|| "the library that was loaded".into());
             if let Some(owner) = super::symbol_owner::api_owner(&s.symbol) {
-                return owned_symbol_finding(s, &lib, owner);
+                let caller = s.library.as_deref().unwrap_or("the program");
+                return owned_symbol_finding(s, caller, owner);
             }
             let mut f = Finding::new(
                 codes::MISSING_SYMBOL,
