@@ -108,6 +108,26 @@ pub fn major_minimums(tables: &DriverTables) -> String {
     rows.join("; ")
 }
 
+/// "CUDA 11.0: 450.36.06; 11.1: 455.23; ..." — the Linux driver each CUDA major.minor release
+/// needs (its first release's row), oldest first: what PTX from that release asks of the driver.
+pub fn minor_minimums(tables: &DriverTables) -> String {
+    let mut releases: Vec<String> = tables
+        .releases
+        .iter()
+        .filter_map(|r| Version::parse(&r.cuda).map(|v| v.major_minor()))
+        .collect();
+    releases.sort_by(|a, b| compare(a, b).unwrap_or(Ordering::Equal));
+    releases.dedup();
+    let rows: Vec<String> = releases
+        .iter()
+        .filter_map(|mm| {
+            let d = tables.min_driver(mm, Platform::Linux)?;
+            Some(format!("CUDA {}: {}", d.cuda, d.min_driver))
+        })
+        .collect();
+    rows.join("; ")
+}
+
 impl DriverTables {
     /// The minimum driver for a CUDA toolkit version ("12.4", "12.4.1", "11.8.89") on a platform:
     /// the lowest requirement among the rows of that major.minor. `None` when the table has no

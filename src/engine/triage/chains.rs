@@ -56,6 +56,7 @@ struct Patterns {
     while_loading: Regex,
     version_int: Regex,
     arch: Regex,
+    empty_arch: Regex,
     arch_minimum: Regex,
     arch_refused: Regex,
     dotted: Regex,
@@ -77,11 +78,14 @@ fn patterns() -> &'static Patterns {
             )),
             while_loading: re(&format!(r"(?i)error while loading shared libraries:\s*{LIB}")),
             version_int: re(r"(?:^|[^0-9.])([0-9]{4,5})(?:[^0-9.]|$)"),
+            // An architecture by name, a capability "8.6" (also "Compute Capability: 8.6"), or
+            // the two digits some programs print ("compute cap 75", "gpu architecture 21").
             arch: re(
-                r"(?i)\b((?:sm|compute)_[0-9]{2,3}[a-z]?)\b|\bcapability\s+(?:of\s+|is\s+)?([0-9]{1,2})\.([0-9])\b",
+                r"(?i)\b((?:sm|compute)_[0-9]{2,3}[a-z]?)\b|\bcapability\s*[:=]?\s*(?:of\s+|is\s+)?([0-9]{1,2})\.([0-9])\b|\b(?:compute cap(?:ability)?|gpu architecture)\s*[:=]?\s*([1-9][0-9]?)([0-9])\b",
             ),
+            empty_arch: re(r"(?i)unsupported gpu architecture '((?:compute|sm)_(?:[^0-9'][^']*)?)'"),
             arch_minimum: re(
-                r"(?i)\bminimum\b[^0-9\n]{0,48}?\b([0-9]{1,2}\.[0-9])\b|\brequires?\b[^0-9\n]{0,24}?\bcompute capability\s+(?:of\s+)?([0-9]{1,2}\.[0-9])",
+                r"(?i)\b(?:minimum|at least)\b[^0-9\n]{0,48}?\b([0-9]{1,2}\.[0-9])\b|\b(?:requires?\b[^0-9\n]{0,24}?\bcompute capability\s+(?:of\s+)?|capability\s*>=\s*)([0-9]{1,2}\.[0-9])",
             ),
             ptx_isa: re(
                 r"(?i)Unsupported \.version ([0-9]+\.[0-9]+); current version is '([0-9]+\.[0-9]+)'",
@@ -93,7 +97,7 @@ fn patterns() -> &'static Patterns {
                 r"\(\s*([0-9]+),\s*([0-9]+),\s*([0-9]+)\s*\)|\bv?([0-9]+\.[0-9]+(?:\.[0-9]+){0,2})\b|\b([0-9]{4,5})\b",
             ),
             arch_refused: re(
-                r"(?i)is not defined for option|unsupported gpu architecture|not compatible with the current|not supported by|no kernel image|unknown (?:target|architecture)|invalid value .*gpu-name|does not support|no longer supports?|too old|invalid.option",
+                r"(?i)is not defined for option|unsupported gpu architecture|not compatible with|not supported by|no kernel image|unknown (?:target|architecture)|invalid value .*gpu-(?:name|architecture)|does not support|no longer supports?|too old|invalid.option|not compiled for|\bat least\b[^\n]{0,30}capability|capability\b[^\n]{0,30}\bat least|minimum required cuda capability|ignoring visible gpu device",
             ),
         }
     })
@@ -333,35 +337,89 @@ pub fn driver_versions(text: &str) -> Vec<(String, String)> {
     out
 }
 
-/// Architectures named on lines that refuse them.
+/// The first architecture a line names, as `sm_XY` (or the name as written).
+/// A capability a line states as a requirement ("at least 8.0", "minimum required ... 3.5",
+/// ">= 7.0") is the program's floor, not the GPU: it is skipped.
+fn arch_on(line: &str) -> Option<String> {
+    patterns().arch.captures_iter(line).find_map(|c| {
+        let start = c.get(0)?.start();
+        let before = line[..start].to_ascii_lowercase();
+        let recent = &before[before.len().saturating_sub(24)..];
+        if [
+            "least",
+            "minimum",
+            "required",
+            ">=",
+            "or higher",
+            "or newer",
+        ]
+        .iter()
+        .any(|w| recent.contains(w))
+        {
+            return None;
+        }
+        match (c.get(1), c.get(2), c.get(3), c.get(4), c.get(5)) {
+            (Some(name), ..) => Some(name.as_str().to_ascii_lowercase()),
+            (None, Some(major), Some(minor), ..) | (None, None, None, Some(major), Some(minor)) => {
+                Some(format!("sm_{}{}", major.as_str(), minor.as_str()))
+            }
+            _ => None,
+        }
+    })
+}
+
+/// Architectures named on lines that refuse them. A refusing line that names none takes the
+/// architecture another line of the text names (the GPU's "Compute Capability: 8.6" a framework
+/// printed first, the `-arch=compute_61` of the options that were refused); an architecture
+/// value that is empty or not a number (`compute_`, what a build's GPU detection gives on a
+/// machine without a GPU) is kept as written.
 pub fn refused_architectures(text: &str) -> Vec<RefusedArch> {
     let p = patterns();
     let mut out: Vec<RefusedArch> = Vec::new();
+    let elsewhere = || text.lines().find_map(arch_on);
     for line in text.lines() {
         if !p.arch_refused.is_match(line) {
             continue;
         }
         // The first architecture of a line is the refused one ("sm_86 is not compatible ...
         // supports sm_50 sm_60 sm_70").
-        if let Some(c) = p.arch.captures(line) {
-            let arch = match (c.get(1), c.get(2), c.get(3)) {
-                (Some(name), _, _) => name.as_str().to_ascii_lowercase(),
-                (None, Some(major), Some(minor)) => {
-                    format!("sm_{}{}", major.as_str(), minor.as_str())
-                }
-                _ => continue,
-            };
-            let minimum = p
-                .arch_minimum
-                .captures(line)
-                .and_then(|m| m.get(1).or(m.get(2)))
-                .map(|m| m.as_str().to_string());
-            if !out.iter().any(|a| a.arch == arch) {
-                out.push(RefusedArch {
-                    arch,
-                    minimum,
-                    line: clip(line),
-                });
+        let arch = p
+            .empty_arch
+            .captures(line)
+            .map(|c| c[1].to_string())
+            .or_else(|| arch_on(line))
+            .or_else(elsewhere);
+        let Some(arch) = arch else { continue };
+        let minimum = p
+            .arch_minimum
+            .captures(line)
+            .and_then(|m| m.get(1).or(m.get(2)))
+            .map(|m| m.as_str().to_string());
+        if !out.iter().any(|a| a.arch == arch) {
+            out.push(RefusedArch {
+                arch,
+                minimum,
+                line: clip(line),
+            });
+        }
+    }
+    out
+}
+
+/// "FlashAttention only supports Ampere GPUs or newer": the oldest GPU generation a program
+/// says it supports, with its line.
+pub fn generation_minimums(text: &str) -> Vec<(String, String)> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?i)\b(Fermi|Kepler|Maxwell|Pascal|Volta|Turing|Ampere|Ada Lovelace|Ada|Hopper|Blackwell)\b(?:[ -](?:GPUs?|architecture|cards?|or later GPUs?))?\s+(?:or|and) (?:newer|later|above|up)")
+            .expect("static pattern compiles")
+    });
+    let mut out: Vec<(String, String)> = Vec::new();
+    for line in text.lines() {
+        if let Some(c) = re.captures(line) {
+            let name = c[1].to_string();
+            if !out.iter().any(|(n, _)| n.eq_ignore_ascii_case(&name)) {
+                out.push((name, clip(line)));
             }
         }
     }

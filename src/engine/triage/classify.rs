@@ -62,6 +62,17 @@ fn fill(template: &str, groups: &[String]) -> String {
     s
 }
 
+/// PyTorch's wheel index of a CUDA build ("11.7" → https://download.pytorch.org/whl/cu117): the
+/// `cuXYZ` tag is the version's digits.
+fn pytorch_index(cuda: &str) -> Option<String> {
+    let v = Version::parse(cuda)?;
+    let mm = v.major_minor();
+    let tag: String = mm.chars().filter(char::is_ascii_digit).collect();
+    Some(format!(
+        "cu{tag}: pip install torchvision --index-url https://download.pytorch.org/whl/cu{tag} (with the torchvision release paired with the installed torch)"
+    ))
+}
+
 /// Extra plain-language detail some messages call for (decoded version numbers).
 fn decoded(id: &str, groups: &[String], k: &Knowledge) -> Option<String> {
     let num = |i: usize| groups.get(i).and_then(|g| g.parse::<u64>().ok());
@@ -101,6 +112,11 @@ fn decoded(id: &str, groups: &[String], k: &Knowledge) -> Option<String> {
             };
             super::folders::framework_dll_detail(path, k)
         }
+        "torchvision-cuda-mismatch" => Some(format!(
+            "PyTorch's wheel index for CUDA {} is {}.",
+            groups.first()?,
+            pytorch_index(groups.first()?)?
+        )),
         "container-cuda-requirement" => {
             super::super::knowledge::drivers::requirement_words(groups.first()?, &k.drivers)
         }
@@ -176,6 +192,10 @@ pub fn symbol_findings(symbols: &[MissingSymbol]) -> Vec<Finding> {
         .iter()
         .map(|s| {
             let lib = s.library.clone().unwrap_or_else(|| "the library that was loaded".into());
+            if let Some(owner) = super::symbol_owner::api_owner(&s.symbol) {
+                let caller = s.library.as_deref().unwrap_or("the program");
+                return owned_symbol_finding(s, caller, owner);
+            }
             let mut f = Finding::new(
                 codes::MISSING_SYMBOL,
                 Severity::Error,
@@ -203,6 +223,74 @@ pub fn symbol_findings(symbols: &[MissingSymbol]) -> Vec<Finding> {
         .collect()
 }
 
+/// A missing function of a known NVIDIA API: the library that should export it is older than the
+/// one the caller was built against.
+fn owned_symbol_finding(
+    s: &MissingSymbol,
+    caller: &str,
+    owner: &super::symbol_owner::ApiOwner,
+) -> Finding {
+    let mut f = Finding::new(
+        codes::MISSING_SYMBOL,
+        Severity::Error,
+        format!(
+            "{} is a {} function: the {} that was loaded is older than the one {caller} was built against",
+            s.symbol, owner.component, owner.component
+        ),
+        format!(
+            "{caller} calls {}, which {} exports ({}), but the copy of {} found at run time does not have \
+             it: an older {} release comes first on the search path. Typical: two copies of it in one \
+             environment (pip wheels for two CUDA majors, a system or conda package next to the \
+             framework's wheel, LD_LIBRARY_PATH or PATH pointing at an older install, a base image's \
+             copy), or a framework upgraded without the {} it needs.",
+            s.symbol, owner.component, owner.files, owner.component, owner.component, owner.component
+        ),
+    )
+    .with_evidence(Evidence::new("log", s.line.clone()))
+    .with_evidence(Evidence::new("source", owner.source))
+    .with_fix(FixRef {
+        id: "advice-load-matching-library".into(),
+        kind: "manual".into(),
+        summary: format!(
+            "Find which {} file is loaded (cuda-triage tree on {caller}, or LD_DEBUG=libs / ldd on \
+             Linux) and make the release the framework needs come first: remove the older copy or \
+             package (pip list | grep -i nvidia shows wheels of two CUDA majors), drop its folder from \
+             LD_LIBRARY_PATH/PATH, or install the version the framework's release requires.",
+            owner.component
+        ),
+    });
+    if let Some(l) = &s.library {
+        f = f.with_libraries([l.clone()]);
+    }
+    f
+}
+
+/// " NVVM lives in {toolkit}/nvvm/lib64 on linux, ..." for a component the install-location
+/// table gives its own folders (outside the toolkit's lib64/bin).
+fn own_folders(component: &str) -> String {
+    let rows: Vec<String> = crate::engine::knowledge::knowledge()
+        .locations
+        .locations
+        .iter()
+        .filter(|l| l.what == component)
+        .map(|l| {
+            let note = l
+                .note
+                .as_deref()
+                .map(|n| format!(": {n}"))
+                .unwrap_or_default();
+            format!("{} on {}{note}", l.path, l.platform)
+        })
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    format!(
+        " {component} lives in its own folder of the toolkit, {}.",
+        rows.join("; ")
+    )
+}
+
 /// The CUDA major a toolkit-library family names ("11.x" → 11, "10.0" → 10; ranges → none).
 fn family_major(id: &LibraryIdentity) -> Option<u64> {
     let f = &id.version_family;
@@ -220,7 +308,7 @@ pub fn library_findings(ids: &[LibraryIdentity]) -> Vec<Finding> {
             String::new()
         } else {
             format!(
-                " The reference lists it in CUDA {}.",
+                " The CUDA toolkit releases that ship it (the reference's list): CUDA {}.",
                 id.toolkits.join(", ")
             )
         };
@@ -243,6 +331,7 @@ pub fn library_findings(ids: &[LibraryIdentity]) -> Vec<Finding> {
         if let Some(note) = &id.note {
             detail.push_str(&format!(" {note}"));
         }
+        detail.push_str(&own_folders(&id.component));
         if !id.verified {
             detail.push_str(" (This identification is not confirmed by the reference.)");
         }

@@ -19,11 +19,20 @@ fn label(c: &ErrorCode, row: Option<&StatusCode>, catalog_name: Option<&str>) ->
             Some(n) => format!("{name} (error {n})"),
             None => name.clone(),
         },
-        (_, Some(n), None) => match row {
-            Some(r) => format!("{} (error {n})", r.name),
-            None => format!("{} error {n}", c.kind.to_uppercase()),
+        (_, Some(n), None) => match (row, catalog_name) {
+            (Some(r), _) => format!("{} (error {n})", r.name),
+            (None, Some(name)) => format!("{name} ({} error {n})", kind_label(&c.kind)),
+            (None, None) => format!("{} error {n}", kind_label(&c.kind)),
         },
         (kind, None, None) => format!("{kind} error"),
+    }
+}
+
+/// How a code family is written in a label ("TensorRT", "CUPTI", ...).
+fn kind_label(kind: &str) -> String {
+    match kind {
+        "tensorrt" => "TensorRT".to_string(),
+        other => other.to_uppercase(),
     }
 }
 
@@ -185,9 +194,13 @@ pub fn code_findings(codes: &[ErrorCode], k: &Knowledge) -> Vec<Finding> {
                 (Some(r), nvidia) => {
                     let mut d = r.meaning.clone();
                     // The family's table, whether or not a row names the code itself.
-                    match family.and_then(|f| f.appendix.as_deref()) {
+                    match r.appendix.as_deref().or(family.and_then(|f| f.appendix.as_deref())) {
                         Some("oldest-capabilities") => d.push_str(&oldest_capabilities(k)),
                         Some("first-cuda-per-generation") => d.push_str(&newest_generations(k)),
+                        Some("driver-minimums") => d.push_str(&format!(
+                            " The minimum Linux driver of each CUDA release: {}.",
+                            crate::engine::knowledge::drivers::minor_minimums(&k.drivers)
+                        )),
                         _ => {}
                     }
                     if !r.verified && nvidia.is_none() {

@@ -11,6 +11,7 @@ use crate::engine::knowledge::LibraryIdentity;
 /// Words with which loaders and frameworks say a library did not load.
 const FAILURE_WORDS: &[&str] = &[
     "could not load",
+    "cannot load",
     "couldn't load",
     "cannot open",
     "can't open",
@@ -22,6 +23,8 @@ const FAILURE_WORDS: &[&str] = &[
     "not found",
     "could not be found",
     "could not find",
+    "unable to find",
+    "failed to find",
     "no such file",
     "error 126",
     "winerror 126",
@@ -34,7 +37,10 @@ const FAILURE_WORDS: &[&str] = &[
 /// One error for each driver library that a line of `text` says did not load.
 pub fn driver_library_findings(text: &str, identities: &[LibraryIdentity]) -> Vec<Finding> {
     let mut out = Vec::new();
-    for id in identities.iter().filter(|id| id.version_family == "driver") {
+    for id in identities
+        .iter()
+        .filter(|id| id.version_family == "driver" || id.component == "driver")
+    {
         let file = id.file.to_ascii_lowercase();
         let Some(line) = text.lines().find(|line| {
             let lower = line.to_ascii_lowercase();
@@ -55,7 +61,10 @@ pub fn driver_library_findings(text: &str, identities: &[LibraryIdentity]) -> Ve
                      a pip wheel, and nothing else provides it. The program could not load it: the driver \
                      is not installed, was installed without its CUDA component, is for another \
                      architecture, or (in a container) the host's driver was not mounted into it. A CUDA \
-                     toolkit alone never makes CUDA programs run.",
+                     toolkit alone never makes CUDA programs run. The CUDA driver library is libcuda.so.1 \
+                     (libcuda.so) on Linux, where WSL 2 has it in /usr/lib/wsl/lib, and nvcuda.dll in \
+                     System32 on Windows (there is no libcuda.dll): a program that asks for the other \
+                     platform's name, or a folder not on the loader's search path, fails the same way.",
                     id.file, id.component
                 ),
             )

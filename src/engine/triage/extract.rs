@@ -116,6 +116,34 @@ pub fn libraries(text: &str) -> Vec<String> {
     out
 }
 
+/// Library names written without an extension, as dlopen wrappers take them: Julia's
+/// `could not load library "libcuda"`, cudarc's `under the names ["cuda", "nvcuda"]`, Go's and
+/// Java's `load library 'cudnn'`. The caller resolves each to a platform's file name.
+pub fn library_stems(text: &str) -> Vec<String> {
+    static P: OnceLock<(Regex, Regex, Regex)> = OnceLock::new();
+    let (single, list, quoted) = P.get_or_init(|| {
+        let re = |s: &str| Regex::new(s).expect("static pattern compiles");
+        (
+            re(
+                r#"(?i)\b(?:load|find|open|locate|dlopen)\w*\s+(?:the\s+)?(?:shared\s+|native\s+|dynamic\s+)?(?:library|lib|module)\s+["'`]([A-Za-z][A-Za-z0-9_+\-]{1,40})["'`]"#,
+            ),
+            re(r"(?i)\bnames?\s*[:=]?\s*\[([^\]\n]{1,200})\]"),
+            re(r#"["'`]([A-Za-z][A-Za-z0-9_+\-]{1,40})["'`]"#),
+        )
+    });
+    let mut out: Vec<String> = Vec::new();
+    for c in single.captures_iter(text) {
+        out.push(c[1].to_string());
+    }
+    for c in list.captures_iter(text) {
+        for q in quoted.captures_iter(&c[1]) {
+            out.push(q[1].to_string());
+        }
+    }
+    out.dedup();
+    out
+}
+
 /// At most this many distinct library names are taken from one text.
 pub const MAX_NAMES: usize = 500;
 
@@ -181,6 +209,17 @@ pub fn clip(line: &str) -> String {
     s
 }
 
+/// A line TensorRT's logger wrote: its `[TRT]` tag, `nvinfer1::` frames, or the
+/// `[source.cpp::function::line]` location TensorRT puts before "Error Code N".
+fn is_tensorrt_line(line: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?i)\[TRT\]|TensorRT|nvinfer1::|\[[A-Za-z0-9_]+\.cpp::[^\]]*\]\s*Error Code")
+            .expect("static pattern compiles")
+    });
+    re.is_match(line)
+}
+
 /// Error codes, status names and the standard phrases of known codes.
 pub fn codes(text: &str, catalog: &Catalog) -> Vec<ErrorCode> {
     let p = patterns();
@@ -232,11 +271,18 @@ pub fn codes(text: &str, catalog: &Catalog) -> Vec<ErrorCode> {
                 add("cuda", Some(row.number), Some(row.name.clone()), line);
             }
         }
+        // TensorRT's logger prints its own ErrorCode ("[TRT] [E] 1: [file.cpp::fn::42] Error Code
+        // 1: Serialization ..."), not a Windows error.
+        let number_kind = if is_tensorrt_line(line) {
+            "tensorrt"
+        } else {
+            "win32"
+        };
         if !cuda_numbered {
             for re in &p.win_numbers {
                 for c in re.captures_iter(line) {
                     if let Ok(n) = c[1].parse::<i64>() {
-                        add("win32", Some(n), None, line);
+                        add(number_kind, Some(n), None, line);
                     }
                 }
             }

@@ -17,6 +17,7 @@ mod folders;
 pub mod machine;
 mod ptx_driver;
 pub mod status;
+pub mod symbol_owner;
 mod text_findings;
 
 #[cfg(test)]
@@ -91,6 +92,18 @@ pub fn triage(text: &str) -> Triage {
             None => t.unrecognized.push(name),
         }
     }
+    for stem in extract::library_stems(text) {
+        if let Some(id) = identify_stem(k, &stem)
+            && !t.identities.iter().any(|o| o.component == id.component)
+        {
+            t.identified.push(Identified {
+                file: id.file.clone(),
+                component: id.component.clone(),
+                version: id.version_family.clone(),
+            });
+            t.identities.push(id);
+        }
+    }
     if t.identified.is_empty()
         && t.unrecognized.is_empty()
         && let Some(id) = single_word(text).and_then(|w| k.libraries.identify(w))
@@ -130,9 +143,14 @@ pub fn triage(text: &str) -> Triage {
     findings.extend(classify::symbol_findings(&generic));
     findings.extend(code_findings::code_findings(&t.codes, k));
     findings.extend(text_findings::arch_findings(&t.architectures, k));
-    findings.extend(text_findings::ptx_isa_findings(&chains::ptx_isa_refusals(
-        text,
-    )));
+    findings.extend(text_findings::generation_minimum_findings(
+        &chains::generation_minimums(text),
+        k,
+    ));
+    findings.extend(text_findings::ptx_isa_findings(
+        &chains::ptx_isa_refusals(text),
+        k,
+    ));
     findings.extend(ptx_driver::ptx_driver_findings(text, k));
     findings.extend(text_findings::version_findings(&t.versions));
     findings.extend(text_findings::driver_version_findings(
@@ -155,6 +173,20 @@ fn identify_name(k: &knowledge::Knowledge, name: &str) -> Option<LibraryIdentity
     let mut id = k.libraries.identify(&name.replace('*', ""))?;
     id.file = name.to_string();
     id.version_family = "any".to_string();
+    Some(id)
+}
+
+/// A library named without its extension (`libcuda`, `cuda`, `nvcuda`): identified by the first
+/// platform file name the tables know (`libcuda.so`, `nvcuda.dll`), keeping the stem as written.
+fn identify_stem(k: &knowledge::Knowledge, stem: &str) -> Option<LibraryIdentity> {
+    let candidates = [
+        stem.to_string(),
+        format!("lib{stem}.so"),
+        format!("{stem}.dll"),
+        format!("{stem}.so"),
+    ];
+    let mut id = candidates.iter().find_map(|c| k.libraries.identify(c))?;
+    id.file = stem.to_string();
     Some(id)
 }
 

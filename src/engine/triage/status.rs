@@ -52,12 +52,16 @@ fn patterns() -> &'static Patterns {
                 re(r"(?i)\bcuda\b[^\n]{0,40}?\b(?:failure|error|failed|code|status)\b\s*[:=(#]?\s*([0-9]{1,4})(?:[^0-9.]|$)"),
                 re(r"(?i)\bcuda\w*?(?:error|err)\b\s*[:=(#\[\s]*([0-9]{1,4})\]"),
                 re(r"\bcuda[A-Za-z]*\s*\(([0-9]{1,4}) vs\. 0\)"),
+                // Ollama's "cuda driver library failed to get device context 800".
+                re(r"(?i)\bcuda\b[^\n]{0,40}?\bfailed to [a-z ]{1,40}?\b([0-9]{1,4})(?:[^0-9.]|$)"),
             ],
             // `nvmlErrorString` spells the enumerator in words: "nvml error: driver not loaded",
             // "Failed to initialize NVML: Insufficient Permissions".
             nvml_words: re(r"(?i)\bnvml(?: error)?:\s*([a-z][a-z /]{2,40}?)\s*(?:[:.,;(]|$)"),
+            // The library's name, or one of its functions (`cuptiProfilerBeginSession(...)
+            // failed with error 35`: the prefix followed by an upper-case letter).
             library_numbers: re(
-                r"(?i)\b(cupti|cublas|cudnn|cufft|curand|cusolver|cusparse|nvrtc|nvjitlink|nccl|nvml)\b[^0-9\n]{0,30}?\b(?:error|status|code|returned|failed|result)\b[^0-9\n]{0,12}?\(?(-?[0-9]{1,4})(?:[^0-9.]|$)",
+                r"(?:\b(?i:(cupti|cublas|cudnn|cufft|curand|cusolver|cusparse|nvrtc|nvjitlink|nccl|nvml))\b|\b(cupti|cublas|cudnn|cufft|curand|cusolver|cusparse|nvrtc|nvJitLink|nccl|nvml)[A-Z][A-Za-z0-9_]*)(?i:[^0-9\n]{0,40}?\b(?:error|status|code|returned|failed|result)\b[^0-9\n]{0,12}?\(?(-?[0-9]{1,4})(?:[^0-9.]|\.(?:[^0-9]|$)|$))",
             ),
         }
     })
@@ -132,7 +136,10 @@ pub fn cuda_numbers_on(line: &str) -> Vec<i64> {
 pub fn library_numbers_on(line: &str) -> Vec<(&'static str, i64)> {
     let mut out = Vec::new();
     for c in patterns().library_numbers.captures_iter(line) {
-        let kind = match c[1].to_ascii_lowercase().as_str() {
+        let Some(library) = c.get(1).or(c.get(2)) else {
+            continue;
+        };
+        let kind = match library.as_str().to_ascii_lowercase().as_str() {
             "cupti" => "cupti",
             "cublas" => "cublas",
             "cudnn" => "cudnn",
@@ -145,7 +152,7 @@ pub fn library_numbers_on(line: &str) -> Vec<(&'static str, i64)> {
             "nvml" => "nvml",
             _ => "nccl",
         };
-        if let Ok(n) = c[2].parse::<i64>()
+        if let Ok(n) = c[3].parse::<i64>()
             && n != 0
             && row_for(kind, Some(n), None).is_some()
             && !out.contains(&(kind, n))
@@ -178,6 +185,17 @@ fn runtime_messages() -> &'static (Option<AhoCorasick>, Vec<&'static StatusCode>
     })
 }
 
+/// The C library's `strerror` texts that CUDA runtime messages repeat word for word (glibc
+/// string/_strerror.c; POSIX errno names EPERM, ENOMEM, EINVAL, ENOENT, EBUSY, ENOTSUP).
+const STRERROR_TEXTS: &[&str] = &[
+    "operation not permitted",
+    "out of memory",
+    "invalid argument",
+    "no such file or directory",
+    "device or resource busy",
+    "operation not supported",
+];
+
 /// CUDA runtime messages found on a line.
 pub fn runtime_messages_on(line: &str) -> Vec<&'static StatusCode> {
     let (Some(ac), rows) = runtime_messages() else {
@@ -187,8 +205,13 @@ pub fn runtime_messages_on(line: &str) -> Vec<&'static StatusCode> {
     let mut out: Vec<&'static StatusCode> = Vec::new();
     for m in ac.find_iter(line) {
         let row = rows[m.pattern().as_usize()];
-        let words = row.text.as_deref().unwrap_or("").split_whitespace().count();
-        if (words >= 3 || says_cuda) && !out.iter().any(|r| r.number == row.number) {
+        let text = row.text.as_deref().unwrap_or("");
+        let words = text.split_whitespace().count();
+        // The CUDA runtime reuses a few of the C library's strerror texts ("operation not
+        // permitted"): on a line that does not say CUDA they are the system's errno.
+        let errno_text = STRERROR_TEXTS.iter().any(|e| text.eq_ignore_ascii_case(e));
+        if ((words >= 3 && !errno_text) || says_cuda) && !out.iter().any(|r| r.number == row.number)
+        {
             out.push(row);
         }
     }

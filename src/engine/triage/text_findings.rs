@@ -8,6 +8,7 @@ use super::extract::MissingSymbol;
 use crate::engine::context::Platform;
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
+use crate::engine::knowledge::cudnn::ComputeTables;
 use crate::engine::knowledge::generated::generated;
 use crate::engine::knowledge::{Knowledge, LibraryIdentity};
 
@@ -142,15 +143,20 @@ pub fn driver_version_findings(drivers: &[(String, String)], k: &Knowledge) -> V
 
 /// A ptxas refusing PTX of a newer ISA: the CUDA releases each PTX ISA belongs to, from the
 /// generated ptxas table (each release's ptxas names its newest ISA).
-pub fn ptx_isa_findings(refusals: &[(String, String, String)]) -> Vec<Finding> {
+pub fn ptx_isa_findings(refusals: &[(String, String, String)], k: &Knowledge) -> Vec<Finding> {
     let g = generated();
     refusals
         .iter()
         .map(|(asked, current, line)| {
-            let needs = g
-                .first_release_for_ptx_isa(asked)
+            let first = g.first_release_for_ptx_isa(asked);
+            let needs = first
                 .map(|p| format!("CUDA {}", p.cuda))
                 .unwrap_or_else(|| "a CUDA release newer than any read".into());
+            // The driver's own ptxas assembles PTX that is JIT-compiled: it needs that release's driver.
+            let driver = first
+                .and_then(|p| crate::engine::knowledge::drivers::requirement_words(&p.cuda, &k.drivers))
+                .map(|w| format!(" For the driver's JIT: {w}"))
+                .unwrap_or_default();
             let has = g
                 .ptxas_releases()
                 .into_iter()
@@ -170,7 +176,7 @@ pub fn ptx_isa_findings(refusals: &[(String, String, String)]) -> Vec<Finding> {
                     "The PTX was generated for ISA {asked} (by a newer nvcc, NVRTC or Triton than the \
                      ptxas that assembles it); the ptxas that ran accepts up to {has}. PTX ISA {asked} \
                      is accepted from {needs}'s ptxas on. Use a ptxas (or, for PTX JIT-compiled by the \
-                     driver, an NVIDIA driver) of {needs} or newer, or generate PTX for the older ISA."
+                     driver, an NVIDIA driver) of {needs} or newer, or generate PTX for the older ISA.{driver}"
                 ),
             )
             .with_evidence(Evidence::new("log", line.clone()))
@@ -246,6 +252,9 @@ pub fn arch_findings(archs: &[RefusedArch], k: &Knowledge) -> Vec<Finding> {
     archs
         .iter()
         .map(|a| {
+            if !a.arch.chars().any(|c| c.is_ascii_digit()) {
+                return empty_arch_finding(a);
+            }
             let detail = match arch_support(&a.arch, k) {
                 Some((first, None)) => format!(
                     "{} is supported by the CUDA compiler from CUDA {first} on. The tool that refused it \
@@ -255,9 +264,12 @@ pub fn arch_findings(archs: &[RefusedArch], k: &Knowledge) -> Vec<Finding> {
                 ),
                 Some((first, Some(last))) => format!(
                     "{} is supported by the CUDA compiler from CUDA {first} to {last}, and dropped after \
-                     {last}. The tool that refused it is newer: build for this GPU with CUDA {last} or \
+                     {last}{}. The tool that refused it is newer: build for this GPU with CUDA {last} or \
                      older, or use a framework build that still includes it.",
-                    a.arch
+                    a.arch,
+                    dropped_in(&a.arch, k)
+                        .map(|c| format!(" (CUDA {c} and newer cannot build for it)"))
+                        .unwrap_or_default()
                 ),
                 None => format!(
                     "No ptxas from CUDA {} to {} accepts {}: it is not an NVIDIA architecture name, or \
@@ -287,6 +299,115 @@ pub fn arch_findings(archs: &[RefusedArch], k: &Knowledge) -> Vec<Finding> {
                 "source",
                 "`ptxas --help` (--gpu-name values) of each nvidia-cuda-nvcc wheel on PyPI; before CUDA 11.8 https://en.wikipedia.org/wiki/CUDA#GPUs_supported",
             ))
+            .with_fix(build_for_arch_fix(&a.arch))
+        })
+        .collect()
+}
+
+/// The CUDA release whose notes drop an architecture (the compute table's `[[toolkit]]` rows).
+fn dropped_in(arch: &str, k: &Knowledge) -> Option<String> {
+    let cc = ComputeTables::cc_of(arch)?;
+    k.compute
+        .toolkits
+        .iter()
+        .find(|t| t.dropped.contains(&cc))
+        .map(|t| t.cuda.clone())
+}
+
+/// How to build for a GPU architecture with the build systems CUDA projects use.
+fn build_for_arch_fix(arch: &str) -> FixRef {
+    let (cc, digits) = match ComputeTables::cc_of(arch) {
+        Some(cc) => (cc.clone(), cc.replace('.', "")),
+        None => ("8.6".to_string(), "86".to_string()),
+    };
+    FixRef {
+        id: "advice-build-for-architecture".into(),
+        kind: "manual".into(),
+        summary: format!(
+            "Check the GPU's compute capability (nvidia-smi --query-gpu=name,compute_cap --format=csv). \
+             A prebuilt package must include it: install a build made for it. Building from source, name \
+             the architectures the CUDA toolkit in use supports: CMake CMAKE_CUDA_ARCHITECTURES={digits} \
+             (CUDA_ARCHITECTURES property), PyTorch extensions TORCH_CUDA_ARCH_LIST=\"{cc}\", nvcc \
+             -gencode arch=compute_{digits},code=sm_{digits}."
+        ),
+    }
+}
+
+/// nvcc was given an architecture without a number: the build's GPU detection found no GPU.
+fn empty_arch_finding(a: &RefusedArch) -> Finding {
+    Finding::new(
+        codes::GPU_ARCH_REFUSED,
+        Severity::Error,
+        format!("nvcc was given no GPU architecture ('{}')", a.arch),
+        "The architecture value is empty or not a number, so the build computed its architecture \
+         list from the GPU it detected at configure time and detected none: CMake's \
+         CMAKE_CUDA_ARCHITECTURES / CUDA_ARCHITECTURES = native, a project's native-GPU option \
+         (llama.cpp's GGML_NATIVE) or TORCH_CUDA_ARCH_LIST auto-detection, run where no GPU is \
+         visible (docker build, CI, a login node). Name the architectures explicitly for such builds."
+            .to_string(),
+    )
+    .with_evidence(Evidence::new("log", a.line.clone()))
+    .with_evidence(Evidence::new(
+        "source",
+        "CMake CUDA_ARCHITECTURES (native: the GPUs of the build machine): https://cmake.org/cmake/help/latest/prop_tgt/CUDA_ARCHITECTURES.html",
+    ))
+    .with_fix(FixRef {
+        id: "advice-set-architectures".into(),
+        kind: "manual".into(),
+        summary: "Set the architectures explicitly instead of detecting them: \
+                  -DCMAKE_CUDA_ARCHITECTURES=\"75;86;89\" (the GPUs you deploy to; docker build \
+                  --build-arg where the Dockerfile takes one), turn the project's native option off \
+                  (-DGGML_NATIVE=OFF), or TORCH_CUDA_ARCH_LIST=\"7.5;8.6\" for PyTorch extensions."
+            .into(),
+    })
+}
+
+/// "Only supports Ampere GPUs or newer": the oldest compute capability that generation has.
+pub fn generation_minimum_findings(minimums: &[(String, String)], k: &Knowledge) -> Vec<Finding> {
+    minimums
+        .iter()
+        .filter_map(|(name, line)| {
+            let gens = &k.compute.generations;
+            let at = gens
+                .iter()
+                .position(|g| g.name.to_ascii_lowercase().starts_with(&name.to_ascii_lowercase()))?;
+            let g = &gens[at];
+            let cc = g.cc.first()?;
+            let older: Vec<String> = gens[..at]
+                .iter()
+                .rev()
+                .take(3)
+                .map(|o| format!("{} ({})", o.name, o.cc.join(", ")))
+                .collect();
+            Some(
+                Finding::new(
+                    codes::GPU_ARCH_REFUSED,
+                    Severity::Error,
+                    format!(
+                        "The program needs a {} GPU or newer: compute capability {cc} or higher",
+                        g.name
+                    ),
+                    format!(
+                        "{} GPUs have compute capability {}; the program refuses older generations ({}). \
+                         A GPU below compute capability {cc} cannot run it, whatever the driver or CUDA \
+                         version.",
+                        g.name,
+                        g.cc.join(", "),
+                        older.join(", ")
+                    ),
+                )
+                .with_evidence(Evidence::new("log", line.clone()))
+                .with_evidence(Evidence::new("source", g.source.clone()))
+                .with_fix(FixRef {
+                    id: "advice-gpu-generation".into(),
+                    kind: "manual".into(),
+                    summary: format!(
+                        "Check the GPU's compute capability (nvidia-smi --query-gpu=name,compute_cap \
+                         --format=csv): run on a GPU of compute capability {cc} or newer, or use a \
+                         version or alternative of the program that supports older GPUs."
+                    ),
+                }),
+            )
         })
         .collect()
 }

@@ -413,7 +413,9 @@ fn cudnn_and_compute_capability() {
     assert_eq!(toolkit_supports_cc("11.8", "3.7"), Some(true));
     assert_eq!(toolkit_supports_cc("13.0", "7.0"), Some(false));
     assert_eq!(toolkit_supports_cc("13.2", "8.6"), Some(true));
-    assert_eq!(toolkit_supports_cc("9.0", "3.0"), None);
+    // CUDA 9.0 dropped Fermi; before it the table says nothing.
+    assert_eq!(toolkit_supports_cc("9.0", "2.1"), Some(false));
+    assert_eq!(toolkit_supports_cc("8.0", "3.0"), None);
 }
 
 #[test]

@@ -4,6 +4,7 @@
 use super::*;
 
 mod driver_lines;
+mod general_families;
 mod status_family;
 
 fn files(t: &Triage) -> Vec<(&str, &str, &str)> {
