@@ -22,8 +22,10 @@
 //! CUDA 11.1+ toolkit ships (11.8's is `cupti64_2022.3.0.dll`) — so the scan's one warning, that
 //! CUPTI will not be found, is judged by TensorFlow too.
 //!
-//! Debian's Wine 8.0 lacks `ucrtbase.feholdexcept`; neither the import nor the GPU registration
-//! nor the profiler calls it (they run as they would on Windows).
+//! Debian's Wine 8.0 exports `ucrtbase.feholdexcept` only as a stub that aborts when called
+//! (`__wine_stub_feholdexcept`); no DLL or extension module of this environment imports it
+//! (objdump), and neither the import, the GPU registration nor the profiler reaches it, so no
+//! native or forwarding ucrtbase.dll is needed.
 //!
 //! zlibwapi.dll is not judged here: no import table of cuDNN 8.9.5's `cudnn64_8.dll`,
 //! `cudnn_ops_infer64_8.dll` or `cudnn_cnn_infer64_8.dll` names it (they name KERNEL32 and each
