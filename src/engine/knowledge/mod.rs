@@ -192,6 +192,11 @@ pub fn min_driver_for_cuda(
     knowledge().drivers.min_driver(cuda, platform)
 }
 
+/// The minor-version-compatibility floor of a CUDA major (11 → 450, 12 → 525, 13 → 580).
+pub fn minor_compat(major: u64) -> Option<&'static drivers::MinorCompatRow> {
+    knowledge().drivers.minor_compat(major)
+}
+
 /// The tested build of a TensorFlow release on a platform.
 pub fn tensorflow_build(
     version: &str,

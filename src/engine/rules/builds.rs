@@ -171,17 +171,53 @@ fn driver_too_old(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
         {
             continue;
         }
-        out.push(
-            Finding::new(
+        // From CUDA 11 on, a driver of the major's minor-compatibility branch runs code built
+        // with any later minor of it, with a limited feature set: that is no load failure.
+        let compat = cuda
+            .split('.')
+            .next()
+            .and_then(|m| m.parse::<u64>().ok())
+            .filter(|major| *major >= 11)
+            .and_then(knowledge::minor_compat)
+            .filter(|row| compare(&driver, &row.min_driver) != Some(Ordering::Less));
+        let finding = match compat {
+            Some(row) => Finding::new(
+                codes::DRIVER_TOO_OLD,
+                Severity::Info,
+                format!("Driver {driver} is older than CUDA {} asks for ({} or newer); it runs by minor-version compatibility", req.cuda, req.min_driver),
+                format!("{who} uses CUDA {}, whose release asks for driver {} or newer; this machine has {driver}, of the R{} branch or newer, which runs code built with any CUDA {}.x by minor-version compatibility. What needs the newer driver fails: PTX from CUDA {} that the driver must compile (\"the provided PTX was compiled with an unsupported toolchain\", error 222) and API calls newer than the driver (error 36). Update the driver to {} or newer to use all of CUDA {}.", req.cuda, req.min_driver, row.min_driver, row.major, req.cuda, req.min_driver, req.cuda),
+            )
+            .with_evidence(Evidence::new("knowledge", format!("CUDA {}.x minor-version compatibility from driver {} ({})", row.major, row.min_driver, row.source))),
+            None => Finding::new(
                 codes::DRIVER_TOO_OLD,
                 Severity::Error,
                 format!("Driver {driver} is older than CUDA {} needs ({} or newer)", req.cuda, req.min_driver),
                 format!("{who} needs the CUDA {} runtime, which requires driver {} or newer; this machine has {driver}. CUDA calls fail with \"CUDA driver version is insufficient for CUDA runtime version\" (error 35).", req.cuda, req.min_driver),
-            )
-            .with_libraries(if ctx.platform == Platform::Windows { ["nvcuda.dll"] } else { ["libcuda.so.1"] })
-            .with_evidence(Evidence::new("driver", format!("installed driver {driver}")))
-            .with_evidence(Evidence::new("knowledge", format!("CUDA {} needs {} ({})", req.cuda, req.min_driver, req.source)))
-            .with_fix(FixRef { id: format!("install-driver-{}", req.min_driver), kind: "install".into(), summary: format!("Install NVIDIA driver {} or newer", req.min_driver) }),
+            ),
+        };
+        out.push(
+            finding
+                .with_libraries(if ctx.platform == Platform::Windows {
+                    ["nvcuda.dll"]
+                } else {
+                    ["libcuda.so.1"]
+                })
+                .with_evidence(Evidence::new(
+                    "driver",
+                    format!("installed driver {driver}"),
+                ))
+                .with_evidence(Evidence::new(
+                    "knowledge",
+                    format!(
+                        "CUDA {} needs {} ({})",
+                        req.cuda, req.min_driver, req.source
+                    ),
+                ))
+                .with_fix(FixRef {
+                    id: format!("install-driver-{}", req.min_driver),
+                    kind: "install".into(),
+                    summary: format!("Install NVIDIA driver {} or newer", req.min_driver),
+                }),
         );
     }
     out

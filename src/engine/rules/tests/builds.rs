@@ -189,6 +189,33 @@ fn windows_driver_older_than_its_toolkit_needs() {
 }
 
 #[test]
+fn a_driver_of_the_majors_compat_branch_is_information_not_an_error() {
+    // Driver 546.33 (R545, CUDA 12.3) and a CUDA 12.4 toolkit: CUDA 12.4 asks for 551.61, but
+    // any R525+ driver runs CUDA 12.x code by minor-version compatibility (NVIDIA's CUDA
+    // Compatibility guide); the real TensorFlow 2.10 import under Wine loads its libraries there.
+    let mut m = FakeMachine::new(Platform::Windows).unwrap();
+    m.windows_toolkit("12.4", &["cudart64_12.dll"]);
+    m.driver("546.33", "12.3");
+    let (ctx, inv) = scan(&m);
+    let findings = check(&ctx, &inv);
+    let f = only(&findings, "driver-too-old");
+    assert_eq!(f.severity, Severity::Info, "{f:#?}");
+    assert!(
+        f.summary.contains("minor-version compatibility"),
+        "{}",
+        f.summary
+    );
+    assert!(f.detail.contains("error 222"), "{}", f.detail);
+    assert!(
+        f.evidence
+            .iter()
+            .any(|e| e.text.contains("minor-version-compatibility.html")),
+        "{:#?}",
+        f.evidence
+    );
+}
+
+#[test]
 fn healthy_machines_get_nothing() {
     // Linux: new enough driver, a build with code for the GPU.
     let mut m = FakeMachine::new(Platform::Linux).unwrap();
