@@ -1,5 +1,5 @@
-//! The stub CUDA driver (`stub_cuda_driver.c`: one GPU, compute capability 8.6, driver API
-//! 12.4) built with mingw as the prefix's `C:\windows\system32\nvcuda.dll`, where NVIDIA's
+//! The stand-in CUDA driver (`tests/fixtures/fake_driver/cuda_driver.c`, shared with the Linux
+//! TensorFlow oracle: one GPU, compute capability 8.6, driver API 12.6) built with mingw as the prefix's `C:\windows\system32\nvcuda.dll`, where NVIDIA's
 //! display driver installs the real one. TensorFlow asks the driver for its GPUs before it loads
 //! its CUDA libraries, and loads none of them without one; the stub lets the oracle see that
 //! load on a machine without a GPU. Rebuilt when the C source changes (the source it was built
@@ -9,7 +9,7 @@ use crate::wine_python::WinePython;
 use std::process::Command;
 use std::sync::Mutex;
 
-const SOURCE: &str = include_str!("stub_cuda_driver.c");
+const SOURCE: &str = include_str!("../../fixtures/fake_driver/cuda_driver.c");
 
 /// Builds (once per source) the stub `nvcuda.dll` into the prefix's System32.
 pub fn ensure_stub_driver(py: &WinePython) {
@@ -76,7 +76,7 @@ fn stub_cuda_driver_builds_as_linux_libcuda_and_reports_one_gpu() {
         .expect("python3 runs (Debian package python3)");
     assert_eq!(
         String::from_utf8_lossy(&out.stdout).trim(),
-        "0|0|1|0|12040|0|NVIDIA GeForce RTX 3080 (stub)|0|8",
+        "0|0|1|0|12060|0|Fake GPU (cuda_driver.c)|0|8",
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
