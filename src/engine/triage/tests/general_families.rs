@@ -186,3 +186,28 @@ fn version_lines_name_what_to_install() {
     let f = finding(&t, codes::PTXAS_TOO_OLD).expect("a PTX ISA refusal");
     assert!(f.detail.contains("530."), "{}", f.detail);
 }
+
+#[test]
+fn a_host_saying_a_library_did_not_load_is_an_error_once() {
+    // Julia Libdl.dlopen's phrasing, as in https://github.com/JuliaGPU/CUDAdrv.jl/issues/174, for cuBLAS
+    let t = triage("ERROR: LoadError: could not load library \"libcublas\"");
+    let f = finding(&t, codes::LIBRARY_NOT_FOUND).expect("cuBLAS did not load");
+    assert!(f.summary.contains("cuBLAS"), "{}", f.summary);
+    // The Linux loader's own message already names it: no second error.
+    let t = triage(
+        "ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory",
+    );
+    assert!(
+        finding(&t, codes::LIBRARY_NOT_FOUND).is_none(),
+        "{:?}",
+        codes(&t)
+    );
+    // Only named, not failing: nothing.
+    assert!(
+        finding(
+            &triage("found libcudnn.so.8 in /usr/lib"),
+            codes::LIBRARY_NOT_FOUND
+        )
+        .is_none()
+    );
+}
