@@ -211,3 +211,14 @@ fn a_host_saying_a_library_did_not_load_is_an_error_once() {
         .is_none()
     );
 }
+
+#[test]
+fn broad_refusal_words_count_only_with_an_architecture_on_the_line() {
+    // LLVM's message for a CPU/GPU name its target lacks (llvm/lib/MC/MCSubtargetInfo.cpp), as the
+    // NVPTX back end of clang, Julia and llvmlite prints it for an architecture it does not know
+    let t = triage("error: 'sm_35' is not a recognized processor for this target");
+    assert_eq!(t.architectures[0].arch, "sm_35");
+    // "not supported" alone, with an architecture elsewhere, is not a refusal.
+    let t = triage("Using sm_86\nfp16 is not supported on this platform");
+    assert!(t.architectures.is_empty(), "{:?}", t.architectures);
+}
