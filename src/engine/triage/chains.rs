@@ -383,8 +383,8 @@ pub fn refused_architectures(text: &str) -> Vec<RefusedArch> {
     let mut out: Vec<RefusedArch> = Vec::new();
     let elsewhere = || text.lines().find_map(arch_on);
     for line in text.lines() {
-        let refused_anywhere = p.arch_refused.is_match(line);
-        if !refused_anywhere && !(p.arch_refused_here.is_match(line) && arch_on(line).is_some()) {
+        let refused_here = p.arch_refused_here.is_match(line) && arch_on(line).is_some();
+        if !(p.arch_refused.is_match(line) || refused_here) {
             continue;
         }
         // The first architecture of a line is the refused one ("sm_86 is not compatible ...
