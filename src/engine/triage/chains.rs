@@ -57,6 +57,7 @@ struct Patterns {
     version_int: Regex,
     arch: Regex,
     empty_arch: Regex,
+    arch_refused_here: Regex,
     arch_minimum: Regex,
     arch_refused: Regex,
     dotted: Regex,
@@ -84,6 +85,10 @@ fn patterns() -> &'static Patterns {
                 r"(?i)\b((?:sm|compute)_[0-9]{2,3}[a-z]?)\b|\bcapability\s*[:=]?\s*(?:of\s+|is\s+)?([0-9]{1,2})\.([0-9])\b|\b(?:compute cap(?:ability)?|gpu architecture)\s*[:=]?\s*([1-9][0-9]?)([0-9])\b",
             ),
             empty_arch: re(r"(?i)unsupported gpu architecture '((?:compute|sm)_(?:[^0-9'][^']*)?)'"),
+            // Broader refusals, read only when the same line names the architecture.
+            arch_refused_here: re(
+                r"(?i)\bis not supported\b|not a recognized processor|\bminimum (?:supported|required)\b|\bunsupported\b",
+            ),
             arch_minimum: re(
                 r"(?i)\b(?:minimum|at least)\b[^0-9\n]{0,48}?\b([0-9]{1,2}\.[0-9])\b|\b(?:requires?\b[^0-9\n]{0,24}?\bcompute capability\s+(?:of\s+)?|capability\s*>=\s*)([0-9]{1,2}\.[0-9])",
             ),
@@ -378,7 +383,8 @@ pub fn refused_architectures(text: &str) -> Vec<RefusedArch> {
     let mut out: Vec<RefusedArch> = Vec::new();
     let elsewhere = || text.lines().find_map(arch_on);
     for line in text.lines() {
-        if !p.arch_refused.is_match(line) {
+        let refused_here = p.arch_refused_here.is_match(line) && arch_on(line).is_some();
+        if !(p.arch_refused.is_match(line) || refused_here) {
             continue;
         }
         // The first architecture of a line is the refused one ("sm_86 is not compatible ...

@@ -78,9 +78,11 @@ fn decoded(id: &str, groups: &[String], k: &Knowledge) -> Option<String> {
     let num = |i: usize| groups.get(i).and_then(|g| g.parse::<u64>().ok());
     match id {
         "torch-driver-too-old" => Some(format!(
-            "The driver reports {}, which means it supports CUDA up to {}.",
+            "The driver reports {}, which means it supports CUDA up to {}. The Linux driver the first \
+             release of each CUDA major needs: {}.",
             groups.first()?,
-            DriverTables::decode_cuda_number(num(0)?)
+            DriverTables::decode_cuda_number(num(0)?),
+            super::super::knowledge::drivers::major_minimums(&k.drivers)
         )),
         "jax-found-older-version" if groups.first()? == "cuDNN" => Some(format!(
             "Decoded: cuDNN {} was loaded; JAX was built with cuDNN {}.",

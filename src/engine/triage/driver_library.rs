@@ -9,7 +9,7 @@ use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
 use crate::engine::knowledge::LibraryIdentity;
 
 /// Words with which loaders and frameworks say a library did not load.
-const FAILURE_WORDS: &[&str] = &[
+pub(super) const FAILURE_WORDS: &[&str] = &[
     "could not load",
     "cannot load",
     "couldn't load",

@@ -14,6 +14,7 @@ pub mod corpus;
 mod driver_library;
 pub mod extract;
 mod folders;
+mod library_failure;
 pub mod machine;
 mod ptx_driver;
 pub mod status;
@@ -157,6 +158,8 @@ pub fn triage(text: &str) -> Triage {
         &chains::driver_versions(text),
         k,
     ));
+    let unnamed = library_failure::library_failure_findings(text, &t.identities, &findings);
+    findings.extend(unnamed);
     findings.extend(classify::library_findings(&t.identities));
     sort_by_severity(&mut findings);
     t.findings = findings;

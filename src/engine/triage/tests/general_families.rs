@@ -186,3 +186,39 @@ fn version_lines_name_what_to_install() {
     let f = finding(&t, codes::PTXAS_TOO_OLD).expect("a PTX ISA refusal");
     assert!(f.detail.contains("530."), "{}", f.detail);
 }
+
+#[test]
+fn a_host_saying_a_library_did_not_load_is_an_error_once() {
+    // Julia Libdl.dlopen's phrasing, as in https://github.com/JuliaGPU/CUDAdrv.jl/issues/174, for cuBLAS
+    let t = triage("ERROR: LoadError: could not load library \"libcublas\"");
+    let f = finding(&t, codes::LIBRARY_NOT_FOUND).expect("cuBLAS did not load");
+    assert!(f.summary.contains("cuBLAS"), "{}", f.summary);
+    // The Linux loader's own message already names it: no second error.
+    let t = triage(
+        "ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory",
+    );
+    assert!(
+        finding(&t, codes::LIBRARY_NOT_FOUND).is_none(),
+        "{:?}",
+        codes(&t)
+    );
+    // Only named, not failing: nothing.
+    assert!(
+        finding(
+            &triage("found libcudnn.so.8 in /usr/lib"),
+            codes::LIBRARY_NOT_FOUND
+        )
+        .is_none()
+    );
+}
+
+#[test]
+fn broad_refusal_words_count_only_with_an_architecture_on_the_line() {
+    // LLVM's message for a CPU/GPU name its target lacks (llvm/lib/MC/MCSubtargetInfo.cpp), as the
+    // NVPTX back end of clang, Julia and llvmlite prints it for an architecture it does not know
+    let t = triage("error: 'sm_35' is not a recognized processor for this target");
+    assert_eq!(t.architectures[0].arch, "sm_35");
+    // "not supported" alone, with an architecture elsewhere, is not a refusal.
+    let t = triage("Using sm_86\nfp16 is not supported on this platform");
+    assert!(t.architectures.is_empty(), "{:?}", t.architectures);
+}

@@ -1,0 +1,97 @@
+//! A line that says an NVIDIA library (any name the library tables identify, not the driver's:
+//! see [`super::driver_library`]) did not load, in a host's own words — Julia's `could not load
+//! library "libcublas"`, Rust's `Could not load the "libcublasLt.so.12" library`, MXNet's
+//! `Cannot find libcudnn.so.7`, TensorRT-LLM's `Failed to load library: X` — where no more
+//! specific finding (the Linux loader's message, a catalog row, a chain) already names it.
+
+use super::driver_library::FAILURE_WORDS;
+use crate::engine::finding_codes as codes;
+use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
+use crate::engine::knowledge::LibraryIdentity;
+
+/// Words some hosts use beyond the driver finding's list.
+const MORE_FAILURE_WORDS: &[&str] = &[
+    "cannot find",
+    "cannot found",
+    "can't find",
+    "failed to locate",
+];
+
+/// One error per identified library that a line says did not load and no finding names yet.
+pub fn library_failure_findings(
+    text: &str,
+    identities: &[LibraryIdentity],
+    earlier: &[Finding],
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for id in identities
+        .iter()
+        .filter(|id| id.version_family != "driver" && id.component != "driver")
+    {
+        // Any finding that names it already says how it failed (a warning for an optional one).
+        let named = |f: &Finding| {
+            f.libraries.iter().any(|l| l.eq_ignore_ascii_case(&id.file))
+                || f.summary.contains(&id.file)
+        };
+        if earlier.iter().any(named) {
+            continue;
+        }
+        let file = id.file.to_ascii_lowercase();
+        let Some(line) = text.lines().find(|line| {
+            let lower = line.to_ascii_lowercase();
+            lower.contains(&file)
+                && FAILURE_WORDS
+                    .iter()
+                    .chain(MORE_FAILURE_WORDS)
+                    .any(|w| lower.contains(w))
+        }) else {
+            continue;
+        };
+        let what = id.describe();
+        let shipped = if id.toolkits.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " The CUDA toolkit releases that ship this name: CUDA {}.",
+                id.toolkits.join(", ")
+            )
+        };
+        let note = id
+            .note
+            .as_deref()
+            .map(|n| format!(" {n}"))
+            .unwrap_or_default();
+        out.push(
+            Finding::new(
+                codes::LIBRARY_NOT_FOUND,
+                Severity::Error,
+                format!(
+                    "{} could not be loaded: {what} is missing or not on the library search path",
+                    id.file
+                ),
+                format!(
+                    "The program asked the loader for {} ({what}) and did not get it: that library (in \
+                     the major version the program was built for) is not installed, or is installed in \
+                     a folder the loader does not search for this process.{shipped}{note}",
+                    id.file
+                ),
+            )
+            .with_libraries([id.file.clone()])
+            .with_evidence(Evidence::new("log", super::extract::clip(line.trim())))
+            .with_evidence(Evidence::new("source", id.source.clone()))
+            .with_fix(FixRef {
+                id: "advice-install-library".into(),
+                kind: "manual".into(),
+                summary: format!(
+                    "Install {what} in the version the program needs (the CUDA toolkit or the \
+                     matching nvidia-* pip wheel / conda package) and make it findable: on Linux its \
+                     folder on LD_LIBRARY_PATH or in the ld cache (ldconfig); on Windows its bin folder \
+                     on PATH or added with os.add_dll_directory; cuda-triage why {} shows where copies \
+                     are on this machine.",
+                    id.file
+                ),
+            }),
+        );
+    }
+    out
+}
