@@ -217,7 +217,8 @@ pub(crate) fn env_for(cmd: &mut Command, venv: &Path, ld_library_path: Option<&P
     }
 }
 
-fn naming<'a>(findings: &[&'a Value], lib: &str) -> Vec<&'a Value> {
+/// The findings among `findings` that name `lib` among their libraries.
+pub(crate) fn naming<'a>(findings: &[&'a Value], lib: &str) -> Vec<&'a Value> {
     findings
         .iter()
         .copied()

@@ -5,7 +5,7 @@
 //! copies of the torch 2.5.1 venv. The oracles are the real ld.so loading ONNX Runtime's CUDA
 //! provider, the real `import torch`, and torch's own cuDNN version check.
 
-use crate::closure_installs::{Copy, cached_venv, cupy_venv, env_for};
+use crate::closure_installs::{Copy, cached_venv, cupy_venv, env_for, naming};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -170,17 +170,7 @@ fn onnxruntime_without_cudnn_fails_to_load_its_provider_and_is_named() {
     let err = ld_so_list_provider(&c, Some(ld)).expect_err("the provider cannot load");
     assert!(err.contains("libcudnn.so.9"), "{err}");
     let doc = c.scan(Some(ld));
-    let named: Vec<&Value> = c
-        .errors_here(&doc)
-        .into_iter()
-        .filter(|f| {
-            f["libraries"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|l| l == "libcudnn.so.9")
-        })
-        .collect();
+    let named = naming(&c.errors_here(&doc), "libcudnn.so.9");
     assert!(!named.is_empty(), "{doc:#}");
     // Every such error shows the row of the load list it comes from.
     for f in named {

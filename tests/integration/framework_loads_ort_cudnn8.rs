@@ -6,7 +6,7 @@
 //! wheel folders itself, so the user's LD_LIBRARY_PATH names them, as in the 1.20.2 case. The
 //! oracle is the real ld.so resolving the provider's closure in the copy's environment.
 
-use crate::closure_installs::{Copy, cached_venv, site_of, torch_venv};
+use crate::closure_installs::{Copy, cached_venv, naming, site_of, torch_venv};
 use crate::framework_loads::{cites_load_list, ld_so_list_provider, loud_about_libraries};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -98,17 +98,7 @@ fn onnxruntime_1_18_with_cudnn_9_instead_of_8_fails_to_load_and_is_named() {
     let err = ld_so_list_provider(&c, Some(ld)).expect_err("the provider cannot load");
     assert!(err.contains("libcudnn.so.8"), "{err}");
     let doc = c.scan(Some(ld));
-    let named: Vec<&Value> = c
-        .errors_here(&doc)
-        .into_iter()
-        .filter(|f| {
-            f["libraries"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|l| l == "libcudnn.so.8")
-        })
-        .collect();
+    let named = naming(&c.errors_here(&doc), "libcudnn.so.8");
     assert_eq!(named.len(), 1, "{doc:#}");
     assert!(cites_load_list(named[0], "import table"), "{:#}", named[0]);
 }

@@ -8,7 +8,7 @@
 //! oracle is XLA's own search (`stream_executor::FindCudaExecutable` and `GetAsmCompilerVersion`
 //! in TensorFlow's libtensorflow_cc.so.2, called in the copy's process with its PATH).
 
-use crate::closure_installs::{Copy, cached_venv, env_for};
+use crate::closure_installs::{Copy, cached_venv, env_for, naming};
 use crate::framework_loads::{
     cites_load_list, cudnn_9_0_folder, loud_about_libraries, ptxas_11_8, with_code,
 };
@@ -196,17 +196,7 @@ fn tensorflow_without_cufft_registers_no_gpu_and_the_scan_names_it() {
     assert!(out.contains("GPUS []"), "{out}");
     assert!(out.contains("Cannot dlopen some GPU libraries"), "{out}");
     let doc = scan(&c, &ld, None);
-    let named: Vec<&Value> = c
-        .errors_here(&doc)
-        .into_iter()
-        .filter(|f| {
-            f["libraries"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|l| l == "libcufft.so.11")
-        })
-        .collect();
+    let named = naming(&c.errors_here(&doc), "libcufft.so.11");
     assert_eq!(named.len(), 1, "{doc:#}");
     assert!(
         cites_load_list(named[0], "dlopen_checker.cc"),

@@ -90,31 +90,22 @@ pub fn requirement_words(cuda: &str, tables: &DriverTables) -> Option<String> {
 /// "CUDA 10.0: 410.48; CUDA 11.0: 450.36.06; ..." — the Linux driver the first release of each
 /// CUDA major needs (what an image's `cuda>=X.0` asks of the host).
 pub fn major_minimums(tables: &DriverTables) -> String {
-    let mut majors: Vec<String> = tables
-        .releases
-        .iter()
-        .filter_map(|r| Version::parse(&r.cuda).map(|v| v.major_minor()))
-        .filter(|mm| mm.ends_with(".0"))
-        .collect();
-    majors.sort_by(|a, b| compare(a, b).unwrap_or(Ordering::Equal));
-    majors.dedup();
-    let rows: Vec<String> = majors
-        .iter()
-        .filter_map(|mm| {
-            let d = tables.min_driver(mm, Platform::Linux)?;
-            Some(format!("CUDA {}: {}", d.cuda, d.min_driver))
-        })
-        .collect();
-    rows.join("; ")
+    minimums(tables, |mm| mm.ends_with(".0"))
 }
 
 /// "CUDA 11.0: 450.36.06; 11.1: 455.23; ..." — the Linux driver each CUDA major.minor release
 /// needs (its first release's row), oldest first: what PTX from that release asks of the driver.
 pub fn minor_minimums(tables: &DriverTables) -> String {
+    minimums(tables, |_| true)
+}
+
+/// The Linux driver of each CUDA major.minor that `keep` accepts, oldest first.
+fn minimums(tables: &DriverTables, keep: impl Fn(&str) -> bool) -> String {
     let mut releases: Vec<String> = tables
         .releases
         .iter()
         .filter_map(|r| Version::parse(&r.cuda).map(|v| v.major_minor()))
+        .filter(|mm| keep(mm))
         .collect();
     releases.sort_by(|a, b| compare(a, b).unwrap_or(Ordering::Equal));
     releases.dedup();
