@@ -86,6 +86,8 @@ struct Entry {
     map: Option<MappedFile>,
     /// The symbol table, once asked for (`None` inside: not an ELF file with versions).
     symbols: Option<Option<Arc<SymbolTable>>>,
+    /// Finder (by address) → what it found in the mapping (a tool's version banner).
+    found: Vec<(usize, Option<String>)>,
 }
 
 /// Parsed binaries and symbol tables by host path (shared by a view's clones).
@@ -144,6 +146,36 @@ impl FileCache {
             .map(Arc::new);
         self.with_entry(host, &stamp, |e| e.symbols = Some(table.clone()));
         table
+    }
+
+    /// What `find` makes of the file's bytes, computed once while the file is unchanged: the
+    /// version banner of a ptxas that the toolkit scan, PATH's and every environment's XLA
+    /// search all ask about. A file shorter than 4 bytes gives `None`.
+    pub fn find_in(
+        &self,
+        host: &Path,
+        find: fn(&[u8]) -> Option<String>,
+    ) -> Result<Option<String>, BinaryError> {
+        let search = |map: Result<MappedFile, BinaryError>| match map {
+            Ok(map) => Ok(find(&map)),
+            Err(BinaryError::NotBinary { .. }) => Ok(None),
+            Err(e) => Err(e),
+        };
+        let Some(stamp) = Stamp::of(host) else {
+            return search(super::map_file(host));
+        };
+        let key = find as usize;
+        if let Some(hit) = self.with_entry(host, &stamp, |e| {
+            e.found
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, r)| r.clone())
+        }) {
+            return Ok(hit);
+        }
+        let found = search(self.map(host, &stamp))?;
+        self.with_entry(host, &stamp, |e| e.found.push((key, found.clone())));
+        Ok(found)
     }
 
     /// The file's one mapping, made on first need.

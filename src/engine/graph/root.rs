@@ -167,12 +167,12 @@ fn read_caller(
         message,
     };
     let host = ctx.fs.file(&path).map_err(|e| fail(e.to_string()))?;
-    let info = (ctx
+    let info = ctx
         .fs
         .binaries()
         .binary(&host, reader)
-        .map(|i| (*i).clone()))
-    .map_err(|e| fail(e.to_string().replace(&host.display().to_string(), &path)))?;
+        .map(|i| (*i).clone())
+        .map_err(|e| fail(e.to_string().replace(&host.display().to_string(), &path)))?;
     Ok((path, info))
 }
 

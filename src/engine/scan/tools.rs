@@ -5,6 +5,7 @@
 
 use super::version_clues;
 use super::walker::Walker;
+use crate::engine::binfmt::cache::FileCache;
 use crate::engine::context::live;
 use crate::engine::inventory::{ImportProbe, ToolInfo};
 use std::io::Read;
@@ -28,7 +29,7 @@ pub fn tool_info(w: &mut Walker, path: &str, run_live: bool) -> ToolInfo {
         version_source: None,
     };
     if let Some(host) = w.host(path) {
-        match scan_binary(&host) {
+        match scan_binary(w.ctx.fs.binaries(), &host) {
             Ok(Some(v)) => {
                 info.version = Some(v);
                 info.version_source = Some("binary".into());
@@ -58,28 +59,26 @@ pub fn tool_info(w: &mut Walker, path: &str, run_live: bool) -> ToolInfo {
 
 /// Finds "Cuda compilation tools, release X.Y, VX.Y.Z" in a binary: in an ELF's `.rodata` first
 /// (5 of ptxas 12.4's 30 MB, where the banner is), else in the first `MAX_BINARY_SCAN` bytes.
-/// The file is mapped, not read: only the pages searched are touched.
-fn scan_binary(host: &Path) -> std::io::Result<Option<String>> {
-    let file = std::fs::File::open(host)?;
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(std::io::Error::other("not a regular file"));
-    }
-    if meta.len() == 0 {
-        return Ok(None);
-    }
-    // SAFETY: a read-only map that lives only for this call. Another process truncating the file
-    // meanwhile could raise SIGBUS: the accepted risk of every mmap-based reader (binfmt's own).
-    let map = unsafe { memmap2::Mmap::map(&file) }?;
-    if let Some(found) = crate::engine::binfmt::elf_rodata(&map)
+/// The file is the scan's one mapping of it (only the pages searched are touched), and each file
+/// is searched once a scan: a toolkit's ptxas on PATH is also what every environment's XLA runs.
+fn scan_binary(files: &FileCache, host: &Path) -> Result<Option<String>, String> {
+    files.find_in(host, banner_in).map_err(|e| match e {
+        crate::engine::binfmt::BinaryError::Open { message, .. } => message,
+        other => other.to_string(),
+    })
+}
+
+/// The nvcc banner in a mapped binary (see [`scan_binary`]).
+fn banner_in(bytes: &[u8]) -> Option<String> {
+    if let Some(found) = crate::engine::binfmt::elf_rodata(bytes)
         .unwrap_or_default()
         .into_iter()
         .find_map(version_clues::from_tool_output)
     {
-        return Ok(Some(found));
+        return Some(found);
     }
-    let searched = map.len().min(MAX_BINARY_SCAN as usize);
-    Ok(version_clues::from_tool_output(&map[..searched]))
+    let searched = bytes.len().min(MAX_BINARY_SCAN as usize);
+    version_clues::from_tool_output(&bytes[..searched])
 }
 
 /// What a child process did.
@@ -254,10 +253,13 @@ except OSError:
 #[cfg(test)]
 mod tests {
     use super::scan_binary;
+    use crate::engine::binfmt::cache::FileCache;
 
     #[test]
     fn the_banner_is_found_in_an_elf_s_rodata_and_in_any_other_file() {
         let dir = tempfile::tempdir().unwrap();
+        let files = FileCache::default();
+        let scan_binary = |p: &std::path::Path| scan_binary(&files, p);
         // This test binary is an ELF whose .rodata holds the banner below (a literal of this test).
         let me = std::env::current_exe().unwrap();
         assert_eq!(scan_binary(&me).unwrap().as_deref(), Some("12.4.99"));
