@@ -6,7 +6,6 @@
 use clap::Parser;
 use cuda_triage::cli::args::Command;
 use cuda_triage::cli::{Cli, commands};
-use cuda_triage::engine::report::Report;
 use cuda_triage::ui::{self, TriageApp, worker::Source};
 
 fn main() {
@@ -26,10 +25,10 @@ fn main() {
             Some(TriageApp::with_fleet(target, vec![report.clone()]))
         }
         Some(Command::Open { report }) if ui::display_available() && !cli.common.json => {
-            match Report::load(report) {
-                Ok(doc) => Some(TriageApp::with_report(
+            match cuda_triage::engine::api::report::open(report) {
+                Ok(reopened) => Some(TriageApp::with_reopened(
                     target,
-                    cuda_triage::engine::report::reopen::rediagnose(doc).document,
+                    reopened,
                     &report.display().to_string(),
                 )),
                 Err(_) => None, // the CLI path reports the error

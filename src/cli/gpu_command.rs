@@ -77,8 +77,7 @@ pub fn gpu_test_command(common: &Common, args: &GpuTestArgs) -> anyhow::Result<i
         }
     });
     let ctx = live_context();
-    let mut doc = Report::new(&ctx, outcome.findings);
-    doc.gpu = Some(outcome.report.clone());
+    let doc = crate::engine::api::report::with_gpu_test(Report::new(&ctx, Vec::new()), &outcome);
     if !common.json {
         print!("{}", render_gpu_text(&outcome.report));
         println!();

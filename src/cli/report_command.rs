@@ -11,10 +11,10 @@ use super::commands::load_context;
 use super::output::{
     EXIT_CLEAN, EXIT_PROBLEMS, asked_format, exit_code, print_or_write, render_text, use_colour,
 };
-use crate::engine::atomic_file::write_atomically;
+use crate::engine::api;
 use crate::engine::context::SystemContext;
-use crate::engine::report::capture::{self, CaptureOptions};
-use crate::engine::report::{Report, ReportError, ReportFormat, compare, reopen};
+use crate::engine::report::capture;
+use crate::engine::report::{Report, ReportError, ReportFormat, compare};
 use std::path::{Path, PathBuf};
 
 pub fn report_command(common: &Common, args: &ReportArgs) -> anyhow::Result<i32> {
@@ -34,22 +34,23 @@ pub fn report_command(common: &Common, args: &ReportArgs) -> anyhow::Result<i32>
     if args.gpu_test {
         doc = with_gpu_test(doc, sets.into_iter().next());
     }
-    if !args.trees.is_empty() {
-        match trees_of(&ctx, common, &args.trees) {
-            Ok(trees) => doc.trees = Some(trees),
-            Err(e) => return Err(e),
-        }
-    }
-    if ctx.source == crate::engine::context::ContextSource::Live {
-        doc.fixes_applied = Some(capture::fixes_applied());
-    }
-    let opts = CaptureOptions {
-        redact: !args.no_redact,
+    let trees = match args.trees.is_empty() {
+        true => Vec::new(),
+        false => trees_of(&ctx, common, &args.trees)?,
     };
+    // The snapshot is taken last, so it holds every file the scan and the trees read.
+    api::report::attach_snapshot(&mut doc, &ctx);
     if args.no_redact {
-        eprintln!("cuda-triage: {}", capture::unredacted_additions(&ctx));
+        eprintln!("cuda-triage: {}", api::report::unredacted_note(&doc));
     }
-    let mut doc = capture::finish_report(doc, &ctx, opts, capture::now_unix())?;
+    let request = api::report::ReportRequest {
+        trees,
+        redact: !args.no_redact,
+        fixes_applied: (ctx.source == crate::engine::context::ContextSource::Live)
+            .then(capture::fixes_applied),
+        ..Default::default()
+    };
+    let mut doc = api::report::build(&doc, request)?;
     // The admin's name for the machine is kept as given: it is the identity they chose to share.
     doc.label = args.label.clone();
     let format = match (args.format, &args.output) {
@@ -59,13 +60,10 @@ pub fn report_command(common: &Common, args: &ReportArgs) -> anyhow::Result<i32>
         (None, Some(path)) => ReportFormat::from_path(path),
         (None, None) => ReportFormat::Json,
     };
-    let text = format.render(&doc);
     match &args.output {
-        None => print!("{text}"),
+        None => print!("{}", format.render(&doc)),
         Some(path) => {
-            if let Err(e) = write_atomically(path, text.as_bytes()) {
-                anyhow::bail!("{}: cannot write report: {e}", path.display());
-            }
+            api::report::save(&doc, path, format)?;
             if !common.json {
                 eprintln!("{} report written to {}", format.label(), path.display());
             }
@@ -76,7 +74,7 @@ pub fn report_command(common: &Common, args: &ReportArgs) -> anyhow::Result<i32>
 
 /// Runs the quick GPU test on the first library set the scan offers (the libraries the first
 /// framework's process would load) and puts its result and findings into the report.
-fn with_gpu_test(mut doc: Report, set: Option<crate::engine::gpu::sets::LibrarySet>) -> Report {
+fn with_gpu_test(doc: Report, set: Option<crate::engine::gpu::sets::LibrarySet>) -> Report {
     use crate::engine::gpu::runner;
     if let Some(set) = &set {
         eprintln!("GPU test of {}", set.label);
@@ -88,10 +86,7 @@ fn with_gpu_test(mut doc: Report, set: Option<crate::engine::gpu::sets::LibraryS
         ..Default::default()
     };
     let outcome = runner::run(&opts, &crate::engine::progress::Progress::new(), |_| {});
-    doc.findings.extend(outcome.findings.iter().cloned());
-    crate::engine::findings::sort_by_severity(&mut doc.findings);
-    doc.gpu = Some(outcome.report);
-    doc
+    api::report::with_gpu_test(doc, &outcome)
 }
 
 /// The dependency trees `--tree` asks for.
@@ -209,8 +204,7 @@ pub fn open_command(common: &Common, report: &Path) -> anyhow::Result<i32> {
         };
         return super::fleet_command::fleet_command(common, &args);
     }
-    let loaded = Report::load(report).map(|doc| {
-        let reopened = reopen::rediagnose(doc);
+    let loaded = api::report::open(report).map(|reopened| {
         if let Some(note) = &reopened.note {
             eprintln!("cuda-triage: {note}");
         }

@@ -94,6 +94,27 @@ impl TriageApp {
         app
     }
 
+    /// A wizard showing a report reopened by [`api::report::open`](crate::engine::api::report::open),
+    /// its note (why the saved findings are shown as they were) on the status line.
+    pub fn with_reopened(
+        target: Source,
+        reopened: crate::engine::api::report::Reopened,
+        path: &str,
+    ) -> TriageApp {
+        let mut app = TriageApp::with_report(target, reopened.document, path);
+        if let Some(note) = reopened.note {
+            let mut chars = note.chars();
+            let first = chars.next().map(|c| c.to_uppercase().to_string());
+            app.status = format!(
+                "{} {}{}.",
+                app.status,
+                first.unwrap_or_default(),
+                chars.as_str()
+            );
+        }
+        app
+    }
+
     /// A wizard opening the fleet view of these reports (folders and files).
     pub fn with_fleet(target: Source, inputs: Vec<std::path::PathBuf>) -> TriageApp {
         let mut app = TriageApp::new(target);

@@ -183,7 +183,7 @@ fn start_scan_with_options(target: Source, progress: Progress, opts: scan::ScanO
             false => Vec::new(),
         };
         let suggestions = api::suggestions(&ctx, &inventory);
-        report.snapshot = Some(capture::ContextSnapshot::of(&ctx));
+        api::report::attach_snapshot(&mut report, &ctx);
         Ok(ScanOutcome::Done(Box::new(report), sets, suggestions))
     })
 }

@@ -10,12 +10,15 @@
 //!                              ├─ tree     → TreeOutcome (graph or not-found, findings)
 //!                              ├─ explain  → Explained (pasted error text → findings)
 //!                              └─ gpu_sets → the library sets the GPU test can take
+//! Report (with its snapshot) ─ report::build → the saved report; report::open, compare_with,
+//!                              with_gpu_test (the one place GPU results join a document)
 //! ```
 //!
-//! Fixes (`engine::fix::planner`/`session`) and saved reports (`engine::report::capture`) are
-//! their own entry points already; they take the same context.
+//! Fixes (`engine::fix::planner`/`session`) are their own entry points already; they take the
+//! same context.
 
 mod explain;
+pub mod report;
 mod scan;
 mod source;
 mod tree;

@@ -83,46 +83,21 @@ pub fn start_recording(ctx: &mut SystemContext) {
     crate::engine::binfmt::replay::start_recording();
 }
 
-/// How a report is finished.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CaptureOptions {
-    /// Replace identifying values and hide environment values outside the allow-list.
-    pub redact: bool,
-}
-
-impl Default for CaptureOptions {
-    fn default() -> Self {
-        CaptureOptions { redact: true }
-    }
-}
-
-/// Turns a document into a report: metadata and snapshot added, then redacted unless asked not to.
-/// `now` is the capture time (seconds since the Unix epoch).
-pub fn finish_report(
-    doc: Report,
-    ctx: &SystemContext,
-    opts: CaptureOptions,
-    now_unix: u64,
-) -> Result<Report, RedactError> {
+/// Turns a scan's document, with the snapshot its scan attached, into a report: the tool and
+/// capture time added, then redacted unless asked not to, with the identity read from the
+/// snapshot (its environment) and this host. `now` is the capture time (seconds since the Unix
+/// epoch). Loads nothing: the wizard calls it on its UI thread.
+pub fn finish_captured(doc: Report, redact: bool, now_unix: u64) -> Result<Report, RedactError> {
     let mut doc = doc;
     doc.tool = Some(ToolInfo::this_build());
     doc.captured_at = Some(rfc3339_utc(now_unix));
-    doc.redacted = Some(opts.redact);
-    // A scan that recorded its own snapshot (the wizard's) keeps it.
-    if doc.snapshot.is_none() {
-        doc.snapshot = Some(ContextSnapshot::of(ctx));
-    }
-    if opts.redact {
-        redact(doc, &identity_of(ctx))
+    doc.redacted = Some(redact);
+    if redact {
+        let identity = identity_of_report(&doc);
+        self::redact(doc, &identity)
     } else {
         Ok(doc)
     }
-}
-
-/// The identifying values of a context: its own environment's and, for reports written here,
-/// this host's (the machine-file path itself may sit in the writer's home folder).
-pub fn identity_of(ctx: &SystemContext) -> Identity {
-    Identity::from_env(ctx.env.iter()).merge(Identity::of_host())
 }
 
 /// The identifying values of a saved report: its snapshot's and summary's environment (aliases
@@ -155,18 +130,21 @@ pub fn redact(doc: Report, identity: &Identity) -> Result<Report, RedactError> {
     })
 }
 
-/// What a report written without redaction adds, in words (for `--no-redact` and the GUI toggle).
-pub fn unredacted_additions(ctx: &SystemContext) -> String {
-    let kinds = identity_of(ctx).describe();
-    let registry_env = ctx
-        .registry
-        .keys()
+/// What a report written without redaction adds, in words (for `--no-redact` and the GUI toggle),
+/// read from the document's snapshot: its environment and registry, and this host.
+pub fn unredacted_additions_of_report(doc: &Report) -> String {
+    let kinds = identity_of_report(doc).describe();
+    let env = doc
+        .snapshot
+        .iter()
+        .flat_map(|s| s.env.keys().map(String::as_str));
+    let registry_env = doc
+        .snapshot
+        .iter()
+        .flat_map(|s| s.registry.keys())
         .filter(|(key, _)| key.to_ascii_lowercase().ends_with("\\environment"))
         .flat_map(|(_, values)| values.keys().map(String::as_str));
-    let hidden = ctx
-        .env
-        .iter()
-        .map(|(k, _)| k)
+    let hidden = env
         .chain(registry_env)
         .filter(|k| !super::redact::env_allowed(k))
         .count();

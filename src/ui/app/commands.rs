@@ -61,9 +61,7 @@ impl TriageApp {
             UiCommand::SetReportRedaction(redact) => {
                 self.report.redact = redact;
                 self.report.unredacted_note = match (&self.document, redact) {
-                    (Some(doc), false) => {
-                        Some(crate::ui::report_export::unredacted_note(&self.target, doc))
-                    }
+                    (Some(doc), false) => Some(crate::engine::api::report::unredacted_note(doc)),
                     _ => None,
                 };
             }
@@ -231,7 +229,7 @@ impl TriageApp {
         let Some(report) = self.report_now() else {
             return;
         };
-        match crate::ui::report_export::save(&report, path, format) {
+        match crate::engine::api::report::save(&report, path, format) {
             Ok(()) => {
                 self.remember_report(path);
                 self.last_saved_report = Some(path.display().to_string());
@@ -252,7 +250,7 @@ impl TriageApp {
             self.status = NO_FILE_CHOSEN.into();
             return;
         };
-        match crate::ui::report_export::compare_with(&report, &path) {
+        match crate::engine::api::report::compare_with(&report, &path) {
             Ok(text) => self.report.comparison = Some(text),
             Err(e) => self.status = worker::failure_text(&e),
         }
@@ -283,25 +281,14 @@ impl TriageApp {
     }
 
     fn open_report_file(&mut self, path: &std::path::Path) {
-        match Report::load(path) {
-            Ok(doc) => {
-                let reopened = crate::engine::report::reopen::rediagnose(doc);
-                self.replace_keeping_prefs(TriageApp::with_report(
+        match crate::engine::api::report::open(path) {
+            Ok(reopened) => {
+                self.replace_keeping_prefs(TriageApp::with_reopened(
                     self.target.clone(),
-                    reopened.document,
+                    reopened,
                     &path.display().to_string(),
                 ));
                 self.remember_report(path);
-                if let Some(note) = reopened.note {
-                    let mut chars = note.chars();
-                    let first = chars.next().map(|c| c.to_uppercase().to_string());
-                    self.status = format!(
-                        "{} {}{}.",
-                        self.status,
-                        first.unwrap_or_default(),
-                        chars.as_str()
-                    );
-                }
             }
             Err(e) => self.status = error_text(&e),
         }

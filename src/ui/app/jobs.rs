@@ -5,7 +5,7 @@
 
 use super::{ScanState, TriageApp};
 use crate::engine::findings::Severity;
-use crate::ui::steps::{self, Step};
+use crate::ui::steps::Step;
 use crate::ui::worker::{ScanOutcome, failure_text};
 use std::time::Duration;
 
@@ -97,7 +97,7 @@ impl TriageApp {
             Some(Ok((outcome, base))) => {
                 self.status = format!("GPU test finished: {}", outcome.report.summary);
                 let doc = self.document.take().unwrap_or(base);
-                self.document = Some(steps::gpu_test::merge(doc, &outcome));
+                self.document = Some(crate::engine::api::report::with_gpu_test(doc, &outcome));
             }
             Some(Err(e)) => {
                 self.status = format!("The GPU test could not run: {}", failure_text(&e))

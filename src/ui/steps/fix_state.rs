@@ -7,7 +7,7 @@ use crate::engine::fix::journal::{Journal, JournalState};
 use crate::engine::fix::planner::PlanOptions;
 use crate::engine::fix::session::{self, ApplyReport};
 use crate::engine::fix::{FixPlan, Scope};
-use crate::ui::worker::{FixJob, Job, error_text, failure_text};
+use crate::ui::worker::{FixJob, Job, failure_text};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What the Fix step asks the app to do.
@@ -125,13 +125,11 @@ impl FixState {
         self.preview = None;
     }
 
-    /// Reads the fix journals again; a fix applied here and undone since gives back the
-    /// environment this computer was diagnosed with before it.
+    /// Reads the fix journals again (only reads them: an interrupted fix is rolled back by the
+    /// next apply or undo job, and at start-up, never on the UI thread); a fix applied here and
+    /// undone since gives back the environment this computer was diagnosed with before it.
     pub fn refresh_history(&mut self) {
-        match session::history() {
-            Ok(h) => self.history = h,
-            Err(e) => self.log.push(error_text(&e)),
-        }
+        self.history = session::read_history();
         for journal in &self.history {
             if journal.state == JournalState::Undone
                 && let Some(before) = self.environments_before.remove(&journal.id)

@@ -2,7 +2,6 @@
 //! worker thread (a [`GpuJob`], started by the app) and what it reported, and how a finished test
 //! enters the document.
 
-use crate::engine::findings::sort_by_severity;
 use crate::engine::gpu::results::{GpuReport, Role, SensorSample};
 use crate::engine::gpu::runner::{self, Options, Outcome, Update};
 use crate::engine::gpu::select::{self, Selection};
@@ -144,18 +143,6 @@ pub fn role_index(role: Role) -> usize {
     Role::ALL.iter().position(|r| *r == role).unwrap_or(0)
 }
 
-/// Puts a finished test into a document: replaces earlier GPU-test findings and the `"gpu"` key.
-pub fn merge(mut doc: Report, outcome: &Outcome) -> Report {
-    doc.findings.retain(|f| {
-        !f.code
-            .starts_with(crate::engine::finding_codes::GPU_TEST_PREFIX)
-    });
-    doc.findings.extend(outcome.findings.iter().cloned());
-    sort_by_severity(&mut doc.findings);
-    doc.gpu = Some(outcome.report.clone());
-    doc
-}
-
 /// The GPU report a document carries, if any.
 pub fn report_in(doc: &Report) -> Option<GpuReport> {
     doc.gpu.clone()
@@ -164,33 +151,6 @@ pub fn report_in(doc: &Report) -> Option<GpuReport> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn document() -> Report {
-        serde_json::from_value(serde_json::json!({
-            "schema": "cuda-triage/1",
-            "machine": {"platform": "linux", "wsl": false, "source": {"kind": "live"}},
-            "findings": [
-                {"code": "gpu-test-timeout", "severity": "error", "summary": "old", "detail": ""},
-                {"code": "no-nvidia-driver", "severity": "error", "summary": "kept", "detail": ""}
-            ]
-        }))
-        .unwrap()
-    }
-
-    #[test]
-    fn a_finished_test_replaces_the_previous_one_in_the_document() {
-        let opts = Options {
-            exe: Some("/no/such/cuda-triage".into()),
-            ..Options::default()
-        };
-        let outcome = runner::run(&opts, &crate::engine::progress::Progress::new(), |_| {});
-        let merged = merge(document(), &outcome);
-        let codes: Vec<&str> = merged.findings.iter().map(|f| f.code.as_str()).collect();
-        assert_eq!(codes, ["no-nvidia-driver", "gpu-test-not-started"]);
-        let report = report_in(&merged).expect("the gpu key reads back");
-        assert_eq!(report.verdict, crate::engine::gpu::results::Verdict::Failed);
-        assert!(report_in(&document()).is_none());
-    }
 
     #[test]
     fn options_come_from_the_fields() {

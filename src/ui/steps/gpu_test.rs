@@ -6,7 +6,7 @@
 
 use super::gpu_results::{chart_ui, results_table_ui};
 use super::gpu_state::role_index;
-pub use super::gpu_state::{GpuCommand, GpuJob, GpuTestState, merge, report_in};
+pub use super::gpu_state::{GpuCommand, GpuJob, GpuTestState, report_in};
 use super::{Shown, UiCommand};
 use crate::engine::context::ContextSource;
 use crate::engine::findings::Finding;
