@@ -221,6 +221,23 @@ fn is_tensorrt_line(line: &str) -> bool {
 }
 
 /// Error codes, status names and the standard phrases of known codes.
+/// A line that names Unix paths or shared objects and nothing of Windows: its "error code: 127"
+/// is a process's exit status (127: command not found), not a Windows error.
+fn unix_only(line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
+    let windows = lower.contains(".dll")
+        || lower.contains('\\')
+        || lower.contains("winerror")
+        || lower.contains("loadlibrary")
+        || lower.contains("windows");
+    let unix = [
+        " /sbin/", " /usr/", " /bin/", " /lib", " /opt/", " /etc/", ".so", "ldconfig", "modprobe",
+    ]
+    .iter()
+    .any(|m| lower.contains(m));
+    unix && !windows
+}
+
 pub fn codes(text: &str, catalog: &Catalog) -> Vec<ErrorCode> {
     let p = patterns();
     let mut out: Vec<ErrorCode> = Vec::new();
@@ -278,7 +295,7 @@ pub fn codes(text: &str, catalog: &Catalog) -> Vec<ErrorCode> {
         } else {
             "win32"
         };
-        if !cuda_numbered {
+        if !cuda_numbered && !unix_only(line) {
             for re in &p.win_numbers {
                 for c in re.captures_iter(line) {
                     if let Ok(n) = c[1].parse::<i64>() {

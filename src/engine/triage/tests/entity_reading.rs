@@ -1,0 +1,144 @@
+//! Entities read however the line is phrased: a status named by NVML's words or the runtime's
+//! message on a line that names only a driver API call, a Linux exit status that is not a
+//! Windows error, driver CUDA integers of old releases, capability floors stated as a number,
+//! GPU product names, the Python package whose import needed a missing library, and the
+//! framework a version line names. Each input is a real line from the public thread cited above.
+
+use super::*;
+use crate::engine::finding_codes as codes;
+
+#[test]
+fn a_runtime_message_after_a_driver_call_is_its_code_with_the_fork_cause() {
+    // https://github.com/mlcommons/inference_results_v3.0/issues/18
+    let t = triage("pycuda._driver.LogicError: cuInit failed: initialization error");
+    assert!(
+        t.codes
+            .iter()
+            .any(|c| c.kind == "cuda" && c.number == Some(3)),
+        "{:?}",
+        t.codes
+    );
+    let text = all_text(&t);
+    assert!(text.contains("fork") && text.contains("spawn"), "{text}");
+    // Without a CUDA call on the line, the two-word message is nobody's code.
+    assert!(triage("initialization error").codes.is_empty());
+    // https://github.com/inducer/pycuda/issues/276 (WSL): 999 with its causes by platform.
+    let t = triage("pycuda._driver.Error: cuInit failed: unknown error");
+    let text = all_text(&t);
+    assert!(text.contains("nvidia_uvm"), "{text}");
+    assert!(text.contains("Fabric Manager"), "{text}");
+    assert!(text.contains("TdrDelay"), "{text}");
+}
+
+#[test]
+fn nvml_words_are_matched_with_the_header_comment() {
+    // https://github.com/oddmario/NVIDIA-Ubuntu-Driver-Guide/issues/4
+    let t = triage("Failed to initialize NVML: Driver/library version mismatch");
+    assert!(
+        t.codes
+            .iter()
+            .any(|c| c.kind == "nvml" && c.number == Some(18)),
+        "{:?}",
+        t.codes
+    );
+    let text = all_text(&t);
+    assert!(text.contains("Reboot"), "{text}");
+    assert!(text.contains("kernel module"), "{text}");
+}
+
+#[test]
+fn a_linux_exit_status_is_not_a_windows_error() {
+    // https://github.com/NVIDIA/nvidia-docker/issues/659 (CentOS 7.2)
+    let t = triage(
+        "nvidia-container-cli: ldcache error: process /sbin/ldconfig failed with error code: 1",
+    );
+    assert!(t.codes.iter().all(|c| c.kind != "win32"), "{:?}", t.codes);
+    let text = all_text(&t);
+    assert!(text.contains("config.toml"), "{text}");
+    assert!(text.contains("ldconfig.real"), "{text}");
+    // A Windows line keeps its error number.
+    let w = triage("OSError: [WinError 126] The specified module could not be found");
+    assert!(
+        w.codes
+            .iter()
+            .any(|c| c.kind == "win32" && c.number == Some(126))
+    );
+}
+
+#[test]
+fn an_old_driver_integer_names_the_drivers_of_the_next_releases() {
+    // https://github.com/rikdz/GraphWriter/issues/6
+    let t = triage("The NVIDIA driver on your system is too old (found version 6050).");
+    let v: Vec<&str> = t.versions.iter().map(|v| v.decoded.as_str()).collect();
+    assert_eq!(v, ["6.5"]);
+    let f = finding(&t, codes::VERSION_NUMBERS_DECODED).expect("the integer is decoded");
+    assert!(f.detail.contains("CUDA 7.0: 346"), "{}", f.detail);
+    assert!(f.detail.contains("CUDA 7.5: 352"), "{}", f.detail);
+    // A year is still not a version.
+    assert!(chains::version_integers("driver released in 2020 for CUDA").is_empty());
+}
+
+#[test]
+fn a_capability_floor_as_a_number_and_the_gpu_the_text_names() {
+    // https://github.com/NervanaSystems/neon/issues/80 (Tesla K80)
+    let t = triage(
+        "Found GPU(s) with compute capability: [3.7, 3.7]\n\
+         RuntimeError: Device 0 does not have CUDA compute capability 5.0 or greater",
+    );
+    let f = finding(&t, codes::GPU_ARCH_REFUSED).expect("the floor is read");
+    assert!(f.summary.contains("5.0"), "{}", f.summary);
+    assert!(
+        f.detail.contains("Kepler (3.0, 3.2, 3.5, 3.7)"),
+        "{}",
+        f.detail
+    );
+    // https://github.com/NVIDIA/nccl-tests/issues/79: the GPU named on another line stands for
+    // its architecture.
+    let t = triage(
+        "#   Rank  0 Pid  48592 on zlabs-trainer device  0 [0x06] Tesla K80\n\
+         zlabs-trainer: Test CUDA failure common.cu:253 'no kernel image is available for execution on the device'",
+    );
+    assert_eq!(t.architectures[0].arch, "sm_37");
+    let g = knowledge::knowledge()
+        .compute
+        .gpu_on("GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-5f...)");
+    assert_eq!(g.map(|(_, cc)| cc), Some("8.6"));
+}
+
+#[test]
+fn the_package_whose_import_needed_the_library_is_named() {
+    // https://github.com/open-mmlab/mmdetection/issues/8010 (the last frames of its traceback)
+    let t = triage(
+        "    from mmcv.ops import RoIPool\n\
+           File \"/home/amax/anaconda3/envs/FJJ/lib/python3.8/site-packages/mmcv/utils/ext_loader.py\", line 13, in load_ext\n\
+             ext = importlib.import_module('mmcv.' + name)\n\
+           File \"/home/amax/anaconda3/envs/FJJ/lib/python3.8/importlib/__init__.py\", line 127, in import_module\n\
+             return _bootstrap._gcd_import(name[level:], package, level)\n\
+         ImportError: libcudart.so.10.2: cannot open shared object file: No such file",
+    );
+    let f = t
+        .findings
+        .iter()
+        .find(|f| f.summary.starts_with("mmcv needs libcudart.so.10.2"))
+        .expect("the importing package is named");
+    assert!(f.summary.contains("CUDA runtime 10.2"), "{}", f.summary);
+    // https://github.com/mesunhlf/UPC-tf/issues/7: a bare missing library names no package.
+    let plain = triage(
+        "ImportError: libcudart.so.11.0: cannot open shared object file: No such file or directory",
+    );
+    assert!(!all_text(&plain).contains(" needs libcudart"));
+}
+
+#[test]
+fn a_version_line_names_the_framework_that_was_built() {
+    // https://github.com/deepspeedai/DeepSpeed/issues/2902
+    let t = triage(
+        "Exception: >- DeepSpeed Op Builder: Installed CUDA version 12.0 does not match the version torch was compiled with 11.7, unable to compile cuda/cpp extensions",
+    );
+    let f = finding(&t, codes::VERSION_MISMATCH_REPORTED).expect("the pair is read");
+    assert!(
+        f.detail.starts_with("The program (PyTorch)"),
+        "{}",
+        f.detail
+    );
+}
