@@ -459,7 +459,7 @@ pub fn generation_minimums(text: &str) -> Vec<(String, String)> {
         let re = |s: &str| Regex::new(s).expect("static pattern compiles");
         [
             re(r"(?i)\b(Fermi|Kepler|Maxwell|Pascal|Volta|Turing|Ampere|Ada Lovelace|Ada|Hopper|Blackwell)\b(?:[ -](?:GPUs?|architecture|cards?|or later GPUs?))?\s+(?:or|and) (?:newer|later|above|up)"),
-            re(r"(?i)\b(?:requires?|required|needs?|minimum|at least|supports? only)\b[^\n]{0,24}?(?:\b(?:compute )?capability(?: \(?sm\)?)?\s*(?:of|is|>=|=>|:)?\s*([1-9][0-9]?\.[0-9])\b|\b([1-9][0-9]?\.[0-9]) (?:compute )?capability)|\bcompute capability\s*(?:>=\s*)?([1-9][0-9]?\.[0-9]) (?:or|and) (?:newer|higher|greater|later|above|up)"),
+            re(r"(?i)\b(?:requires?|required|needs?|minimum|at least|supports? only)\b[^\n]{0,24}?(?:\b(?:compute )?capability(?: \(?sm\)?)?\s*(?:of|is|>=|=>|:)?\s*([1-9][0-9]?\.[0-9])\b|\b([1-9][0-9]?\.[0-9]) (?:compute )?capability)|\bcompute capability\s*(?:>=\s*)?([1-9][0-9]?\.[0-9]) (?:or|and) (?:newer|higher|greater|later|above|up)|\bcapability\b[^\n]{0,60}?\b(?:but|while|and)\b[^\n]{0,30}?\b(?:requires?|needs?)\s+(?:at least\s+)?([1-9][0-9]?\.[0-9])\b"),
         ]
     });
     let mut out: Vec<(String, String)> = Vec::new();
