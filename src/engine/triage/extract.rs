@@ -140,8 +140,33 @@ pub fn library_stems(text: &str) -> Vec<String> {
             out.push(q[1].to_string());
         }
     }
+    out.extend(prose_library_stems(text));
     out.dedup();
     out
+}
+
+/// Libraries named in words by a failure ("Failed to initialize NVIDIA RTC library", "could not
+/// load the cuDNN library"): the file stem each component's name stands for.
+fn prose_library_stems(text: &str) -> Vec<String> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?i)\b(?:failed to|could not|couldn't|cannot|can't|unable to)\s+(?:initiali[sz]e|load|find|open|locate)\s+(?:the\s+)?(?:nvidia\s+)?(cuDNN|cuBLASLt|cuBLAS|cuFFT|cuRAND|cuSOLVER|cuSPARSE|NVRTC|RTC|NVML|NCCL|CUPTI|nvJitLink|TensorRT|CUDA runtime|CUDA driver)\s+(?:shared\s+|dynamic\s+)?librar(?:y|ies)\b")
+            .expect("static pattern compiles")
+    });
+    re.captures_iter(text)
+        .map(|c| {
+            match c[1].to_ascii_lowercase().as_str() {
+                "rtc" | "nvrtc" => "nvrtc",
+                "nvml" => "nvidia-ml",
+                "tensorrt" => "nvinfer",
+                "cuda runtime" => "cudart",
+                "cuda driver" => "cuda",
+                "nvjitlink" => "nvJitLink",
+                other => return other.to_string(),
+            }
+            .to_string()
+        })
+        .collect()
 }
 
 /// At most this many distinct library names are taken from one text.
@@ -214,8 +239,10 @@ pub fn clip(line: &str) -> String {
 fn is_tensorrt_line(line: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
-        Regex::new(r"(?i)\[TRT\]|TensorRT|nvinfer1::|\[[A-Za-z0-9_]+\.cpp::[^\]]*\]\s*Error Code")
-            .expect("static pattern compiles")
+        Regex::new(
+            r"(?i)\[TRT\]|\bTensorRT\b|nvinfer1::|\[[A-Za-z0-9_]+\.cpp::[^\]]*\]\s*Error Code",
+        )
+        .expect("static pattern compiles")
     });
     re.is_match(line)
 }

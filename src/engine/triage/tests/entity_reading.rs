@@ -142,3 +142,16 @@ fn a_version_line_names_the_framework_that_was_built() {
         f.detail
     );
 }
+
+#[test]
+fn a_library_named_in_words_is_identified() {
+    // https://github.com/hashcat/hashcat/issues/3275 (hashcat without the CUDA toolkit)
+    let t = triage("Failed to initialize NVIDIA RTC library.");
+    assert_eq!(files(&t)[0].1, "NVRTC");
+    // A library that is only mentioned, not failing, is not read from prose.
+    assert!(
+        triage("Using the cuDNN library for convolutions")
+            .identified
+            .is_empty()
+    );
+}
