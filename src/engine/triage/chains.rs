@@ -52,6 +52,7 @@ pub struct RefusedArch {
 struct Patterns {
     library: Regex,
     due_to: Regex,
+    versioned_reference: Regex,
     cannot_open: Regex,
     while_loading: Regex,
     version_int: Regex,
@@ -75,6 +76,9 @@ fn patterns() -> &'static Patterns {
         Patterns {
             library: re(LIB),
             due_to: re(&format!(r"(?i){LIB}['`\x22]?\s+(?:due to|because of)\s+['`\x22]?{LIB}")),
+            versioned_reference: re(&format!(
+                r"{LIB}:\s*undefined reference to [`'\x22\u{{2018}}][A-Za-z_][A-Za-z0-9_]*@{LIB}"
+            )),
             cannot_open: re(&format!(
                 r"(?i){LIB}:\s*cannot open shared object file|{LIB}['`\x22]?\s*(?:was )?not found"
             )),
@@ -130,6 +134,11 @@ pub fn chains(text: &str) -> Vec<Chain> {
     };
     for line in text.lines() {
         for c in p.due_to.captures_iter(line) {
+            push(&c[1], &c[2], line);
+        }
+        // The link editor's "A: undefined reference to `sym@B'": A was linked against B (the
+        // symbol's version names it), which this link does not find.
+        for c in p.versioned_reference.captures_iter(line) {
             push(&c[1], &c[2], line);
         }
         // "A: B: cannot open shared object file", "Could not load 'A'; dlerror: B: cannot

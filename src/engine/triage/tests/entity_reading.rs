@@ -155,3 +155,23 @@ fn a_library_named_in_words_is_identified() {
             .is_empty()
     );
 }
+
+#[test]
+fn a_versioned_undefined_reference_names_the_library_the_link_lacks() {
+    // https://github.com/abetlen/llama-cpp-python/issues/1752
+    let c = chains::chains(
+        "      /root/miniconda3/envs/textgen/compiler_compat/ld: vendor/llama.cpp/ggml/src/libggml.so: undefined reference to `cudaGraphInstantiate@libcudart.so.12'",
+    );
+    assert_eq!(
+        (c[0].needed_by.as_str(), c[0].missing.as_str()),
+        ("libggml.so", "libcudart.so.12")
+    );
+    // https://github.com/abetlen/llama-cpp-python/issues/1639: a C library's symbol version is
+    // not a library.
+    assert!(
+        chains::chains(
+            "/home/lx/.conda/envs/py310/compiler_compat/ld: /usr/local/cuda-11.7/lib64/libcudart.so.11.0: undefined reference to `dlsym@GLIBC_2.2.5'"
+        )
+        .is_empty()
+    );
+}
