@@ -12,6 +12,7 @@ pub mod classify;
 mod code_findings;
 pub mod corpus;
 mod driver_library;
+mod driver_runtime;
 pub mod extract;
 mod folders;
 mod library_failure;
@@ -157,6 +158,7 @@ pub fn triage(text: &str) -> Triage {
     ));
     findings.extend(ptx_driver::ptx_driver_findings(text, k));
     findings.extend(text_findings::version_findings(&t.versions, k));
+    findings.extend(driver_runtime::driver_runtime_findings(text, k));
     findings.extend(text_findings::driver_version_findings(
         &chains::driver_versions(text),
         k,

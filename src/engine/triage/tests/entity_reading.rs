@@ -175,3 +175,23 @@ fn a_versioned_undefined_reference_names_the_library_the_link_lacks() {
         .is_empty()
     );
 }
+
+#[test]
+fn a_driver_and_runtime_version_side_by_side_are_compared() {
+    // https://github.com/PaddlePaddle/PaddleSeg/issues/3470
+    let t = triage(
+        "gpu_resources.cc:119] Please NOTE: device: 0, GPU Compute Capability: 7.0, Driver API Version: 11.4, Runtime API Version: 11.7",
+    );
+    let f = finding(&t, codes::DRIVER_TOO_OLD).expect("the pair is compared");
+    assert_eq!(f.severity, crate::engine::findings::Severity::Warning);
+    assert!(
+        f.detail.contains("minor-version compatibility"),
+        "{}",
+        f.detail
+    );
+    // https://github.com/PaddlePaddle/Paddle/issues/62578: a runtime older than the driver is fine.
+    let t = triage(
+        "W0311 21:06:30.812400 31235 gpu_resources.cc:61] Please NOTE: device: 0, GPU Compute Capability: 7.5, Driver API Version: 11.4, Runtime API Version: 11.2",
+    );
+    assert!(finding(&t, codes::DRIVER_TOO_OLD).is_none());
+}
