@@ -238,7 +238,7 @@ pub fn version_integers(text: &str) -> Vec<VersionInteger> {
                 if !(floor..=14000).contains(&number) || number % 10 != 0 {
                     continue;
                 }
-                if !lower.contains("cuda") && !(says_driver && near.contains("version")) {
+                if !(lower.contains("cuda") || (says_driver && near.contains("version"))) {
                     continue;
                 }
                 ("CUDA", decode_cuda(number))
