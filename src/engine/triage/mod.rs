@@ -7,6 +7,7 @@
 //! each loading context would resolve it, comes through [`machine_findings`] — the seam the
 //! scan/resolve work fills in.
 
+pub mod build_tags;
 pub mod chains;
 pub mod classify;
 mod code_findings;
@@ -158,6 +159,7 @@ pub fn triage(text: &str) -> Triage {
     ));
     findings.extend(ptx_driver::ptx_driver_findings(text, k));
     findings.extend(text_findings::version_findings(&t.versions, k));
+    findings.extend(build_tags::build_tag_findings(text, k));
     findings.extend(driver_runtime::driver_runtime_findings(text, k));
     findings.extend(text_findings::driver_version_findings(
         &chains::driver_versions(text),

@@ -195,3 +195,32 @@ fn a_driver_and_runtime_version_side_by_side_are_compared() {
     );
     assert!(finding(&t, codes::DRIVER_TOO_OLD).is_none());
 }
+
+#[test]
+fn build_tags_name_their_cuda_release() {
+    // https://github.com/sekwiatkowski/komputation/issues/12: JCuda 0.8.0 binds CUDA 8.0.
+    let t = build_tags::build_tags(
+        "java.lang.UnsatisfiedLinkError: Error while loading native library \"JNvrtc-0.8.0-windows-x86_64\"",
+    );
+    assert_eq!(t[0].cuda, "8.0");
+    // https://github.com/jcuda/jcuda-samples/issues/2: the DLL of that release it loads.
+    let text = all_text(&triage(
+        "Exception in thread \"main\" java.lang.UnsatisfiedLinkError: Error while loading native library \"JCublas2-0.8.0-windows-x86_64\"",
+    ));
+    assert!(text.contains("cublas64_80.dll"), "{text}");
+    // https://github.com/jcuda/jcuda-samples/issues/10: from 10.0 on, the version is CUDA's.
+    let t = build_tags::build_tags(
+        "Exception in thread \"main\" java.lang.UnsatisfiedLinkError: Error while loading native library \"JCudaDriver-11.1.1-windows-x86_64\"",
+    );
+    assert_eq!(t[0].cuda, "11.1");
+    // https://github.com/ddPn08/automatic1111-colab/issues/62 (torch's local version and its
+    // wheel index).
+    let t = build_tags::build_tags(
+        "%pip install torch==2.0.0+cu118 torchvision==0.15.1+cu118 torchtext torchaudio torchdata==0.6.0 --index-url https://download.pytorch.org/whl/cu118",
+    );
+    let tags: Vec<(&str, &str)> = t
+        .iter()
+        .map(|t| (t.tag.as_str(), t.cuda.as_str()))
+        .collect();
+    assert_eq!(tags, [("+cu118", "11.8"), ("whl/cu118", "11.8")]);
+}
