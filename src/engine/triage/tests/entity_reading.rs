@@ -224,3 +224,15 @@ fn build_tags_name_their_cuda_release() {
         .collect();
     assert_eq!(tags, [("+cu118", "11.8"), ("whl/cu118", "11.8")]);
 }
+
+#[test]
+fn an_old_runtime_error_number_is_read_in_the_numbering_of_its_time() {
+    // https://github.com/pytorch/pytorch/issues/10853 (CUDA 9.2: error 6 was the launch timeout)
+    let t = triage(
+        "RuntimeError: cuda runtime error (6) : the launch timed out and was terminated at /opt/conda/conda-bld/pytorch_1532582123400/work/aten/src/THC/generic/THCStorage.cpp:36",
+    );
+    let found: Vec<&str> = t.findings.iter().map(|f| f.code.as_str()).collect();
+    assert!(found.contains(&"cuda-error-702"), "{found:?}");
+    assert!(!found.contains(&"cuda-error-6"), "{found:?}");
+    assert!(all_text(&t).contains("TdrDelay"));
+}
