@@ -184,7 +184,16 @@ fn legacy<'k>(c: &ErrorCode, codes: &[ErrorCode], k: &'k Knowledge) -> Option<&'
     (on_line || status::row_for("cuda", Some(n), None).is_none()).then_some(old)
 }
 
-pub fn code_findings(codes: &[ErrorCode], k: &Knowledge) -> Vec<Finding> {
+/// " Here: ..." for the first of a row's cases whose context words the text has.
+fn context_cause(r: &CodeRow, text: &str) -> Option<String> {
+    r.cases.iter().find_map(|c| {
+        let re = regex::Regex::new(&format!("(?i){}", c.when)).ok()?;
+        re.find(text)
+            .map(|m| format!("Here (the text says \"{}\"): {} ", m.as_str(), c.cause))
+    })
+}
+
+pub fn code_findings(codes: &[ErrorCode], text: &str, k: &Knowledge) -> Vec<Finding> {
     // An old number whose message on the same line already gave its code says nothing more.
     let renamed: Vec<ErrorCode> = codes
         .iter()
@@ -234,7 +243,8 @@ pub fn code_findings(codes: &[ErrorCode], k: &Knowledge) -> Vec<Finding> {
                     "This code is not in CUDA Triage's tables; look it up in the documentation of the library that printed it.".to_string(),
                 ),
                 (Some(r), nvidia) => {
-                    let mut d = r.meaning.clone();
+                    let mut d = context_cause(r, text).unwrap_or_default();
+                    d.push_str(&r.meaning);
                     // The family's table, whether or not a row names the code itself.
                     match r.appendix.as_deref().or(family.and_then(|f| f.appendix.as_deref())) {
                         Some("oldest-capabilities") => d.push_str(&oldest_capabilities(k)),

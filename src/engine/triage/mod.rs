@@ -146,7 +146,7 @@ pub fn triage(text: &str) -> Triage {
         .collect();
     findings.extend(driver);
     findings.extend(classify::symbol_findings(&generic));
-    findings.extend(code_findings::code_findings(&t.codes, k));
+    findings.extend(code_findings::code_findings(&t.codes, text, k));
     findings.extend(text_findings::arch_findings(&t.architectures, k));
     findings.extend(text_findings::generation_minimum_findings(
         &chains::generation_minimums(text),

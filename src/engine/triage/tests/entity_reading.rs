@@ -236,3 +236,25 @@ fn an_old_runtime_error_number_is_read_in_the_numbering_of_its_time() {
     assert!(!found.contains(&"cuda-error-6"), "{found:?}");
     assert!(all_text(&t).contains("TdrDelay"));
 }
+
+#[test]
+fn context_words_choose_which_cause_of_a_code_comes_first() {
+    // https://github.com/lllyasviel/stable-diffusion-webui-forge/issues/763 (Windows, Tesla M40)
+    let t = triage(
+        "  File \"D:\\stable-diffusion\\forge\\stable-diffusion-webui-forge\\modules\\devices.py\", line 39, in torch_gc\n\
+         RuntimeError: CUDA error: the launch timed out and was terminated",
+    );
+    let f = finding(&t, "cuda-error-702").expect("the code is read");
+    assert!(f.detail.starts_with("Here (the text says"), "{}", f.detail);
+    assert!(f.detail.contains("TdrDelay"), "{}", f.detail);
+    // Without the context words, no cause is singled out.
+    let plain = triage("RuntimeError: CUDA error: the launch timed out and was terminated");
+    let f = finding(&plain, "cuda-error-702").expect("the code is read");
+    assert!(!f.detail.starts_with("Here"), "{}", f.detail);
+    // Every case's context words compile.
+    for row in &knowledge::knowledge().catalog.codes {
+        for c in &row.cases {
+            assert!(regex::Regex::new(&c.when).is_ok(), "{}", c.when);
+        }
+    }
+}
