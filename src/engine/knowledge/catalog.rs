@@ -55,6 +55,18 @@ pub struct CodeRow {
     #[serde(default = "super::yes")]
     pub verified: bool,
     pub source: String,
+    /// Which of the row's causes the rest of the text points at: the first case whose `when`
+    /// (a case-insensitive regular expression over the whole text) matches is named first.
+    #[serde(default, rename = "case")]
+    pub cases: Vec<CodeCase>,
+}
+
+/// A cause of a code that a few context words select ("NVLS" → Fabric Manager for 999).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CodeCase {
+    pub when: String,
+    pub cause: String,
 }
 
 #[derive(Debug, Deserialize)]

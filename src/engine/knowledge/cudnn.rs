@@ -158,6 +158,22 @@ pub struct ComputeTables {
     pub frameworks: Vec<FrameworkArchRow>,
     #[serde(default, rename = "symptom")]
     pub symptoms: Vec<SymptomRow>,
+    #[serde(default, rename = "gpu")]
+    pub gpus: Vec<GpuNameRow>,
+    /// `gpus`' patterns, compiled the first time a line is read.
+    #[serde(skip)]
+    gpu_patterns: std::sync::OnceLock<Vec<Option<regex::Regex>>>,
+}
+
+/// A GPU product name as logs print it, and its compute capability.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GpuNameRow {
+    /// A case-insensitive regular expression over a line.
+    pub pattern: String,
+    /// "3.7"
+    pub cc: String,
+    pub source: String,
 }
 
 impl ComputeTables {
@@ -173,6 +189,21 @@ impl ComputeTables {
                 &digits[..digits.len() - 1],
                 &digits[digits.len() - 1..]
             )
+        })
+    }
+
+    /// The GPU a line names and its compute capability ("Tesla K80" → "3.7"): the first
+    /// `[[gpu]]` row whose pattern matches.
+    pub fn gpu_on(&self, line: &str) -> Option<(String, &str)> {
+        let compiled = self.gpu_patterns.get_or_init(|| {
+            self.gpus
+                .iter()
+                .map(|g| regex::Regex::new(&format!(r"(?i)\b(?:{})", g.pattern)).ok())
+                .collect()
+        });
+        self.gpus.iter().zip(compiled).find_map(|(g, re)| {
+            let m = re.as_ref()?.find(line)?;
+            Some((m.as_str().to_string(), g.cc.as_str()))
         })
     }
 

@@ -90,17 +90,25 @@ pub fn requirement_words(cuda: &str, tables: &DriverTables) -> Option<String> {
 /// "CUDA 10.0: 410.48; CUDA 11.0: 450.36.06; ..." — the Linux driver the first release of each
 /// CUDA major needs (what an image's `cuda>=X.0` asks of the host).
 pub fn major_minimums(tables: &DriverTables) -> String {
-    minimums(tables, |mm| mm.ends_with(".0"))
+    minimums(tables, |mm| mm.ends_with(".0")).join("; ")
 }
 
 /// "CUDA 11.0: 450.36.06; 11.1: 455.23; ..." — the Linux driver each CUDA major.minor release
 /// needs (its first release's row), oldest first: what PTX from that release asks of the driver.
 pub fn minor_minimums(tables: &DriverTables) -> String {
-    minimums(tables, |_| true)
+    minimums(tables, |_| true).join("; ")
+}
+
+/// "CUDA 6.5: 340.29; 7.0: 346.46; ..." for the `count` CUDA releases after `cuda`: what a driver
+/// whose newest CUDA is `cuda` must be updated to, oldest first.
+pub fn minimums_after(tables: &DriverTables, cuda: &str, count: usize) -> String {
+    let mut rows = minimums(tables, |mm| compare(mm, cuda) == Some(Ordering::Greater));
+    rows.truncate(count);
+    rows.join("; ")
 }
 
 /// The Linux driver of each CUDA major.minor that `keep` accepts, oldest first.
-fn minimums(tables: &DriverTables, keep: impl Fn(&str) -> bool) -> String {
+fn minimums(tables: &DriverTables, keep: impl Fn(&str) -> bool) -> Vec<String> {
     let mut releases: Vec<String> = tables
         .releases
         .iter()
@@ -116,7 +124,7 @@ fn minimums(tables: &DriverTables, keep: impl Fn(&str) -> bool) -> String {
             Some(format!("CUDA {}: {}", d.cuda, d.min_driver))
         })
         .collect();
-    rows.join("; ")
+    rows
 }
 
 impl DriverTables {

@@ -52,9 +52,11 @@ pub struct RefusedArch {
 struct Patterns {
     library: Regex,
     due_to: Regex,
+    versioned_reference: Regex,
     cannot_open: Regex,
     while_loading: Regex,
     version_int: Regex,
+    version_short: Regex,
     arch: Regex,
     empty_arch: Regex,
     arch_refused_here: Regex,
@@ -74,11 +76,15 @@ fn patterns() -> &'static Patterns {
         Patterns {
             library: re(LIB),
             due_to: re(&format!(r"(?i){LIB}['`\x22]?\s+(?:due to|because of)\s+['`\x22]?{LIB}")),
+            versioned_reference: re(&format!(
+                r"{LIB}:\s*undefined reference to [`'\x22\u{{2018}}][A-Za-z_][A-Za-z0-9_]*@{LIB}"
+            )),
             cannot_open: re(&format!(
                 r"(?i){LIB}:\s*cannot open shared object file|{LIB}['`\x22]?\s*(?:was )?not found"
             )),
             while_loading: re(&format!(r"(?i)error while loading shared libraries:\s*{LIB}")),
             version_int: re(r"(?:^|[^0-9.])([0-9]{4,5})(?:[^0-9.]|$)"),
+            version_short: re(r"\bcuda[ _]?version\s*[:=]?\s*([0-9]{2,3})(?:[^0-9.]|$)"),
             // An architecture by name, a capability "8.6" (also "Compute Capability: 8.6"), or
             // the two digits some programs print ("compute cap 75", "gpu architecture 21").
             arch: re(
@@ -130,6 +136,11 @@ pub fn chains(text: &str) -> Vec<Chain> {
         for c in p.due_to.captures_iter(line) {
             push(&c[1], &c[2], line);
         }
+        // The link editor's "A: undefined reference to `sym@B'": A was linked against B (the
+        // symbol's version names it), which this link does not find.
+        for c in p.versioned_reference.captures_iter(line) {
+            push(&c[1], &c[2], line);
+        }
         // "A: B: cannot open shared object file", "Could not load 'A'; dlerror: B: cannot
         // open", "Failed to load library A with error: B: cannot open": the library reported
         // missing is B, and the nearest other library named before it on the line needed it.
@@ -164,8 +175,24 @@ pub fn version_integers(text: &str) -> Vec<VersionInteger> {
     let mut out: Vec<VersionInteger> = Vec::new();
     for line in text.lines() {
         let lower = line.to_ascii_lowercase();
-        if !lower.contains("cuda") && !lower.contains("cudnn") {
+        // "NVIDIA driver ... too old (found version 6000)": the driver's newest CUDA.
+        let says_driver = lower.contains("driver");
+        if !lower.contains("cuda") && !lower.contains("cudnn") && !says_driver {
             continue;
+        }
+        // bitsandbytes' "Detected CUDA version 122": major and minor digits run together.
+        for c in p.version_short.captures_iter(&lower) {
+            let Ok(number) = c[1].parse::<u64>() else {
+                continue;
+            };
+            if (70..=139).contains(&number) && !out.iter().any(|v| v.number == number) {
+                out.push(VersionInteger {
+                    number,
+                    product: "CUDA".to_string(),
+                    decoded: format!("{}.{}", number / 10, number % 10),
+                    line: clip(line),
+                });
+            }
         }
         for c in p.version_int.captures_iter(&lower) {
             let (Some(m), Ok(number)) = (c.get(1), c[1].parse::<u64>()) else {
@@ -201,8 +228,17 @@ pub fn version_integers(text: &str) -> Vec<VersionInteger> {
                     crate::engine::knowledge::decode_cudnn_version(number),
                 )
             } else {
-                // CUDA integers run 7000 (7.0) to 13xxx; a year or a port is not one.
-                if !(7000..=14000).contains(&number) || number % 10 != 0 {
+                // CUDA integers run 7000 (7.0) to 13xxx; a year or a port is not one. Older
+                // releases (2000-6050) only right after "version".
+                let floor = if near.trim_end().ends_with("version") {
+                    2000
+                } else {
+                    7000
+                };
+                if !(floor..=14000).contains(&number) || number % 10 != 0 {
+                    continue;
+                }
+                if !(lower.contains("cuda") || (says_driver && near.contains("version"))) {
                     continue;
                 }
                 ("CUDA", decode_cuda(number))
@@ -346,6 +382,17 @@ pub fn driver_versions(text: &str) -> Vec<(String, String)> {
 /// A capability a line states as a requirement ("at least 8.0", "minimum required ... 3.5",
 /// ">= 7.0") is the program's floor, not the GPU: it is skipped.
 fn arch_on(line: &str) -> Option<String> {
+    named_arch_on(line).or_else(|| {
+        // A GPU's product name ("Tesla K80") stands for its architecture (sm_37).
+        crate::engine::knowledge::knowledge()
+            .compute
+            .gpu_on(line)
+            .map(|(_, cc)| format!("sm_{}", cc.replace('.', "")))
+    })
+}
+
+/// An architecture or capability the line spells out (`sm_86`, "capability 8.6").
+fn named_arch_on(line: &str) -> Option<String> {
     patterns().arch.captures_iter(line).find_map(|c| {
         let start = c.get(0)?.start();
         let before = line[..start].to_ascii_lowercase();
@@ -412,18 +459,27 @@ pub fn refused_architectures(text: &str) -> Vec<RefusedArch> {
     out
 }
 
-/// "FlashAttention only supports Ampere GPUs or newer": the oldest GPU generation a program
-/// says it supports, with its line.
+/// "FlashAttention only supports Ampere GPUs or newer", "the kernel requires 5.0 capability",
+/// "requires compute capability >= 7.0": the oldest GPU a program says it supports, as a
+/// generation name or a compute capability ("5.0"), with its line.
 pub fn generation_minimums(text: &str) -> Vec<(String, String)> {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    let re = RE.get_or_init(|| {
-        Regex::new(r"(?i)\b(Fermi|Kepler|Maxwell|Pascal|Volta|Turing|Ampere|Ada Lovelace|Ada|Hopper|Blackwell)\b(?:[ -](?:GPUs?|architecture|cards?|or later GPUs?))?\s+(?:or|and) (?:newer|later|above|up)")
-            .expect("static pattern compiles")
+    static RE: OnceLock<[Regex; 2]> = OnceLock::new();
+    let res = RE.get_or_init(|| {
+        let re = |s: &str| Regex::new(s).expect("static pattern compiles");
+        [
+            re(r"(?i)\b(Fermi|Kepler|Maxwell|Pascal|Volta|Turing|Ampere|Ada Lovelace|Ada|Hopper|Blackwell)\b(?:[ -](?:GPUs?|architecture|cards?|or later GPUs?))?\s+(?:or|and) (?:newer|later|above|up)"),
+            re(r"(?i)\b(?:requires?|required|needs?|minimum|at least|supports? only)\b[^\n]{0,24}?(?:\b(?:compute )?capability(?: \(?sm\)?)?\s*(?:of|is|>=|=>|:)?\s*([1-9][0-9]?\.[0-9])\b|\b([1-9][0-9]?\.[0-9]) (?:compute )?capability)|\bcompute capability\s*(?:>=\s*)?([1-9][0-9]?\.[0-9]) (?:or|and) (?:newer|higher|greater|later|above|up)|\bcapability\b[^\n]{0,60}?\b(?:but|while|and)\b[^\n]{0,30}?\b(?:requires?|needs?)\s+(?:at least\s+)?([1-9][0-9]?\.[0-9])\b"),
+        ]
     });
     let mut out: Vec<(String, String)> = Vec::new();
     for line in text.lines() {
-        if let Some(c) = re.captures(line) {
-            let name = c[1].to_string();
+        if let Some(c) = res.iter().find_map(|re| re.captures(line)) {
+            let Some(name) = (1..c.len())
+                .find_map(|i| c.get(i))
+                .map(|m| m.as_str().to_string())
+            else {
+                continue;
+            };
             if !out.iter().any(|(n, _)| n.eq_ignore_ascii_case(&name)) {
                 out.push((name, clip(line)));
             }

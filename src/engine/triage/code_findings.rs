@@ -7,6 +7,7 @@ use super::extract::ErrorCode;
 use super::status;
 use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
 use crate::engine::knowledge::Knowledge;
+use crate::engine::knowledge::catalog::CodeRow;
 use crate::engine::knowledge::generated::StatusCode;
 
 fn label(c: &ErrorCode, row: Option<&StatusCode>, catalog_name: Option<&str>) -> String {
@@ -167,7 +168,57 @@ fn driver_twin(c: &ErrorCode, row: Option<&StatusCode>) -> String {
     }
 }
 
-pub fn code_findings(codes: &[ErrorCode], k: &Knowledge) -> Vec<Finding> {
+/// The row of a bare CUDA number in the numbering of CUDA 10.0 and older, when the current
+/// enums lack the number or the line's own message names the old meaning ("cuda runtime error
+/// (30) : unknown error"); the code then stands for the current row of that name.
+fn legacy<'k>(c: &ErrorCode, codes: &[ErrorCode], k: &'k Knowledge) -> Option<&'k CodeRow> {
+    let n = c.number.filter(|_| c.kind == "cuda" && c.name.is_none())?;
+    let old = k.catalog.code("cuda-legacy", n)?;
+    let name = old.names.first()?;
+    let on_line = codes.iter().any(|o| {
+        o.line == c.line
+            && o.name
+                .as_deref()
+                .is_some_and(|m| m.eq_ignore_ascii_case(name))
+    });
+    (on_line || status::row_for("cuda", Some(n), None).is_none()).then_some(old)
+}
+
+/// " Here: ..." for the first of a row's cases whose context words the text has.
+fn context_cause(r: &CodeRow, text: &str) -> Option<String> {
+    r.cases.iter().find_map(|c| {
+        let re = regex::Regex::new(&format!("(?i){}", c.when)).ok()?;
+        re.find(text)
+            .map(|m| format!("Here (the text says \"{}\"): {} ", m.as_str(), c.cause))
+    })
+}
+
+pub fn code_findings(codes: &[ErrorCode], text: &str, k: &Knowledge) -> Vec<Finding> {
+    // An old number whose message on the same line already gave its code says nothing more.
+    let renamed: Vec<ErrorCode> = codes
+        .iter()
+        .map(|c| match legacy(c, codes, k) {
+            Some(old) => ErrorCode {
+                name: old.names.first().cloned(),
+                number: None,
+                ..c.clone()
+            },
+            None => c.clone(),
+        })
+        .collect();
+    let mut seen: Vec<(String, String)> = Vec::new();
+    let codes: Vec<ErrorCode> = renamed
+        .into_iter()
+        .filter(|c| {
+            let key = (c.line.clone(), c.name.clone().unwrap_or_default());
+            c.name.is_none() || {
+                let fresh = !seen.contains(&key);
+                seen.push(key);
+                fresh
+            }
+        })
+        .collect();
+    let codes = &codes[..];
     codes
         .iter()
         .filter(|c| !named_on_its_line(c, codes))
@@ -192,7 +243,8 @@ pub fn code_findings(codes: &[ErrorCode], k: &Knowledge) -> Vec<Finding> {
                     "This code is not in CUDA Triage's tables; look it up in the documentation of the library that printed it.".to_string(),
                 ),
                 (Some(r), nvidia) => {
-                    let mut d = r.meaning.clone();
+                    let mut d = context_cause(r, text).unwrap_or_default();
+                    d.push_str(&r.meaning);
                     // The family's table, whether or not a row names the code itself.
                     match r.appendix.as_deref().or(family.and_then(|f| f.appendix.as_deref())) {
                         Some("oldest-capabilities") => d.push_str(&oldest_capabilities(k)),

@@ -140,8 +140,33 @@ pub fn library_stems(text: &str) -> Vec<String> {
             out.push(q[1].to_string());
         }
     }
+    out.extend(prose_library_stems(text));
     out.dedup();
     out
+}
+
+/// Libraries named in words by a failure ("Failed to initialize NVIDIA RTC library", "could not
+/// load the cuDNN library"): the file stem each component's name stands for.
+fn prose_library_stems(text: &str) -> Vec<String> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?i)\b(?:failed to|could not|couldn't|cannot|can't|unable to)\s+(?:initiali[sz]e|load|find|open|locate)\s+(?:the\s+)?(?:nvidia\s+)?(cuDNN|cuBLASLt|cuBLAS|cuFFT|cuRAND|cuSOLVER|cuSPARSE|NVRTC|RTC|NVML|NCCL|CUPTI|nvJitLink|TensorRT|CUDA runtime|CUDA driver)\s+(?:shared\s+|dynamic\s+)?librar(?:y|ies)\b")
+            .expect("static pattern compiles")
+    });
+    re.captures_iter(text)
+        .map(|c| {
+            match c[1].to_ascii_lowercase().as_str() {
+                "rtc" | "nvrtc" => "nvrtc",
+                "nvml" => "nvidia-ml",
+                "tensorrt" => "nvinfer",
+                "cuda runtime" => "cudart",
+                "cuda driver" => "cuda",
+                "nvjitlink" => "nvJitLink",
+                other => return other.to_string(),
+            }
+            .to_string()
+        })
+        .collect()
 }
 
 /// At most this many distinct library names are taken from one text.
@@ -214,13 +239,32 @@ pub fn clip(line: &str) -> String {
 fn is_tensorrt_line(line: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
-        Regex::new(r"(?i)\[TRT\]|TensorRT|nvinfer1::|\[[A-Za-z0-9_]+\.cpp::[^\]]*\]\s*Error Code")
-            .expect("static pattern compiles")
+        Regex::new(
+            r"(?i)\[TRT\]|\bTensorRT\b|nvinfer1::|\[[A-Za-z0-9_]+\.cpp::[^\]]*\]\s*Error Code",
+        )
+        .expect("static pattern compiles")
     });
     re.is_match(line)
 }
 
 /// Error codes, status names and the standard phrases of known codes.
+/// A line that names Unix paths or shared objects and nothing of Windows: its "error code: 127"
+/// is a process's exit status (127: command not found), not a Windows error.
+fn unix_only(line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
+    let windows = lower.contains(".dll")
+        || lower.contains('\\')
+        || lower.contains("winerror")
+        || lower.contains("loadlibrary")
+        || lower.contains("windows");
+    let unix = [
+        " /sbin/", " /usr/", " /bin/", " /lib", " /opt/", " /etc/", ".so", "ldconfig", "modprobe",
+    ]
+    .iter()
+    .any(|m| lower.contains(m));
+    unix && !windows
+}
+
 pub fn codes(text: &str, catalog: &Catalog) -> Vec<ErrorCode> {
     let p = patterns();
     let mut out: Vec<ErrorCode> = Vec::new();
@@ -278,7 +322,7 @@ pub fn codes(text: &str, catalog: &Catalog) -> Vec<ErrorCode> {
         } else {
             "win32"
         };
-        if !cuda_numbered {
+        if !cuda_numbered && !unix_only(line) {
             for re in &p.win_numbers {
                 for c in re.captures_iter(line) {
                     if let Ok(n) = c[1].parse::<i64>() {

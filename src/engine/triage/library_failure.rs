@@ -15,6 +15,8 @@ const MORE_FAILURE_WORDS: &[&str] = &[
     "cannot found",
     "can't find",
     "failed to locate",
+    // cuDNN's "Please make sure cudnn_cnn_infer64_8.dll is in your library path!"
+    "is in your library path",
 ];
 
 /// One error per identified library that a line says did not load and no finding names yet.

@@ -7,16 +7,19 @@
 //! each loading context would resolve it, comes through [`machine_findings`] — the seam the
 //! scan/resolve work fills in.
 
+pub mod build_tags;
 pub mod chains;
 pub mod classify;
 mod code_findings;
 pub mod corpus;
 mod driver_library;
+mod driver_runtime;
 pub mod extract;
 mod folders;
 mod library_failure;
 pub mod machine;
 mod ptx_driver;
+mod requester;
 pub mod status;
 pub mod symbol_owner;
 mod text_findings;
@@ -127,6 +130,7 @@ pub fn triage(text: &str) -> Triage {
     // A chain names the library really missing: its finding comes first among the errors.
     let mut findings = text_findings::chain_findings(&t.chains, k);
     findings.extend(text_findings::pair_findings(&t.version_pairs));
+    findings.extend(requester::importer_findings(text, k));
     findings.extend(classify::message_findings(&t.messages, k));
     findings.extend(driver_library::driver_library_findings(text, &t.identities));
     let driver = text_findings::driver_symbol_findings(&t.symbols, k);
@@ -142,10 +146,11 @@ pub fn triage(text: &str) -> Triage {
         .collect();
     findings.extend(driver);
     findings.extend(classify::symbol_findings(&generic));
-    findings.extend(code_findings::code_findings(&t.codes, k));
+    findings.extend(code_findings::code_findings(&t.codes, text, k));
     findings.extend(text_findings::arch_findings(&t.architectures, k));
     findings.extend(text_findings::generation_minimum_findings(
         &chains::generation_minimums(text),
+        text,
         k,
     ));
     findings.extend(text_findings::ptx_isa_findings(
@@ -153,7 +158,9 @@ pub fn triage(text: &str) -> Triage {
         k,
     ));
     findings.extend(ptx_driver::ptx_driver_findings(text, k));
-    findings.extend(text_findings::version_findings(&t.versions));
+    findings.extend(text_findings::version_findings(&t.versions, k));
+    findings.extend(build_tags::build_tag_findings(text, k));
+    findings.extend(driver_runtime::driver_runtime_findings(text, k));
     findings.extend(text_findings::driver_version_findings(
         &chains::driver_versions(text),
         k,

@@ -114,6 +114,22 @@ fn nvml_row_in_words(words: &str) -> Option<&'static StatusCode> {
         .iter()
         .filter(|t| !t.is_empty())
         .find_map(|t| rows_named(&format!("NVML_ERROR_{t}")).into_iter().next())
+        .or_else(|| nvml_row_by_comment(words))
+}
+
+/// The NVML enumerator whose header comment holds the words ("Driver/library version mismatch"
+/// is `NVML_ERROR_LIB_RM_VERSION_MISMATCH`, commented "RM detects a driver/library version
+/// mismatch"): `nvmlErrorString` and the header say the same thing in nearly the same words.
+fn nvml_row_by_comment(words: &str) -> Option<&'static StatusCode> {
+    let words = words.trim().to_ascii_lowercase();
+    if words.split_whitespace().count() < 2 {
+        return None;
+    }
+    generated().status.code.iter().find(|c| {
+        c.type_name == "nvmlReturn_t"
+            && c.number != 0
+            && c.comment.to_ascii_lowercase().contains(&words)
+    })
 }
 
 /// CUDA error numbers in the forms printed next to "CUDA" or a CUDA function.
@@ -196,12 +212,25 @@ const STRERROR_TEXTS: &[&str] = &[
     "operation not supported",
 ];
 
+/// Whether a line is about CUDA: it says "CUDA" (`CUDART`, `cudaMalloc`) or names a driver API
+/// function (`cuInit failed: initialization error`, `cuCtxCreate returned ...`).
+fn says_cuda(line: &str) -> bool {
+    static DRIVER_CALL: OnceLock<Regex> = OnceLock::new();
+    line.to_ascii_lowercase().contains("cuda")
+        || DRIVER_CALL
+            .get_or_init(|| {
+                Regex::new(r"\bcu(?:Init|Ctx|Device|Mem|Module|Launch|Stream|Event|Graph|Link|Func|Library)[A-Za-z0-9_]*\b")
+                    .expect("static pattern compiles")
+            })
+            .is_match(line)
+}
+
 /// CUDA runtime messages found on a line.
 pub fn runtime_messages_on(line: &str) -> Vec<&'static StatusCode> {
     let (Some(ac), rows) = runtime_messages() else {
         return Vec::new();
     };
-    let says_cuda = line.to_ascii_lowercase().contains("cuda");
+    let says_cuda = says_cuda(line);
     let mut out: Vec<&'static StatusCode> = Vec::new();
     for m in ac.find_iter(line) {
         let row = rows[m.pattern().as_usize()];

@@ -65,6 +65,10 @@ pub fn pair_findings(pairs: &[VersionPair]) -> Vec<Finding> {
     pairs
         .iter()
         .map(|v| {
+            // "the version torch was compiled with": the build is that framework's.
+            let program = super::requester::framework_named(&v.line)
+                .map(|f| format!("The program ({f})"))
+                .unwrap_or_else(|| "The program".to_string());
             Finding::new(
                 codes::VERSION_MISMATCH_REPORTED,
                 Severity::Error,
@@ -73,7 +77,7 @@ pub fn pair_findings(pairs: &[VersionPair]) -> Vec<Finding> {
                     v.product, v.product, v.built, v.product, v.loaded
                 ),
                 format!(
-                    "The program was built against {p} {b}; the {p} found at run time is {l}. {p} is found \
+                    "{program} was built against {p} {b}; the {p} found at run time is {l}. {p} is found \
                      through the library search (LD_LIBRARY_PATH, the ld cache, PATH or the program's own \
                      folders), so another copy of {p} comes first, or the one it needs is not installed.",
                     p = v.product,
@@ -188,10 +192,26 @@ pub fn ptx_isa_findings(refusals: &[(String, String, String)], k: &Knowledge) ->
         .collect()
 }
 
-pub fn version_findings(ints: &[VersionInteger]) -> Vec<Finding> {
+pub fn version_findings(ints: &[VersionInteger], k: &Knowledge) -> Vec<Finding> {
     if ints.is_empty() {
         return Vec::new();
     }
+    // A driver's own number ("NVIDIA driver ... too old (found version 6000)") is the newest CUDA
+    // it runs: what the next releases need is the answer.
+    let driver_limits: Vec<String> = ints
+        .iter()
+        .filter(|v| v.product == "CUDA" && v.line.to_ascii_lowercase().contains("driver"))
+        .filter_map(|v| {
+            let next = crate::engine::knowledge::drivers::minimums_after(&k.drivers, &v.decoded, 4);
+            (!next.is_empty()).then(|| {
+                format!(
+                    " {} is the newest CUDA the driver supports ({}): programs built with a later CUDA \
+                     need a newer driver. The minimum Linux driver of the next CUDA releases: {next}.",
+                    v.decoded, v.number
+                )
+            })
+        })
+        .collect();
     let parts: Vec<String> = ints
         .iter()
         .map(|v| format!("{} = {} {}", v.number, v.product, v.decoded))
@@ -203,7 +223,8 @@ pub fn version_findings(ints: &[VersionInteger]) -> Vec<Finding> {
         "CUDA prints versions as integers: major × 1000 + minor × 10 (12010 = 12.1); cuDNN as \
          major × 1000 + minor × 100 + patch up to 8.x (8902 = 8.9.2) and major × 10000 + minor × 100 \
          + patch from 9.0 (90100 = 9.1.0)."
-            .to_string(),
+            .to_string()
+            + &driver_limits.concat(),
     );
     for v in ints {
         f = f.with_evidence(Evidence::new("log", v.line.clone()));
@@ -327,7 +348,8 @@ fn build_for_arch_fix(arch: &str) -> FixRef {
             "Check the GPU's compute capability (nvidia-smi --query-gpu=name,compute_cap --format=csv). \
              A prebuilt package must include it: install a build made for it. Building from source, name \
              the architectures the CUDA toolkit in use supports: CMake CMAKE_CUDA_ARCHITECTURES={digits} \
-             (CUDA_ARCHITECTURES property), PyTorch extensions TORCH_CUDA_ARCH_LIST=\"{cc}\", nvcc \
+             (CUDA_ARCHITECTURES property), PyTorch extensions TORCH_CUDA_ARCH_LIST=\"{cc}\", OpenCV \
+             CUDA_ARCH_BIN={cc}, TensorFlow TF_CUDA_COMPUTE_CAPABILITIES={cc}, nvcc \
              -gencode arch=compute_{digits},code=sm_{digits}."
         ),
     }
@@ -363,16 +385,29 @@ fn empty_arch_finding(a: &RefusedArch) -> Finding {
 }
 
 /// "Only supports Ampere GPUs or newer": the oldest compute capability that generation has.
-pub fn generation_minimum_findings(minimums: &[(String, String)], k: &Knowledge) -> Vec<Finding> {
+pub fn generation_minimum_findings(
+    minimums: &[(String, String)],
+    text: &str,
+    k: &Knowledge,
+) -> Vec<Finding> {
+    // The GPU the text names, if any, is judged against the floor.
+    let gpu = text.lines().find_map(|l| k.compute.gpu_on(l));
     minimums
         .iter()
         .filter_map(|(name, line)| {
             let gens = &k.compute.generations;
-            let at = gens
-                .iter()
-                .position(|g| g.name.to_ascii_lowercase().starts_with(&name.to_ascii_lowercase()))?;
+            // A capability ("5.0") stands for its generation, and is itself the floor.
+            let stated = name.contains('.').then_some(name);
+            let generation = stated
+                .and_then(|cc| k.compute.generation(cc))
+                .unwrap_or(name);
+            let at = gens.iter().position(|g| {
+                g.name
+                    .to_ascii_lowercase()
+                    .starts_with(&generation.to_ascii_lowercase())
+            })?;
             let g = &gens[at];
-            let cc = g.cc.first()?;
+            let cc = stated.or(g.cc.first())?;
             let older: Vec<String> = gens[..at]
                 .iter()
                 .rev()
@@ -390,10 +425,19 @@ pub fn generation_minimum_findings(minimums: &[(String, String)], k: &Knowledge)
                     format!(
                         "{} GPUs have compute capability {}; the program refuses older generations ({}). \
                          A GPU below compute capability {cc} cannot run it, whatever the driver or CUDA \
-                         version.",
+                         version.{}",
                         g.name,
                         g.cc.join(", "),
-                        older.join(", ")
+                        older.join(", "),
+                        gpu.as_ref()
+                            .map(|(name, gcc)| format!(
+                                " The text names {name}: compute capability {gcc}{}.",
+                                k.compute
+                                    .generation(gcc)
+                                    .map(|n| format!(" ({n})"))
+                                    .unwrap_or_default()
+                            ))
+                            .unwrap_or_default()
                     ),
                 )
                 .with_evidence(Evidence::new("log", line.clone()))

@@ -5,10 +5,6 @@ use super::*;
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::Severity;
 
-fn finding<'a>(t: &'a Triage, code: &str) -> Option<&'a crate::engine::findings::Finding> {
-    t.findings.iter().find(|f| f.code == code)
-}
-
 #[test]
 fn a_driver_library_that_did_not_load_is_the_driver_missing() {
     // https://github.com/tensorflow/tensorflow/issues/45930 (Windows, no NVIDIA driver)

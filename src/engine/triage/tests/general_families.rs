@@ -7,21 +7,6 @@
 use super::*;
 use crate::engine::finding_codes as codes;
 
-fn finding<'a>(t: &'a Triage, code: &str) -> Option<&'a crate::engine::findings::Finding> {
-    t.findings.iter().find(|f| f.code == code)
-}
-
-fn all_text(t: &Triage) -> String {
-    t.findings
-        .iter()
-        .map(|f| {
-            let fixes: Vec<&str> = f.fixes.iter().map(|x| x.summary.as_str()).collect();
-            format!("{} {} {}", f.summary, f.detail, fixes.join(" "))
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 #[test]
 fn a_refusal_without_an_architecture_takes_the_gpu_another_line_names() {
     // https://github.com/OpenBMB/BMInf/issues/29 (Tesla P100)

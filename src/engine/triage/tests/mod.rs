@@ -4,8 +4,26 @@
 use super::*;
 
 mod driver_lines;
+mod entity_reading;
 mod general_families;
 mod status_family;
+
+/// The finding of a code, if the text gave one.
+fn finding<'a>(t: &'a Triage, code: &str) -> Option<&'a crate::engine::findings::Finding> {
+    t.findings.iter().find(|f| f.code == code)
+}
+
+/// Every finding's summary, detail and fixes, one line each: what a user reads.
+fn all_text(t: &Triage) -> String {
+    t.findings
+        .iter()
+        .map(|f| {
+            let fixes: Vec<&str> = f.fixes.iter().map(|x| x.summary.as_str()).collect();
+            format!("{} {} {}", f.summary, f.detail, fixes.join(" "))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
 
 fn files(t: &Triage) -> Vec<(&str, &str, &str)> {
     t.identified

@@ -1,0 +1,125 @@
+//! Who asked for what failed, when the text says it without naming a library: the Python
+//! package whose import ended in "libX: cannot open shared object file" (the traceback's last
+//! `from pkg import` or `site-packages/pkg/` frame: the package's compiled extension was built
+//! for that CUDA release), and the framework a version line names ("the version torch was
+//! compiled with" is PyTorch's build).
+
+use super::extract::clip;
+use crate::engine::finding_codes as codes;
+use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
+use crate::engine::knowledge::Knowledge;
+use regex::Regex;
+use std::sync::OnceLock;
+
+/// Frameworks by the words their messages use for themselves, most specific first.
+const FRAMEWORKS: &[(&str, &str)] = &[
+    ("pytorch", "PyTorch"),
+    ("torch", "PyTorch"),
+    ("tensorflow", "TensorFlow"),
+    ("jaxlib", "JAX"),
+    ("jax", "JAX"),
+    ("paddle", "PaddlePaddle"),
+    ("onnxruntime", "ONNX Runtime"),
+    ("mxnet", "MXNet"),
+    ("cupy", "CuPy"),
+];
+
+/// The framework a line names as a word (`torch`, `tensorflow`, ...), if any.
+pub fn framework_named(line: &str) -> Option<&'static str> {
+    let lower = line.to_ascii_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .filter(|w| !w.is_empty())
+        .collect();
+    FRAMEWORKS
+        .iter()
+        .find(|(word, _)| words.contains(word))
+        .map(|(_, name)| *name)
+}
+
+struct Patterns {
+    missing: Regex,
+    from_import: Regex,
+    frame: Regex,
+}
+
+fn patterns() -> &'static Patterns {
+    static P: OnceLock<Patterns> = OnceLock::new();
+    P.get_or_init(|| {
+        let re = |s: &str| Regex::new(s).expect("static pattern compiles");
+        Patterns {
+            missing: re(
+                r"(?:ImportError|OSError)\b[^\n]*?\b(lib[A-Za-z0-9_+\-]+\.so(?:\.[0-9]+)*): cannot open shared object file",
+            ),
+            from_import: re(r"^\s*(?:from|import)\s+([A-Za-z_][A-Za-z0-9_]*)"),
+            frame: re(r#"(?:site|dist)-packages[/\\]([A-Za-z_][A-Za-z0-9_]*)[/\\]"#),
+        }
+    })
+}
+
+/// Python's own machinery, never the package that asked.
+const NOT_A_PACKAGE: &[&str] = &[
+    "importlib",
+    "ctypes",
+    "__future__",
+    "os",
+    "sys",
+    "pkg_resources",
+];
+
+/// The package the traceback before line `at` was importing: the nearest `site-packages/pkg/`
+/// frame or `from pkg import` / `import pkg` line (a relative import names no package).
+fn importer(lines: &[&str], at: usize) -> Option<String> {
+    let p = patterns();
+    lines[..at].iter().rev().take(12).find_map(|l| {
+        p.frame
+            .captures(l)
+            .or_else(|| p.from_import.captures(l))
+            .map(|c| c[1].to_string())
+            .filter(|n| !NOT_A_PACKAGE.contains(&n.as_str()))
+    })
+}
+
+/// One finding per missing NVIDIA library whose import a Python package made.
+pub fn importer_findings(text: &str, k: &Knowledge) -> Vec<Finding> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out: Vec<Finding> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(c) = patterns().missing.captures(line) else {
+            continue;
+        };
+        let lib = &c[1];
+        let (Some(id), Some(pkg)) = (k.libraries.identify(lib), importer(&lines, i)) else {
+            continue;
+        };
+        let built_for = format!("{} {}", id.component, id.version_family);
+        out.push(
+            Finding::new(
+                codes::LIBRARY_DEPENDENCY_MISSING,
+                Severity::Error,
+                format!("{pkg} needs {lib}: the installed {pkg} was built for {built_for}"),
+                format!(
+                    "Importing {pkg} loads its compiled extension, which is linked against {lib} \
+                     ({built_for}). The {pkg} installed was built for that release, not for the CUDA \
+                     this machine or the framework has: a wheel for another CUDA, or two builds of the \
+                     package (a pip and a conda copy, or a CPU and a GPU variant such as mmcv and \
+                     mmcv-full) where the wrong one is imported."
+                ),
+            )
+            .with_libraries([lib.to_string()])
+            .with_evidence(Evidence::new("log", clip(lines[i.saturating_sub(1)])))
+            .with_evidence(Evidence::new("log", clip(line)))
+            .with_fix(FixRef {
+                id: "advice-reinstall-importer".into(),
+                kind: "manual".into(),
+                summary: format!(
+                    "Reinstall {pkg} built for the CUDA release the framework uses (python -c \"import \
+                     torch; print(torch.version.cuda)\" for PyTorch), after removing every other build \
+                     of it (pip list and conda list show them); or install {built_for} so that {lib} \
+                     is found."
+                ),
+            }),
+        );
+    }
+    out
+}
