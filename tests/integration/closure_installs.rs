@@ -16,6 +16,7 @@ use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 
 const TORCH: &str = "torch==2.5.1";
+const TORCH_CU121: &str = "torch==2.4.1";
 const CUPY: &str = "cupy-cuda12x==13.3.0";
 
 pub(crate) fn cache() -> PathBuf {
@@ -38,6 +39,15 @@ fn run(cmd: &mut Command, what: &str) {
 pub(crate) fn torch_venv() -> &'static Path {
     static VENV: OnceLock<PathBuf> = OnceLock::new();
     VENV.get_or_init(|| cached_venv("torch-2.5.1", None, &[TORCH]))
+}
+
+/// The second CUDA build: the real torch 2.4.1 from PyPI, the build for CUDA 12.1, made from the
+/// 2.5.1 venv by hard links; pip swaps torch, Triton and the `-cu12` wheels pinned at 12.1
+/// versions, and keeps nvidia-cudnn-cu12 9.1.0.70 (the same pin, the largest wheel) and nvJitLink
+/// (about 3.8 GB more on disk, ~2.4 GB downloaded).
+pub(crate) fn torch_cu121_venv() -> &'static Path {
+    static VENV: OnceLock<PathBuf> = OnceLock::new();
+    VENV.get_or_init(|| cached_venv("torch-2.4.1", Some(torch_venv()), &[TORCH_CU121]))
 }
 
 /// The torch venv plus the real CuPy 13.3.0 (its CUDA 12 libraries come from the same
@@ -112,7 +122,12 @@ impl Copy {
         // follow are heavy, and parallel ones only compete for the two cores CI has.
         static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
         let _guard = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-        let root = cache().join(format!("work-{}-{name}", std::process::id()));
+        // The venv's name is part of the copy's: a case runs on several venvs at once.
+        let root = cache().join(format!(
+            "work-{}-{}-{name}",
+            std::process::id(),
+            venv.file_name().unwrap_or_default().to_string_lossy()
+        ));
         let _ = std::fs::remove_dir_all(&root);
         run(
             Command::new("cp").arg("-al").arg(venv).arg(&root),
@@ -228,7 +243,14 @@ pub(crate) fn naming<'a>(findings: &[&'a Value], lib: &str) -> Vec<&'a Value> {
 
 #[test]
 fn a_healthy_torch_install_imports_and_the_scan_reports_no_error_about_it() {
-    let c = Copy::new("healthy");
+    healthy_torch_is_quiet(torch_venv(), "2.5.1", "12.4");
+}
+
+/// A healthy venv of torch `version` (the build for CUDA `cuda`): `import torch` works, the scan
+/// reports no error about it, and `scan --probe`'s real import maps the cuDNN the emulation
+/// resolved — no disagreement.
+pub(crate) fn healthy_torch_is_quiet(venv: &Path, version: &str, cuda: &str) {
+    let c = Copy::of(venv, "healthy");
     c.import_torch(None).expect("the real torch imports");
     let doc = c.scan(None);
     let torch = doc["inventory"]["python_envs"]
@@ -239,11 +261,17 @@ fn a_healthy_torch_install_imports_and_the_scan_reports_no_error_about_it() {
         .find(|f| f["package"] == "torch")
         .unwrap_or_else(|| panic!("torch is found: {doc:#}"));
     assert!(
-        torch["version"].as_str().unwrap().starts_with("2.5.1"),
+        torch["version"].as_str().unwrap().starts_with(version),
         "{torch:#}"
     );
+    assert_eq!(torch["expects"]["cuda"], cuda, "{torch:#}");
     assert_eq!(torch["expects"]["cudnn"], "9.1.0.70", "{torch:#}");
     assert_eq!(c.errors_here(&doc), Vec::<&Value>::new(), "{doc:#}");
+    assert_eq!(
+        crate::framework_loads::loud_about_libraries(&doc),
+        Vec::<&Value>::new(),
+        "no error and no warning about any library: {doc:#}"
+    );
     // What really happened agrees with the prediction: the real import mapped the files the
     // emulation resolved.
     let probed = c.scan_with(&["--probe"], None);
@@ -277,7 +305,14 @@ fn a_healthy_torch_install_imports_and_the_scan_reports_no_error_about_it() {
 
 #[test]
 fn a_cudnn_library_missing_from_its_wheel_is_named_with_the_pinned_reinstall() {
-    let c = Copy::new("no-cudnn");
+    cudnn_gone_is_named(torch_venv());
+}
+
+/// libcudnn.so.9 gone from the cuDNN wheel of a torch venv (both builds pin
+/// nvidia-cudnn-cu12==9.1.0.70): `import torch` fails on it, and the scan names it once, with
+/// the folders tried and the pinned reinstall.
+pub(crate) fn cudnn_gone_is_named(venv: &Path) {
+    let c = Copy::of(venv, "no-cudnn");
     c.replace("nvidia/cudnn/lib/libcudnn.so.9", None);
     let err = c.import_torch(None).expect_err("import torch fails");
     assert!(

@@ -183,11 +183,14 @@ fn onnxruntime_without_cudnn_fails_to_load_its_provider_and_is_named() {
 /// citing the load-list row — and reports no error; the healthy copy gets no such warning.
 #[test]
 fn torch_without_nvrtc_imports_and_the_scan_warns_what_fails_later() {
-    let healthy = Copy::new("nvrtc-healthy");
-    let doc = healthy.scan(None);
-    assert_eq!(loud_about_libraries(&doc), Vec::<&Value>::new(), "{doc:#}");
-    drop(healthy);
-    let c = Copy::new("no-nvrtc");
+    torch_without_nvrtc_is_a_warning(crate::closure_installs::torch_venv());
+}
+
+/// libnvrtc.so.12 gone from the NVRTC wheel of a torch venv (any CUDA 12 build: torch's
+/// getLibVersion() is the major): `import torch` works, and the scan warns once, citing
+/// LazyNVRTC's row, the wheel folder searched and the reinstall.
+pub(crate) fn torch_without_nvrtc_is_a_warning(venv: &Path) {
+    let c = Copy::of(venv, "no-nvrtc");
     c.replace("nvidia/cuda_nvrtc/lib/libnvrtc.so.12", None);
     c.import_torch(None)
         .expect("import torch works without NVRTC");
@@ -270,8 +273,14 @@ const CUDNN_VERSION: &str = "import torch, torch.backends.cudnn as c\nprint(c.ve
 /// the 9.0 shim in that folder, the 9.1 one wins and torch is content: no error either.
 #[test]
 fn an_older_cudnn_first_on_ld_library_path_is_refused_as_torch_refuses_it() {
-    let c = Copy::new("cudnn-9.0-first");
-    let old = cudnn_9_0_folder(true, "torch");
+    an_older_cudnn_first_is_refused_as_torch_refuses_it(crate::closure_installs::torch_venv());
+}
+
+/// The case above for a torch venv of either build (both pin nvidia-cudnn-cu12==9.1.0.70).
+pub(crate) fn an_older_cudnn_first_is_refused_as_torch_refuses_it(venv: &Path) {
+    let c = Copy::of(venv, "cudnn-9.0-first");
+    let who = venv.file_name().unwrap().to_string_lossy().to_string();
+    let old = cudnn_9_0_folder(true, &who);
     let err = python(&c, CUDNN_VERSION, Some(&old)).expect_err("torch refuses cuDNN 9.0");
     assert!(err.contains("cuDNN version incompatibility"), "{err}");
     assert!(err.contains("(9, 0, 0)"), "{err}");
@@ -298,7 +307,7 @@ fn an_older_cudnn_first_on_ld_library_path_is_refused_as_torch_refuses_it() {
     );
     let _ = std::fs::remove_dir_all(&old);
 
-    let shim_only = cudnn_9_0_folder(false, "torch");
+    let shim_only = cudnn_9_0_folder(false, &who);
     let ok = python(&c, CUDNN_VERSION, Some(&shim_only)).expect("torch accepts the 9.1 it gets");
     assert!(ok.contains("90100"), "{ok}");
     let doc = c.scan(Some(&shim_only));

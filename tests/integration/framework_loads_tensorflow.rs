@@ -129,16 +129,29 @@ const OPENED: [(&str, &str); 7] = [
     ("cudnn", "libcudnn.so.9"),
 ];
 
+/// TensorFlow's own log of each dlopen its DsoLoader makes ("Successfully opened dynamic
+/// library X" / "Could not load dynamic library 'X'; dlerror: ..."), with the profiler started.
+const PROFILE_LOGGED: [(&str, &str); 2] = [("PROFILE", "1"), ("TF_CPP_VMODULE", "dso_loader=1")];
+
 /// Healthy: TensorFlow registers the GPU, having mapped each of its libraries from its wheel
 /// (and no cuRAND: 2.18 has no loader for it), and the scan says nothing about those. One true
 /// warning stays: the profiler's CUPTI, in the nvidia-cuda-cupti-cu12 wheel the extra installs,
-/// is not in the RUNPATH TensorFlow's dlopen searches — its profiler maps no CUPTI. With that
-/// wheel's folder on LD_LIBRARY_PATH the profiler maps it and the scan is silent.
+/// is not in the RUNPATH TensorFlow's dlopen searches — TensorFlow's own DsoLoader logs that it
+/// could not load libcupti.so.12 (then libcupti.so) and maps no CUPTI. With that wheel's folder
+/// on LD_LIBRARY_PATH it logs "Successfully opened" and the scan is silent.
 #[test]
 fn tensorflow_2_18_registers_its_gpu_from_its_wheels_and_the_scan_warns_only_of_cupti() {
     let c = Copy::of(tf_venv(), "tf-healthy");
     let ld = ld_path(&[]);
-    let out = run_python_with(&c, TF_GPUS, &ld, None, &[("PROFILE", "1")]);
+    let out = run_python_with(&c, TF_GPUS, &ld, None, &PROFILE_LOGGED);
+    for name in ["libcupti.so.12", "libcupti.so"] {
+        assert!(
+            out.contains(&format!(
+                "Could not load dynamic library '{name}'; dlerror: {name}: cannot open shared object file"
+            )),
+            "TensorFlow's profiler tried {name} and failed: {out}"
+        );
+    }
     assert!(out.contains("/physical_device:GPU:0"), "{out}");
     let maps = mapped(&out);
     for (wheel, name) in OPENED {
@@ -174,7 +187,11 @@ fn tensorflow_2_18_registers_its_gpu_from_its_wheels_and_the_scan_warns_only_of_
 
     let cupti = c.site().join("nvidia/cuda_cupti/lib");
     let ld = ld_path(&[&cupti]);
-    let out = run_python_with(&c, TF_GPUS, &ld, None, &[("PROFILE", "1")]);
+    let out = run_python_with(&c, TF_GPUS, &ld, None, &PROFILE_LOGGED);
+    assert!(
+        out.contains("Successfully opened dynamic library libcupti.so.12"),
+        "{out}"
+    );
     assert!(
         mapped(&out)
             .iter()

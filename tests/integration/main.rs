@@ -36,6 +36,8 @@ mod framework_loads;
 mod framework_loads_ort_cudnn8;
 #[cfg(unix)]
 mod framework_loads_tensorflow;
+#[cfg(unix)]
+mod framework_loads_torch_cu121;
 mod frameworks_cupy;
 mod frameworks_jax;
 mod frameworks_onnxruntime;
