@@ -163,6 +163,34 @@ impl Copy {
         }
     }
 
+    /// What `pip install` of another wheel in place of `uninstall` leaves: `uninstall` removed by
+    /// pip, then the files of `from`'s install of the other wheel (its `dist_info` folder and the
+    /// package folder `package`, e.g. `nvidia/cudnn`) hard-linked in — the files pip would
+    /// unpack, not downloaded again.
+    pub(crate) fn swap_wheel(&self, uninstall: &str, from: &Path, package: &str, dist_info: &str) {
+        run(
+            Command::new(self.root.join("bin/python"))
+                .args(["-m", "pip", "uninstall", "--yes", "--quiet", uninstall])
+                .env_clear()
+                .env("PATH", "/usr/bin:/bin")
+                .env("HOME", &self.root),
+            &format!("pip uninstall {uninstall}"),
+        );
+        let (from_site, site) = (site_of(from), self.site());
+        for rel in [package, dist_info] {
+            // Into the folder, which pip may have left (empty, or with a __pycache__).
+            let to = site.join(rel);
+            std::fs::create_dir_all(&to).unwrap();
+            run(
+                Command::new("cp")
+                    .arg("-al")
+                    .arg(from_site.join(rel).join("."))
+                    .arg(&to),
+                &format!("cp -al of {rel}"),
+            );
+        }
+    }
+
     /// The real oracle: `import torch` in the copy's own interpreter.
     pub(crate) fn import_torch(&self, ld_library_path: Option<&Path>) -> Result<(), String> {
         self.import("torch", ld_library_path)

@@ -31,7 +31,11 @@ pub(crate) fn jax_venv() -> &'static Path {
 }
 
 /// Runs `code` in the copy's python with the venv activated; stdout, or the failure.
-fn python(c: &Copy, code: &str, ld_library_path: Option<&Path>) -> Result<String, String> {
+pub(crate) fn python(
+    c: &Copy,
+    code: &str,
+    ld_library_path: Option<&Path>,
+) -> Result<String, String> {
     let mut cmd = Command::new(c.root.join("bin/python"));
     cmd.args(["-c", code]);
     env_for(&mut cmd, &c.root, ld_library_path);
@@ -265,7 +269,8 @@ pub(crate) fn cudnn_9_0_folder(with_graph: bool, who: &str) -> PathBuf {
     dir
 }
 
-const CUDNN_VERSION: &str = "import torch, torch.backends.cudnn as c\nprint(c.version())";
+pub(crate) const CUDNN_VERSION: &str =
+    "import torch, torch.backends.cudnn as c\nprint(c.version())";
 
 /// Case (c): an older cuDNN first on LD_LIBRARY_PATH. torch's RPATH still finds the wheel's 9.1
 /// shim, but the shim opens libcudnn_graph.so.9 by bare name and ld.so searches LD_LIBRARY_PATH

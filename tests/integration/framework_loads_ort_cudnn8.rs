@@ -6,11 +6,10 @@
 //! wheel folders itself, so the user's LD_LIBRARY_PATH names them, as in the 1.20.2 case. The
 //! oracle is the real ld.so resolving the provider's closure in the copy's environment.
 
-use crate::closure_installs::{Copy, cached_venv, naming, site_of, torch_venv};
+use crate::closure_installs::{Copy, cached_venv, naming, torch_venv};
 use crate::framework_loads::{cites_load_list, ld_so_list_provider, loud_about_libraries};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
 const ORT_CUDNN8: &[&str] = &[
@@ -62,37 +61,12 @@ fn onnxruntime_1_18_with_cudnn_8_loads_its_provider_and_the_scan_is_silent() {
 #[test]
 fn onnxruntime_1_18_with_cudnn_9_instead_of_8_fails_to_load_and_is_named() {
     let c = Copy::of(ort_cudnn8_venv(), "ort-1.18-cudnn9");
-    let out = Command::new(c.root.join("bin/python"))
-        .args([
-            "-m",
-            "pip",
-            "uninstall",
-            "--yes",
-            "--quiet",
-            "nvidia-cudnn-cu11",
-        ])
-        .env_clear()
-        .env("PATH", "/usr/bin:/bin")
-        .env("HOME", &c.root)
-        .output()
-        .expect("pip runs");
-    assert!(out.status.success(), "{out:?}");
-    let torch_site = site_of(torch_venv());
-    let site = c.site();
-    let lib = site.join("nvidia/cudnn/lib");
-    std::fs::create_dir_all(&lib).unwrap();
-    let dist = "nvidia_cudnn_cu12-9.1.0.70.dist-info";
-    for (from, to) in [
-        (torch_site.join("nvidia/cudnn/lib"), lib),
-        (torch_site.join(dist), site.join(dist)),
-    ] {
-        std::fs::create_dir_all(&to).unwrap();
-        for e in std::fs::read_dir(&from).unwrap().flatten() {
-            if e.file_type().unwrap().is_file() {
-                std::fs::hard_link(e.path(), to.join(e.file_name())).unwrap();
-            }
-        }
-    }
+    c.swap_wheel(
+        "nvidia-cudnn-cu11",
+        torch_venv(),
+        "nvidia/cudnn",
+        "nvidia_cudnn_cu12-9.1.0.70.dist-info",
+    );
     let path = c.nvidia_lib_path();
     let ld = Path::new(&path);
     let err = ld_so_list_provider(&c, Some(ld)).expect_err("the provider cannot load");

@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 
 /// The cached venv with the real TensorFlow 2.18.0 and the `nvidia-*` wheels its `and-cuda`
 /// extra pins.
-fn tf_venv() -> &'static Path {
+pub(crate) fn tf_venv() -> &'static Path {
     static VENV: OnceLock<PathBuf> = OnceLock::new();
     VENV.get_or_init(|| cached_venv("tensorflow-2.18.0", None, &["tensorflow[and-cuda]==2.18.0"]))
 }
@@ -43,7 +43,7 @@ fn fake_driver_dir() -> &'static Path {
 }
 
 /// `extra` folders, then the stand-in driver's, as one LD_LIBRARY_PATH value.
-fn ld_path(extra: &[&Path]) -> PathBuf {
+pub(crate) fn ld_path(extra: &[&Path]) -> PathBuf {
     let mut dirs: Vec<String> = extra.iter().map(|d| d.display().to_string()).collect();
     dirs.push(fake_driver_dir().display().to_string());
     PathBuf::from(dirs.join(":"))
@@ -51,7 +51,7 @@ fn ld_path(extra: &[&Path]) -> PathBuf {
 
 /// What TensorFlow does when asked for its GPUs: the devices, the GPU libraries it mapped, and
 /// the version the cuDNN it loaded reports (ctypes reaches the copy already in the process).
-const TF_GPUS: &str = r#"
+pub(crate) const TF_GPUS: &str = r#"
 import ctypes, os, tensorflow as tf
 print("GPUS", tf.config.list_physical_devices("GPU"))
 if os.environ.get("PROFILE"):
@@ -66,7 +66,7 @@ except OSError as e:
 "#;
 
 /// Runs `code` in the copy's python, the venv activated, with LD_LIBRARY_PATH and PATH first.
-fn run_python(c: &Copy, code: &str, ld: &Path, path_first: Option<&Path>) -> String {
+pub(crate) fn run_python(c: &Copy, code: &str, ld: &Path, path_first: Option<&Path>) -> String {
     run_python_with(c, code, ld, path_first, &[])
 }
 
@@ -98,7 +98,7 @@ fn run_python_with(
 }
 
 /// The scan, run as a user with the venv activated and the same variables runs it.
-fn scan(c: &Copy, ld: &Path, path_first: Option<&Path>) -> Value {
+pub(crate) fn scan(c: &Copy, ld: &Path, path_first: Option<&Path>) -> Value {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_cuda-triage"));
     cmd.args(["scan", "--json"]);
     env_for(&mut cmd, &c.root, Some(ld));
@@ -112,7 +112,7 @@ fn scan(c: &Copy, ld: &Path, path_first: Option<&Path>) -> Value {
 }
 
 /// The files TensorFlow mapped (the `MAPPED` lines).
-fn mapped(out: &str) -> Vec<&str> {
+pub(crate) fn mapped(out: &str) -> Vec<&str> {
     out.lines()
         .filter_map(|l| l.strip_prefix("MAPPED "))
         .collect()

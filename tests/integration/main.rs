@@ -33,6 +33,8 @@ mod fleet_view;
 #[cfg(unix)]
 mod framework_loads;
 #[cfg(unix)]
+mod framework_loads_cudnn_swap;
+#[cfg(unix)]
 mod framework_loads_ort_cudnn8;
 #[cfg(unix)]
 mod framework_loads_tensorflow;

@@ -1,0 +1,79 @@
+//! torch and TensorFlow in one environment, as users make it: `pip install` of one after the
+//! other leaves the cuDNN wheel the last one pins (TensorFlow 2.18.0 `[and-cuda]` pins
+//! nvidia-cudnn-cu12==9.3.0.75, torch 2.5.1 pins 9.1.0.70; pip cannot satisfy both). Each case
+//! swaps the cuDNN wheel of a hard-linked copy of one framework's venv for the other's pin (pip
+//! uninstalls it, the other venv's files of that wheel are linked in). The oracles: torch's own
+//! cuDNN check, and the version the cuDNN TensorFlow's process mapped reports (TensorFlow refuses
+//! an older minor in CudnnSupport::Init, which needs a real GPU to reach).
+
+use crate::closure_installs::{Copy, torch_venv};
+use crate::framework_loads::{CUDNN_VERSION, loud_about_libraries, python, with_code};
+use crate::framework_loads_tensorflow::{TF_GPUS, ld_path, mapped, run_python, scan, tf_venv};
+use serde_json::Value;
+
+/// torch installed after TensorFlow: cuDNN 9.1.0.70 in the wheel folder TensorFlow's RUNPATH
+/// names. TensorFlow still registers its GPU and maps that 9.1 from the wheel, and — built with
+/// 9.3 — refuses it at its first cuDNN use: the scan's error names the file, 9.1.0.70, the pin
+/// nvidia-cudnn-cu12==9.3.0.75 and the wheel folder that put it first.
+#[test]
+fn tensorflow_with_torchs_cudnn_9_1_wheel_maps_it_and_the_scan_refuses_it() {
+    let c = Copy::of(tf_venv(), "tf-cudnn-9.1-wheel");
+    c.swap_wheel(
+        "nvidia-cudnn-cu12",
+        torch_venv(),
+        "nvidia/cudnn",
+        "nvidia_cudnn_cu12-9.1.0.70.dist-info",
+    );
+    let ld = ld_path(&[]);
+    let out = run_python(&c, TF_GPUS, &ld, None);
+    assert!(out.contains("/physical_device:GPU:0"), "{out}");
+    assert!(
+        mapped(&out)
+            .iter()
+            .any(|m| m.ends_with("nvidia/cudnn/lib/libcudnn.so.9")),
+        "{out}"
+    );
+    assert!(out.contains("CUDNN 90100"), "{out}");
+    let doc = scan(&c, &ld, None);
+    let refused = with_code(&doc, "library-version-refused");
+    assert_eq!(refused.len(), 1, "{doc:#}");
+    let r = refused[0];
+    assert_eq!(r["severity"], "error", "{r:#}");
+    let wheel_lib = c.site().join("nvidia/cudnn/lib").display().to_string();
+    let summary = r["summary"].as_str().unwrap();
+    assert!(
+        summary.contains(&wheel_lib)
+            && summary.contains("9.1.0.70")
+            && summary.contains("TensorFlow"),
+        "{r:#}"
+    );
+    let detail = r["detail"].as_str().unwrap();
+    assert!(detail.contains("nvidia-cudnn-cu12==9.3.0.75"), "{r:#}");
+    assert!(
+        detail.contains("nvidia_cudnn_cu12-9.1.0.70.dist-info"),
+        "{r:#}"
+    );
+}
+
+/// TensorFlow installed after torch: cuDNN 9.3.0.75 where torch pins 9.1.0.70. torch accepts a
+/// newer minor of its major (`torch.backends.cudnn.version()` gives 90300), so the scan says
+/// nothing about any library — a differing pin is not a refusal.
+#[test]
+fn torch_with_tensorflows_cudnn_9_3_wheel_accepts_it_and_the_scan_is_silent() {
+    let c = Copy::of(torch_venv(), "torch-cudnn-9.3-wheel");
+    c.swap_wheel(
+        "nvidia-cudnn-cu12",
+        tf_venv(),
+        "nvidia/cudnn",
+        "nvidia_cudnn_cu12-9.3.0.75.dist-info",
+    );
+    let out = python(&c, CUDNN_VERSION, None).expect("torch accepts cuDNN 9.3");
+    assert!(out.contains("90300"), "{out}");
+    let doc = c.scan(None);
+    assert_eq!(
+        with_code(&doc, "library-version-refused"),
+        Vec::<&Value>::new(),
+        "{doc:#}"
+    );
+    assert_eq!(loud_about_libraries(&doc), Vec::<&Value>::new(), "{doc:#}");
+}
