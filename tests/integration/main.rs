@@ -35,6 +35,8 @@ mod framework_loads;
 #[cfg(unix)]
 mod framework_loads_cudnn_swap;
 #[cfg(unix)]
+mod framework_loads_cupy_nvcc;
+#[cfg(unix)]
 mod framework_loads_ort_cudnn8;
 #[cfg(unix)]
 mod framework_loads_tensorflow;
