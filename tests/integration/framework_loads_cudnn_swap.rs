@@ -1,13 +1,17 @@
 //! torch and TensorFlow in one environment, as users make it: `pip install` of one after the
 //! other leaves the cuDNN wheel the last one pins (TensorFlow 2.18.0 `[and-cuda]` pins
 //! nvidia-cudnn-cu12==9.3.0.75, torch 2.5.1 pins 9.1.0.70; pip cannot satisfy both). Each case
-//! swaps the cuDNN wheel of a hard-linked copy of one framework's venv for the other's pin (pip
+//! swaps the cuDNN wheel of a hard-linked copy of one framework's venv for the other's pin, or
+//! for cuDNN 8 (the cuDNN major TensorFlow 2.18 does not load; the files of the ONNX Runtime
+//! 1.18 venv's nvidia-cudnn-cu11 8.9.6.50) (pip
 //! uninstalls it, the other venv's files of that wheel are linked in). The oracles: torch's own
 //! cuDNN check, and the version the cuDNN TensorFlow's process mapped reports (TensorFlow refuses
 //! an older minor in CudnnSupport::Init, which needs a real GPU to reach).
 
 use crate::closure_installs::{Copy, torch_venv};
+use crate::framework_loads::cites_load_list;
 use crate::framework_loads::{CUDNN_VERSION, loud_about_libraries, python, with_code};
+use crate::framework_loads_ort_cudnn8::ort_cudnn8_venv;
 use crate::framework_loads_tensorflow::{TF_GPUS, ld_path, mapped, run_python, scan, tf_venv};
 use serde_json::Value;
 
@@ -76,4 +80,44 @@ fn torch_with_tensorflows_cudnn_9_3_wheel_accepts_it_and_the_scan_is_silent() {
         "{doc:#}"
     );
     assert_eq!(loud_about_libraries(&doc), Vec::<&Value>::new(), "{doc:#}");
+}
+
+/// cuDNN 8 in place of TensorFlow 2.18's cuDNN 9 (`pip install nvidia-cudnn-cu11==8.9.6.50`
+/// after uninstalling the `-cu12` one, as old install guides say): TensorFlow cannot dlopen
+/// libcudnn.so.9 and registers no GPU; the scan's error names libcudnn.so.9, the cuDNN 8 files
+/// that are there instead, the load-list row and the pinned cuDNN 9 reinstall.
+#[test]
+fn tensorflow_with_cudnn_8_in_place_of_9_registers_no_gpu_and_the_scan_names_the_major() {
+    let c = Copy::of(tf_venv(), "tf-cudnn-8-wheel");
+    c.swap_wheel(
+        "nvidia-cudnn-cu12",
+        ort_cudnn8_venv(),
+        "nvidia/cudnn",
+        "nvidia_cudnn_cu11-8.9.6.50.dist-info",
+    );
+    let ld = ld_path(&[]);
+    let out = run_python(&c, TF_GPUS, &ld, None);
+    assert!(out.contains("GPUS []"), "{out}");
+    assert!(out.contains("Cannot dlopen some GPU libraries"), "{out}");
+    let doc = scan(&c, &ld, None);
+    let errors = crate::closure_installs::naming(&c.errors_here(&doc), "libcudnn.so.9");
+    assert_eq!(errors.len(), 1, "{doc:#}");
+    let f = errors[0];
+    assert_eq!(f["code"], "library-wrong-major", "{f:#}");
+    let wheel_lib = c.site().join("nvidia/cudnn/lib/libcudnn.so.8");
+    assert!(
+        f["detail"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("{} (cuDNN 8)", wheel_lib.display())),
+        "{f:#}"
+    );
+    assert!(cites_load_list(f, "dlopen_checker.cc"), "{f:#}");
+    assert!(
+        f["fixes"][0]["summary"]
+            .as_str()
+            .unwrap()
+            .contains("nvidia-cudnn-cu12==9.3.0.75"),
+        "{f:#}"
+    );
 }

@@ -23,7 +23,7 @@ const ORT_CUDNN8: &[&str] = &[
     "nvidia-curand-cu11==10.3.0.86",
 ];
 
-fn ort_cudnn8_venv() -> &'static Path {
+pub(crate) fn ort_cudnn8_venv() -> &'static Path {
     static VENV: OnceLock<PathBuf> = OnceLock::new();
     VENV.get_or_init(|| cached_venv("onnxruntime-1.18.0-cu11", None, ORT_CUDNN8))
 }
