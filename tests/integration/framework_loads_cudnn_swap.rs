@@ -1,12 +1,12 @@
 //! torch and TensorFlow in one environment, as users make it: `pip install` of one after the
 //! other leaves the cuDNN wheel the last one pins (TensorFlow 2.18.0 `[and-cuda]` pins
-//! nvidia-cudnn-cu12==9.3.0.75, torch 2.5.1 pins 9.1.0.70; pip cannot satisfy both). Each case
-//! swaps the cuDNN wheel of a hard-linked copy of one framework's venv for the other's pin, or
-//! for cuDNN 8 (the cuDNN major TensorFlow 2.18 does not load; the files of the ONNX Runtime
-//! 1.18 venv's nvidia-cudnn-cu11 8.9.6.50) (pip
-//! uninstalls it, the other venv's files of that wheel are linked in). The oracles: torch's own
-//! cuDNN check, and the version the cuDNN TensorFlow's process mapped reports (TensorFlow refuses
-//! an older minor in CudnnSupport::Init, which needs a real GPU to reach).
+//! nvidia-cudnn-cu12==9.3.0.75, torch 2.5.1 pins 9.1.0.70; pip cannot satisfy both) — and cuDNN 8
+//! where TensorFlow 2.18 needs 9. Each case swaps the cuDNN wheel of a hard-linked copy of one
+//! venv (pip uninstalls it; the files of the other wheel, from the other framework's venv or the
+//! ONNX Runtime 1.18 venv's nvidia-cudnn-cu11 8.9.6.50, are linked in). The oracles: torch's own
+//! cuDNN check, TensorFlow registering its GPU or not, and the version the cuDNN TensorFlow's
+//! process mapped reports (TensorFlow refuses an older minor in CudnnSupport::Init, which needs
+//! a real GPU to reach).
 
 use crate::closure_installs::{Copy, torch_venv};
 use crate::framework_loads::cites_load_list;
