@@ -16,6 +16,7 @@ use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 
 const TORCH: &str = "torch==2.5.1";
+#[cfg(unix)]
 const TORCH_CU121: &str = "torch==2.4.1";
 const CUPY: &str = "cupy-cuda12x==13.3.0";
 
@@ -45,6 +46,7 @@ pub(crate) fn torch_venv() -> &'static Path {
 /// 2.5.1 venv by hard links; pip swaps torch, Triton and the `-cu12` wheels pinned at 12.1
 /// versions, and keeps nvidia-cudnn-cu12 9.1.0.70 (the same pin, the largest wheel) and nvJitLink
 /// (about 3.8 GB more on disk, ~2.4 GB downloaded).
+#[cfg(unix)]
 pub(crate) fn torch_cu121_venv() -> &'static Path {
     static VENV: OnceLock<PathBuf> = OnceLock::new();
     VENV.get_or_init(|| cached_venv("torch-2.4.1", Some(torch_venv()), &[TORCH_CU121]))
@@ -167,6 +169,7 @@ impl Copy {
     /// pip, then the files of `from`'s install of the other wheel (its `dist_info` folder and the
     /// package folder `package`, e.g. `nvidia/cudnn`) hard-linked in — the files pip would
     /// unpack, not downloaded again.
+    #[cfg(unix)]
     pub(crate) fn swap_wheel(&self, uninstall: &str, from: &Path, package: &str, dist_info: &str) {
         run(
             Command::new(self.root.join("bin/python"))
@@ -260,6 +263,24 @@ pub(crate) fn env_for(cmd: &mut Command, venv: &Path, ld_library_path: Option<&P
     }
 }
 
+/// Errors and warnings that name a library other than the driver's (which this machine lacks).
+pub(crate) fn loud_about_libraries(doc: &Value) -> Vec<&Value> {
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] == "error" || f["severity"] == "warning")
+        .filter(|f| {
+            f["libraries"].as_array().is_some_and(|libs| {
+                libs.iter().any(|l| {
+                    let l = l.as_str().unwrap_or("");
+                    !l.starts_with("libcuda.so") && !l.starts_with("libnvidia-ml")
+                })
+            })
+        })
+        .collect()
+}
+
 /// The findings among `findings` that name `lib` among their libraries.
 pub(crate) fn naming<'a>(findings: &[&'a Value], lib: &str) -> Vec<&'a Value> {
     findings
@@ -296,7 +317,7 @@ pub(crate) fn healthy_torch_is_quiet(venv: &Path, version: &str, cuda: &str) {
     assert_eq!(torch["expects"]["cudnn"], "9.1.0.70", "{torch:#}");
     assert_eq!(c.errors_here(&doc), Vec::<&Value>::new(), "{doc:#}");
     assert_eq!(
-        crate::framework_loads::loud_about_libraries(&doc),
+        loud_about_libraries(&doc),
         Vec::<&Value>::new(),
         "no error and no warning about any library: {doc:#}"
     );

@@ -5,6 +5,7 @@
 //! copies of the torch 2.5.1 venv. The oracles are the real ld.so loading ONNX Runtime's CUDA
 //! provider, the real `import torch`, and torch's own cuDNN version check.
 
+pub(crate) use crate::closure_installs::loud_about_libraries;
 use crate::closure_installs::{Copy, cached_venv, cupy_venv, env_for, naming};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -59,24 +60,6 @@ pub(crate) fn cites_load_list(f: &Value, what: &str) -> bool {
             e["kind"] == "load-list" && e["text"].as_str().is_some_and(|t| t.contains(what))
         })
     })
-}
-
-/// Errors and warnings that name a library other than the driver's (which this machine lacks).
-pub(crate) fn loud_about_libraries(doc: &Value) -> Vec<&Value> {
-    doc["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["severity"] == "error" || f["severity"] == "warning")
-        .filter(|f| {
-            f["libraries"].as_array().is_some_and(|libs| {
-                libs.iter().any(|l| {
-                    let l = l.as_str().unwrap_or("");
-                    !l.starts_with("libcuda.so") && !l.starts_with("libnvidia-ml")
-                })
-            })
-        })
-        .collect()
 }
 
 pub(crate) fn with_code<'a>(doc: &'a Value, code: &str) -> Vec<&'a Value> {
