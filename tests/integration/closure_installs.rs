@@ -220,7 +220,7 @@ impl Copy {
         self.scan_with(&[], ld_library_path)
     }
 
-    fn scan_with(&self, extra: &[&str], ld_library_path: Option<&Path>) -> Value {
+    pub(crate) fn scan_with(&self, extra: &[&str], ld_library_path: Option<&Path>) -> Value {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_cuda-triage"));
         cmd.args(["scan", "--json"]).args(extra);
         env_for(&mut cmd, &self.root, ld_library_path);

@@ -1,12 +1,12 @@
 //! torch and TensorFlow in one environment, as users make it: `pip install` of one after the
 //! other leaves the cuDNN wheel the last one pins (TensorFlow 2.18.0 `[and-cuda]` pins
 //! nvidia-cudnn-cu12==9.3.0.75, torch 2.5.1 pins 9.1.0.70; pip cannot satisfy both) — and cuDNN 8
-//! where TensorFlow 2.18 needs 9. Each case swaps the cuDNN wheel of a hard-linked copy of one
-//! venv (pip uninstalls it; the files of the other wheel, from the other framework's venv or the
-//! ONNX Runtime 1.18 venv's nvidia-cudnn-cu11 8.9.6.50, are linked in). The oracles: torch's own
-//! cuDNN check, TensorFlow registering its GPU or not, and the version the cuDNN TensorFlow's
-//! process mapped reports (TensorFlow refuses an older minor in CudnnSupport::Init, which needs
-//! a real GPU to reach).
+//! where TensorFlow 2.18 needs 9, and TensorFlow's wheel folders on torch's LD_LIBRARY_PATH. Each
+//! swap case swaps the cuDNN wheel of a hard-linked copy of one venv (pip uninstalls it; the files
+//! of the other wheel, from the other framework's venv or the ONNX Runtime 1.18 venv's
+//! nvidia-cudnn-cu11 8.9.6.50, are linked in). The oracles: torch's own import and cuDNN check,
+//! TensorFlow registering its GPU or not, and the version the cuDNN TensorFlow's process mapped
+//! reports (TensorFlow refuses an older minor in CudnnSupport::Init, which needs a real GPU).
 
 use crate::closure_installs::{Copy, torch_venv};
 use crate::framework_loads::cites_load_list;
@@ -120,4 +120,50 @@ fn tensorflow_with_cudnn_8_in_place_of_9_registers_no_gpu_and_the_scan_names_the
             .contains("nvidia-cudnn-cu12==9.3.0.75"),
         "{f:#}"
     );
+}
+
+/// Another environment's wheel folders on LD_LIBRARY_PATH (TensorFlow 2.18's: CUDA 12.5, cuDNN
+/// 9.3, nvJitLink 12.5) ahead of torch 2.5.1's own: torch's libraries keep the wheels their RPATH
+/// names, while what is loaded through a RUNPATH (cuSPARSE's nvJitLink at import, cuDNN's graph
+/// library at the first cuDNN call) takes the newer copies — and torch imports and accepts cuDNN
+/// 9.3. The real import's mapped files agree with the emulation (`scan --probe`: no
+/// disagreement), and the scan is silent about every library.
+#[test]
+fn torch_with_tensorflows_wheel_folders_first_on_ld_library_path_is_silent() {
+    let c = Copy::of(torch_venv(), "tf-folders-first");
+    let tf = crate::closure_installs::site_of(tf_venv()).join("nvidia");
+    let mut dirs: Vec<String> = std::fs::read_dir(&tf)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path().join("lib"))
+        .filter(|p| p.is_dir())
+        .map(|p| p.display().to_string())
+        .collect();
+    dirs.sort();
+    let ld = std::path::PathBuf::from(dirs.join(":"));
+    let out = python(&c, CUDNN_VERSION, Some(&ld)).expect("torch imports and accepts cuDNN 9.3");
+    assert!(out.contains("90300"), "{out}");
+    let doc = c.scan_with(&["--probe"], Some(&ld));
+    let probe = doc["inventory"]["python_envs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|e| e["import_probes"].as_array().unwrap())
+        .find(|p| p["module"] == "torch")
+        .unwrap_or_else(|| panic!("a torch import probe: {doc:#}"));
+    assert_eq!(probe["outcome"], "ok", "{probe:#}");
+    let real_tf = tf.canonicalize().unwrap().display().to_string();
+    assert!(
+        probe["mapped"].as_array().unwrap().iter().any(|m| m
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{real_tf}/nvjitlink/lib/libnvJitLink.so.12"))),
+        "the import maps TensorFlow's nvJitLink (cuSPARSE's RUNPATH comes after LD_LIBRARY_PATH): {probe:#}"
+    );
+    assert_eq!(
+        with_code(&doc, "loader-disagrees"),
+        Vec::<&Value>::new(),
+        "{doc:#}"
+    );
+    assert_eq!(loud_about_libraries(&doc), Vec::<&Value>::new(), "{doc:#}");
 }
