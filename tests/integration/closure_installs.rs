@@ -281,6 +281,34 @@ pub(crate) fn loud_about_libraries(doc: &Value) -> Vec<&Value> {
         .collect()
 }
 
+/// `scan --probe`'s import probe of torch.
+pub(crate) fn torch_probe(doc: &Value) -> &Value {
+    doc["inventory"]["python_envs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|e| e["import_probes"].as_array().unwrap())
+        .find(|p| p["module"] == "torch")
+        .unwrap_or_else(|| panic!("a torch import probe: {doc:#}"))
+}
+
+/// A folder of the copy holding CUDA 12.1's nvJitLink (the real 12.1.105 wheel's library).
+pub(crate) fn nvjitlink_12_1_folder(c: &Copy) -> PathBuf {
+    let old = c.root.join("old-nvjitlink");
+    std::fs::create_dir_all(&old).unwrap();
+    std::fs::copy(
+        wheel_member(
+            "nvidia-nvjitlink-cu12",
+            "12.1.105",
+            WheelPlatform::Linux,
+            "nvidia/nvjitlink/lib/libnvJitLink.so.12",
+        ),
+        old.join("libnvJitLink.so.12"),
+    )
+    .unwrap();
+    old
+}
+
 /// The findings among `findings` that name `lib` among their libraries.
 pub(crate) fn naming<'a>(findings: &[&'a Value], lib: &str) -> Vec<&'a Value> {
     findings
@@ -324,13 +352,7 @@ pub(crate) fn healthy_torch_is_quiet(venv: &Path, version: &str, cuda: &str) {
     // What really happened agrees with the prediction: the real import mapped the files the
     // emulation resolved.
     let probed = c.scan_with(&["--probe"], None);
-    let probe = probed["inventory"]["python_envs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|e| e["import_probes"].as_array().unwrap())
-        .find(|p| p["module"] == "torch")
-        .unwrap_or_else(|| panic!("a torch import probe: {probed:#}"));
+    let probe = torch_probe(&probed);
     assert_eq!(probe["outcome"], "ok", "{probe:#}");
     let mapped = probe["mapped"].as_array().unwrap();
     assert!(
@@ -394,18 +416,7 @@ pub(crate) fn cudnn_gone_is_named(venv: &Path) {
 #[test]
 fn an_older_nvjitlink_first_on_ld_library_path_is_named_as_torch_fails() {
     let c = Copy::new("old-nvjitlink");
-    let old = c.root.join("old-nvjitlink");
-    std::fs::create_dir_all(&old).unwrap();
-    std::fs::copy(
-        wheel_member(
-            "nvidia-nvjitlink-cu12",
-            "12.1.105",
-            WheelPlatform::Linux,
-            "nvidia/nvjitlink/lib/libnvJitLink.so.12",
-        ),
-        old.join("libnvJitLink.so.12"),
-    )
-    .unwrap();
+    let old = nvjitlink_12_1_folder(&c);
     let err = c.import_torch(Some(&old)).expect_err("import torch fails");
     assert!(
         err.contains("undefined symbol: __nvJitLinkComplete_12_4, version libnvJitLink.so.12"),

@@ -144,13 +144,7 @@ fn torch_with_tensorflows_wheel_folders_first_on_ld_library_path_is_silent() {
     let out = python(&c, CUDNN_VERSION, Some(&ld)).expect("torch imports and accepts cuDNN 9.3");
     assert!(out.contains("90300"), "{out}");
     let doc = c.scan_with(&["--probe"], Some(&ld));
-    let probe = doc["inventory"]["python_envs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|e| e["import_probes"].as_array().unwrap())
-        .find(|p| p["module"] == "torch")
-        .unwrap_or_else(|| panic!("a torch import probe: {doc:#}"));
+    let probe = crate::closure_installs::torch_probe(&doc);
     assert_eq!(probe["outcome"], "ok", "{probe:#}");
     let real_tf = tf.canonicalize().unwrap().display().to_string();
     assert!(

@@ -7,13 +7,12 @@
 //! name it for 2.5.1 (`closure_installs`) and stay quiet here.
 
 use crate::closure_installs::{
-    Copy, cudnn_gone_is_named, healthy_torch_is_quiet, torch_cu121_venv,
+    Copy, cudnn_gone_is_named, healthy_torch_is_quiet, nvjitlink_12_1_folder, torch_cu121_venv,
 };
 use crate::framework_loads::{
     an_older_cudnn_first_is_refused_as_torch_refuses_it, loud_about_libraries,
     torch_without_nvrtc_is_a_warning, with_code,
 };
-use crate::wheels::{WheelPlatform, wheel_member};
 use serde_json::Value;
 
 #[test]
@@ -42,18 +41,7 @@ fn torch_2_4_1_cu121_refuses_an_older_cudnn_first_and_so_does_the_scan() {
 #[test]
 fn torch_2_4_1_cu121_imports_with_nvjitlink_12_1_first_and_the_scan_is_silent() {
     let c = Copy::of(torch_cu121_venv(), "old-nvjitlink");
-    let old = c.root.join("old-nvjitlink");
-    std::fs::create_dir_all(&old).unwrap();
-    std::fs::copy(
-        wheel_member(
-            "nvidia-nvjitlink-cu12",
-            "12.1.105",
-            WheelPlatform::Linux,
-            "nvidia/nvjitlink/lib/libnvJitLink.so.12",
-        ),
-        old.join("libnvJitLink.so.12"),
-    )
-    .unwrap();
+    let old = nvjitlink_12_1_folder(&c);
     c.import_torch(Some(&old))
         .expect("torch 2.4.1+cu121 imports with nvJitLink 12.1 first");
     let doc = c.scan(Some(&old));
