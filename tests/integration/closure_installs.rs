@@ -109,6 +109,19 @@ pub(crate) fn site_of(venv: &Path) -> PathBuf {
         .expect("the venv has lib/python3.X/site-packages")
 }
 
+/// Every `site-packages/nvidia/*/lib` folder of a venv, joined for LD_LIBRARY_PATH.
+pub(crate) fn nvidia_lib_path_of(venv: &Path) -> String {
+    let mut dirs: Vec<String> = std::fs::read_dir(site_of(venv).join("nvidia"))
+        .expect("the venv has nvidia wheels")
+        .flatten()
+        .map(|e| e.path().join("lib"))
+        .filter(|p| p.is_dir())
+        .map(|p| p.display().to_string())
+        .collect();
+    dirs.sort();
+    dirs.join(":")
+}
+
 /// A hard-linked copy of the venv, removed when dropped.
 pub(crate) struct Copy {
     pub(crate) root: PathBuf,
@@ -145,15 +158,7 @@ impl Copy {
 
     /// Every `site-packages/nvidia/*/lib` folder of the copy, joined for LD_LIBRARY_PATH.
     pub(crate) fn nvidia_lib_path(&self) -> String {
-        let mut dirs: Vec<String> = std::fs::read_dir(self.site().join("nvidia"))
-            .expect("the venv has nvidia wheels")
-            .flatten()
-            .map(|e| e.path().join("lib"))
-            .filter(|p| p.is_dir())
-            .map(|p| p.display().to_string())
-            .collect();
-        dirs.sort();
-        dirs.join(":")
+        nvidia_lib_path_of(&self.root)
     }
 
     /// Replaces a file of the copy (never writing through the hard link).

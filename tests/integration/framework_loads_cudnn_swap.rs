@@ -132,15 +132,7 @@ fn tensorflow_with_cudnn_8_in_place_of_9_registers_no_gpu_and_the_scan_names_the
 fn torch_with_tensorflows_wheel_folders_first_on_ld_library_path_is_silent() {
     let c = Copy::of(torch_venv(), "tf-folders-first");
     let tf = crate::closure_installs::site_of(tf_venv()).join("nvidia");
-    let mut dirs: Vec<String> = std::fs::read_dir(&tf)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path().join("lib"))
-        .filter(|p| p.is_dir())
-        .map(|p| p.display().to_string())
-        .collect();
-    dirs.sort();
-    let ld = std::path::PathBuf::from(dirs.join(":"));
+    let ld = std::path::PathBuf::from(crate::closure_installs::nvidia_lib_path_of(tf_venv()));
     let out = python(&c, CUDNN_VERSION, Some(&ld)).expect("torch imports and accepts cuDNN 9.3");
     assert!(out.contains("90300"), "{out}");
     let doc = c.scan_with(&["--probe"], Some(&ld));
