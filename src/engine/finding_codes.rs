@@ -55,6 +55,7 @@ pub const PIP_CUDA_WHEELS_NOT_SEARCHED: &str = "pip-cuda-wheels-not-searched";
 pub const PROCESS_BITNESS_MISMATCH: &str = "process-bitness-mismatch";
 pub const PTXAS_NOT_FOUND: &str = "ptxas-not-found";
 pub const PTXAS_TOO_OLD: &str = "ptxas-too-old";
+pub const CUPY_NVCC_MISMATCH: &str = "cupy-nvcc-mismatch";
 pub const PTXAS_LACKS_GPU_ARCH: &str = "ptxas-lacks-gpu-arch";
 pub const PYTHON_IGNORES_PATH: &str = "python-ignores-path";
 pub const REPORT_REDACTION_FAILED: &str = "report-redaction-failed";
@@ -135,6 +136,7 @@ pub const ALL: &[&str] = &[
     PROCESS_BITNESS_MISMATCH,
     PTXAS_NOT_FOUND,
     PTXAS_TOO_OLD,
+    CUPY_NVCC_MISMATCH,
     PTXAS_LACKS_GPU_ARCH,
     PYTHON_IGNORES_PATH,
     REPORT_REDACTION_FAILED,

@@ -132,6 +132,13 @@ pub struct ToolInfo {
     pub version_source: Option<String>,
 }
 
+/// A compiler a framework would run, and what chose it (`NVCC`, `CUDA_PATH`, `PATH`, ...).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChosenTool {
+    pub how: String,
+    pub tool: ToolInfo,
+}
+
 /// A ptxas Triton would run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TritonPtxas {
@@ -283,6 +290,10 @@ pub struct PythonEnv {
     /// TensorFlow or JAX).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub xla_ptxas: Vec<ToolInfo>,
+    /// The nvcc CuPy runs for `backend='nvcc'` kernels and cuFFT callbacks, found in CuPy's own
+    /// order (`NVCC`, else `<CUDA path>/bin/nvcc`; read where the env holds CuPy).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cupy_nvcc: Option<ChosenTool>,
     /// Notes the scan attaches (e.g. "Microsoft Store Python").
     pub notes: Vec<String>,
     /// Result of the optional import probe, one per framework module tried.

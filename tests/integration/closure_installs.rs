@@ -16,6 +16,8 @@ use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 
 const TORCH: &str = "torch==2.5.1";
+#[cfg(unix)]
+const TORCH_CU121: &str = "torch==2.4.1";
 const CUPY: &str = "cupy-cuda12x==13.3.0";
 
 pub(crate) fn cache() -> PathBuf {
@@ -38,6 +40,16 @@ fn run(cmd: &mut Command, what: &str) {
 pub(crate) fn torch_venv() -> &'static Path {
     static VENV: OnceLock<PathBuf> = OnceLock::new();
     VENV.get_or_init(|| cached_venv("torch-2.5.1", None, &[TORCH]))
+}
+
+/// The second CUDA build: the real torch 2.4.1 from PyPI, the build for CUDA 12.1, made from the
+/// 2.5.1 venv by hard links; pip swaps torch, Triton and the `-cu12` wheels pinned at 12.1
+/// versions, and keeps nvidia-cudnn-cu12 9.1.0.70 (the same pin, the largest wheel) and nvJitLink
+/// (about 3.8 GB more on disk, ~2.4 GB downloaded).
+#[cfg(unix)]
+pub(crate) fn torch_cu121_venv() -> &'static Path {
+    static VENV: OnceLock<PathBuf> = OnceLock::new();
+    VENV.get_or_init(|| cached_venv("torch-2.4.1", Some(torch_venv()), &[TORCH_CU121]))
 }
 
 /// The torch venv plus the real CuPy 13.3.0 (its CUDA 12 libraries come from the same
@@ -97,6 +109,19 @@ pub(crate) fn site_of(venv: &Path) -> PathBuf {
         .expect("the venv has lib/python3.X/site-packages")
 }
 
+/// Every `site-packages/nvidia/*/lib` folder of a venv, joined for LD_LIBRARY_PATH.
+pub(crate) fn nvidia_lib_path_of(venv: &Path) -> String {
+    let mut dirs: Vec<String> = std::fs::read_dir(site_of(venv).join("nvidia"))
+        .expect("the venv has nvidia wheels")
+        .flatten()
+        .map(|e| e.path().join("lib"))
+        .filter(|p| p.is_dir())
+        .map(|p| p.display().to_string())
+        .collect();
+    dirs.sort();
+    dirs.join(":")
+}
+
 /// A hard-linked copy of the venv, removed when dropped.
 pub(crate) struct Copy {
     pub(crate) root: PathBuf,
@@ -112,7 +137,12 @@ impl Copy {
         // follow are heavy, and parallel ones only compete for the two cores CI has.
         static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
         let _guard = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-        let root = cache().join(format!("work-{}-{name}", std::process::id()));
+        // The venv's name is part of the copy's: a case runs on several venvs at once.
+        let root = cache().join(format!(
+            "work-{}-{}-{name}",
+            std::process::id(),
+            venv.file_name().unwrap_or_default().to_string_lossy()
+        ));
         let _ = std::fs::remove_dir_all(&root);
         run(
             Command::new("cp").arg("-al").arg(venv).arg(&root),
@@ -128,15 +158,7 @@ impl Copy {
 
     /// Every `site-packages/nvidia/*/lib` folder of the copy, joined for LD_LIBRARY_PATH.
     pub(crate) fn nvidia_lib_path(&self) -> String {
-        let mut dirs: Vec<String> = std::fs::read_dir(self.site().join("nvidia"))
-            .expect("the venv has nvidia wheels")
-            .flatten()
-            .map(|e| e.path().join("lib"))
-            .filter(|p| p.is_dir())
-            .map(|p| p.display().to_string())
-            .collect();
-        dirs.sort();
-        dirs.join(":")
+        nvidia_lib_path_of(&self.root)
     }
 
     /// Replaces a file of the copy (never writing through the hard link).
@@ -145,6 +167,35 @@ impl Copy {
         std::fs::remove_file(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         if let Some(bytes) = bytes {
             std::fs::write(&path, bytes).unwrap();
+        }
+    }
+
+    /// What `pip install` of another wheel in place of `uninstall` leaves: `uninstall` removed by
+    /// pip, then the files of `from`'s install of the other wheel (its `dist_info` folder and the
+    /// package folder `package`, e.g. `nvidia/cudnn`) hard-linked in — the files pip would
+    /// unpack, not downloaded again.
+    #[cfg(unix)]
+    pub(crate) fn swap_wheel(&self, uninstall: &str, from: &Path, package: &str, dist_info: &str) {
+        run(
+            Command::new(self.root.join("bin/python"))
+                .args(["-m", "pip", "uninstall", "--yes", "--quiet", uninstall])
+                .env_clear()
+                .env("PATH", "/usr/bin:/bin")
+                .env("HOME", &self.root),
+            &format!("pip uninstall {uninstall}"),
+        );
+        let (from_site, site) = (site_of(from), self.site());
+        for rel in [package, dist_info] {
+            // Into the folder, which pip may have left (empty, or with a __pycache__).
+            let to = site.join(rel);
+            std::fs::create_dir_all(&to).unwrap();
+            run(
+                Command::new("cp")
+                    .arg("-al")
+                    .arg(from_site.join(rel).join("."))
+                    .arg(&to),
+                &format!("cp -al of {rel}"),
+            );
         }
     }
 
@@ -174,7 +225,7 @@ impl Copy {
         self.scan_with(&[], ld_library_path)
     }
 
-    fn scan_with(&self, extra: &[&str], ld_library_path: Option<&Path>) -> Value {
+    pub(crate) fn scan_with(&self, extra: &[&str], ld_library_path: Option<&Path>) -> Value {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_cuda-triage"));
         cmd.args(["scan", "--json"]).args(extra);
         env_for(&mut cmd, &self.root, ld_library_path);
@@ -217,6 +268,52 @@ pub(crate) fn env_for(cmd: &mut Command, venv: &Path, ld_library_path: Option<&P
     }
 }
 
+/// Errors and warnings that name a library other than the driver's (which this machine lacks).
+pub(crate) fn loud_about_libraries(doc: &Value) -> Vec<&Value> {
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] == "error" || f["severity"] == "warning")
+        .filter(|f| {
+            f["libraries"].as_array().is_some_and(|libs| {
+                libs.iter().any(|l| {
+                    let l = l.as_str().unwrap_or("");
+                    !l.starts_with("libcuda.so") && !l.starts_with("libnvidia-ml")
+                })
+            })
+        })
+        .collect()
+}
+
+/// `scan --probe`'s import probe of torch.
+pub(crate) fn torch_probe(doc: &Value) -> &Value {
+    doc["inventory"]["python_envs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|e| e["import_probes"].as_array().unwrap())
+        .find(|p| p["module"] == "torch")
+        .unwrap_or_else(|| panic!("a torch import probe: {doc:#}"))
+}
+
+/// A folder of the copy holding CUDA 12.1's nvJitLink (the real 12.1.105 wheel's library).
+pub(crate) fn nvjitlink_12_1_folder(c: &Copy) -> PathBuf {
+    let old = c.root.join("old-nvjitlink");
+    std::fs::create_dir_all(&old).unwrap();
+    std::fs::copy(
+        wheel_member(
+            "nvidia-nvjitlink-cu12",
+            "12.1.105",
+            WheelPlatform::Linux,
+            "nvidia/nvjitlink/lib/libnvJitLink.so.12",
+        ),
+        old.join("libnvJitLink.so.12"),
+    )
+    .unwrap();
+    old
+}
+
 /// The findings among `findings` that name `lib` among their libraries.
 pub(crate) fn naming<'a>(findings: &[&'a Value], lib: &str) -> Vec<&'a Value> {
     findings
@@ -228,7 +325,14 @@ pub(crate) fn naming<'a>(findings: &[&'a Value], lib: &str) -> Vec<&'a Value> {
 
 #[test]
 fn a_healthy_torch_install_imports_and_the_scan_reports_no_error_about_it() {
-    let c = Copy::new("healthy");
+    healthy_torch_is_quiet(torch_venv(), "2.5.1", "12.4");
+}
+
+/// A healthy venv of torch `version` (the build for CUDA `cuda`): `import torch` works, the scan
+/// reports no error about it, and `scan --probe`'s real import maps the cuDNN the emulation
+/// resolved — no disagreement.
+pub(crate) fn healthy_torch_is_quiet(venv: &Path, version: &str, cuda: &str) {
+    let c = Copy::of(venv, "healthy");
     c.import_torch(None).expect("the real torch imports");
     let doc = c.scan(None);
     let torch = doc["inventory"]["python_envs"]
@@ -239,21 +343,21 @@ fn a_healthy_torch_install_imports_and_the_scan_reports_no_error_about_it() {
         .find(|f| f["package"] == "torch")
         .unwrap_or_else(|| panic!("torch is found: {doc:#}"));
     assert!(
-        torch["version"].as_str().unwrap().starts_with("2.5.1"),
+        torch["version"].as_str().unwrap().starts_with(version),
         "{torch:#}"
     );
+    assert_eq!(torch["expects"]["cuda"], cuda, "{torch:#}");
     assert_eq!(torch["expects"]["cudnn"], "9.1.0.70", "{torch:#}");
     assert_eq!(c.errors_here(&doc), Vec::<&Value>::new(), "{doc:#}");
+    assert_eq!(
+        loud_about_libraries(&doc),
+        Vec::<&Value>::new(),
+        "no error and no warning about any library: {doc:#}"
+    );
     // What really happened agrees with the prediction: the real import mapped the files the
     // emulation resolved.
     let probed = c.scan_with(&["--probe"], None);
-    let probe = probed["inventory"]["python_envs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|e| e["import_probes"].as_array().unwrap())
-        .find(|p| p["module"] == "torch")
-        .unwrap_or_else(|| panic!("a torch import probe: {probed:#}"));
+    let probe = torch_probe(&probed);
     assert_eq!(probe["outcome"], "ok", "{probe:#}");
     let mapped = probe["mapped"].as_array().unwrap();
     assert!(
@@ -277,7 +381,14 @@ fn a_healthy_torch_install_imports_and_the_scan_reports_no_error_about_it() {
 
 #[test]
 fn a_cudnn_library_missing_from_its_wheel_is_named_with_the_pinned_reinstall() {
-    let c = Copy::new("no-cudnn");
+    cudnn_gone_is_named(torch_venv());
+}
+
+/// libcudnn.so.9 gone from the cuDNN wheel of a torch venv (both builds pin
+/// nvidia-cudnn-cu12==9.1.0.70): `import torch` fails on it, and the scan names it once, with
+/// the folders tried and the pinned reinstall.
+pub(crate) fn cudnn_gone_is_named(venv: &Path) {
+    let c = Copy::of(venv, "no-cudnn");
     c.replace("nvidia/cudnn/lib/libcudnn.so.9", None);
     let err = c.import_torch(None).expect_err("import torch fails");
     assert!(
@@ -310,18 +421,7 @@ fn a_cudnn_library_missing_from_its_wheel_is_named_with_the_pinned_reinstall() {
 #[test]
 fn an_older_nvjitlink_first_on_ld_library_path_is_named_as_torch_fails() {
     let c = Copy::new("old-nvjitlink");
-    let old = c.root.join("old-nvjitlink");
-    std::fs::create_dir_all(&old).unwrap();
-    std::fs::copy(
-        wheel_member(
-            "nvidia-nvjitlink-cu12",
-            "12.1.105",
-            WheelPlatform::Linux,
-            "nvidia/nvjitlink/lib/libnvJitLink.so.12",
-        ),
-        old.join("libnvJitLink.so.12"),
-    )
-    .unwrap();
+    let old = nvjitlink_12_1_folder(&c);
     let err = c.import_torch(Some(&old)).expect_err("import torch fails");
     assert!(
         err.contains("undefined symbol: __nvJitLinkComplete_12_4, version libnvJitLink.so.12"),

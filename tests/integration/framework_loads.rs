@@ -5,6 +5,7 @@
 //! copies of the torch 2.5.1 venv. The oracles are the real ld.so loading ONNX Runtime's CUDA
 //! provider, the real `import torch`, and torch's own cuDNN version check.
 
+pub(crate) use crate::closure_installs::loud_about_libraries;
 use crate::closure_installs::{Copy, cached_venv, cupy_venv, env_for, naming};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -31,7 +32,11 @@ pub(crate) fn jax_venv() -> &'static Path {
 }
 
 /// Runs `code` in the copy's python with the venv activated; stdout, or the failure.
-fn python(c: &Copy, code: &str, ld_library_path: Option<&Path>) -> Result<String, String> {
+pub(crate) fn python(
+    c: &Copy,
+    code: &str,
+    ld_library_path: Option<&Path>,
+) -> Result<String, String> {
     let mut cmd = Command::new(c.root.join("bin/python"));
     cmd.args(["-c", code]);
     env_for(&mut cmd, &c.root, ld_library_path);
@@ -55,24 +60,6 @@ pub(crate) fn cites_load_list(f: &Value, what: &str) -> bool {
             e["kind"] == "load-list" && e["text"].as_str().is_some_and(|t| t.contains(what))
         })
     })
-}
-
-/// Errors and warnings that name a library other than the driver's (which this machine lacks).
-pub(crate) fn loud_about_libraries(doc: &Value) -> Vec<&Value> {
-    doc["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["severity"] == "error" || f["severity"] == "warning")
-        .filter(|f| {
-            f["libraries"].as_array().is_some_and(|libs| {
-                libs.iter().any(|l| {
-                    let l = l.as_str().unwrap_or("");
-                    !l.starts_with("libcuda.so") && !l.starts_with("libnvidia-ml")
-                })
-            })
-        })
-        .collect()
 }
 
 pub(crate) fn with_code<'a>(doc: &'a Value, code: &str) -> Vec<&'a Value> {
@@ -183,11 +170,14 @@ fn onnxruntime_without_cudnn_fails_to_load_its_provider_and_is_named() {
 /// citing the load-list row — and reports no error; the healthy copy gets no such warning.
 #[test]
 fn torch_without_nvrtc_imports_and_the_scan_warns_what_fails_later() {
-    let healthy = Copy::new("nvrtc-healthy");
-    let doc = healthy.scan(None);
-    assert_eq!(loud_about_libraries(&doc), Vec::<&Value>::new(), "{doc:#}");
-    drop(healthy);
-    let c = Copy::new("no-nvrtc");
+    torch_without_nvrtc_is_a_warning(crate::closure_installs::torch_venv());
+}
+
+/// libnvrtc.so.12 gone from the NVRTC wheel of a torch venv (any CUDA 12 build: torch's
+/// getLibVersion() is the major): `import torch` works, and the scan warns once, citing
+/// LazyNVRTC's row, the wheel folder searched and the reinstall.
+pub(crate) fn torch_without_nvrtc_is_a_warning(venv: &Path) {
+    let c = Copy::of(venv, "no-nvrtc");
     c.replace("nvidia/cuda_nvrtc/lib/libnvrtc.so.12", None);
     c.import_torch(None)
         .expect("import torch works without NVRTC");
@@ -262,7 +252,8 @@ pub(crate) fn cudnn_9_0_folder(with_graph: bool, who: &str) -> PathBuf {
     dir
 }
 
-const CUDNN_VERSION: &str = "import torch, torch.backends.cudnn as c\nprint(c.version())";
+pub(crate) const CUDNN_VERSION: &str =
+    "import torch, torch.backends.cudnn as c\nprint(c.version())";
 
 /// Case (c): an older cuDNN first on LD_LIBRARY_PATH. torch's RPATH still finds the wheel's 9.1
 /// shim, but the shim opens libcudnn_graph.so.9 by bare name and ld.so searches LD_LIBRARY_PATH
@@ -270,8 +261,14 @@ const CUDNN_VERSION: &str = "import torch, torch.backends.cudnn as c\nprint(c.ve
 /// the 9.0 shim in that folder, the 9.1 one wins and torch is content: no error either.
 #[test]
 fn an_older_cudnn_first_on_ld_library_path_is_refused_as_torch_refuses_it() {
-    let c = Copy::new("cudnn-9.0-first");
-    let old = cudnn_9_0_folder(true, "torch");
+    an_older_cudnn_first_is_refused_as_torch_refuses_it(crate::closure_installs::torch_venv());
+}
+
+/// The case above for a torch venv of either build (both pin nvidia-cudnn-cu12==9.1.0.70).
+pub(crate) fn an_older_cudnn_first_is_refused_as_torch_refuses_it(venv: &Path) {
+    let c = Copy::of(venv, "cudnn-9.0-first");
+    let who = venv.file_name().unwrap().to_string_lossy().to_string();
+    let old = cudnn_9_0_folder(true, &who);
     let err = python(&c, CUDNN_VERSION, Some(&old)).expect_err("torch refuses cuDNN 9.0");
     assert!(err.contains("cuDNN version incompatibility"), "{err}");
     assert!(err.contains("(9, 0, 0)"), "{err}");
@@ -298,7 +295,7 @@ fn an_older_cudnn_first_on_ld_library_path_is_refused_as_torch_refuses_it() {
     );
     let _ = std::fs::remove_dir_all(&old);
 
-    let shim_only = cudnn_9_0_folder(false, "torch");
+    let shim_only = cudnn_9_0_folder(false, &who);
     let ok = python(&c, CUDNN_VERSION, Some(&shim_only)).expect("torch accepts the 9.1 it gets");
     assert!(ok.contains("90100"), "{ok}");
     let doc = c.scan(Some(&shim_only));

@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 
 /// The cached venv with the real TensorFlow 2.18.0 and the `nvidia-*` wheels its `and-cuda`
 /// extra pins.
-fn tf_venv() -> &'static Path {
+pub(crate) fn tf_venv() -> &'static Path {
     static VENV: OnceLock<PathBuf> = OnceLock::new();
     VENV.get_or_init(|| cached_venv("tensorflow-2.18.0", None, &["tensorflow[and-cuda]==2.18.0"]))
 }
@@ -43,7 +43,7 @@ fn fake_driver_dir() -> &'static Path {
 }
 
 /// `extra` folders, then the stand-in driver's, as one LD_LIBRARY_PATH value.
-fn ld_path(extra: &[&Path]) -> PathBuf {
+pub(crate) fn ld_path(extra: &[&Path]) -> PathBuf {
     let mut dirs: Vec<String> = extra.iter().map(|d| d.display().to_string()).collect();
     dirs.push(fake_driver_dir().display().to_string());
     PathBuf::from(dirs.join(":"))
@@ -51,7 +51,7 @@ fn ld_path(extra: &[&Path]) -> PathBuf {
 
 /// What TensorFlow does when asked for its GPUs: the devices, the GPU libraries it mapped, and
 /// the version the cuDNN it loaded reports (ctypes reaches the copy already in the process).
-const TF_GPUS: &str = r#"
+pub(crate) const TF_GPUS: &str = r#"
 import ctypes, os, tensorflow as tf
 print("GPUS", tf.config.list_physical_devices("GPU"))
 if os.environ.get("PROFILE"):
@@ -66,7 +66,7 @@ except OSError as e:
 "#;
 
 /// Runs `code` in the copy's python, the venv activated, with LD_LIBRARY_PATH and PATH first.
-fn run_python(c: &Copy, code: &str, ld: &Path, path_first: Option<&Path>) -> String {
+pub(crate) fn run_python(c: &Copy, code: &str, ld: &Path, path_first: Option<&Path>) -> String {
     run_python_with(c, code, ld, path_first, &[])
 }
 
@@ -98,7 +98,7 @@ fn run_python_with(
 }
 
 /// The scan, run as a user with the venv activated and the same variables runs it.
-fn scan(c: &Copy, ld: &Path, path_first: Option<&Path>) -> Value {
+pub(crate) fn scan(c: &Copy, ld: &Path, path_first: Option<&Path>) -> Value {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_cuda-triage"));
     cmd.args(["scan", "--json"]);
     env_for(&mut cmd, &c.root, Some(ld));
@@ -112,7 +112,7 @@ fn scan(c: &Copy, ld: &Path, path_first: Option<&Path>) -> Value {
 }
 
 /// The files TensorFlow mapped (the `MAPPED` lines).
-fn mapped(out: &str) -> Vec<&str> {
+pub(crate) fn mapped(out: &str) -> Vec<&str> {
     out.lines()
         .filter_map(|l| l.strip_prefix("MAPPED "))
         .collect()
@@ -129,16 +129,29 @@ const OPENED: [(&str, &str); 7] = [
     ("cudnn", "libcudnn.so.9"),
 ];
 
+/// TensorFlow's own log of each dlopen its DsoLoader makes ("Successfully opened dynamic
+/// library X" / "Could not load dynamic library 'X'; dlerror: ..."), with the profiler started.
+const PROFILE_LOGGED: [(&str, &str); 2] = [("PROFILE", "1"), ("TF_CPP_VMODULE", "dso_loader=1")];
+
 /// Healthy: TensorFlow registers the GPU, having mapped each of its libraries from its wheel
 /// (and no cuRAND: 2.18 has no loader for it), and the scan says nothing about those. One true
 /// warning stays: the profiler's CUPTI, in the nvidia-cuda-cupti-cu12 wheel the extra installs,
-/// is not in the RUNPATH TensorFlow's dlopen searches — its profiler maps no CUPTI. With that
-/// wheel's folder on LD_LIBRARY_PATH the profiler maps it and the scan is silent.
+/// is not in the RUNPATH TensorFlow's dlopen searches — TensorFlow's own DsoLoader logs that it
+/// could not load libcupti.so.12 (then libcupti.so) and maps no CUPTI. With that wheel's folder
+/// on LD_LIBRARY_PATH it logs "Successfully opened" and the scan is silent.
 #[test]
 fn tensorflow_2_18_registers_its_gpu_from_its_wheels_and_the_scan_warns_only_of_cupti() {
     let c = Copy::of(tf_venv(), "tf-healthy");
     let ld = ld_path(&[]);
-    let out = run_python_with(&c, TF_GPUS, &ld, None, &[("PROFILE", "1")]);
+    let out = run_python_with(&c, TF_GPUS, &ld, None, &PROFILE_LOGGED);
+    for name in ["libcupti.so.12", "libcupti.so"] {
+        assert!(
+            out.contains(&format!(
+                "Could not load dynamic library '{name}'; dlerror: {name}: cannot open shared object file"
+            )),
+            "TensorFlow's profiler tried {name} and failed: {out}"
+        );
+    }
     assert!(out.contains("/physical_device:GPU:0"), "{out}");
     let maps = mapped(&out);
     for (wheel, name) in OPENED {
@@ -174,7 +187,11 @@ fn tensorflow_2_18_registers_its_gpu_from_its_wheels_and_the_scan_warns_only_of_
 
     let cupti = c.site().join("nvidia/cuda_cupti/lib");
     let ld = ld_path(&[&cupti]);
-    let out = run_python_with(&c, TF_GPUS, &ld, None, &[("PROFILE", "1")]);
+    let out = run_python_with(&c, TF_GPUS, &ld, None, &PROFILE_LOGGED);
+    assert!(
+        out.contains("Successfully opened dynamic library libcupti.so.12"),
+        "{out}"
+    );
     assert!(
         mapped(&out)
             .iter()

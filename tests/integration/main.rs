@@ -33,9 +33,15 @@ mod fleet_view;
 #[cfg(unix)]
 mod framework_loads;
 #[cfg(unix)]
+mod framework_loads_cudnn_swap;
+#[cfg(unix)]
+mod framework_loads_cupy_nvcc;
+#[cfg(unix)]
 mod framework_loads_ort_cudnn8;
 #[cfg(unix)]
 mod framework_loads_tensorflow;
+#[cfg(unix)]
+mod framework_loads_torch_cu121;
 mod frameworks_cupy;
 mod frameworks_jax;
 mod frameworks_onnxruntime;

@@ -188,6 +188,7 @@ fn add_provider(ctx: &SystemContext, env: &PythonEnv, fw: &Framework, lib: &str,
         .filter(|m| !m.is_empty())
         .unwrap_or("12");
     let conda = matches!(env.kind, PythonKind::CondaBase | PythonKind::CondaEnv);
+    let mut other_major = None;
     let (dist, pin, folder) = match tables.provider_of(lib) {
         Some(row) => {
             // A conda command only for a package this environment's conda-meta records: one
@@ -208,6 +209,17 @@ fn add_provider(ctx: &SystemContext, env: &PythonEnv, fw: &Framework, lib: &str,
                 f.evidence.push(Evidence::new("conda package", spec));
             }
             let dist = row.dist_for(cuda_major);
+            // The same package built for another CUDA major, installed in its place.
+            other_major = ["11", "12", "13"]
+                .into_iter()
+                .filter(|m| *m != cuda_major)
+                .map(|m| row.dist_for(m))
+                .find_map(|d| {
+                    env.nvidia_wheels
+                        .iter()
+                        .find(|w| w.name.eq_ignore_ascii_case(&d))
+                        .cloned()
+                });
             let pin = fw
                 .expects
                 .wheels
@@ -263,6 +275,20 @@ fn add_provider(ctx: &SystemContext, env: &PythonEnv, fw: &Framework, lib: &str,
     f.detail = format!("{} {provided}", f.detail);
     f.evidence
         .push(Evidence::new("package", requirement.clone()));
+    if let Some(other) = other_major {
+        let version = other.version.as_deref().unwrap_or("");
+        f.detail = format!(
+            "{} This environment has {} {version} in its place, the package built for another CUDA major: it does not ship {lib}, the file {} (built for CUDA {}) asks for.",
+            f.detail,
+            other.name,
+            fw.package,
+            fw.expects.cuda.as_deref().unwrap_or(cuda_major)
+        );
+        f.evidence.push(Evidence::new(
+            "package",
+            format!("{} {version} installed (another CUDA major)", other.name),
+        ));
+    }
     if f.fixes.is_empty() {
         let python = env.python_exe.clone();
         let command = match &python {

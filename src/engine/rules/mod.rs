@@ -8,6 +8,7 @@ pub mod container_require;
 pub mod containers;
 pub mod cudnn_zlib;
 pub mod cupti;
+pub mod cupy_nvcc;
 pub mod driver;
 pub mod driver_versions;
 pub mod env_paths;
@@ -44,6 +45,7 @@ pub fn run_all(ctx: &SystemContext, inventory: &Inventory) -> Vec<Finding> {
     findings.extend(xla::check(ctx, inventory));
     findings.extend(ptxas_arch::check(ctx, inventory));
     findings.extend(triton::check(ctx, inventory));
+    findings.extend(cupy_nvcc::check(ctx, inventory));
     findings.extend(builds::check(ctx, inventory));
     findings.extend(wheels::check(ctx, inventory));
     let closure = closure::check(ctx, inventory, &findings);

@@ -23,7 +23,7 @@ fn mm(v: &str) -> String {
 
 /// The machine's GPU architectures (`sm_90`) that ptxas `version` does not know; `None` when
 /// there is no GPU with a known capability, or no list for that ptxas release.
-fn unknown_gpus(ctx: &SystemContext, version: &str) -> Option<Vec<String>> {
+pub(super) fn unknown_gpus(ctx: &SystemContext, version: &str) -> Option<Vec<String>> {
     let archs: Vec<String> = ctx
         .gpus
         .iter()

@@ -26,6 +26,7 @@ pub fn read_env(w: &mut Walker, c: &Candidate) -> PythonEnv {
         pip_ptxas: None,
         triton_ptxas: Vec::new(),
         xla_ptxas: Vec::new(),
+        cupy_nvcc: None,
         notes: Vec::new(),
         import_probes: Vec::new(),
     };

@@ -5,6 +5,7 @@ mod builds;
 mod containers;
 mod cudnn_zlib;
 mod cupti;
+mod cupy_nvcc;
 mod driver;
 mod framework_libs;
 mod framework_versions;

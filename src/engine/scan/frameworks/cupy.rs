@@ -110,8 +110,8 @@ fn dll_directories(w: &mut Walker, f: &mut Framework, cupy_dir: &str) {
         return;
     }
     f.evidence.push(env_py);
-    match cuda_path(w) {
-        Some(cuda) => f.dll_directories.push(p.join(&cuda, "bin")),
+    match super::cupy_nvcc::cuda_path(w) {
+        Some((cuda, _)) => f.dll_directories.push(p.join(&cuda, "bin")),
         // 7.x raises where 8.x and later only warn.
         None if text.contains("raise RuntimeError('CUDA path could not be detected.')") => {
             f.import_error = Some("RuntimeError: CUDA path could not be detected.".into());
@@ -122,21 +122,6 @@ fn dll_directories(w: &mut Walker, f: &mut Framework, cupy_dir: &str) {
     if text.contains("'.data', 'lib'") && w.is_dir(&wheel_lib) {
         f.dll_directories.push(wheel_lib);
     }
-}
-
-/// CuPy's `get_cuda_path()` on Windows: `CUDA_PATH` when that folder exists, else the folder above
-/// the first PATH entry holding `nvcc.exe`.
-fn cuda_path(w: &Walker) -> Option<String> {
-    let p = w.platform();
-    if let Some(c) = w.ctx.env.get("CUDA_PATH").filter(|c| w.is_dir(c)) {
-        return Some(p.normalize(c));
-    }
-    w.ctx
-        .path_entries()
-        .into_iter()
-        .map(|e| p.normalize(&e))
-        .find(|e| w.is_file(&p.join(e, "nvcc.exe")))
-        .and_then(|bin| p.parent(&bin))
 }
 
 fn apply_wheel_json(f: &mut Framework, text: &str) {

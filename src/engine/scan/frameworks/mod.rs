@@ -7,6 +7,7 @@
 //! (`inferred_from`) and records what it could not read (`unread`).
 
 mod cupy;
+mod cupy_nvcc;
 mod jax;
 mod onnxruntime;
 mod tensorflow;
@@ -67,6 +68,7 @@ pub fn read_site_packages(
         };
         read_nvidia_wheels(w, &site, env, &mut cudnn_found, run_tools);
         triton::read(w, &site, env, run_tools);
+        cupy_nvcc::read(w, &site, env, run_tools);
         if env.xla_ptxas.is_empty()
             && (site.dist("tensorflow").is_some() || site.dist("jax").is_some())
         {
