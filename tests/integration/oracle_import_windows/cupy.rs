@@ -12,8 +12,8 @@
 //! (cuDNN, cuTENSOR, NCCL, jitify) are left out, as CuPy leaves them out of its import.
 
 use super::{
-    ZLIB, assert_same_file, ensure_zlib, error_libraries, is_cuda, member_tree, place_dll, scan,
-    sorted, tree, tree_doc, wheel,
+    ZLIB, assert_only_no_driver, assert_same_file, ensure_zlib, error_libraries, is_cuda,
+    member_tree, place_dll, scan, scan_with, sorted, tree, tree_doc, wheel,
 };
 use crate::wine_python::{PyEnv, Run, python};
 use std::sync::OnceLock;
@@ -216,4 +216,24 @@ fn cupy_13_cuda11_with_the_toolkit_only_on_path_fails_and_the_scan_names_each_li
         wine,
         "the scan names what the real import misses: {loud:#?}"
     );
+}
+
+/// No NVIDIA driver: the Python 3.11 prefix has no nvcuda.dll (Debian's Wine ships none). CuPy's
+/// CUDA modules import the CUDA libraries, not the driver (the CUDA runtime opens it when first
+/// called), so with `CUDA_PATH` set every module imports and NVRTC opens, and Wine never maps
+/// nvcuda.dll; the first GPU call would fail. The scan of a machine without a driver says only
+/// that: "No NVIDIA driver found", naming nvcuda.dll.
+#[test]
+fn cupy_13_cuda11_without_a_driver_imports_and_the_scan_says_only_no_driver() {
+    let env = ready();
+    let front = vec![ZLIB.to_string()];
+    let vars = [("CUDA_PATH", TOOLKIT)];
+    let judged = judge(env, &front, &vars);
+    for (m, _) in MODULES {
+        assert!(judged.doc["modules"][m].is_null(), "{m}: {}", judged.doc);
+    }
+    assert_eq!(judged.doc["nvrtc"], "loaded", "NVRTC opens: {}", judged.doc);
+    assert_eq!(judged.run.loaded_path("nvcuda.dll"), None);
+    let (loud, _dir, _) = scan_with(env, &front, &vars, None);
+    assert_only_no_driver(&loud);
 }

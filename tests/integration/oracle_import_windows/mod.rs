@@ -100,6 +100,17 @@ pub fn scan(
     vars: &[(&str, &str)],
     driver: (&str, &str),
 ) -> (Vec<Finding>, tempfile::TempDir, PathBuf) {
+    scan_with(env, front, vars, Some(driver))
+}
+
+/// [`scan`] of a machine whose driver is `driver` (`None`: no NVIDIA driver, the machine file
+/// has no `[driver]` section, as on a machine where NVML cannot be opened).
+pub fn scan_with(
+    env: &PyEnv,
+    front: &[String],
+    vars: &[(&str, &str)],
+    driver: Option<(&str, &str)>,
+) -> (Vec<Finding>, tempfile::TempDir, PathBuf) {
     use cuda_triage::engine::api;
     let dir = tempfile::tempdir().unwrap();
     let mut text = format!(
@@ -110,10 +121,11 @@ pub fn scan(
     for (name, value) in vars {
         text.push_str(&format!("{name} = '{value}'\n"));
     }
-    text.push_str(&format!(
-        "[driver]\nversion = \"{}\"\ncuda = \"{}\"\n",
-        driver.0, driver.1
-    ));
+    if let Some((version, cuda)) = driver {
+        text.push_str(&format!(
+            "[driver]\nversion = \"{version}\"\ncuda = \"{cuda}\"\n"
+        ));
+    }
     let file = dir.path().join("machine.toml");
     std::fs::write(&file, text).unwrap();
     let ctx = api::load(&api::Source::MachineFile(file.clone()), api::Driver::Skip)
@@ -125,6 +137,31 @@ pub fn scan(
         .filter(|f| matches!(f.severity, Severity::Error | Severity::Warning))
         .collect();
     (loud, dir, file)
+}
+
+/// The finding codes of `findings` of `severity`, sorted.
+pub fn codes(findings: &[Finding], severity: Severity) -> Vec<String> {
+    sorted(
+        findings
+            .iter()
+            .filter(|f| f.severity == severity)
+            .map(|f| f.code.clone()),
+    )
+}
+
+/// Asserts that the scan's only finding is that there is no NVIDIA driver, an error naming
+/// nvcuda.dll: the missing driver is said plainly, and no library of the framework is blamed.
+pub fn assert_only_no_driver(loud: &[Finding]) {
+    assert_eq!(
+        codes(loud, Severity::Error),
+        ["no-nvidia-driver"],
+        "{loud:#?}"
+    );
+    assert!(codes(loud, Severity::Warning).is_empty(), "{loud:#?}");
+    assert!(
+        loud[0].libraries.iter().any(|l| l == "nvcuda.dll"),
+        "{loud:#?}"
+    );
 }
 
 /// The libraries the error findings name (lower case, sorted, once each).
