@@ -12,8 +12,9 @@
 //! (cuDNN, cuTENSOR, NCCL, jitify) are left out, as CuPy leaves them out of its import.
 
 use super::{
-    ZLIB, assert_only_no_driver, assert_same_file, ensure_zlib, error_libraries, is_cuda,
-    member_tree, place_dll, scan, scan_with, sorted, tree, tree_doc, wheel,
+    TOOLKIT12_BIN, ZLIB, assert_only_no_driver, assert_same_file, ensure_zlib, error_libraries,
+    is_cuda, member_tree, place_dll, place_toolkit_12_4, scan, scan_with, sorted, tree, tree_doc,
+    wheel,
 };
 use crate::wine_python::{PyEnv, Run, python};
 use std::sync::OnceLock;
@@ -79,6 +80,7 @@ fn ready() -> &'static PyEnv {
         )
         .unwrap();
         ensure_zlib(&env);
+        place_toolkit_12_4(&env);
         std::fs::write(env.host(r"C:\oracle_import_cupy.py"), PROBE).unwrap();
         env
     })
@@ -236,4 +238,37 @@ fn cupy_13_cuda11_without_a_driver_imports_and_the_scan_says_only_no_driver() {
     assert_eq!(judged.run.loaded_path("nvcuda.dll"), None);
     let (loud, _dir, _) = scan_with(env, &front, &vars, None);
     assert_only_no_driver(&loud);
+}
+
+/// The wrong CUDA major: `CUDA_PATH` naming a CUDA 12.4 toolkit (what its installer sets when it
+/// is the newest), for cupy-cuda11x. CuPy adds that `bin`; the modules whose library CUDA 12
+/// renamed (cuBLAS 12, cuFFT 11, cuSPARSE 12) fail, those whose name CUDA 12 kept (cuRAND 10,
+/// cuSOLVER 11) import, and NVRTC 11.2's name is not there. The scan must name exactly what Wine
+/// could not load.
+#[test]
+fn cupy_13_cuda11_with_cuda_path_naming_cuda_12_fails_and_the_scan_names_each_library() {
+    let env = ready();
+    let front = vec![ZLIB.to_string()];
+    let root = TOOLKIT12_BIN.trim_end_matches(r"\bin");
+    let vars = [("CUDA_PATH", root)];
+    let judged = judge(env, &front, &vars);
+    let wine = judged.missing();
+    assert_eq!(
+        wine,
+        [
+            "cublas64_11.dll",
+            "cufft64_10.dll",
+            "cusparse64_11.dll",
+            NVRTC
+        ],
+        "Wine's loader: {}\n{}",
+        judged.doc,
+        judged.run.stderr
+    );
+    let (loud, _dir, _) = scan(env, &front, &vars, ("551.61", "12.4"));
+    assert_eq!(
+        error_libraries(&loud),
+        wine,
+        "the scan names what the real import misses: {loud:#?}"
+    );
 }

@@ -77,6 +77,71 @@ pub fn place_member(env: &PyEnv, dist: &str, version: &str, member: &str, dir: &
     }
 }
 
+/// A CUDA 12.4 toolkit's `bin` (for the wrong-major situations: TensorFlow 2.10 and
+/// cupy-cuda11x given CUDA 12): the DLLs that ship with 12.x. Two keep their CUDA 11 names
+/// (cuRAND 10 and cuSOLVER 11 did not change major), so a CUDA 11 build loads those two from it.
+pub const TOOLKIT12_BIN: &str = r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v12.4\bin";
+
+/// Its DLLs from the wheels other cases already fetch: `(wheel, version, DLL)`.
+const TOOLKIT12_DLLS: &[(&str, &str, &str)] = &[
+    ("nvidia-cuda-runtime-cu12", "12.9.79", "cudart64_12.dll"),
+    ("nvidia-cublas-cu12", "12.4.5.8", "cublas64_12.dll"),
+    ("nvidia-cublas-cu12", "12.4.5.8", "cublasLt64_12.dll"),
+    ("nvidia-cufft-cu12", "11.2.1.3", "cufft64_11.dll"),
+    ("nvidia-nvjitlink-cu12", "12.9.86", "nvJitLink_120_0.dll"),
+    ("nvidia-cuda-nvrtc-cu12", "12.4.127", "nvrtc64_120_0.dll"),
+];
+
+/// Its DLLs read alone from their wheels: `((wheel, version, DLL), component folder)`.
+const TOOLKIT12_MEMBERS: &[((&str, &str, &str), &str)] = &[
+    (
+        ("nvidia-curand-cu12", "10.3.5.147", "curand64_10.dll"),
+        "curand",
+    ),
+    (
+        ("nvidia-cusolver-cu12", "11.6.1.9", "cusolver64_11.dll"),
+        "cusolver",
+    ),
+    (
+        ("nvidia-cusparse-cu12", "12.3.1.170", "cusparse64_12.dll"),
+        "cusparse",
+    ),
+];
+
+/// The CUDA 12.4 toolkit's `bin` ([`TOOLKIT12_BIN`]).
+pub fn place_toolkit_12_4(env: &PyEnv) {
+    for (dist, version, dll) in TOOLKIT12_DLLS {
+        place_dll(env, dist, version, dll, TOOLKIT12_BIN);
+    }
+    for (member, component) in TOOLKIT12_MEMBERS {
+        link_component(env, *member, component, TOOLKIT12_BIN);
+    }
+}
+
+/// Hard-links (copies where it cannot) one cuDNN DLL from its member-only wheel tree into `dir`.
+pub fn link_member(env: &PyEnv, (dist, version, dll): (&str, &str, &str), dir: &str) {
+    link_component(env, (dist, version, dll), "cudnn", dir);
+}
+
+/// Hard-links (copies where it cannot) `site-packages\nvidia\<component>\bin\<dll>` of a
+/// wheel's member-only tree (HTTP Range requests: the one DLL is read) into `dir`.
+fn link_component(
+    env: &PyEnv,
+    (dist, version, dll): (&str, &str, &str),
+    component: &str,
+    dir: &str,
+) {
+    let target = env.host(dir).join(dll);
+    if target.is_file() {
+        return;
+    }
+    let source = member_tree(dist, version, dll).join(format!("nvidia/{component}/bin/{dll}"));
+    std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+    if std::fs::hard_link(&source, &target).is_err() {
+        std::fs::copy(&source, &target).unwrap();
+    }
+}
+
 /// The member-only tree (`release_files`, HTTP Range requests) of a wheel whose one wanted
 /// library is small beside the rest: cuDNN's Windows wheels are ~600 MB, their entry library
 /// `cudnn64_N.dll` a few hundred KB.

@@ -44,8 +44,9 @@
 //! wheels (HTTP Range requests).
 
 use super::{
-    ZLIB, assert_only_no_driver, assert_same_file, codes, ensure_zlib, error_libraries,
-    member_tree, place_dll, place_member, scan, scan_with, sorted, tree_doc, wheel_for,
+    TOOLKIT12_BIN, ZLIB, assert_only_no_driver, assert_same_file, codes, ensure_zlib,
+    error_libraries, link_member, place_dll, place_member, place_toolkit_12_4, scan, scan_with,
+    sorted, tree_doc, wheel_for,
 };
 use crate::wine_python::{PyEnv, Run, python};
 use cuda_triage::engine::findings::{Finding, Severity};
@@ -106,36 +107,6 @@ const TOOLKIT_DLLS: &[(&str, &str, &str)] = &[
 ];
 
 const CUDNN: &str = "cudnn64_8.dll";
-
-/// A CUDA 12.4 toolkit's `bin` (for the wrong-major situation): the DLLs that ship with 12.x.
-/// Two keep their CUDA 11 names (cuRAND 10 and cuSOLVER 11 did not change major), so TensorFlow
-/// loads those two from it.
-const TOOLKIT12_BIN: &str = r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v12.4\bin";
-
-/// Its DLLs from the wheels other cases already fetch: `(wheel, version, DLL)`.
-const TOOLKIT12_DLLS: &[(&str, &str, &str)] = &[
-    ("nvidia-cuda-runtime-cu12", "12.9.79", "cudart64_12.dll"),
-    ("nvidia-cublas-cu12", "12.4.5.8", "cublas64_12.dll"),
-    ("nvidia-cublas-cu12", "12.4.5.8", "cublasLt64_12.dll"),
-    ("nvidia-cufft-cu12", "11.2.1.3", "cufft64_11.dll"),
-    ("nvidia-nvjitlink-cu12", "12.9.86", "nvJitLink_120_0.dll"),
-];
-
-/// Its DLLs read alone from their wheels: `((wheel, version, DLL), component folder)`.
-const TOOLKIT12_MEMBERS: &[((&str, &str, &str), &str)] = &[
-    (
-        ("nvidia-curand-cu12", "10.3.5.147", "curand64_10.dll"),
-        "curand",
-    ),
-    (
-        ("nvidia-cusolver-cu12", "11.6.1.9", "cusolver64_11.dll"),
-        "cusolver",
-    ),
-    (
-        ("nvidia-cusparse-cu12", "12.3.1.170", "cusparse64_12.dll"),
-        "cusparse",
-    ),
-];
 
 /// A folder holding the real 32-bit CUDA runtime under the 64-bit name, as a wrong download
 /// leaves it.
@@ -217,16 +188,6 @@ fn place_toolkit_11_8(env: &PyEnv) {
     .unwrap();
 }
 
-/// The CUDA 12.4 toolkit's `bin`.
-fn place_toolkit_12_4(env: &PyEnv) {
-    for (dist, version, dll) in TOOLKIT12_DLLS {
-        place_dll(env, dist, version, dll, TOOLKIT12_BIN);
-    }
-    for (member, component) in TOOLKIT12_MEMBERS {
-        link_component(env, *member, component, TOOLKIT12_BIN);
-    }
-}
-
 /// [`CUDA32_DIR`]: the wheel's real `cudart32_110.dll`, and a copy of it named `cudart64_110.dll`.
 fn place_cuda32(env: &PyEnv) {
     place_dll(
@@ -239,30 +200,6 @@ fn place_cuda32(env: &PyEnv) {
     let dir = env.host(CUDA32_DIR);
     if !dir.join("cudart64_110.dll").is_file() {
         std::fs::copy(dir.join("cudart32_110.dll"), dir.join("cudart64_110.dll")).unwrap();
-    }
-}
-
-/// Hard-links (copies where it cannot) one cuDNN DLL from its member-only wheel tree into `dir`.
-fn link_member(env: &PyEnv, (dist, version, dll): (&str, &str, &str), dir: &str) {
-    link_component(env, (dist, version, dll), "cudnn", dir);
-}
-
-/// Hard-links (copies where it cannot) `site-packages\nvidia\<component>\bin\<dll>` of a
-/// wheel's member-only tree (HTTP Range requests: the one DLL is read) into `dir`.
-fn link_component(
-    env: &PyEnv,
-    (dist, version, dll): (&str, &str, &str),
-    component: &str,
-    dir: &str,
-) {
-    let target = env.host(dir).join(dll);
-    if target.is_file() {
-        return;
-    }
-    let source = member_tree(dist, version, dll).join(format!("nvidia/{component}/bin/{dll}"));
-    std::fs::create_dir_all(target.parent().unwrap()).unwrap();
-    if std::fs::hard_link(&source, &target).is_err() {
-        std::fs::copy(&source, &target).unwrap();
     }
 }
 
@@ -455,10 +392,14 @@ fn tf_210_toolkit_off_path_is_named_by_tensorflow_and_the_scan() {
 }
 
 /// cuBLAS alone off PATH: the toolkit's `bin` replaced on PATH by a copy of it without cuBLAS.
-/// TensorFlow cannot load cuBLAS or cuBLASLt and skips the GPU; the scan names exactly those
-/// two and offers the toolkit's `bin`, which holds them.
+/// TensorFlow cannot load cuBLAS or cuBLASLt, nor cuSOLVER, which imports both (Wine: "Library
+/// cublas64_11.dll (which is needed by ...cusolver64_11.dll) not found"), and skips the GPU.
+/// The scan's errors name exactly the two files that are missing, offer the toolkit's `bin`,
+/// which holds them, and say that cuSOLVER needs them: TensorFlow's third name is their
+/// consequence.
 #[test]
 fn tf_210_cublas_off_path_is_named_by_tensorflow_and_the_scan() {
+    let env = ready();
     let front: Vec<String> = healthy_front()
         .into_iter()
         .map(|d| {
@@ -470,10 +411,48 @@ fn tf_210_cublas_off_path_is_named_by_tensorflow_and_the_scan() {
         })
         .collect();
     let cublas = ["cublas64_11.dll", "cublasLt64_11.dll"];
-    let loud = assert_both_name(&front, &cublas);
+    let judged = judge(env, &front, &[]);
+    assert_eq!(
+        judged.not_loaded(),
+        sorted(
+            cublas
+                .iter()
+                .chain(&["cusolver64_11.dll"])
+                .map(|n| n.to_string())
+        ),
+        "{}",
+        judged.run.stderr
+    );
+    assert_eq!(judged.gpus(), 0, "{}", judged.doc);
+    let needed_by_cusolver: Vec<String> = sorted(
+        judged
+            .run
+            .import_failures()
+            .into_iter()
+            .filter(|(_, needer, _)| needer.to_ascii_lowercase().ends_with("cusolver64_11.dll"))
+            .map(|(lib, ..)| lib),
+    );
+    assert_eq!(
+        needed_by_cusolver,
+        sorted(cublas.iter().map(|n| n.to_string())),
+        "{}",
+        judged.run.stderr
+    );
+    let (loud, _dir, _) = scan(env, &front, &[], DRIVER);
+    assert_eq!(
+        error_libraries(&loud),
+        sorted(cublas.iter().map(|n| n.to_string())),
+        "the scan names the missing files: {loud:#?}"
+    );
     for dll in cublas {
         assert_offers_path(&loud, dll, TOOLKIT_BIN);
     }
+    assert!(
+        loud.iter()
+            .filter(|f| f.severity == Severity::Error)
+            .any(|f| f.detail.contains("cusolver64_11.dll")),
+        "the scan says cuSOLVER needs cuBLAS: {loud:#?}"
+    );
 }
 
 /// The wrong cuDNN major: cuDNN 9's folder (cudnn64_9.dll) where cuDNN 8's was.
