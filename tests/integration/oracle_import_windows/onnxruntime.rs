@@ -508,3 +508,43 @@ fn ort_both_builds_without_a_driver_load_the_provider_and_the_scan_says_only_no_
         assert_only_no_driver(&loud);
     }
 }
+
+/// Only a 32-bit zlibwapi.dll on PATH (winimage's `dll32` copy where the x64 one belongs) for the
+/// cuDNN 8 build: nothing loads it before the first convolution, so the provider loads and Wine
+/// never maps it; the scan has no error and one warning, that this copy will fail cuDNN's
+/// convolutions with error 193.
+#[test]
+fn ort_118_cuda11_with_only_a_32_bit_zlibwapi_loads_its_provider_and_the_scan_only_warns() {
+    const ZLIB32: &str = r"C:\zlib123dll\dll32";
+    let env = ready(&ORT_CU11);
+    let dll = env.host(ZLIB32).join("zlibwapi.dll");
+    if !dll.is_file() {
+        crate::fixtures_build::DllSpec::new("zlibwapi.dll")
+            .arch(crate::fixtures_build::PeArch::I686)
+            .export("inflate", None)
+            .export("deflate", None)
+            .export("zlibVersion", None)
+            .build(&env.host(ZLIB32))
+            .expect("mingw builds a 32-bit zlibwapi.dll (install gcc-mingw-w64-i686)");
+    }
+    let front: Vec<String> = front_without(&ORT_CU11, ZLIB)
+        .into_iter()
+        .chain([ZLIB32.to_string()])
+        .collect();
+    let judged = judge(&ORT_CU11, env, &front);
+    assert!(
+        judged.provider_mapped() && judged.missing().is_empty(),
+        "the provider loads: {:?}\n{}",
+        judged.missing(),
+        judged.run.stderr
+    );
+    assert_eq!(judged.run.loaded_path("zlibwapi.dll"), None);
+    let (loud, _dir, _) = scan(env, &front, &[], ORT_CU11.driver);
+    assert!(codes(&loud, Severity::Error).is_empty(), "{loud:#?}");
+    assert_eq!(
+        codes(&loud, Severity::Warning),
+        ["zlibwapi-wrong-bitness"],
+        "{loud:#?}"
+    );
+    assert!(loud[0].detail.contains("193"), "{}", loud[0].detail);
+}
