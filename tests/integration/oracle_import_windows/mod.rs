@@ -26,8 +26,9 @@ use std::path::{Path, PathBuf};
 
 /// The folder of the 64-bit zlibwapi.dll (as zlib's Windows download unpacks, the one cuDNN 8's
 /// install guide points to), made once per prefix: a mingw-built stand-in exporting zlib's
-/// entry points. cuDNN 8 loads it only from its sub-libraries, at the first convolution, which
-/// needs a GPU, so no situation here judges zlibwapi by the import.
+/// entry points. No cuDNN 8 DLL imports it (cudnn_cnn_infer64_8.dll opens it at the first
+/// convolution, which needs a GPU), so the situations without it judge what it does not stop:
+/// the framework loads cuDNN, Wine never maps zlibwapi.dll, and the scan only warns.
 pub const ZLIB: &str = r"C:\zlib123dllx64\dll_x64";
 
 pub fn ensure_zlib(env: &PyEnv) {
