@@ -49,7 +49,8 @@ pub enum Preset {
     /// conda's Python: as Python plus the five conda directories of the prefix.
     CondaPython,
     /// torch/__init__.py: `LoadLibraryExW(dll, None, 0x1100)` after `os.add_dll_directory`
-    /// of `torch\lib` and `<prefix>\Library\bin`.
+    /// of `torch\lib` and `<prefix>\Library\bin`; on error 126, `LoadLibraryW(dll)` with those
+    /// folders put in front of PATH (`_load_dll_libraries`, torch/__init__.py at v2.5.1).
     Torch,
 }
 
@@ -85,6 +86,9 @@ pub struct WindowsSearch {
     pub path: Vec<String>,
     /// KnownDLLs file names, lower case.
     pub known_dlls: Vec<String>,
+    /// torch's retry: after a miss under `flags`, `LoadLibraryW`'s standard order with
+    /// `user_dirs` in front of PATH.
+    pub then_standard: bool,
 }
 
 /// The five directories conda's patched Python adds for a prefix (conda-forge/python-feedstock's
@@ -192,6 +196,7 @@ impl WindowsSearch {
                 .map(|p| w.normalize(&p))
                 .collect(),
             known_dlls,
+            then_standard: preset == Preset::Torch && opts.load_flags.is_none(),
         }
     }
 
@@ -225,30 +230,11 @@ impl WindowsSearch {
             if f & LOAD_LIBRARY_SEARCH_SYSTEM32 != 0 {
                 push(How::System32, &Some(self.system32.clone()));
             }
+            if self.then_standard {
+                steps.extend(self.standard_steps(0, &self.user_dirs));
+            }
         } else {
-            if f & LOAD_WITH_ALTERED_SEARCH_PATH != 0 && self.dll_load_dir.is_some() {
-                push(How::DllLoadDir, &self.dll_load_dir);
-            } else {
-                push(How::AppDir, &self.app_dir);
-            }
-            let cwd = if self.set_dll_dir.is_some() {
-                None
-            } else {
-                self.cwd.clone()
-            };
-            if !self.safe_dll_search {
-                push(How::Cwd, &cwd);
-            }
-            push(How::DllDirectory, &self.set_dll_dir);
-            push(How::System32, &Some(self.system32.clone()));
-            push(How::WindowsDir, &Some(self.system16.clone()));
-            push(How::WindowsDir, &Some(self.windows_dir.clone()));
-            if self.safe_dll_search {
-                push(How::Cwd, &cwd);
-            }
-            for d in &self.path {
-                push(How::Path, &Some(d.clone()));
-            }
+            steps.extend(self.standard_steps(f, &[]));
         }
         let mut seen: Vec<String> = Vec::new();
         steps.retain(|(_, d)| {
@@ -257,6 +243,41 @@ impl WindowsSearch {
             seen.push(key);
             fresh
         });
+        steps
+    }
+
+    /// The standard order (SafeDllSearchMode, SetDllDirectory) for `flags` without search bits,
+    /// with `path_front` before PATH.
+    fn standard_steps(&self, flags: u32, path_front: &[String]) -> Vec<(How, String)> {
+        let mut steps: Vec<(How, String)> = Vec::new();
+        let mut push = |how: How, dir: &Option<String>| {
+            if let Some(d) = dir {
+                steps.push((how, d.clone()));
+            }
+        };
+        if flags & LOAD_WITH_ALTERED_SEARCH_PATH != 0 && self.dll_load_dir.is_some() {
+            push(How::DllLoadDir, &self.dll_load_dir);
+        } else {
+            push(How::AppDir, &self.app_dir);
+        }
+        let cwd = if self.set_dll_dir.is_some() {
+            None
+        } else {
+            self.cwd.clone()
+        };
+        if !self.safe_dll_search {
+            push(How::Cwd, &cwd);
+        }
+        push(How::DllDirectory, &self.set_dll_dir);
+        push(How::System32, &Some(self.system32.clone()));
+        push(How::WindowsDir, &Some(self.system16.clone()));
+        push(How::WindowsDir, &Some(self.windows_dir.clone()));
+        if self.safe_dll_search {
+            push(How::Cwd, &cwd);
+        }
+        for d in path_front.iter().chain(&self.path) {
+            push(How::Path, &Some(d.clone()));
+        }
         steps
     }
 

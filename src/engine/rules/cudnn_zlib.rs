@@ -1,6 +1,16 @@
 //! cuDNN 8 on Windows opens `zlibwapi.dll` at run time (knowledge `runtime_loads.toml`): no copy
-//! in any folder the loading process searches, or a 32-bit copy on the way (skipped with a
-//! warning when a 64-bit one follows; error 193 when none does).
+//! in any folder the loading process searches, or a 32-bit copy on the way (skipped when a 64-bit
+//! one follows; error 193 when none does).
+//!
+//! Each is a warning, never an error: no cuDNN 8 DLL imports zlibwapi.dll. The import tables of
+//! all seven DLLs of cuDNN 8.9.4 and 8.9.5 (the `nvidia-cudnn-cu11` Windows wheels) name only
+//! KERNEL32.dll and each other; `cudnn_cnn_infer64_8.dll` holds `zlibwapi.dll` as a string and
+//! opens it itself, and the shim's message for that load ("Could not locate zlibwapi.dll. Please
+//! make sure it is in your library path!", a string in `cudnn64_8.dll`) is the one users of
+//! cuDNN 8.3–8.9 report. So the framework imports and cuDNN loads (TensorFlow 2.10 lists the GPU
+//! under Wine with zlibwapi.dll off PATH: tests/integration/oracle_import_windows); what fails
+//! is the first convolution, when cuDNN opens it. cuDNN 9's DLLs keep only the shim's message
+//! and use no zlib (cuDNN 9.1.0's seven DLLs read the same way), so cuDNN 9 is never judged here.
 
 use crate::engine::binfmt::{BinaryInfo, Format, Machine};
 use crate::engine::context::{Platform, SystemContext};
@@ -13,6 +23,9 @@ use crate::engine::loader::{FileProbe, Outcome, Probe};
 use std::sync::Arc;
 
 const ZLIB: &str = "zlibwapi.dll";
+
+/// How cuDNN 8 loads zlibwapi.dll, for the findings' details (the facts in the module header).
+const RUN_TIME: &str = "cuDNN 8 on Windows (8.3 through 8.9) opens zlibwapi.dll itself, at run time, when its convolution library (cudnn_cnn_infer64_8.dll) first needs it: no cuDNN 8 DLL imports it (the import tables of cuDNN 8.9.4's and 8.9.5's DLLs, nvidia-cudnn-cu11 on PyPI; release notes: https://docs.nvidia.com/deeplearning/cudnn/archives/cudnn-894/pdf/cuDNN-Release-Notes.pdf).";
 
 /// A file probe that answers "built for x86 (32-bit)" for the copies the scan identified so.
 struct KnownBits<'a> {
@@ -155,22 +168,22 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
 
 /// A zlibwapi.dll for the wrong machine on the search path. The loader skips such a file and
 /// goes on searching (the emulation's rule, checked against Wine's loader in
-/// tests/integration/oracle_wine.rs): with a 64-bit copy later it costs nothing today (a warning:
-/// a program that opens the 32-bit one by its path, or a 32-bit process, still takes it); with
-/// none, loading fails with error 193.
+/// tests/integration/oracle_wine.rs): with a 64-bit copy later it costs nothing today (a program
+/// that opens the 32-bit one by its path, or a 32-bit process, still takes it); with none,
+/// cuDNN's run-time load fails with error 193 at the first convolution.
 fn bitness(path: &str, found: &str, later: Option<&str>, lib_dir: &str) -> Finding {
     let f = match later {
         Some(good) => Finding::new(
             codes::ZLIBWAPI_WRONG_BITNESS,
             Severity::Warning,
             format!("A zlibwapi.dll built for {found} comes first in the search order; the loader skips it"),
-            format!("cuDNN 8 loads zlibwapi.dll when it first runs a convolution. The copy at {path} is built for {found}, which a 64-bit process cannot load: the loader skips it and takes the 64-bit {good}. Nothing fails today, but the 32-bit copy is a trap: remove it from the search path."),
+            format!("{RUN_TIME} The copy at {path} is built for {found}, which a 64-bit process cannot load: the loader skips it and takes the 64-bit {good}. Nothing fails today, but the 32-bit copy is a trap: remove it from the search path."),
         ),
         None => Finding::new(
             codes::ZLIBWAPI_WRONG_BITNESS,
-            Severity::Error,
-            format!("The only zlibwapi.dll found is {found}; cuDNN 8 needs a 64-bit one"),
-            format!("cuDNN 8 loads zlibwapi.dll when it first runs a convolution. The copy at {path} is built for {found}, and a 64-bit process cannot load it; no 64-bit copy is found, so loading fails with error 193 (\"%1 is not a valid Win32 application\")."),
+            Severity::Warning,
+            format!("The only zlibwapi.dll found is {found}: cuDNN 8's convolutions will fail when they load it"),
+            format!("{RUN_TIME} The copy at {path} is built for {found}, and a 64-bit process cannot load it; no 64-bit copy is found, so that load fails with error 193 (\"%1 is not a valid Win32 application\"): the import and cuDNN's start-up work, the first convolution does not."),
         )
         .with_fix(FixRef { id: format!("copy-zlibwapi-x64:{lib_dir}"), kind: copy_zlib(lib_dir, Vec::new()), summary: format!("Put a 64-bit zlibwapi.dll in {lib_dir} (next to the cuDNN DLLs, on PATH)") }),
     };
@@ -191,9 +204,9 @@ fn missing(ctx: &SystemContext, inv: &Inventory, lib_dir: &str) -> Finding {
     let copies = copies_of(ctx, inv, ZLIB);
     let mut f = Finding::new(
         codes::CUDNN8_ZLIBWAPI_MISSING,
-        Severity::Error,
-        "cuDNN 8 needs zlibwapi.dll, and the loading process cannot find one",
-        "cuDNN 8 on Windows (8.3 through 8.9) loads zlibwapi.dll, the WINAPI build of zlib, when it first needs its sub-libraries; cudnn_cnn_infer64_8.dll and the others then fail to load (\"Could not locate zlibwapi.dll\" or \"cudnn_cnn_infer64_8.dll cannot be loaded\"). cuDNN does not ship it: it must be installed separately into a folder the process searches.",
+        Severity::Warning,
+        "cuDNN 8 will not find zlibwapi.dll: convolutions will fail when it loads it",
+        format!("{RUN_TIME} No folder the process searches holds one, so the framework imports and cuDNN loads, and the first convolution stops with cuDNN's \"Could not locate zlibwapi.dll. Please make sure it is in your library path!\" (often followed by \"cudnn_cnn_infer64_8.dll cannot be loaded\" and the process exiting). cuDNN does not ship zlibwapi.dll (the WINAPI build of zlib): NVIDIA's cuDNN 8 installation guide (\"Installing Zlib\", https://docs.nvidia.com/deeplearning/cudnn/archives/cudnn-893/pdf/cuDNN-Installation-Guide.pdf) has it installed separately into a folder on PATH."),
     )
     .with_libraries([ZLIB]);
     for c in &copies {

@@ -126,6 +126,9 @@ fn check_names(
     known: &std::cell::OnceCell<KnownLibraries>,
 ) -> Vec<Finding> {
     let mut out = Vec::new();
+    // The loads that resolve, with the file each resolves to: a miss also costs those of them
+    // that import it.
+    let mut found: Vec<(String, String)> = Vec::new();
     for load in loads {
         let name = &load.name;
         // The library that calls dlopen, when the row names it: ld.so searches from its paths.
@@ -139,7 +142,8 @@ fn check_names(
             .collect();
         let loaders = if own.is_empty() { loaders } else { &own[..] };
         let loader = loaders.last().expect("one loader at least");
-        if loaders.iter().any(|l| l.resolve(name, probe).is_resolved()) {
+        if let Some(path) = loaders.iter().find_map(|l| l.resolve(name, probe).path) {
+            found.push((name.clone(), path));
             continue;
         }
         let r = loader.resolve(name, probe);
@@ -196,7 +200,46 @@ fn check_names(
         finding.evidence.extend(attempts_evidence(loader, &r));
         out.push(finding);
     }
+    for finding in &mut out {
+        let Some(name) = finding.libraries.first().cloned() else {
+            continue;
+        };
+        for (importer, path) in importers(ctx, probe, &found, &name) {
+            finding.detail.push_str(&format!(
+                " {importer} imports {name}: {} cannot load {importer} either, though it finds the file, and names it among the libraries it could not load.",
+                who(env, f)
+            ));
+            finding.evidence.push(Evidence::at(
+                "needed-by",
+                format!("{importer} imports {name}"),
+                path,
+            ));
+        }
+    }
     out
+}
+
+/// The framework's loads that resolved (`found`: name, file) whose file imports `name`: the
+/// loader fails them on the missing import (TensorFlow 2.10 on Windows names cusolver64_11.dll
+/// with cuBLAS off PATH: cuSOLVER imports cuBLAS and cuBLASLt; Wine's loader agrees,
+/// tests/integration/oracle_import_windows/tensorflow.rs).
+fn importers(
+    ctx: &SystemContext,
+    probe: &PresenceProbe,
+    found: &[(String, String)],
+    name: &str,
+) -> Vec<(String, String)> {
+    found
+        .iter()
+        .filter(|(_, path)| {
+            probe.info(path).is_some_and(|info| {
+                info.imports
+                    .iter()
+                    .any(|i| ctx.platform.same_name(&i.name, name))
+            })
+        })
+        .cloned()
+        .collect()
 }
 
 /// The pip wheel (and conda package) that ships `name`, for the build's CUDA major — with the

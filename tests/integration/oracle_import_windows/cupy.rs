@@ -12,8 +12,9 @@
 //! (cuDNN, cuTENSOR, NCCL, jitify) are left out, as CuPy leaves them out of its import.
 
 use super::{
-    ZLIB, assert_same_file, ensure_zlib, error_libraries, is_cuda, member_tree, place_dll, scan,
-    sorted, tree, tree_doc, wheel,
+    TOOLKIT12_BIN, ZLIB, assert_only_no_driver, assert_same_file, ensure_zlib, error_libraries,
+    is_cuda, member_tree, place_dll, place_toolkit_12_4, scan, scan_with, sorted, tree, tree_doc,
+    wheel,
 };
 use crate::wine_python::{PyEnv, Run, python};
 use std::sync::OnceLock;
@@ -53,6 +54,10 @@ const TOOLKIT_DLLS: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// A CUDA 11.8 toolkit installed without cuBLAS (the installer's custom choice): its `bin` holds
+/// the other libraries of [`TOOLKIT_DLLS`].
+const NO_CUBLAS: &str = r"C:\tools\cuda-11.8-without-cublas";
+
 /// The CuPy environment and the CUDA 11.8 toolkit, made once per test run.
 fn ready() -> &'static PyEnv {
     static READY: OnceLock<PyEnv> = OnceLock::new();
@@ -79,6 +84,11 @@ fn ready() -> &'static PyEnv {
         )
         .unwrap();
         ensure_zlib(&env);
+        place_toolkit_12_4(&env);
+        let no_cublas = format!(r"{NO_CUBLAS}\bin");
+        for (dist, version, dll) in TOOLKIT_DLLS.iter().filter(|(d, ..)| !d.contains("cublas")) {
+            place_dll(&env, dist, version, dll, &no_cublas);
+        }
         std::fs::write(env.host(r"C:\oracle_import_cupy.py"), PROBE).unwrap();
         env
     })
@@ -215,5 +225,108 @@ fn cupy_13_cuda11_with_the_toolkit_only_on_path_fails_and_the_scan_names_each_li
         error_libraries(&loud),
         wine,
         "the scan names what the real import misses: {loud:#?}"
+    );
+}
+
+/// No NVIDIA driver: the Python 3.11 prefix has no nvcuda.dll (Debian's Wine ships none). CuPy's
+/// CUDA modules import the CUDA libraries, not the driver (the CUDA runtime opens it when first
+/// called), so with `CUDA_PATH` set every module imports and NVRTC opens, and Wine never maps
+/// nvcuda.dll; the first GPU call would fail. The scan of a machine without a driver says only
+/// that: "No NVIDIA driver found", naming nvcuda.dll.
+#[test]
+fn cupy_13_cuda11_without_a_driver_imports_and_the_scan_says_only_no_driver() {
+    let env = ready();
+    let front = vec![ZLIB.to_string()];
+    let vars = [("CUDA_PATH", TOOLKIT)];
+    let judged = judge(env, &front, &vars);
+    for (m, _) in MODULES {
+        assert!(judged.doc["modules"][m].is_null(), "{m}: {}", judged.doc);
+    }
+    assert_eq!(judged.doc["nvrtc"], "loaded", "NVRTC opens: {}", judged.doc);
+    assert_eq!(judged.run.loaded_path("nvcuda.dll"), None);
+    let (loud, _dir, _) = scan_with(env, &front, &vars, None);
+    assert_only_no_driver(&loud);
+}
+
+/// The wrong CUDA major: `CUDA_PATH` naming a CUDA 12.4 toolkit (what its installer sets when it
+/// is the newest), for cupy-cuda11x. CuPy adds that `bin`; the modules whose library CUDA 12
+/// renamed (cuBLAS 12, cuFFT 11, cuSPARSE 12) fail, those whose name CUDA 12 kept (cuRAND 10,
+/// cuSOLVER 11) import, and NVRTC 11.2's name is not there. The scan must name exactly what Wine
+/// could not load.
+#[test]
+fn cupy_13_cuda11_with_cuda_path_naming_cuda_12_fails_and_the_scan_names_each_library() {
+    let env = ready();
+    let front = vec![ZLIB.to_string()];
+    let root = TOOLKIT12_BIN.trim_end_matches(r"\bin");
+    let vars = [("CUDA_PATH", root)];
+    let judged = judge(env, &front, &vars);
+    let wine = judged.missing();
+    assert_eq!(
+        wine,
+        [
+            "cublas64_11.dll",
+            "cufft64_10.dll",
+            "cusparse64_11.dll",
+            NVRTC
+        ],
+        "Wine's loader: {}\n{}",
+        judged.doc,
+        judged.run.stderr
+    );
+    let (loud, _dir, _) = scan(env, &front, &vars, ("551.61", "12.4"));
+    assert_eq!(
+        error_libraries(&loud),
+        wine,
+        "the scan names what the real import misses: {loud:#?}"
+    );
+}
+
+/// cuBLAS alone missing: `CUDA_PATH` names a CUDA 11.8 toolkit installed without it. The cuBLAS
+/// module fails on cublas64_11.dll and the cuSOLVER module on cusolver64_11.dll, whose own
+/// imports of cuBLAS and cuBLASLt are not found (Wine then reports cusolver64_11.dll itself "not
+/// found" for the module, though the file is there); the others import. The scan's errors name
+/// exactly the two files that are missing, and say that cuSOLVER needs them.
+#[test]
+fn cupy_13_cuda11_with_a_toolkit_without_cublas_fails_and_the_scan_names_both_cublas() {
+    let env = ready();
+    let front = vec![ZLIB.to_string()];
+    let vars = [("CUDA_PATH", NO_CUBLAS)];
+    let judged = judge(env, &front, &vars);
+    let wine = judged.missing();
+    assert_eq!(
+        wine,
+        ["cublas64_11.dll", "cublaslt64_11.dll", "cusolver64_11.dll"],
+        "Wine's loader: {}\n{}",
+        judged.doc,
+        judged.run.stderr
+    );
+    for (m, dll) in MODULES {
+        let failed = !judged.doc["modules"][m].is_null();
+        let want = dll.starts_with("cublas") || dll.starts_with("cusolver");
+        assert_eq!(failed, want, "{m}: {}", judged.doc);
+    }
+    // The files Wine could not load that are not in the toolkit's bin at all.
+    let bin = env.host(&format!(r"{NO_CUBLAS}\bin"));
+    let absent: Vec<String> = wine
+        .iter()
+        .filter(|l| {
+            !TOOLKIT_DLLS
+                .iter()
+                .any(|(.., d)| d.eq_ignore_ascii_case(l) && bin.join(d).is_file())
+        })
+        .cloned()
+        .collect();
+    assert_eq!(absent, ["cublas64_11.dll", "cublaslt64_11.dll"]);
+    let (loud, _dir, _) = scan(env, &front, &vars, DRIVER);
+    assert_eq!(
+        error_libraries(&loud),
+        absent,
+        "the scan names the missing files: {loud:#?}"
+    );
+    assert!(
+        loud.iter()
+            .any(|f| f.libraries.iter().any(|l| l.starts_with("cublas"))
+                && f.detail.contains("cusolver64_11.dll")),
+        "the scan says cuSOLVER needs them: {loud:#?}"
     );
 }

@@ -26,8 +26,9 @@ use std::path::{Path, PathBuf};
 
 /// The folder of the 64-bit zlibwapi.dll (as zlib's Windows download unpacks, the one cuDNN 8's
 /// install guide points to), made once per prefix: a mingw-built stand-in exporting zlib's
-/// entry points. cuDNN 8 loads it only from its sub-libraries, at the first convolution, which
-/// needs a GPU, so no situation here judges zlibwapi by the import.
+/// entry points. No cuDNN 8 DLL imports it (cudnn_cnn_infer64_8.dll opens it at the first
+/// convolution, which needs a GPU), so the situations without it judge what it does not stop:
+/// the framework loads cuDNN, Wine never maps zlibwapi.dll, and the scan only warns.
 pub const ZLIB: &str = r"C:\zlib123dllx64\dll_x64";
 
 pub fn ensure_zlib(env: &PyEnv) {
@@ -77,6 +78,71 @@ pub fn place_member(env: &PyEnv, dist: &str, version: &str, member: &str, dir: &
     }
 }
 
+/// A CUDA 12.4 toolkit's `bin` (for the wrong-major situations: TensorFlow 2.10 and
+/// cupy-cuda11x given CUDA 12): the DLLs that ship with 12.x. Two keep their CUDA 11 names
+/// (cuRAND 10 and cuSOLVER 11 did not change major), so a CUDA 11 build loads those two from it.
+pub const TOOLKIT12_BIN: &str = r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v12.4\bin";
+
+/// Its DLLs from the wheels other cases already fetch: `(wheel, version, DLL)`.
+const TOOLKIT12_DLLS: &[(&str, &str, &str)] = &[
+    ("nvidia-cuda-runtime-cu12", "12.9.79", "cudart64_12.dll"),
+    ("nvidia-cublas-cu12", "12.4.5.8", "cublas64_12.dll"),
+    ("nvidia-cublas-cu12", "12.4.5.8", "cublasLt64_12.dll"),
+    ("nvidia-cufft-cu12", "11.2.1.3", "cufft64_11.dll"),
+    ("nvidia-nvjitlink-cu12", "12.9.86", "nvJitLink_120_0.dll"),
+    ("nvidia-cuda-nvrtc-cu12", "12.4.127", "nvrtc64_120_0.dll"),
+];
+
+/// Its DLLs read alone from their wheels: `((wheel, version, DLL), component folder)`.
+const TOOLKIT12_MEMBERS: &[((&str, &str, &str), &str)] = &[
+    (
+        ("nvidia-curand-cu12", "10.3.5.147", "curand64_10.dll"),
+        "curand",
+    ),
+    (
+        ("nvidia-cusolver-cu12", "11.6.1.9", "cusolver64_11.dll"),
+        "cusolver",
+    ),
+    (
+        ("nvidia-cusparse-cu12", "12.3.1.170", "cusparse64_12.dll"),
+        "cusparse",
+    ),
+];
+
+/// The CUDA 12.4 toolkit's `bin` ([`TOOLKIT12_BIN`]).
+pub fn place_toolkit_12_4(env: &PyEnv) {
+    for (dist, version, dll) in TOOLKIT12_DLLS {
+        place_dll(env, dist, version, dll, TOOLKIT12_BIN);
+    }
+    for (member, component) in TOOLKIT12_MEMBERS {
+        link_component(env, *member, component, TOOLKIT12_BIN);
+    }
+}
+
+/// Hard-links (copies where it cannot) one cuDNN DLL from its member-only wheel tree into `dir`.
+pub fn link_member(env: &PyEnv, (dist, version, dll): (&str, &str, &str), dir: &str) {
+    link_component(env, (dist, version, dll), "cudnn", dir);
+}
+
+/// Hard-links (copies where it cannot) `site-packages\nvidia\<component>\bin\<dll>` of a
+/// wheel's member-only tree (HTTP Range requests: the one DLL is read) into `dir`.
+fn link_component(
+    env: &PyEnv,
+    (dist, version, dll): (&str, &str, &str),
+    component: &str,
+    dir: &str,
+) {
+    let target = env.host(dir).join(dll);
+    if target.is_file() {
+        return;
+    }
+    let source = member_tree(dist, version, dll).join(format!("nvidia/{component}/bin/{dll}"));
+    std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+    if std::fs::hard_link(&source, &target).is_err() {
+        std::fs::copy(&source, &target).unwrap();
+    }
+}
+
 /// The member-only tree (`release_files`, HTTP Range requests) of a wheel whose one wanted
 /// library is small beside the rest: cuDNN's Windows wheels are ~600 MB, their entry library
 /// `cudnn64_N.dll` a few hundred KB.
@@ -100,6 +166,17 @@ pub fn scan(
     vars: &[(&str, &str)],
     driver: (&str, &str),
 ) -> (Vec<Finding>, tempfile::TempDir, PathBuf) {
+    scan_with(env, front, vars, Some(driver))
+}
+
+/// [`scan`] of a machine whose driver is `driver` (`None`: no NVIDIA driver, the machine file
+/// has no `[driver]` section, as on a machine where NVML cannot be opened).
+pub fn scan_with(
+    env: &PyEnv,
+    front: &[String],
+    vars: &[(&str, &str)],
+    driver: Option<(&str, &str)>,
+) -> (Vec<Finding>, tempfile::TempDir, PathBuf) {
     use cuda_triage::engine::api;
     let dir = tempfile::tempdir().unwrap();
     let mut text = format!(
@@ -110,10 +187,11 @@ pub fn scan(
     for (name, value) in vars {
         text.push_str(&format!("{name} = '{value}'\n"));
     }
-    text.push_str(&format!(
-        "[driver]\nversion = \"{}\"\ncuda = \"{}\"\n",
-        driver.0, driver.1
-    ));
+    if let Some((version, cuda)) = driver {
+        text.push_str(&format!(
+            "[driver]\nversion = \"{version}\"\ncuda = \"{cuda}\"\n"
+        ));
+    }
     let file = dir.path().join("machine.toml");
     std::fs::write(&file, text).unwrap();
     let ctx = api::load(&api::Source::MachineFile(file.clone()), api::Driver::Skip)
@@ -125,6 +203,31 @@ pub fn scan(
         .filter(|f| matches!(f.severity, Severity::Error | Severity::Warning))
         .collect();
     (loud, dir, file)
+}
+
+/// The finding codes of `findings` of `severity`, sorted.
+pub fn codes(findings: &[Finding], severity: Severity) -> Vec<String> {
+    sorted(
+        findings
+            .iter()
+            .filter(|f| f.severity == severity)
+            .map(|f| f.code.clone()),
+    )
+}
+
+/// Asserts that the scan's only finding is that there is no NVIDIA driver, an error naming
+/// nvcuda.dll: the missing driver is said plainly, and no library of the framework is blamed.
+pub fn assert_only_no_driver(loud: &[Finding]) {
+    assert_eq!(
+        codes(loud, Severity::Error),
+        ["no-nvidia-driver"],
+        "{loud:#?}"
+    );
+    assert!(codes(loud, Severity::Warning).is_empty(), "{loud:#?}");
+    assert!(
+        loud[0].libraries.iter().any(|l| l == "nvcuda.dll"),
+        "{loud:#?}"
+    );
 }
 
 /// The libraries the error findings name (lower case, sorted, once each).

@@ -11,10 +11,11 @@
 //! the provider must resolve each CUDA DLL to the file Wine mapped.
 
 use super::{
-    ZLIB, assert_same_file, ensure_zlib, error_libraries, is_cuda, member_tree, place_dll, scan,
-    sorted, tree, wheel,
+    ZLIB, assert_only_no_driver, assert_same_file, codes, ensure_zlib, error_libraries, is_cuda,
+    member_tree, place_dll, scan, scan_with, sorted, tree, wheel,
 };
 use crate::wine_python::{PyEnv, Run, python};
+use cuda_triage::engine::findings::Severity;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
@@ -113,6 +114,10 @@ const ORT_CU12: OrtBuild = OrtBuild {
 /// for the CUDA 11 build's wrong-major situation.
 const CUDNN9_ARCHIVE: &str = r"C:\tools\cudnn-windows-x86_64-9.2.1.18_cuda12-archive\bin";
 
+/// cuDNN 8.9's bin as NVIDIA's Windows zip archive unpacks it (the CUDA 11 build's entry
+/// library), for the CUDA 12 build's wrong-major situation.
+const CUDNN8_ARCHIVE: &str = r"C:\tools\cudnn-windows-x86_64-8.9.5.29_cuda11-archive\bin";
+
 /// The member-only tree of the build's cuDNN wheel.
 fn cudnn_tree(b: &OrtBuild) -> PathBuf {
     member_tree(b.cudnn.0, b.cudnn.1, b.cudnn.2)
@@ -138,15 +143,18 @@ fn ready(b: &'static OrtBuild) -> &'static PyEnv {
     }
     env.install_tree(&cudnn_tree(b));
     ensure_zlib(env);
-    let archive9 = env.host(CUDNN9_ARCHIVE);
-    if !archive9.join("cudnn64_9.dll").is_file() {
-        let tree = cudnn_tree(&ORT_CU12);
-        std::fs::create_dir_all(&archive9).unwrap();
-        std::fs::copy(
-            tree.join("nvidia/cudnn/bin/cudnn64_9.dll"),
-            archive9.join("cudnn64_9.dll"),
-        )
-        .unwrap();
+    for (archive, build) in [(CUDNN9_ARCHIVE, &ORT_CU12), (CUDNN8_ARCHIVE, &ORT_CU11)] {
+        let dll = build.cudnn.2;
+        let archive = env.host(archive);
+        if !archive.join(dll).is_file() {
+            let tree = cudnn_tree(build);
+            std::fs::create_dir_all(&archive).unwrap();
+            std::fs::copy(
+                tree.join(format!("nvidia/cudnn/bin/{dll}")),
+                archive.join(dll),
+            )
+            .unwrap();
+        }
     }
     std::fs::write(env.host(r"C:\oracle_import_ort.py"), ORT_PROBE).unwrap();
     all.push((b.env, env));
@@ -394,4 +402,149 @@ fn cuda32(env: &PyEnv) -> String {
         std::fs::copy(real, host.join("cudart64_110.dll")).unwrap();
     }
     DIR.into()
+}
+
+/// cuBLAS's folder alone off PATH for the CUDA 11 build: both cuBLAS libraries are named.
+#[test]
+fn ort_118_cuda11_cublas_off_path_fails_126_and_the_scan_names_both_cublas() {
+    let front = front_without(&ORT_CU11, r"\cublas\bin");
+    assert_both_name(
+        &ORT_CU11,
+        &front,
+        None,
+        &["cublas64_11.dll", "cublaslt64_11.dll"],
+    );
+}
+
+/// cuDNN's folder off PATH for the CUDA 12 build: error 126, cudnn64_9.dll named by both.
+#[test]
+fn ort_119_cuda12_cudnn_off_path_fails_126_and_the_scan_names_cudnn_9() {
+    let front = front_without(&ORT_CU12, r"\cudnn\bin");
+    assert_both_name(&ORT_CU12, &front, None, &["cudnn64_9.dll"]);
+}
+
+/// The wrong cuDNN major for the CUDA 12 build: cuDNN 8.9's folder (cudnn64_8.dll) where cuDNN
+/// 9's was. The real load misses cudnn64_9.dll; the scan must name it too.
+#[test]
+fn ort_119_cuda12_with_cudnn_8_fails_126_and_the_scan_names_cudnn_9() {
+    let front: Vec<String> = front_without(&ORT_CU12, r"\cudnn\bin")
+        .into_iter()
+        .chain([CUDNN8_ARCHIVE.to_string()])
+        .collect();
+    assert_both_name(&ORT_CU12, &front, None, &["cudnn64_9.dll"]);
+}
+
+/// zlibwapi.dll's folder off PATH for the cuDNN 8 build. No cuDNN 8 DLL imports zlibwapi.dll
+/// (cudnn_cnn_infer64_8.dll opens it at its first convolution): the provider loads, Wine never
+/// maps zlibwapi.dll, and the scan has no error — one warning, naming zlibwapi.dll and the
+/// convolutions that will fail.
+#[test]
+fn ort_118_cuda11_without_zlibwapi_loads_its_provider_and_the_scan_only_warns() {
+    let env = ready(&ORT_CU11);
+    let front = front_without(&ORT_CU11, ZLIB);
+    let judged = judge(&ORT_CU11, env, &front);
+    assert!(
+        judged.provider_mapped() && judged.missing().is_empty(),
+        "the provider loads: {:?}\n{}",
+        judged.missing(),
+        judged.run.stderr
+    );
+    assert_ne!(judged.load_error, Some(126), "{}", judged.run.stderr);
+    assert_eq!(judged.run.loaded_path("zlibwapi.dll"), None);
+    let (loud, _dir, _) = scan(env, &front, &[], ORT_CU11.driver);
+    assert!(codes(&loud, Severity::Error).is_empty(), "{loud:#?}");
+    assert_eq!(
+        codes(&loud, Severity::Warning),
+        ["cudnn8-zlibwapi-missing"],
+        "{loud:#?}"
+    );
+    assert!(loud[0].libraries.iter().any(|l| l == "zlibwapi.dll"));
+    assert!(
+        loud[0].summary.contains("convolutions"),
+        "{}",
+        loud[0].summary
+    );
+}
+
+/// No NVIDIA driver: the Python 3.11 prefix has no nvcuda.dll at all (Debian's Wine ships none).
+/// The provider's imports do not include the driver (the CUDA runtime opens it when first
+/// called), so ONNX Runtime loads the provider, which then fails in its own start-up; Wine
+/// never maps nvcuda.dll (error 0xE06D7363 from the provider's start-up; the session falls back
+/// to the CPU). A machine file with no driver: the scan's one finding is "No NVIDIA
+/// driver found", an error naming nvcuda.dll — no library of the build is blamed.
+#[test]
+fn ort_both_builds_without_a_driver_load_the_provider_and_the_scan_says_only_no_driver() {
+    for b in [&ORT_CU11, &ORT_CU12] {
+        let env = ready(b);
+        let front = healthy_front(b, env);
+        let judged = judge(b, env, &front);
+        assert!(
+            judged.provider_mapped() && judged.missing().is_empty(),
+            "{}: the provider loads: {:?}\n{}",
+            b.version,
+            judged.missing(),
+            judged.run.stderr
+        );
+        assert_eq!(judged.run.loaded_path("nvcuda.dll"), None, "{}", b.version);
+        // Past the imports: LoadLibrary fails in the provider's own start-up with 0xE06D7363
+        // (a C++ exception), not 126, and ONNX Runtime falls back to the CPU.
+        assert_eq!(
+            judged.load_error,
+            Some(0xE06D_7363),
+            "{}: {}",
+            b.version,
+            judged.run.stderr
+        );
+        assert!(
+            judged
+                .run
+                .stdout
+                .contains(r#""providers": ["CPUExecutionProvider"]"#),
+            "{}: the CUDA provider cannot start without a driver: {}",
+            b.version,
+            judged.run.stdout
+        );
+        let (loud, _dir, _) = scan_with(env, &front, &[], None);
+        assert_only_no_driver(&loud);
+    }
+}
+
+/// Only a 32-bit zlibwapi.dll on PATH (winimage's `dll32` copy where the x64 one belongs) for the
+/// cuDNN 8 build: nothing loads it before the first convolution, so the provider loads and Wine
+/// never maps it; the scan has no error and one warning, that this copy will fail cuDNN's
+/// convolutions with error 193.
+#[test]
+fn ort_118_cuda11_with_only_a_32_bit_zlibwapi_loads_its_provider_and_the_scan_only_warns() {
+    const ZLIB32: &str = r"C:\zlib123dll\dll32";
+    let env = ready(&ORT_CU11);
+    let dll = env.host(ZLIB32).join("zlibwapi.dll");
+    if !dll.is_file() {
+        crate::fixtures_build::DllSpec::new("zlibwapi.dll")
+            .arch(crate::fixtures_build::PeArch::I686)
+            .export("inflate", None)
+            .export("deflate", None)
+            .export("zlibVersion", None)
+            .build(&env.host(ZLIB32))
+            .expect("mingw builds a 32-bit zlibwapi.dll (install gcc-mingw-w64-i686)");
+    }
+    let front: Vec<String> = front_without(&ORT_CU11, ZLIB)
+        .into_iter()
+        .chain([ZLIB32.to_string()])
+        .collect();
+    let judged = judge(&ORT_CU11, env, &front);
+    assert!(
+        judged.provider_mapped() && judged.missing().is_empty(),
+        "the provider loads: {:?}\n{}",
+        judged.missing(),
+        judged.run.stderr
+    );
+    assert_eq!(judged.run.loaded_path("zlibwapi.dll"), None);
+    let (loud, _dir, _) = scan(env, &front, &[], ORT_CU11.driver);
+    assert!(codes(&loud, Severity::Error).is_empty(), "{loud:#?}");
+    assert_eq!(
+        codes(&loud, Severity::Warning),
+        ["zlibwapi-wrong-bitness"],
+        "{loud:#?}"
+    );
+    assert!(loud[0].detail.contains("193"), "{}", loud[0].detail);
 }

@@ -27,10 +27,15 @@
 //! (objdump), and neither the import, the GPU registration nor the profiler reaches it, so no
 //! native or forwarding ucrtbase.dll is needed.
 //!
-//! zlibwapi.dll is not judged here: no import table of cuDNN 8.9.5's `cudnn64_8.dll`,
-//! `cudnn_ops_infer64_8.dll` or `cudnn_cnn_infer64_8.dll` names it (they name KERNEL32 and each
-//! other; zlibwapi.dll is only a string in them: cuDNN loads it itself), and without a GPU
-//! neither TensorFlow's registration nor `cudnnCreate` gets to that load.
+//! zlibwapi.dll is judged by what it does not stop: no import table of cuDNN 8.9.5's seven DLLs
+//! names it (they name KERNEL32 and each other; zlibwapi.dll is a string in them: the
+//! convolution library opens it itself), so with it off PATH TensorFlow still loads cuDNN and
+//! lists the GPU, and the scan may only warn, naming the convolutions that will fail. The load
+//! itself needs a GPU (neither TensorFlow's registration nor `cudnnCreate` gets to it).
+//!
+//! No driver is judged with Wine told not to load nvcuda.dll (`WINEDLLOVERRIDES=nvcuda=`):
+//! TensorFlow cannot load it and loads no CUDA library but the runtime it opens at import; the
+//! scan says there is no driver.
 //!
 //! Downloads: tensorflow 2.10.1's cp310 wheel (456 MB, unpacked once into the environment:
 //! 1.3 GB), the small wheels `import tensorflow` needs (about 22 MB), ptxas from
@@ -39,8 +44,9 @@
 //! wheels (HTTP Range requests).
 
 use super::{
-    ZLIB, assert_same_file, ensure_zlib, error_libraries, member_tree, place_dll, place_member,
-    scan, sorted, tree_doc, wheel_for,
+    TOOLKIT12_BIN, ZLIB, assert_only_no_driver, assert_same_file, codes, ensure_zlib,
+    error_libraries, link_member, place_dll, place_member, place_toolkit_12_4, scan, scan_with,
+    sorted, tree_doc, wheel_for,
 };
 use crate::wine_python::{PyEnv, Run, python};
 use cuda_triage::engine::findings::{Finding, Severity};
@@ -102,39 +108,13 @@ const TOOLKIT_DLLS: &[(&str, &str, &str)] = &[
 
 const CUDNN: &str = "cudnn64_8.dll";
 
-/// A CUDA 12.4 toolkit's `bin` (for the wrong-major situation): the DLLs that ship with 12.x.
-/// Two keep their CUDA 11 names (cuRAND 10 and cuSOLVER 11 did not change major), so TensorFlow
-/// loads those two from it.
-const TOOLKIT12_BIN: &str = r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v12.4\bin";
-
-/// Its DLLs from the wheels other cases already fetch: `(wheel, version, DLL)`.
-const TOOLKIT12_DLLS: &[(&str, &str, &str)] = &[
-    ("nvidia-cuda-runtime-cu12", "12.9.79", "cudart64_12.dll"),
-    ("nvidia-cublas-cu12", "12.4.5.8", "cublas64_12.dll"),
-    ("nvidia-cublas-cu12", "12.4.5.8", "cublasLt64_12.dll"),
-    ("nvidia-cufft-cu12", "11.2.1.3", "cufft64_11.dll"),
-    ("nvidia-nvjitlink-cu12", "12.9.86", "nvJitLink_120_0.dll"),
-];
-
-/// Its DLLs read alone from their wheels: `((wheel, version, DLL), component folder)`.
-const TOOLKIT12_MEMBERS: &[((&str, &str, &str), &str)] = &[
-    (
-        ("nvidia-curand-cu12", "10.3.5.147", "curand64_10.dll"),
-        "curand",
-    ),
-    (
-        ("nvidia-cusolver-cu12", "11.6.1.9", "cusolver64_11.dll"),
-        "cusolver",
-    ),
-    (
-        ("nvidia-cusparse-cu12", "12.3.1.170", "cusparse64_12.dll"),
-        "cusparse",
-    ),
-];
-
 /// A folder holding the real 32-bit CUDA runtime under the 64-bit name, as a wrong download
 /// leaves it.
 const CUDA32_DIR: &str = r"C:\old\cuda32";
+
+/// A hand-copied CUDA 11.8 `bin` without cuBLAS (the toolkit's other five libraries TensorFlow
+/// loads), for the cuBLAS-only-off-PATH situation.
+const NO_CUBLAS_BIN: &str = r"C:\tools\cuda-11.8-without-cublas\bin";
 
 /// The toolkit's other files the scan looks at, as NVIDIA's installer lays them out:
 /// `(wheel, version, member path, folder)`.
@@ -183,6 +163,9 @@ fn ready() -> &'static PyEnv {
         );
         ensure_zlib(&env);
         place_cuda32(&env);
+        for (dist, version, dll) in TOOLKIT_DLLS.iter().filter(|(d, ..)| !d.contains("cublas")) {
+            place_dll(&env, dist, version, dll, NO_CUBLAS_BIN);
+        }
         super::stub_driver::ensure_stub_driver(py);
         std::fs::write(env.host(r"C:\oracle_import_tf.py"), PROBE).unwrap();
         env
@@ -205,16 +188,6 @@ fn place_toolkit_11_8(env: &PyEnv) {
     .unwrap();
 }
 
-/// The CUDA 12.4 toolkit's `bin`.
-fn place_toolkit_12_4(env: &PyEnv) {
-    for (dist, version, dll) in TOOLKIT12_DLLS {
-        place_dll(env, dist, version, dll, TOOLKIT12_BIN);
-    }
-    for (member, component) in TOOLKIT12_MEMBERS {
-        link_component(env, *member, component, TOOLKIT12_BIN);
-    }
-}
-
 /// [`CUDA32_DIR`]: the wheel's real `cudart32_110.dll`, and a copy of it named `cudart64_110.dll`.
 fn place_cuda32(env: &PyEnv) {
     place_dll(
@@ -227,30 +200,6 @@ fn place_cuda32(env: &PyEnv) {
     let dir = env.host(CUDA32_DIR);
     if !dir.join("cudart64_110.dll").is_file() {
         std::fs::copy(dir.join("cudart32_110.dll"), dir.join("cudart64_110.dll")).unwrap();
-    }
-}
-
-/// Hard-links (copies where it cannot) one cuDNN DLL from its member-only wheel tree into `dir`.
-fn link_member(env: &PyEnv, (dist, version, dll): (&str, &str, &str), dir: &str) {
-    link_component(env, (dist, version, dll), "cudnn", dir);
-}
-
-/// Hard-links (copies where it cannot) `site-packages\nvidia\<component>\bin\<dll>` of a
-/// wheel's member-only tree (HTTP Range requests: the one DLL is read) into `dir`.
-fn link_component(
-    env: &PyEnv,
-    (dist, version, dll): (&str, &str, &str),
-    component: &str,
-    dir: &str,
-) {
-    let target = env.host(dir).join(dll);
-    if target.is_file() {
-        return;
-    }
-    let source = member_tree(dist, version, dll).join(format!("nvidia/{component}/bin/{dll}"));
-    std::fs::create_dir_all(target.parent().unwrap()).unwrap();
-    if std::fs::hard_link(&source, &target).is_err() {
-        std::fs::copy(&source, &target).unwrap();
     }
 }
 
@@ -285,9 +234,16 @@ impl Judged {
 
 /// Runs the probe with `front` on PATH (`args` after the script).
 fn judge(env: &PyEnv, front: &[String], args: &[&str]) -> Judged {
+    judge_with(env, front, args, &[])
+}
+
+/// [`judge`] with `vars` set too.
+fn judge_with(env: &PyEnv, front: &[String], args: &[&str], vars: &[(&str, &str)]) -> Judged {
     let mut all = vec![r"C:\oracle_import_tf.py"];
     all.extend_from_slice(args);
-    let run = env.run(&all, front, &[("TF_CPP_VMODULE", "dso_loader=1")]);
+    let mut vars = vars.to_vec();
+    vars.push(("TF_CPP_VMODULE", "dso_loader=1"));
+    let run = env.run(&all, front, &vars);
     let last = run.stdout.lines().last().unwrap_or_default().to_string();
     let doc: serde_json::Value = serde_json::from_str(&last)
         .unwrap_or_else(|e| panic!("no JSON from the probe ({e}): {}{}", run.stdout, run.stderr));
@@ -435,6 +391,70 @@ fn tf_210_toolkit_off_path_is_named_by_tensorflow_and_the_scan() {
     }
 }
 
+/// cuBLAS alone off PATH: the toolkit's `bin` replaced on PATH by a copy of it without cuBLAS.
+/// TensorFlow cannot load cuBLAS or cuBLASLt, nor cuSOLVER, which imports both (Wine: "Library
+/// cublas64_11.dll (which is needed by ...cusolver64_11.dll) not found"), and skips the GPU.
+/// The scan's errors name exactly the two files that are missing, offer the toolkit's `bin`,
+/// which holds them, and say that cuSOLVER needs them: TensorFlow's third name is their
+/// consequence.
+#[test]
+fn tf_210_cublas_off_path_is_named_by_tensorflow_and_the_scan() {
+    let env = ready();
+    let front: Vec<String> = healthy_front()
+        .into_iter()
+        .map(|d| {
+            if d == TOOLKIT_BIN {
+                NO_CUBLAS_BIN.into()
+            } else {
+                d
+            }
+        })
+        .collect();
+    let cublas = ["cublas64_11.dll", "cublasLt64_11.dll"];
+    let judged = judge(env, &front, &[]);
+    assert_eq!(
+        judged.not_loaded(),
+        sorted(
+            cublas
+                .iter()
+                .chain(&["cusolver64_11.dll"])
+                .map(|n| n.to_string())
+        ),
+        "{}",
+        judged.run.stderr
+    );
+    assert_eq!(judged.gpus(), 0, "{}", judged.doc);
+    let needed_by_cusolver: Vec<String> = sorted(
+        judged
+            .run
+            .import_failures()
+            .into_iter()
+            .filter(|(_, needer, _)| needer.to_ascii_lowercase().ends_with("cusolver64_11.dll"))
+            .map(|(lib, ..)| lib),
+    );
+    assert_eq!(
+        needed_by_cusolver,
+        sorted(cublas.iter().map(|n| n.to_string())),
+        "{}",
+        judged.run.stderr
+    );
+    let (loud, _dir, _) = scan(env, &front, &[], DRIVER);
+    assert_eq!(
+        error_libraries(&loud),
+        sorted(cublas.iter().map(|n| n.to_string())),
+        "the scan names the missing files: {loud:#?}"
+    );
+    for dll in cublas {
+        assert_offers_path(&loud, dll, TOOLKIT_BIN);
+    }
+    assert!(
+        loud.iter()
+            .filter(|f| f.severity == Severity::Error)
+            .any(|f| f.detail.contains("cusolver64_11.dll")),
+        "the scan says cuSOLVER needs cuBLAS: {loud:#?}"
+    );
+}
+
 /// The wrong cuDNN major: cuDNN 9's folder (cudnn64_9.dll) where cuDNN 8's was.
 #[test]
 fn tf_210_with_cudnn_9_is_named_by_tensorflow_and_the_scan() {
@@ -446,12 +466,13 @@ fn tf_210_with_cudnn_9_is_named_by_tensorflow_and_the_scan() {
     assert_offers_path(&loud, CUDNN, CUDNN_BIN);
 }
 
-/// zlibwapi.dll's folder off PATH. cuDNN 8.9 loads zlibwapi.dll itself, later than TensorFlow's
-/// GPU registration (see the module header): TensorFlow loads every library, cudnn64_8.dll
-/// included, lists the GPU, and Wine never maps zlibwapi.dll. The scan must not say otherwise:
-/// its one error is that cuDNN will not find zlibwapi.dll when it loads it.
+/// zlibwapi.dll's folder off PATH. No cuDNN 8 DLL imports zlibwapi.dll: cuDNN 8.9's convolution
+/// library opens it itself, later than TensorFlow's GPU registration (see the module header).
+/// TensorFlow loads every library, cudnn64_8.dll included, lists the GPU, and Wine never maps
+/// zlibwapi.dll. The scan must not say otherwise: no error; beside CUPTI's, one warning, that
+/// cuDNN's convolutions will fail when it opens zlibwapi.dll.
 #[test]
-fn tf_210_without_zlibwapi_registers_the_gpu_and_the_scan_names_only_zlibwapi() {
+fn tf_210_without_zlibwapi_registers_the_gpu_and_the_scan_warns_of_convolutions() {
     let env = ready();
     let front = front_without(ZLIB);
     let judged = judge(env, &front, &[]);
@@ -460,16 +481,57 @@ fn tf_210_without_zlibwapi_registers_the_gpu_and_the_scan_names_only_zlibwapi() 
     assert!(judged.run.loaded_path(CUDNN).is_some());
     assert_eq!(judged.run.loaded_path("zlibwapi.dll"), None);
     let (loud, _dir, _) = scan(env, &front, &[], DRIVER);
-    let errors: Vec<&Finding> = loud
-        .iter()
-        .filter(|f| f.severity == Severity::Error)
-        .collect();
-    assert!(
-        errors.len() == 1
-            && errors[0].code == "cudnn8-zlibwapi-missing"
-            && errors[0].libraries.iter().any(|l| l == "zlibwapi.dll"),
+    assert!(codes(&loud, Severity::Error).is_empty(), "{loud:#?}");
+    assert_eq!(
+        codes(&loud, Severity::Warning),
+        ["cudnn8-zlibwapi-missing", "framework-cupti-missing"],
         "{loud:#?}"
     );
+    let zlib = loud
+        .iter()
+        .find(|f| f.code == "cudnn8-zlibwapi-missing")
+        .unwrap();
+    assert!(
+        zlib.libraries.iter().any(|l| l == "zlibwapi.dll"),
+        "{zlib:#?}"
+    );
+    assert!(zlib.summary.contains("convolutions"), "{}", zlib.summary);
+}
+
+/// No NVIDIA driver: Wine told not to load nvcuda.dll (`WINEDLLOVERRIDES=nvcuda=`, as if the
+/// display driver were not installed; the stub stays in System32 for the other cases).
+/// TensorFlow opens cudart64_110.dll at import, then cannot load `nvcuda.dll` ("failed call to
+/// cuInit"), lists no GPU and loads none of its seven other CUDA libraries; the scan of a machine without a driver says so plainly — its one finding "No NVIDIA driver
+/// found", naming nvcuda.dll — and blames none of TensorFlow's libraries.
+#[test]
+fn tf_210_without_a_driver_lists_no_gpu_and_the_scan_says_only_no_driver() {
+    let env = ready();
+    let front = healthy_front();
+    let judged = judge_with(env, &front, &[], &[("WINEDLLOVERRIDES", "nvcuda=")]);
+    assert_eq!(judged.gpus(), 0, "{}\n{}", judged.doc, judged.run.stderr);
+    assert_eq!(judged.not_loaded(), ["nvcuda.dll"], "{}", judged.run.stderr);
+    // `import tensorflow` opens the CUDA runtime itself; the GPU registration stops at cuInit
+    // and never loads the other seven.
+    assert_eq!(
+        judged.opened(),
+        ["cudart64_110.dll"],
+        "{}",
+        judged.run.stderr
+    );
+    assert!(
+        judged.run.stderr.contains("failed call to cuInit"),
+        "{}",
+        judged.run.stderr
+    );
+    for lib in gpu_libraries().iter().filter(|l| *l != "cudart64_110.dll") {
+        assert_eq!(judged.run.loaded_path(lib), None, "{lib}");
+    }
+    let (loud, _dir, _) = scan_with(env, &front, &[], None);
+    let loud: Vec<Finding> = loud
+        .into_iter()
+        .filter(|f| f.code != "framework-cupti-missing")
+        .collect();
+    assert_only_no_driver(&loud);
 }
 
 /// The wrong CUDA major: a CUDA 12.4 toolkit's `bin` on PATH instead of 11.8's. TensorFlow loads

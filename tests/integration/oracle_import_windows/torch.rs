@@ -6,9 +6,17 @@
 //! this is a CPU build (the machine file states an NVIDIA driver), and
 //! `tree` of `torch_cpu.dll` in that context must resolve each of its imports from `torch\lib` to
 //! the file Wine's loader mapped.
+//!
+//! A load that fails with error 126 is retried with `LoadLibraryW` after those folders are put in
+//! front of PATH (`_load_dll_libraries`, torch/__init__.py at v2.5.1), so a DLL deleted from
+//! `torch\lib` — libiomp5md.dll, as the advice for OpenMP's "OMP: Error #15" has people do — is
+//! still found on PATH. Two environments without it (hard-linked copies of the first): with its
+//! folder on PATH the import works and `tree` resolves it there, as Wine does; with it nowhere the
+//! import fails ("Error loading ...fbgemm.dll or one of its dependencies") and `tree` misses it.
 
 use super::{assert_same_file, scan, tree, wheel};
-use crate::wine_python::{PyEnv, python};
+use crate::wine_python::PyEnv;
+use crate::wine_python::python;
 use std::sync::OnceLock;
 
 /// torch's own wheel and the pure-Python packages `import torch` needs (its METADATA's
@@ -77,4 +85,111 @@ fn torch_251_cpu_imports_its_dlls_from_torch_lib_where_the_torch_context_resolve
     for (name, path) in &imports {
         assert_same_file(name, path.as_deref(), &run);
     }
+}
+
+/// Where a copy of the OpenMP runtime torch ships sits on PATH (as another package's
+/// `Library\bin` holds one).
+const OMP_DIR: &str = r"C:\tools\openmp";
+
+/// The torch environment without `torch\lib\libiomp5md.dll`: a hard-linked copy of the first
+/// (`cp -al`, no second GB on disk), made once, and [`OMP_DIR`] holding the removed file.
+fn without_libiomp5md() -> &'static PyEnv {
+    static READY: OnceLock<PyEnv> = OnceLock::new();
+    READY.get_or_init(|| {
+        let full = ready();
+        let name = "torch-2.5.1-cpu-no-libiomp5md";
+        let host = full.host(&format!(r"C:\envs\{name}"));
+        let lib = format!(r"{}\torch\lib\libiomp5md.dll", full.site());
+        if !host.join("python.exe").is_file() {
+            let tmp = crate::wheels::unique_tmp(&host);
+            let ok = std::process::Command::new("cp")
+                .arg("-al")
+                .arg(full.host(&full.home))
+                .arg(&tmp)
+                .status()
+                .expect("cp runs (coreutils)");
+            assert!(ok.success(), "cp -al {}", full.home);
+            let rel = lib.trim_start_matches(&format!(r"{}\", full.home));
+            std::fs::remove_file(tmp.join(rel.replace('\\', "/"))).unwrap();
+            std::fs::rename(&tmp, &host).unwrap();
+        }
+        let omp = full.host(OMP_DIR).join("libiomp5md.dll");
+        if !omp.is_file() {
+            std::fs::create_dir_all(omp.parent().unwrap()).unwrap();
+            std::fs::hard_link(full.host(&lib), &omp).unwrap();
+        }
+        python("3.11").env(name)
+    })
+}
+
+/// `tree torch_cpu.dll` in torch's context: libiomp5md.dll's resolved path, if any.
+fn tree_libiomp5md(env: &PyEnv, machine: &std::path::Path) -> Option<String> {
+    let lib = format!(r"{}\torch\lib", env.site());
+    tree(
+        &format!(r"{lib}\torch_cpu.dll"),
+        machine,
+        &[
+            "--context",
+            "torch",
+            "--app-dir",
+            &env.home,
+            "--dll-dir",
+            &lib,
+        ],
+    )
+    .into_iter()
+    .find(|(n, _)| n.eq_ignore_ascii_case("libiomp5md.dll"))
+    .expect("torch_cpu.dll imports libiomp5md.dll")
+    .1
+}
+
+/// libiomp5md.dll only on PATH: the 0x1100 load of fbgemm.dll misses it (Wine: "not found"),
+/// torch's `LoadLibraryW` retry finds it on PATH and the import works; `tree` in torch's context
+/// resolves it to the file Wine mapped, and the scan says only that this is a CPU build.
+#[test]
+fn torch_251_cpu_with_libiomp5md_only_on_path_imports_through_its_retry_and_tree_agrees() {
+    let env = without_libiomp5md();
+    let front = vec![OMP_DIR.to_string()];
+    let run = env.run(
+        &["-c", "import torch; print(torch.__version__)"],
+        &front,
+        &[],
+    );
+    assert_eq!(run.stdout.trim(), "2.5.1+cpu", "{}", run.stderr);
+    assert!(
+        run.import_failures()
+            .iter()
+            .any(|(lib, needer, _)| lib == "libiomp5md.dll" && needer.ends_with("fbgemm.dll")),
+        "the first, 0x1100 load misses it: {}",
+        run.stderr
+    );
+    let (loud, _dir, machine) = scan(env, &front, &[], ("546.33", "12.3"));
+    let codes: Vec<&str> = loud.iter().map(|f| f.code.as_str()).collect();
+    assert_eq!(codes, ["framework-cpu-build"], "{loud:#?}");
+    let resolved = tree_libiomp5md(env, &machine);
+    assert_same_file("libiomp5md.dll", resolved.as_deref(), &run);
+}
+
+/// libiomp5md.dll nowhere: both of torch's loads of fbgemm.dll miss it and `import torch` fails
+/// with error 126; `tree` in torch's context does not resolve it either.
+#[test]
+fn torch_251_cpu_without_libiomp5md_fails_126_and_tree_misses_it() {
+    let env = without_libiomp5md();
+    let run = env.run(&["-c", "import torch; print(torch.__version__)"], &[], &[]);
+    assert!(
+        run.stderr.contains("[WinError 126]") && run.stderr.contains(r"torch\lib\fbgemm.dll"),
+        "{}",
+        run.stderr
+    );
+    let missing: Vec<String> = run
+        .import_failures()
+        .into_iter()
+        .map(|(lib, ..)| lib)
+        .collect();
+    assert!(
+        !missing.is_empty() && missing.iter().all(|l| l == "libiomp5md.dll"),
+        "{missing:?}"
+    );
+    let (_loud, _dir, machine) = scan(env, &[], &[], ("546.33", "12.3"));
+    assert_eq!(tree_libiomp5md(env, &machine), None);
 }

@@ -99,7 +99,9 @@ fn deep_miss_wrong_machine_and_copies_elsewhere() {
         .iter()
         .find(|f| f.code == "library-wrong-machine")
         .expect("zlibwapi 32-bit");
-    assert_eq!(wrong.severity, Severity::Error);
+    // cuDNN 8 opens zlibwapi.dll at run time (no import table names it): the 193 comes at the
+    // first convolution, so it is a warning (runtime_loads.toml, rules/cudnn_zlib.rs).
+    assert_eq!(wrong.severity, Severity::Warning);
     assert!(wrong.detail.contains("193"));
     assert!(
         findings

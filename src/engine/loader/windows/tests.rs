@@ -19,6 +19,7 @@ fn base() -> WindowsSearch {
         cwd: Some(r"C:\Cwd".into()),
         path: vec![r"C:\P1".into(), r"C:\P2".into()],
         known_dlls: vec!["kernel32.dll".into()],
+        then_standard: false,
     }
 }
 
@@ -81,6 +82,31 @@ fn flag_orders_ignore_path() {
     s.flags = LOAD_LIBRARY_SEARCH_USER_DIRS;
     s.set_dll_dir = Some(r"C:\Set".into());
     assert_eq!(dirs(&s).last(), Some(&(How::DllDirectory, r"C:\Set")));
+}
+
+/// torch's retry (torch/__init__.py `_load_dll_libraries`): after the 0x1100 folders,
+/// `LoadLibraryW`'s standard order with the DLL folders in front of PATH — so PATH counts for
+/// torch, as Wine's loader shows (tests/integration/oracle_import_windows/torch.rs).
+#[test]
+fn torch_retries_a_miss_with_the_standard_order_and_its_folders_before_path() {
+    let mut s = base();
+    s.flags = 0x1100;
+    s.then_standard = true;
+    assert_eq!(
+        dirs(&s),
+        vec![
+            (How::DllLoadDir, r"C:\Lib"),
+            (How::AppDir, r"C:\App"),
+            (How::DllDirectory, r"C:\User1"),
+            (How::DllDirectory, r"C:\User2"),
+            (How::System32, r"C:\Windows\System32"),
+            (How::WindowsDir, r"C:\Windows\System"),
+            (How::WindowsDir, r"C:\Windows"),
+            (How::Cwd, r"C:\Cwd"),
+            (How::Path, r"C:\P1"),
+            (How::Path, r"C:\P2"),
+        ]
+    );
 }
 
 #[test]
