@@ -184,11 +184,15 @@ fn in_venv(mut c: Spec, venv: &Path, home: &Path) -> Spec {
 }
 
 /// Median wall time (ms) of each command over `runs` rounds, one run of each per round; `None`
-/// for a command that cannot start (a tool not installed).
+/// for a command that cannot start (a tool not installed). The order turns by one each round, so
+/// the commands take turns running right after lddtree (a Python process of ~150 ms that leaves
+/// the caches cold): in a fixed order the first command would always pay for it.
 fn medians(runs: usize, commands: &[Spec]) -> Vec<Option<f64>> {
     let mut times: Vec<Option<Vec<f64>>> = vec![Some(Vec::new()); commands.len()];
-    for _ in 0..runs {
-        for (spec, t) in commands.iter().zip(times.iter_mut()) {
+    for round in 0..runs {
+        for k in 0..commands.len() {
+            let i = (round + k) % commands.len();
+            let (spec, t) = (&commands[i], &mut times[i]);
             let Some(list) = t else { continue };
             let start = Instant::now();
             match spec.command().status() {
