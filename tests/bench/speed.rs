@@ -11,8 +11,10 @@
 //!
 //! The wheels come through the tests' cache (`tests/.cache/wheels`, see
 //! `tests/integration/wheels.rs`); the venv is the tests' `tests/.cache/venvs/torch-2.5.1`
-//! (made once with `python3 -m venv` and pip). Prints the medians of N runs (default 21; the first argument that is a
-//! number overrides it) and the ratios the issue asks about. `BASELINE=/path/to/cuda-triage`
+//! (made once with `python3 -m venv` and pip). Prints the medians of N runs (default 21; the first
+//! argument that is a number overrides it) and the ratios the issue asks about. Each ratio comes
+//! from its two tools interleaved with each other (cuda-triage with libtree, cuda-triage with
+//! lddtree in a third as many rounds), so a slow tool's cold caches never fall on one side only. `BASELINE=/path/to/cuda-triage`
 //! times another build in the same rounds (an older commit's release binary), as a last column.
 //!
 //! ```sh
@@ -77,22 +79,23 @@ fn main() {
             .map(|m| wheel_member(dist, version, WheelPlatform::Linux, m))
             .collect();
         let lib = paths[0].to_string_lossy().into_owned();
-        let ours = cmd(exe, &["tree", "--no-runtime", "--json", &lib]);
-        let libtree = cmd("libtree", &["-p", &lib]);
-        let lddtree = cmd("lddtree", &[&lib]);
-        let mut specs = vec![ours, libtree, lddtree];
+        let ours = || cmd(exe, &["tree", "--no-runtime", "--json", &lib]);
+        // Each comparison interleaves its own two tools: lddtree (a Python process of ~150 ms
+        // that leaves the caches cold) never runs between cuda-triage and libtree.
+        let mut fast = vec![ours(), cmd("libtree", &["-p", &lib])];
         if let Some(b) = &baseline {
-            specs.push(cmd(b, &["tree", "--no-runtime", "--json", &lib]));
+            fast.push(cmd(b, &["tree", "--no-runtime", "--json", &lib]));
         }
-        let t = medians(runs, &specs);
+        let t = medians(runs, &fast);
+        let slow = medians(runs.div_ceil(3), &[ours(), cmd("lddtree", &[&lib])]);
         println!(
             "| {label} | {} | {} | {} | {} | {} | {} |",
             ms(t[0]),
             ms(t[1]),
-            ms(t[2]),
+            ms(slow[1]),
             ratio(t[0], t[1]),
-            ratio(t[2], t[0]),
-            baseline_text(t.get(3).copied().flatten(), t[1], t[2])
+            ratio(slow[1], slow[0]),
+            baseline_text(t.get(2).copied().flatten(), t[1], slow[1])
         );
     }
     let venv = torch_venv();
@@ -185,8 +188,7 @@ fn in_venv(mut c: Spec, venv: &Path, home: &Path) -> Spec {
 
 /// Median wall time (ms) of each command over `runs` rounds, one run of each per round; `None`
 /// for a command that cannot start (a tool not installed). The order turns by one each round, so
-/// the commands take turns running right after lddtree (a Python process of ~150 ms that leaves
-/// the caches cold): in a fixed order the first command would always pay for it.
+/// no command always runs right after the same other one.
 fn medians(runs: usize, commands: &[Spec]) -> Vec<Option<f64>> {
     let mut times: Vec<Option<Vec<f64>>> = vec![Some(Vec::new()); commands.len()];
     for round in 0..runs {
