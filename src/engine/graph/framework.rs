@@ -98,12 +98,27 @@ pub fn process_options(ctx: &SystemContext, env: &PythonEnv, fw: &Framework) -> 
             windows: WindowsOptions {
                 preset: Some(windows_preset(env, fw)),
                 app_dir: Some(windows_app_dir(ctx, env, fw)),
-                dll_dirs: fw.dll_directories.clone(),
+                dll_dirs: windows_dll_dirs(ctx, fw),
                 ..WindowsOptions::default()
             },
             ..GraphOptions::default()
         },
     }
+}
+
+/// The folders the framework's import adds with `os.add_dll_directory`: what the scan read
+/// (CuPy's), and for torch its `torch\lib`, which `_load_dll_libraries` adds before it loads
+/// anything (torch/__init__.py at v2.5.1), so `_C`'s imports (torch_python.dll, ...) are found
+/// there — the folder the `Torch` preset's "root folder" stands for when the root is in it.
+fn windows_dll_dirs(ctx: &SystemContext, fw: &Framework) -> Vec<String> {
+    let mut dirs = fw.dll_directories.clone();
+    if fw.kind == FrameworkKind::PyTorch {
+        let lib = ctx.platform.join(&fw.location, "lib");
+        if ctx.fs.is_dir(&lib) && !dirs.contains(&lib) {
+            dirs.push(lib);
+        }
+    }
+    dirs
 }
 
 /// The process in words: "python.exe of C:\...\.venv (PyTorch: LoadLibraryExW 0x1100)".

@@ -1,4 +1,4 @@
-//! Would it load? For every CUDA build of a framework the scan found, the complete dependency
+//! Would it load? For every framework the scan found, CUDA build or not, the complete dependency
 //! closure of its native entry libraries (knowledge `framework_closure.toml`: torch's `_C` and
 //! `libtorch_global_deps.so`, TensorFlow's `_pywrap_tensorflow_internal`, the JAX plugin, CuPy's
 //! extension modules, ONNX Runtime's CUDA provider) resolved in *that framework's process*: the
@@ -7,7 +7,10 @@
 //! (0x1100, `os.add_dll_directory`, torch's `torch\lib`) on Windows. Every miss, damaged file,
 //! wrong-machine copy, missing export (127) or missing versioned symbol the tree finds becomes a
 //! finding of the scan, naming the framework, the library that needs the file, where the loader
-//! looked and which package provides it — with the pinned reinstall as the fix.
+//! looked and which package provides it — with the pinned reinstall as the fix. A CPU build is
+//! judged too: a framework whose own libraries do not load fails its import whatever its CUDA
+//! flavour (torch 2.5.1's CPU wheel for Windows without `torch\lib\libiomp5md.dll`: `import torch`
+//! fails with WinError 126 on fbgemm.dll), and `closure_own` tells such a file from the RECORD.
 //!
 //! Run-time loads come from the knowledge table only on Linux (dlopen from a library follows that
 //! library's RPATH/RUNPATH, which the graph models); Windows run-time loads are the
@@ -45,9 +48,6 @@ pub fn check(ctx: &SystemContext, inventory: &Inventory, earlier: &[Finding]) ->
     let mut out: Vec<Finding> = Vec::new();
     for env in &inventory.python_envs {
         for fw in &env.frameworks {
-            if fw.cuda_build == Some(false) {
-                continue;
-            }
             let opts = framework::process_options(ctx, env, fw);
             let mut graphs = Vec::new();
             let mut predicted_errors = 0;
@@ -128,9 +128,18 @@ fn framework_finding(
     if f.code == codes::RUNTIME_LIBRARY_NOT_FOUND && f.severity == Severity::Error {
         f.severity = Severity::Warning;
     }
-    let consequence = match f.severity {
-        Severity::Error => format!("{label} cannot load its CUDA libraries"),
-        _ => format!(
+    let own = f.libraries.first().and_then(|lib| {
+        let tables = &knowledge::knowledge().closure;
+        tables
+            .provider_of(lib)
+            .is_none()
+            .then(|| super::closure_own::own_file(ctx, fw, lib))
+            .flatten()
+    });
+    let consequence = match (f.severity, &own) {
+        (Severity::Error, Some(_)) => format!("{label} cannot load its own libraries"),
+        (Severity::Error, None) => format!("{label} cannot load its CUDA libraries"),
+        (_, _) => format!(
             "{label} imports, but the operations that need this library fail when they first open it"
         ),
     };
@@ -169,10 +178,66 @@ fn framework_finding(
             ),
         ),
     );
-    if let Some(lib) = f.libraries.first().cloned() {
-        add_provider(ctx, env, fw, &lib, &mut f);
+    match (f.libraries.first().cloned(), own) {
+        (Some(lib), Some(own)) => add_own_reinstall(ctx, env, fw, &lib, &own, &mut f),
+        (Some(lib), None) => add_provider(ctx, env, fw, &lib, &mut f),
+        (None, _) => {}
     }
     f
+}
+
+/// Names the framework's own wheel as the one that ships `lib` (its RECORD lists the file) and
+/// offers the framework's reinstall at the installed version: from PyPI where PyPI has that
+/// version for this platform, by hand otherwise (a local version such as `2.5.1+cpu` comes from
+/// the index it was installed from).
+fn add_own_reinstall(
+    ctx: &SystemContext,
+    env: &PythonEnv,
+    fw: &Framework,
+    lib: &str,
+    own: &super::closure_own::OwnFile,
+    f: &mut Finding,
+) {
+    let requirement = format!("{}=={}", fw.package, own.version);
+    f.detail = format!(
+        "{} {lib} is one of {}'s own files: the RECORD of the installed {} {} lists {}, and the file is not there, so the install is incomplete or damaged: reinstall it.",
+        f.detail, fw.package, fw.package, own.version, own.member
+    );
+    f.evidence.push(Evidence::at(
+        "RECORD",
+        own.member.clone(),
+        own.record.clone(),
+    ));
+    f.evidence
+        .push(Evidence::new("package", requirement.clone()));
+    if !f.fixes.is_empty() {
+        return;
+    }
+    let pip = match &env.python_exe {
+        Some(py) => format!("{py} -m pip"),
+        None => "pip".to_string(),
+    };
+    let command = format!("{pip} install --force-reinstall --no-deps \"{requirement}\"");
+    if crate::engine::fix::names_exist::may_offer(&requirement, ctx.platform) {
+        f.fixes.push(FixRef {
+            id: format!("reinstall-{}", fw.package),
+            kind: FixKind::PinVersion {
+                requirements: vec![requirement],
+                python: env.python_exe.clone(),
+                reinstall: true,
+            },
+            summary: command,
+        });
+    } else {
+        f.fixes.push(FixRef {
+            id: format!("reinstall-{}", fw.package),
+            kind: FixKind::Manual,
+            summary: format!(
+                "Reinstall {} {} from the package index it was installed from ({} is not on PyPI for this platform): {command} with that index's --index-url",
+                fw.package, own.version, requirement
+            ),
+        });
+    }
 }
 
 /// Names the package that ships `lib` (the pin the framework declares, when it does) and offers

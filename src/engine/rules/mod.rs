@@ -3,6 +3,7 @@
 
 pub mod builds;
 pub mod closure;
+mod closure_own;
 mod closure_probe;
 pub mod container_require;
 pub mod containers;

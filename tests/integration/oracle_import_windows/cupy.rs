@@ -10,6 +10,7 @@
 //! raises "DLL load failed while importing ...", and Wine names the import it could not find;
 //! NVRTC's miss is CuPy's own "CuPy failed to load nvrtc64_112_0.dll". The optional modules
 //! (cuDNN, cuTENSOR, NCCL, jitify) are left out, as CuPy leaves them out of its import.
+//! A [`Build`] names what differs between CuPy's CUDA builds (`cupy12` judges cupy-cuda12x).
 
 use super::{
     TOOLKIT12_BIN, ZLIB, assert_only_no_driver, assert_same_file, ensure_zlib, error_libraries,
@@ -20,22 +21,41 @@ use crate::wine_python::{PyEnv, Run, python};
 use std::sync::OnceLock;
 
 const PROBE: &str = include_str!("cupy.py");
-const TOOLKIT: &str = r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v11.8";
-const DRIVER: (&str, &str) = ("546.33", "12.3");
+/// The CUDA 11.8 toolkit's root.
+pub const TOOLKIT: &str = r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v11.8";
+pub const DRIVER: (&str, &str) = ("546.33", "12.3");
 
-/// CuPy's CUDA modules the probe imports and the library each imports (its import table).
-const MODULES: &[(&str, &str)] = &[
-    ("cupy_backends.cuda.libs.cublas", "cublas64_11.dll"),
-    ("cupy_backends.cuda.libs.cusolver", "cusolver64_11.dll"),
-    ("cupy_backends.cuda.libs.cusparse", "cusparse64_11.dll"),
-    ("cupy_backends.cuda.libs.curand", "curand64_10.dll"),
-    ("cupy.cuda.cufft", "cufft64_10.dll"),
-];
+/// One CuPy build the oracle imports: its wheel, the CUDA modules the probe imports with the
+/// library each imports (its import table), and the NVRTC name its softlink opens.
+pub struct Build {
+    /// The environment's name in the prefix.
+    pub env: &'static str,
+    pub wheel: &'static str,
+    pub version: &'static str,
+    pub modules: &'static [(&'static str, &'static str)],
+    /// What CuPy 13.3's NVRTC softlink opens for the runtime's CUDA major (`_get_softlink` in
+    /// cupy_backends/cuda/libs/nvrtc.pyx, v13.3.0; the name is among the strings of the
+    /// wheel's `nvrtc.cp311-win_amd64.pyd`).
+    pub nvrtc: &'static str,
+}
 
-/// What CuPy 13.3's NVRTC softlink opens for a CUDA 11 runtime (`_get_softlink` in
-/// cupy_backends/cuda/libs/nvrtc.pyx, v13.3.0; the name is among the strings of the wheel's
-/// `nvrtc.cp311-win_amd64.pyd`).
-const NVRTC: &str = "nvrtc64_112_0.dll";
+/// cupy-cuda11x 13.3.0.
+pub const CUDA11: Build = Build {
+    env: "cupy-13.3.0",
+    wheel: "cupy-cuda11x",
+    version: "13.3.0",
+    modules: &[
+        ("cupy_backends.cuda.libs.cublas", "cublas64_11.dll"),
+        ("cupy_backends.cuda.libs.cusolver", "cusolver64_11.dll"),
+        ("cupy_backends.cuda.libs.cusparse", "cusparse64_11.dll"),
+        ("cupy_backends.cuda.libs.curand", "curand64_10.dll"),
+        ("cupy.cuda.cufft", "cufft64_10.dll"),
+    ],
+    nvrtc: "nvrtc64_112_0.dll",
+};
+
+const MODULES: &[(&str, &str)] = CUDA11.modules;
+const NVRTC: &str = CUDA11.nvrtc;
 
 /// The toolkit's DLLs: `(wheel, version, DLL)`, CUDA 11.8's releases of each.
 const TOOLKIT_DLLS: &[(&str, &str, &str)] = &[
@@ -58,58 +78,69 @@ const TOOLKIT_DLLS: &[(&str, &str, &str)] = &[
 /// the other libraries of [`TOOLKIT_DLLS`].
 const NO_CUBLAS: &str = r"C:\tools\cuda-11.8-without-cublas";
 
-/// The CuPy environment and the CUDA 11.8 toolkit, made once per test run.
+/// The CuPy environment of `build` with the CUDA 11.8 and 12.4 toolkits (and the one without
+/// cuBLAS) in its prefix.
+pub fn prepare(build: &Build) -> PyEnv {
+    let env = python("3.11").env(build.env);
+    env.install(&wheel("numpy", "1.26.4"), &[]);
+    env.install(&wheel("fastrlock", "0.8.3"), &[]);
+    env.install(&wheel(build.wheel, build.version), &[]);
+    place_toolkits(&env);
+    env
+}
+
+/// The CUDA 11.8 environment, made once per test run.
 fn ready() -> &'static PyEnv {
     static READY: OnceLock<PyEnv> = OnceLock::new();
-    READY.get_or_init(|| {
-        let env = python("3.11").env("cupy-13.3.0");
-        env.install(&wheel("numpy", "1.26.4"), &[]);
-        env.install(&wheel("fastrlock", "0.8.3"), &[]);
-        env.install(&wheel("cupy-cuda11x", "13.3.0"), &[]);
-        let bin = format!(r"{TOOLKIT}\bin");
-        for (dist, version, dll) in TOOLKIT_DLLS {
-            place_dll(&env, dist, version, dll, &bin);
-        }
-        let bin = env.host(&bin);
-        let cudnn = member_tree("nvidia-cudnn-cu11", "8.9.5.29", "cudnn64_8.dll");
-        std::fs::copy(
-            cudnn.join("nvidia/cudnn/bin/cudnn64_8.dll"),
-            bin.join("cudnn64_8.dll"),
-        )
-        .unwrap();
-        // What the CUDA 11.8 installer writes at the toolkit's root.
-        std::fs::write(
-            env.host(&format!(r"{TOOLKIT}\version.json")),
-            r#"{"cuda" : {"name" : "CUDA SDK", "version" : "11.8.0"}}"#,
-        )
-        .unwrap();
-        ensure_zlib(&env);
-        place_toolkit_12_4(&env);
-        let no_cublas = format!(r"{NO_CUBLAS}\bin");
-        for (dist, version, dll) in TOOLKIT_DLLS.iter().filter(|(d, ..)| !d.contains("cublas")) {
-            place_dll(&env, dist, version, dll, &no_cublas);
-        }
-        std::fs::write(env.host(r"C:\oracle_import_cupy.py"), PROBE).unwrap();
-        env
-    })
+    READY.get_or_init(|| prepare(&CUDA11))
+}
+
+/// The CUDA 11.8 toolkit, the one without cuBLAS, CUDA 12.4's `bin`, zlibwapi and the probe.
+fn place_toolkits(env: &PyEnv) {
+    let bin = format!(r"{TOOLKIT}\bin");
+    for (dist, version, dll) in TOOLKIT_DLLS {
+        place_dll(env, dist, version, dll, &bin);
+    }
+    let bin = env.host(&bin);
+    let cudnn = member_tree("nvidia-cudnn-cu11", "8.9.5.29", "cudnn64_8.dll");
+    std::fs::copy(
+        cudnn.join("nvidia/cudnn/bin/cudnn64_8.dll"),
+        bin.join("cudnn64_8.dll"),
+    )
+    .unwrap();
+    // What the CUDA 11.8 installer writes at the toolkit's root.
+    std::fs::write(
+        env.host(&format!(r"{TOOLKIT}\version.json")),
+        r#"{"cuda" : {"name" : "CUDA SDK", "version" : "11.8.0"}}"#,
+    )
+    .unwrap();
+    ensure_zlib(env);
+    place_toolkit_12_4(env);
+    let no_cublas = format!(r"{NO_CUBLAS}\bin");
+    for (dist, version, dll) in TOOLKIT_DLLS.iter().filter(|(d, ..)| !d.contains("cublas")) {
+        place_dll(env, dist, version, dll, &no_cublas);
+    }
+    std::fs::write(env.host(r"C:\oracle_import_cupy.py"), PROBE).unwrap();
 }
 
 /// What CuPy said: its import's outcome and each module's.
-struct Judged {
-    run: Run,
-    doc: serde_json::Value,
+pub struct Judged {
+    build: &'static Build,
+    pub run: Run,
+    pub doc: serde_json::Value,
 }
 
 impl Judged {
     /// The libraries of the modules that failed, as Wine's loader named them (the imports it
     /// could not find for those modules' `.pyd` files or their dependencies), and NVRTC when
     /// CuPy could not open it.
-    fn missing(&self) -> Vec<String> {
+    pub fn missing(&self) -> Vec<String> {
+        let nvrtc = self.build.nvrtc;
         let nvrtc = self.doc["nvrtc_error"]
             .as_str()
-            .is_some_and(|e| e.contains(&format!("CuPy failed to load {NVRTC}")))
-            .then(|| NVRTC.to_string());
-        let failed: Vec<&str> = MODULES
+            .is_some_and(|e| e.contains(&format!("CuPy failed to load {nvrtc}")))
+            .then(|| nvrtc.to_string());
+        let failed: Vec<&str> = (self.build.modules)
             .iter()
             .filter(|(m, _)| !self.doc["modules"][m].is_null())
             .map(|(m, _)| *m)
@@ -138,16 +169,22 @@ fn is_cuda_dll(path: &str) -> bool {
     is_cuda(path.rsplit('\\').next().unwrap_or(path))
 }
 
-fn judge(env: &PyEnv, front: &[String], vars: &[(&str, &str)]) -> Judged {
+/// Runs the probe for `build` in `env` with `front` on PATH and `vars` set.
+pub fn judge(
+    build: &'static Build,
+    env: &PyEnv,
+    front: &[String],
+    vars: &[(&str, &str)],
+) -> Judged {
     let mut args = vec![r"C:\oracle_import_cupy.py"];
-    args.extend(MODULES.iter().map(|(m, _)| *m));
-    args.extend(["--nvrtc", NVRTC]);
+    args.extend(build.modules.iter().map(|(m, _)| *m));
+    args.extend(["--nvrtc", build.nvrtc]);
     let run = env.run(&args, front, vars);
     let last = run.stdout.lines().last().unwrap_or_default().to_string();
     let doc: serde_json::Value = serde_json::from_str(&last)
         .unwrap_or_else(|e| panic!("no JSON from the probe ({e}): {}{}", run.stdout, run.stderr));
-    assert_eq!(doc["version"], "13.3.0", "`import cupy` works: {doc}");
-    Judged { run, doc }
+    assert_eq!(doc["version"], build.version, "`import cupy` works: {doc}");
+    Judged { build, run, doc }
 }
 
 /// With `CUDA_PATH` naming the toolkit (as its installer sets it) CuPy adds its bin and every
@@ -156,11 +193,16 @@ fn judge(env: &PyEnv, front: &[String], vars: &[(&str, &str)]) -> Judged {
 /// silent.
 #[test]
 fn cupy_13_cuda11_with_cuda_path_imports_every_module_and_the_scan_is_silent() {
-    let env = ready();
+    assert_healthy(&CUDA11, ready(), TOOLKIT);
+}
+
+/// The healthy case of `build` with `CUDA_PATH` naming `toolkit`: every module imports, NVRTC
+/// opens, the scan is silent and `tree` resolves each module's library to the file Wine mapped.
+pub fn assert_healthy(build: &'static Build, env: &PyEnv, toolkit: &str) {
     let front = vec![ZLIB.to_string()];
-    let vars = [("CUDA_PATH", TOOLKIT)];
-    let judged = judge(env, &front, &vars);
-    for (m, _) in MODULES {
+    let vars = [("CUDA_PATH", toolkit)];
+    let judged = judge(build, env, &front, &vars);
+    for (m, _) in build.modules {
         assert!(
             judged.doc["modules"][m].is_null(),
             "{m}: {}\n{}",
@@ -171,7 +213,7 @@ fn cupy_13_cuda11_with_cuda_path_imports_every_module_and_the_scan_is_silent() {
     assert_eq!(judged.doc["nvrtc"], "loaded", "NVRTC opens: {}", judged.doc);
     let (loud, _dir, machine) = scan(env, &front, &vars, DRIVER);
     assert!(loud.is_empty(), "the scan is silent: {loud:#?}");
-    let bin = format!(r"{TOOLKIT}\bin");
+    let bin = format!(r"{toolkit}\bin");
     let args = [
         "--context",
         "python",
@@ -180,7 +222,7 @@ fn cupy_13_cuda11_with_cuda_path_imports_every_module_and_the_scan_is_silent() {
         "--dll-dir",
         &bin,
     ];
-    for (m, dll) in MODULES {
+    for (m, dll) in build.modules {
         let module = format!(r"{}\{}-win_amd64.pyd", env.site(), pyd(m));
         let resolved = tree(&module, &machine, &args)
             .into_iter()
@@ -189,8 +231,8 @@ fn cupy_13_cuda11_with_cuda_path_imports_every_module_and_the_scan_is_silent() {
         assert_same_file(dll, resolved.as_deref(), &judged.run);
     }
     // NVRTC by its bare name, as ctypes.CDLL asks for it.
-    let doc = tree_doc(NVRTC, &machine, &args);
-    assert_same_file(NVRTC, doc["root"].as_str(), &judged.run);
+    let doc = tree_doc(build.nvrtc, &machine, &args);
+    assert_same_file(build.nvrtc, doc["root"].as_str(), &judged.run);
 }
 
 /// Python >= 3.8 with the libraries only on PATH: no CUDA_PATH (and no nvcc.exe on PATH), so
@@ -201,7 +243,7 @@ fn cupy_13_cuda11_with_cuda_path_imports_every_module_and_the_scan_is_silent() {
 fn cupy_13_cuda11_with_the_toolkit_only_on_path_fails_and_the_scan_names_each_library() {
     let env = ready();
     let front = vec![format!(r"{TOOLKIT}\bin"), ZLIB.to_string()];
-    let judged = judge(env, &front, &[]);
+    let judged = judge(&CUDA11, env, &front, &[]);
     let warned = judged.doc["warnings"].to_string();
     assert!(
         warned.contains("CUDA path could not be detected"),
@@ -238,7 +280,7 @@ fn cupy_13_cuda11_without_a_driver_imports_and_the_scan_says_only_no_driver() {
     let env = ready();
     let front = vec![ZLIB.to_string()];
     let vars = [("CUDA_PATH", TOOLKIT)];
-    let judged = judge(env, &front, &vars);
+    let judged = judge(&CUDA11, env, &front, &vars);
     for (m, _) in MODULES {
         assert!(judged.doc["modules"][m].is_null(), "{m}: {}", judged.doc);
     }
@@ -259,7 +301,7 @@ fn cupy_13_cuda11_with_cuda_path_naming_cuda_12_fails_and_the_scan_names_each_li
     let front = vec![ZLIB.to_string()];
     let root = TOOLKIT12_BIN.trim_end_matches(r"\bin");
     let vars = [("CUDA_PATH", root)];
-    let judged = judge(env, &front, &vars);
+    let judged = judge(&CUDA11, env, &front, &vars);
     let wine = judged.missing();
     assert_eq!(
         wine,
@@ -291,7 +333,7 @@ fn cupy_13_cuda11_with_a_toolkit_without_cublas_fails_and_the_scan_names_both_cu
     let env = ready();
     let front = vec![ZLIB.to_string()];
     let vars = [("CUDA_PATH", NO_CUBLAS)];
-    let judged = judge(env, &front, &vars);
+    let judged = judge(&CUDA11, env, &front, &vars);
     let wine = judged.missing();
     assert_eq!(
         wine,

@@ -8,13 +8,14 @@
 //!
 //! One module per framework: `onnxruntime` (1.18.0 with CUDA 11.8 / cuDNN 8, 1.19.2 with
 //! CUDA 12 / cuDNN 9), `cupy` (cupy-cuda11x 13.3.0 with a CUDA 11.8 toolkit made of the wheels'
-//! DLLs), `torch` (2.5.1's CPU wheel: its DLL-directory logic) and `tensorflow` (2.10.1 under
+//! DLLs; its probe and checks serve `cupy12` too: cupy-cuda12x 13.3.0 with the CUDA 12.4 one), `torch` (2.5.1's CPU wheel: its DLL-directory logic) and `tensorflow` (2.10.1 under
 //! Python 3.10 with a CUDA 11.8 toolkit, cuDNN 8 in `C:\tools\cuda` and a stub CUDA driver,
 //! `stub_driver`, so that TensorFlow registers a GPU and loads its libraries). The prefix has no
 //! GPU, so NVML cannot answer: each machine file states a driver new enough for the CUDA runtime
 //! in use.
 
 mod cupy;
+mod cupy12;
 mod onnxruntime;
 mod stub_driver;
 mod tensorflow;

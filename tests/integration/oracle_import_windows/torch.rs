@@ -12,11 +12,13 @@
 //! `torch\lib` — libiomp5md.dll, as the advice for OpenMP's "OMP: Error #15" has people do — is
 //! still found on PATH. Two environments without it (hard-linked copies of the first): with its
 //! folder on PATH the import works and `tree` resolves it there, as Wine does; with it nowhere the
-//! import fails ("Error loading ...fbgemm.dll or one of its dependencies") and `tree` misses it.
+//! import fails ("Error loading ...fbgemm.dll or one of its dependencies"), `tree` misses it, and
+//! the scan's errors name it — a CPU build whose own DLLs cannot load is an error too.
 
-use super::{assert_same_file, scan, tree, wheel};
+use super::{assert_same_file, codes, error_libraries, scan, sorted, tree, wheel};
 use crate::wine_python::PyEnv;
 use crate::wine_python::python;
+use cuda_triage::engine::findings::Severity;
 use std::sync::OnceLock;
 
 /// torch's own wheel and the pure-Python packages `import torch` needs (its METADATA's
@@ -171,9 +173,12 @@ fn torch_251_cpu_with_libiomp5md_only_on_path_imports_through_its_retry_and_tree
 }
 
 /// libiomp5md.dll nowhere: both of torch's loads of fbgemm.dll miss it and `import torch` fails
-/// with error 126; `tree` in torch's context does not resolve it either.
+/// with error 126; `tree` in torch's context does not resolve it either, and the scan's errors
+/// name exactly the library the real load missed — a CPU build whose own DLLs do not load is an
+/// error too — as one of torch's own files (its RECORD lists it), with torch's reinstall at the
+/// installed version as the fix, beside the CPU-build warning.
 #[test]
-fn torch_251_cpu_without_libiomp5md_fails_126_and_tree_misses_it() {
+fn torch_251_cpu_without_libiomp5md_fails_126_and_the_scan_and_tree_name_it() {
     let env = without_libiomp5md();
     let run = env.run(&["-c", "import torch; print(torch.__version__)"], &[], &[]);
     assert!(
@@ -181,15 +186,36 @@ fn torch_251_cpu_without_libiomp5md_fails_126_and_tree_misses_it() {
         "{}",
         run.stderr
     );
-    let missing: Vec<String> = run
-        .import_failures()
-        .into_iter()
-        .map(|(lib, ..)| lib)
-        .collect();
+    let missing = sorted(run.import_failures().into_iter().map(|(lib, ..)| lib));
     assert!(
         !missing.is_empty() && missing.iter().all(|l| l == "libiomp5md.dll"),
         "{missing:?}"
     );
-    let (_loud, _dir, machine) = scan(env, &[], &[], ("546.33", "12.3"));
+    let (loud, _dir, machine) = scan(env, &[], &[], ("546.33", "12.3"));
     assert_eq!(tree_libiomp5md(env, &machine), None);
+    assert_eq!(error_libraries(&loud), missing, "{loud:#?}");
+    assert_eq!(
+        codes(&loud, Severity::Warning),
+        ["framework-cpu-build"],
+        "{loud:#?}"
+    );
+    let errors: Vec<_> = loud
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .collect();
+    for f in &errors {
+        // Who needs it: the DLL whose load failed (fbgemm.dll) or torch_cpu.dll, both in torch\lib.
+        let text = format!("{} {}", f.summary, f.detail);
+        assert!(
+            text.contains("fbgemm.dll") || text.contains("torch_cpu.dll"),
+            "{f:#?}"
+        );
+        assert!(text.contains("torch/lib/libiomp5md.dll"), "{f:#?}");
+        assert!(
+            f.fixes.iter().any(|x| x
+                .summary
+                .ends_with("--force-reinstall --no-deps \"torch==2.5.1\"")),
+            "{f:#?}"
+        );
+    }
 }

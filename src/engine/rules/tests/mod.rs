@@ -2,6 +2,7 @@
 //! `Inventory` and calls one rule family directly. Shared fake layouts and assertions live here.
 
 mod builds;
+mod closure_own;
 mod containers;
 mod cudnn_zlib;
 mod cupti;
