@@ -58,26 +58,15 @@ fn torch_251_cpu_imports_its_dlls_from_torch_lib_where_the_torch_context_resolve
     let codes: Vec<&str> = loud.iter().map(|f| f.code.as_str()).collect();
     assert_eq!(codes, ["framework-cpu-build"], "{loud:#?}");
     let lib = format!(r"{}\torch\lib", env.site());
-    let imports: Vec<_> = tree(
-        &format!(r"{lib}\torch_cpu.dll"),
-        &machine,
-        &[
-            "--context",
-            "torch",
-            "--app-dir",
-            &env.home,
-            "--dll-dir",
-            &lib,
-        ],
-    )
-    .into_iter()
-    .filter(|(_, p)| {
-        p.as_deref().is_some_and(|p| {
-            p.to_ascii_lowercase()
-                .starts_with(&lib.to_ascii_lowercase())
+    let imports: Vec<_> = torch_cpu_tree(env, &machine)
+        .into_iter()
+        .filter(|(_, p)| {
+            p.as_deref().is_some_and(|p| {
+                p.to_ascii_lowercase()
+                    .starts_with(&lib.to_ascii_lowercase())
+            })
         })
-    })
-    .collect();
+        .collect();
     let names: Vec<&str> = imports.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(
         names,
@@ -124,8 +113,9 @@ fn without_libiomp5md() -> &'static PyEnv {
     })
 }
 
-/// `tree torch_cpu.dll` in torch's context: libiomp5md.dll's resolved path, if any.
-fn tree_libiomp5md(env: &PyEnv, machine: &std::path::Path) -> Option<String> {
+/// `tree torch_cpu.dll` in torch's context (its DLL folder added, as torch's import does):
+/// each import with its resolved path, if any.
+fn torch_cpu_tree(env: &PyEnv, machine: &std::path::Path) -> Vec<(String, Option<String>)> {
     let lib = format!(r"{}\torch\lib", env.site());
     tree(
         &format!(r"{lib}\torch_cpu.dll"),
@@ -139,10 +129,15 @@ fn tree_libiomp5md(env: &PyEnv, machine: &std::path::Path) -> Option<String> {
             &lib,
         ],
     )
-    .into_iter()
-    .find(|(n, _)| n.eq_ignore_ascii_case("libiomp5md.dll"))
-    .expect("torch_cpu.dll imports libiomp5md.dll")
-    .1
+}
+
+/// `tree torch_cpu.dll` in torch's context: libiomp5md.dll's resolved path, if any.
+fn tree_libiomp5md(env: &PyEnv, machine: &std::path::Path) -> Option<String> {
+    torch_cpu_tree(env, machine)
+        .into_iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case("libiomp5md.dll"))
+        .expect("torch_cpu.dll imports libiomp5md.dll")
+        .1
 }
 
 /// libiomp5md.dll only on PATH: the 0x1100 load of fbgemm.dll misses it (Wine: "not found"),
