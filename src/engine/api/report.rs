@@ -21,8 +21,9 @@ use std::path::Path;
 
 pub use crate::engine::report::reopen::Reopened;
 
-/// What goes into a saved report besides the document.
-#[derive(Debug, Clone, Default)]
+/// What goes into a saved report besides the document. The default redacts, as the CLI and the
+/// wizard do unless told not to.
+#[derive(Debug, Clone)]
 pub struct ReportRequest<'a> {
     /// An error the user pasted, explained (`why --json`): its findings and what it names.
     pub pasted: Option<&'a Report>,
@@ -34,6 +35,18 @@ pub struct ReportRequest<'a> {
     pub renderer: Option<&'a WindowRenderer>,
     /// The fixes applied on this computer (`fixes_applied`), for a live scan.
     pub fixes_applied: Option<Vec<serde_json::Value>>,
+}
+
+impl Default for ReportRequest<'_> {
+    fn default() -> Self {
+        ReportRequest {
+            pasted: None,
+            trees: Vec::new(),
+            redact: true,
+            renderer: None,
+            fixes_applied: None,
+        }
+    }
 }
 
 /// Attaches the snapshot of the machine a scan read (what `open` rebuilds it from); the scan's

@@ -169,7 +169,12 @@ pub struct PytorchTables {
 /// The CUDA version in a wheel's local tag: "2.4.0+cu121" → "12.1", "+cu92" → "9.2".
 pub fn cuda_from_wheel_tag(version: &str) -> Option<String> {
     let tag = version.split_once('+')?.1.to_ascii_lowercase();
-    let digits = tag.strip_prefix("cu")?;
+    cuda_from_tag_digits(tag.strip_prefix("cu")?)
+}
+
+/// The CUDA release a build tag's digits name, as NVIDIA's and the frameworks' tags write them
+/// (`cu121`, `mxnet-cu112`, `.post112`): "121" → "12.1", "92" → "9.2".
+pub fn cuda_from_tag_digits(digits: &str) -> Option<String> {
     if !digits.chars().all(|c| c.is_ascii_digit()) {
         return None;
     }

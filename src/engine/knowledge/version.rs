@@ -4,6 +4,12 @@
 
 use std::cmp::Ordering;
 
+/// The text before a dotted version's first dot ("12" of "12.4.1"), for comparing majors as
+/// written.
+pub fn major_part(v: &str) -> &str {
+    v.split('.').next().unwrap_or(v)
+}
+
 /// A dotted version; missing trailing parts compare as zero only where a caller asks for it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Version(pub Vec<u64>);

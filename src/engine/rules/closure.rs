@@ -213,30 +213,41 @@ fn add_own_reinstall(
     if !f.fixes.is_empty() {
         return;
     }
-    let pip = match &env.python_exe {
-        Some(py) => format!("{py} -m pip"),
-        None => "pip".to_string(),
-    };
-    let command = format!("{pip} install --force-reinstall --no-deps \"{requirement}\"");
     if crate::engine::fix::names_exist::may_offer(&requirement, ctx.platform) {
-        f.fixes.push(FixRef {
-            id: format!("reinstall-{}", fw.package),
-            kind: FixKind::PinVersion {
-                requirements: vec![requirement],
-                python: env.python_exe.clone(),
-                reinstall: true,
-            },
-            summary: command,
-        });
+        f.fixes.push(reinstall_fix(env, &fw.package, requirement));
     } else {
         f.fixes.push(FixRef {
             id: format!("reinstall-{}", fw.package),
             kind: FixKind::Manual,
             summary: format!(
-                "Reinstall {} {} from the package index it was installed from ({} is not on PyPI for this platform): {command} with that index's --index-url",
-                fw.package, own.version, requirement
+                "Reinstall {} {} from the package index it was installed from ({requirement} is not on PyPI for this platform): {} with that index's --index-url",
+                fw.package,
+                own.version,
+                reinstall_command(env, &requirement)
             ),
         });
+    }
+}
+
+/// `pip install --force-reinstall --no-deps "REQUIREMENT"`, with the environment's Python.
+fn reinstall_command(env: &PythonEnv, requirement: &str) -> String {
+    let pip = match &env.python_exe {
+        Some(py) => format!("{py} -m pip"),
+        None => "pip".to_string(),
+    };
+    format!("{pip} install --force-reinstall --no-deps \"{requirement}\"")
+}
+
+/// The pinned reinstall of `dist` at `requirement`, run with the environment's Python.
+fn reinstall_fix(env: &PythonEnv, dist: &str, requirement: String) -> FixRef {
+    FixRef {
+        id: format!("reinstall-{dist}"),
+        summary: reinstall_command(env, &requirement),
+        kind: FixKind::PinVersion {
+            requirements: vec![requirement],
+            python: env.python_exe.clone(),
+            reinstall: true,
+        },
     }
 }
 
@@ -355,22 +366,7 @@ fn add_provider(ctx: &SystemContext, env: &PythonEnv, fw: &Framework, lib: &str,
         ));
     }
     if f.fixes.is_empty() {
-        let python = env.python_exe.clone();
-        let command = match &python {
-            Some(py) => {
-                format!("{py} -m pip install --force-reinstall --no-deps \"{requirement}\"")
-            }
-            None => format!("pip install --force-reinstall --no-deps \"{requirement}\""),
-        };
-        f.fixes.push(FixRef {
-            id: format!("reinstall-{dist}"),
-            kind: FixKind::PinVersion {
-                requirements: vec![requirement],
-                python,
-                reinstall: true,
-            },
-            summary: command,
-        });
+        f.fixes.push(reinstall_fix(env, &dist, requirement));
     }
 }
 

@@ -12,12 +12,9 @@ use crate::engine::context::SystemContext;
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use crate::engine::inventory::{FrameworkKind, Inventory};
+use crate::engine::knowledge::version::major_part as major;
 
 const SOURCE: &str = "https://github.com/cupy/cupy/blob/v13.3.0/cupy/_environment.py (_get_cuda_path: CUDA_PATH, then the folder above the nvcc on PATH, then /usr/local/cuda; _get_nvcc_path: NVCC, then <CUDA path>/bin/nvcc); https://github.com/cupy/cupy/blob/v13.3.0/cupy/cuda/compiler.py (compile_using_nvcc: nvcc -gencode=arch=compute_<cc>,code=sm_<cc>)";
-
-fn major(v: &str) -> &str {
-    v.split('.').next().unwrap_or("")
-}
 
 pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
     let mut out = Vec::new();

@@ -26,11 +26,7 @@ fn decode(digits: &str) -> Option<String> {
     if let Some(major) = digits.strip_suffix(['x', 'X']) {
         return Some(format!("{major}.x"));
     }
-    match digits.len() {
-        2 => Some(format!("{}.{}", &digits[..1], &digits[1..])),
-        3 => Some(format!("{}.{}", &digits[..2], &digits[2..])),
-        _ => None,
-    }
+    crate::engine::knowledge::frameworks::cuda_from_tag_digits(digits)
 }
 
 /// JCuda's library prefix → the NVIDIA component it binds.

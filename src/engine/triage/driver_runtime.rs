@@ -8,7 +8,7 @@ use crate::engine::context::Platform;
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
 use crate::engine::knowledge::Knowledge;
-use crate::engine::knowledge::version::compare;
+use crate::engine::knowledge::version::{compare, major_part as major};
 use regex::Regex;
 use std::cmp::Ordering;
 use std::sync::OnceLock;
@@ -46,10 +46,6 @@ pub fn driver_runtime_pairs(text: &str) -> Vec<(String, String, String)> {
     out
 }
 
-fn major(v: &str) -> &str {
-    v.split('.').next().unwrap_or(v)
-}
-
 /// A finding per pair whose runtime is newer than the driver.
 pub fn driver_runtime_findings(text: &str, k: &Knowledge) -> Vec<Finding> {
     driver_runtime_pairs(text)
@@ -61,7 +57,11 @@ pub fn driver_runtime_findings(text: &str, k: &Knowledge) -> Vec<Finding> {
                 .min_driver(&r, Platform::Linux)
                 .map(|m| format!(" CUDA {r} needs driver {} or newer (Linux).", m.min_driver))
                 .unwrap_or_default();
-            let same_major = major(&d) == major(&r) && major(&r).parse::<u32>().unwrap_or(0) >= 11;
+            // Within one major that has minor-version compatibility (the table's rows: 11, 12, 13).
+            let same_major = major(&d) == major(&r)
+                && major(&r)
+                    .parse::<u64>()
+                    .is_ok_and(|m| k.drivers.minor_compat(m).is_some());
             let (severity, summary, detail) = if same_major {
                 (
                     Severity::Warning,

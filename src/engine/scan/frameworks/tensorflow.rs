@@ -18,6 +18,7 @@ use super::{Site, read_metadata};
 use crate::engine::context::Platform;
 use crate::engine::inventory::{Framework, FrameworkKind};
 use crate::engine::knowledge;
+use crate::engine::knowledge::version::major_part as major;
 use crate::engine::scan::pyparse::{apply_build_info, build_info_value};
 use crate::engine::scan::walker::Walker;
 
@@ -140,10 +141,6 @@ fn complete_from_table(f: &mut Framework, p: Platform) {
     if inferred.is_some() && filled {
         f.expects.inferred_from = Some(format!("TensorFlow {}", row.version));
     }
-}
-
-fn major(v: &str) -> &str {
-    v.split('.').next().unwrap_or(v)
 }
 
 /// Whether this release falls back to the unversioned CUPTI name: not up to 1.13 (the old
