@@ -125,7 +125,7 @@ def triage_results(exe, quick, extra):
     out = {}
     for w in gpu.get("workloads", []):
         rate = w.get("tflops") if w.get("tflops") is not None else w.get("gbps")
-        out[w["name"]] = (w["kind"], rate, w["correctness"]["passed"])
+        out[w["name"]] = (w["kind"], rate, w["correctness"]["passed"], w.get("fraction_of_peak"))
     return out, gpu, doc.get("findings", []), wall
 
 
@@ -148,7 +148,8 @@ def main():
         print(f"  {lib['role']:<7} {lib.get('version', '?'):<10} {lib.get('mapped') or lib['requested']}")
     for f in findings:
         print(f"  finding {f['severity']}: {f['summary']}")
-    print(f"\n{'workload':<24} {'torch':>12} {'cuda-triage':>12} {'ratio':>7} {'goal':>6}  ok")
+    print(f"device peak row: {(gpu.get('device') or {}).get('peak_model')}")
+    print(f"\n{'workload':<24} {'torch':>12} {'cuda-triage':>12} {'ratio':>7} {'goal':>6}  ok  of peak")
     failures = 0
     for name, (kind, t_rate) in torch_r.items():
         unit = "GB/s" if kind == "copy" else "TFLOPS"
@@ -160,8 +161,9 @@ def main():
         ratio = mine[1] / t_rate if t_rate else float("nan")
         ok = ratio >= GOALS[kind] and mine[2]
         failures += not ok
+        peak = f"{mine[3]:.0%}" if mine[3] is not None else "-"
         print(f"{name:<24} {t_rate:>8.2f} {unit:<4}{mine[1]:>8.2f} {unit:<4}{ratio:>6.2f}x "
-              f"{GOALS[kind]:>5.2f}x  {'yes' if ok else 'NO'}")
+              f"{GOALS[kind]:>5.2f}x  {'yes' if ok else 'NO ':<3} {peak:>7}")
     if args.quick:
         print(f"\n--quick wall time {wall:.2f} s (goal < 5 s): {'yes' if wall < 5 else 'NO'}")
     return 1 if failures else 0
