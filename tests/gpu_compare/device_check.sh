@@ -94,8 +94,9 @@ run fault-timeout gpu-test --json --framework torch --timeout-secs 2
     sleep 3
     pkill -9 -f 'gpu-test --child' && echo "killed the child"
 ) &
+killer=$!
 run fault-killed-child gpu-test --json --framework torch
-wait
+wait "$killer" # by its PID: a bare `wait` would also wait for the log's tee, which never ends
 
 step "side by side with PyTorch"
 "$PY" "$HERE/compare.py" --exe "$BIN" --framework torch 2>&1 | tee "$OUTDIR/compare.txt"
