@@ -222,7 +222,10 @@ fn container(
         if let Some(v) = nvidia_env.get(key) {
             pick(
                 "container",
-                format!("{key}={v} (set by NVIDIA's CUDA images and by --gpus)"),
+                format!(
+                    "{key}={} (set by NVIDIA's CUDA images and by --gpus)",
+                    condensed_requirement(v)
+                ),
                 &mut evidence,
             );
             break;
@@ -246,6 +249,19 @@ fn container(
         nvidia_env,
         driver_mounts,
     })
+}
+
+/// A variable's value with its `brand=…` terms counted rather than listed: NVIDIA's CUDA 13
+/// images set `NVIDIA_REQUIRE_CUDA` to `cuda>=13.0` followed by 60 `brand=…,driver>=…` ranges,
+/// which fill a screen and say nothing the first term does not.
+pub fn condensed_requirement(value: &str) -> String {
+    let (brands, rest): (Vec<&str>, Vec<&str>) = value
+        .split_whitespace()
+        .partition(|t| t.starts_with("brand="));
+    match brands.len() {
+        0..=2 => value.to_string(),
+        n => format!("{} (and {n} brand/driver ranges)", rest.join(" ")),
+    }
 }
 
 /// The mount points of driver libraries in a mountinfo text (field 5 of each line).

@@ -139,7 +139,11 @@ pub fn pick(files: &[PathBuf], role: Role, windows: bool) -> Option<PathBuf> {
 }
 
 /// Files under `dir`, up to three folders deep (enough for `site-packages/nvidia/*/lib` and
-/// `torch/lib`), in a stable order. Unreadable folders are skipped.
+/// `torch/lib`), in a stable order. Unreadable folders are skipped, and so are `stubs` folders:
+/// a toolkit's `lib64/stubs` holds link-time stand-ins (`libcuda.so`, `libcublas.so`) whose
+/// every call fails, `CUDA_ERROR_STUB_LIBRARY` (34) for the driver (cuda.h: "the CUDA driver
+/// that the application has loaded is a stub library"). On an H100, `--dir /usr/local/cuda/lib64`
+/// picked the stub driver before this.
 pub fn list_files(dir: &Path) -> Vec<PathBuf> {
     fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
@@ -149,7 +153,7 @@ pub fn list_files(dir: &Path) -> Vec<PathBuf> {
         entries.sort();
         for path in entries {
             if path.is_dir() {
-                if depth > 0 {
+                if depth > 0 && path.file_name().is_none_or(|n| n != "stubs") {
                     walk(&path, depth - 1, out);
                 }
             } else {
@@ -261,6 +265,27 @@ mod tests {
                 "--cublas",
                 "/chosen/libcublas.so.11"
             ]
+        );
+    }
+
+    #[test]
+    fn a_toolkit_folder_never_gives_its_stub_driver() {
+        let dir = tempfile::tempdir().unwrap();
+        let lib64 = dir.path().join("lib64");
+        std::fs::create_dir_all(lib64.join("stubs")).unwrap();
+        for name in ["libcudart.so.13", "stubs/libcuda.so", "stubs/libcublas.so"] {
+            std::fs::write(lib64.join(name), b"").unwrap();
+        }
+        std::fs::write(lib64.join("libcublas.so.13"), b"").unwrap();
+        let files = list_files(dir.path());
+        assert_eq!(pick(&files, Role::Driver, false), None);
+        assert_eq!(
+            pick(&files, Role::Cublas, false),
+            Some(lib64.join("libcublas.so.13"))
+        );
+        assert_eq!(
+            pick(&files, Role::Cudart, false),
+            Some(lib64.join("libcudart.so.13"))
         );
     }
 

@@ -2,10 +2,12 @@
 //! `NVIDIA_*` variables the toolkit reads, the host driver files mounted in, the kernel module,
 //! WSL and its driver folder. Shared by the text, Markdown and HTML renderers and the wizard.
 
-use crate::engine::context::runs_in::RunsIn;
+use crate::engine::context::runs_in::{RunsIn, condensed_requirement};
 
-/// One line per fact; empty on a plain host.
-pub fn runs_in_lines(r: &RunsIn) -> Vec<String> {
+/// One line per fact; empty on a plain host. `driver_found` says whether the scan found a driver
+/// library at all: one found without a bind mount came in a folder of the image or a folder
+/// mounted whole (an H100 machine's `/usr/local/nvidia/lib64`), not "no driver".
+pub fn runs_in_lines(r: &RunsIn, driver_found: bool) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(c) = &r.container {
         out.push(format!(
@@ -17,11 +19,17 @@ pub fn runs_in_lines(r: &RunsIn) -> Vec<String> {
             let vars: Vec<String> = c
                 .nvidia_env
                 .iter()
-                .map(|(k, v)| format!("{k}={v}"))
+                .map(|(k, v)| format!("{k}={}", condensed_requirement(v)))
                 .collect();
             out.push(format!("Container variables: {}", vars.join(" ")));
         }
-        if c.driver_mounts.is_empty() {
+        if c.driver_mounts.is_empty() && driver_found {
+            out.push(
+                "No driver file is bind-mounted on its own: the driver below is in a folder of the \
+                 image or of a folder mount"
+                    .into(),
+            );
+        } else if c.driver_mounts.is_empty() {
             out.push("No driver library is mounted from the host".into());
         } else {
             out.push(format!(
@@ -54,4 +62,45 @@ pub fn runs_in_lines(r: &RunsIn) -> Vec<String> {
         out.push(format!("NVIDIA kernel module{whose}: {k}"));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::context::runs_in::Container;
+
+    fn docker_without_mounts() -> RunsIn {
+        RunsIn {
+            container: Some(Container {
+                engine: "docker".into(),
+                evidence: vec!["/.dockerenv exists (Docker)".into()],
+                nvidia_env: Default::default(),
+                driver_mounts: Vec::new(),
+            }),
+            wsl: None,
+            kernel_module: None,
+        }
+    }
+
+    /// No bind mount and no driver: the driver is missing. No bind mount but a driver found (the
+    /// H100 machine's folder mount): the line must not say the driver is missing.
+    #[test]
+    fn the_mount_line_agrees_with_the_driver_found() {
+        let r = docker_without_mounts();
+        let without = runs_in_lines(&r, false);
+        assert!(
+            without
+                .iter()
+                .any(|l| l == "No driver library is mounted from the host")
+        );
+        let with = runs_in_lines(&r, true);
+        assert!(
+            !with.iter().any(|l| l.contains("No driver library")),
+            "{with:?}"
+        );
+        assert!(
+            with.iter().any(|l| l.contains("bind-mounted on its own")),
+            "{with:?}"
+        );
+    }
 }

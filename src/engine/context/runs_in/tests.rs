@@ -103,3 +103,28 @@ fn kernel_module_version_proprietary_and_open() {
         Some("535.104.05")
     );
 }
+
+/// The `NVIDIA_REQUIRE_CUDA` a real CUDA 13 image set on an H200 machine (saved in the GPU run's
+/// report): its 60 `brand=` ranges are counted, its CUDA floor kept; a short value stays whole.
+#[test]
+fn a_cuda_image_requirement_is_condensed_to_its_floor() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/gpu/h200-torch-2.11.0-cu130.json"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let value = doc["machine"]["runs_in"]["container"]["nvidia_env"]["NVIDIA_REQUIRE_CUDA"]
+        .as_str()
+        .unwrap();
+    let brands = value
+        .split_whitespace()
+        .filter(|t| t.starts_with("brand="))
+        .count();
+    assert!(brands > 2, "{value}");
+    assert_eq!(
+        condensed_requirement(value),
+        format!("cuda>=13.0 (and {brands} brand/driver ranges)")
+    );
+    assert_eq!(condensed_requirement("cuda>=12.4"), "cuda>=12.4");
+}

@@ -191,7 +191,7 @@ const SHORTLIST: usize = 3;
 /// cuDNN's successful search results, fastest first, at most [`SHORTLIST`].
 ///
 /// `cudnnFindConvolutionForwardAlgorithm` times each algorithm once, so its order can be noise:
-/// on an H100 its first choice ran 2.3× slower than its second in one run of three. The
+/// on an H100 three runs measured 0.41×, 0.87× and 1.05× torch for the NCHW problem. The
 /// shortlist is timed again over several event windows (`one`), as PyTorch's benchmark mode
 /// times each candidate plan before it keeps one.
 fn search(d: &Dnn<'_>) -> Result<Vec<AlgoPerf>, CallError> {
