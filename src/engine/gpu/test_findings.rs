@@ -128,19 +128,43 @@ pub fn library_not_loaded(role: Role, tried: &[(String, String)], explicit: bool
     f
 }
 
-/// A workload stopped with an error.
+/// A workload stopped with an error. A status NVIDIA's headers declare carries NVIDIA's own
+/// comment, and where the error catalog has a row for it, its meaning replaces the generic
+/// guess: on an H100, cuDNN 9.14's `libcudnn_graph.so.9` among 9.19's other files stopped
+/// every convolution with `CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH`, which says exactly that.
 pub fn workload_failed(workload: &str, error: &CallError) -> Finding {
-    Finding::new(
+    let catalog = &crate::engine::knowledge::knowledge().catalog;
+    let row = catalog.code_named(&error.name);
+    let why = match row {
+        Some(r) => format!("{}.", r.meaning.trim_end_matches('.')),
+        None => "The libraries loaded, but this operation does not work with them on this GPU (an \
+                 unsupported GPU architecture for this library version, too little memory, or a \
+                 broken install)."
+            .to_string(),
+    };
+    let mut f = Finding::new(
         codes::GPU_TEST_WORKLOAD_FAILED,
         Severity::Error,
         format!("{workload} failed: {}", error.name),
-        format!(
-            "The workload {workload} stopped because {error}. The libraries loaded, but this operation \
-             does not work with them on this GPU (an unsupported GPU architecture for this library \
-             version, too little memory, or a broken install)."
-        ),
+        format!("The workload {workload} stopped because {error}. {why}"),
     )
-    .with_evidence(Evidence::new("attempt", error.to_string()))
+    .with_evidence(Evidence::new("attempt", error.to_string()));
+    if let Some(nv) = crate::engine::triage::status::rows_named(&error.name)
+        .into_iter()
+        .find(|r| !r.comment.is_empty())
+    {
+        f = f.with_evidence(Evidence::new(
+            "status",
+            format!(
+                "{} ({}): \"{}\" ({})",
+                nv.name, nv.number, nv.comment, nv.source
+            ),
+        ));
+    }
+    if let Some(r) = row {
+        f = f.with_evidence(Evidence::new("source", r.source.clone()));
+    }
+    f
 }
 
 /// Results outside the error bound (or outputs never written).
@@ -242,6 +266,47 @@ pub fn skipped(reasons: &[String]) -> Finding {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The error an H100 run gave with cuDNN 9.14's libcudnn_graph.so.9 among 9.19's other files
+    /// (tests/fixtures/gpu/h100-fault-mixed-cudnn-graph.json): the finding says what the status
+    /// means, with NVIDIA's header comment, instead of guessing at the GPU or memory.
+    #[test]
+    fn a_cudnn_status_is_explained_by_the_catalog_and_the_header() {
+        let error = CallError {
+            call: "cudnnCreateTensorDescriptor".into(),
+            code: 1002,
+            name: "CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH".into(),
+        };
+        let f = workload_failed("Conv fp32 NCHW 3x3", &error);
+        assert!(
+            f.detail.contains("different cuDNN releases"),
+            "{}",
+            f.detail
+        );
+        assert!(
+            !f.detail.contains("unsupported GPU architecture"),
+            "{}",
+            f.detail
+        );
+        assert!(
+            f.evidence
+                .iter()
+                .any(|e| e.kind == "status" && e.text.contains("Sub-library version mismatch")),
+            "{:?}",
+            f.evidence
+        );
+        // A status no catalog row explains keeps the general advice.
+        let other = CallError {
+            call: "cublasGemmEx".into(),
+            code: 13,
+            name: "CUBLAS_STATUS_EXECUTION_FAILED_SOMEHOW".into(),
+        };
+        assert!(
+            workload_failed("GEMM", &other)
+                .detail
+                .contains("unsupported GPU architecture")
+        );
+    }
 
     #[test]
     fn no_driver_names_both_libraries_per_platform() {
