@@ -383,11 +383,10 @@ pub fn driver_versions(text: &str) -> Vec<(String, String)> {
 /// ">= 7.0") is the program's floor, not the GPU: it is skipped.
 fn arch_on(line: &str) -> Option<String> {
     named_arch_on(line).or_else(|| {
-        // A GPU's product name ("Tesla K80") stands for its architecture (sm_37).
-        crate::engine::knowledge::knowledge()
-            .compute
-            .gpu_on(line)
-            .map(|(_, cc)| format!("sm_{}", cc.replace('.', "")))
+        // A GPU's product name ("Tesla K80") stands for its architecture (sm_37), a generation
+        // said of the machine's GPU ("... in your current machine is Ampere") for its first one.
+        super::gpu_generation::named_gpu(line, crate::engine::knowledge::knowledge())
+            .map(|g| format!("sm_{}", g.cc.replace('.', "")))
     })
 }
 
@@ -443,11 +442,19 @@ pub fn refused_architectures(text: &str) -> Vec<RefusedArch> {
             .or_else(|| arch_on(line))
             .or_else(elsewhere);
         let Some(arch) = arch else { continue };
-        let minimum = p
-            .arch_minimum
-            .captures(line)
-            .and_then(|m| m.get(1).or(m.get(2)))
-            .map(|m| m.as_str().to_string());
+        // The program's floor, on the refusing line or on a line of its own ("The minimum cuda
+        // capability that we support is 3.5.").
+        let minimum_on = |l: &str| {
+            p.arch_minimum
+                .captures(l)
+                .and_then(|m| m.get(1).or(m.get(2)))
+                .map(|m| m.as_str().to_string())
+        };
+        let minimum = minimum_on(line).or_else(|| {
+            text.lines()
+                .filter(|l| l.to_ascii_lowercase().contains("capabilit"))
+                .find_map(minimum_on)
+        });
         if !out.iter().any(|a| a.arch == arch) {
             out.push(RefusedArch {
                 arch,

@@ -16,6 +16,7 @@ mod driver_library;
 mod driver_runtime;
 pub mod extract;
 mod folders;
+pub mod gpu_generation;
 mod library_failure;
 pub mod machine;
 mod ptx_driver;
@@ -147,7 +148,7 @@ pub fn triage(text: &str) -> Triage {
     findings.extend(driver);
     findings.extend(classify::symbol_findings(&generic));
     findings.extend(code_findings::code_findings(&t.codes, text, k));
-    findings.extend(text_findings::arch_findings(&t.architectures, k));
+    findings.extend(text_findings::arch_findings(&t.architectures, text, k));
     findings.extend(text_findings::generation_minimum_findings(
         &chains::generation_minimums(text),
         text,

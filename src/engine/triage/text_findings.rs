@@ -264,7 +264,7 @@ pub(super) fn arch_support(arch: &str, k: &Knowledge) -> Option<(String, Option<
     }
 }
 
-pub fn arch_findings(archs: &[RefusedArch], k: &Knowledge) -> Vec<Finding> {
+pub fn arch_findings(archs: &[RefusedArch], text: &str, k: &Knowledge) -> Vec<Finding> {
     let g = generated();
     let releases = g.ptxas_releases();
     let (Some(oldest), Some(newest)) = (releases.first(), releases.last()) else {
@@ -280,8 +280,9 @@ pub fn arch_findings(archs: &[RefusedArch], k: &Knowledge) -> Vec<Finding> {
                 Some((first, None)) => format!(
                     "{} is supported by the CUDA compiler from CUDA {first} on. The tool that refused it \
                      was built with, or is, an older CUDA: use a CUDA toolkit (ptxas/nvcc) of {first} or \
-                     newer, or a framework build made with one for this GPU.",
-                    a.arch
+                     newer, or a framework build made with one for this GPU.{}",
+                    a.arch,
+                    super::gpu_generation::older_build(text, &first)
                 ),
                 Some((first, Some(last))) => format!(
                     "{} is supported by the CUDA compiler from CUDA {first} to {last}, and dropped after \

@@ -1,0 +1,116 @@
+//! A GPU newer than the CUDA release a program was built with: the GPU the text names (by
+//! product, "RTX 2070", or by generation, "Ampere"), the first CUDA release whose compiler and
+//! libraries support it (the compute-capability tables and each release's `ptxas`), and the CUDA
+//! release the text says the build used ("built with CUDA 9.0", `+cu102`), compared.
+
+use super::build_tags::build_tags;
+use crate::engine::knowledge::Knowledge;
+use crate::engine::knowledge::version::compare;
+use regex::Regex;
+use std::cmp::Ordering;
+use std::sync::OnceLock;
+
+/// A GPU the text names, with its compute capability and architecture generation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamedGpu {
+    /// As written ("GeForce GTX 660 Ti", "Ampere").
+    pub name: String,
+    /// The (oldest, for a generation) compute capability: "7.5".
+    pub cc: String,
+    pub generation: Option<String>,
+}
+
+/// The GPU a text names: a product the compute table knows, else a generation name said of
+/// the machine's GPU ("the GPU architecture in your current machine is Ampere").
+pub fn named_gpu(text: &str, k: &Knowledge) -> Option<NamedGpu> {
+    if let Some((name, cc)) = text.lines().find_map(|l| k.compute.gpu_on(l)) {
+        let generation = k.compute.generation(cc).map(str::to_string);
+        return Some(NamedGpu {
+            name,
+            cc: cc.to_string(),
+            generation,
+        });
+    }
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(
+            r"(?i)\b(?:gpu|device|card)\b[^\n]{0,60}?\b(?:is|is an?|architecture:?)\s+(Kepler|Maxwell|Pascal|Volta|Turing|Ampere|Ada Lovelace|Hopper|Blackwell)\b",
+        )
+        .expect("static pattern compiles")
+    });
+    let c = re.captures(text)?;
+    let written = c[1].to_string();
+    let g = k
+        .compute
+        .generations
+        .iter()
+        .find(|g| g.name.eq_ignore_ascii_case(&written))?;
+    Some(NamedGpu {
+        name: written,
+        cc: g.cc.first()?.clone(),
+        generation: Some(g.name.clone()),
+    })
+}
+
+/// The CUDA release the text says a build was made with: "built with CUDA 9.0", "CUDA
+/// version 10.2", "cuda 9.0 / cudnn 7", a build tag (`+cu102`, `mxnet-cu100`).
+pub fn build_cuda(text: &str) -> Option<String> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?i)\bcuda(?:\s+toolkit)?(?:\s+version)?\s*[:=]?\s*v?([1-9][0-9]?\.[0-9])\b")
+            .expect("static pattern compiles")
+    });
+    re.captures(text)
+        .map(|c| c[1].to_string())
+        .or_else(|| build_tags(text).into_iter().next().map(|t| t.cuda))
+}
+
+/// The first CUDA release that builds for a compute capability.
+pub fn first_cuda(cc: &str, k: &Knowledge) -> Option<String> {
+    let arch = format!("sm_{}", cc.replace('.', ""));
+    super::text_findings::arch_support(&arch, k).map(|(first, _)| first)
+}
+
+/// "RTX 2070 is sm_75 (Turing), first supported by CUDA 10.0; the build used CUDA 9.0: install
+/// a build for CUDA 10.0 or newer." The second half only where the text names an older build.
+pub fn gpu_support_sentence(text: &str, k: &Knowledge) -> Option<String> {
+    let gpu = named_gpu(text, k)?;
+    let first = first_cuda(&gpu.cc, k)?;
+    let arch = format!("sm_{}", gpu.cc.replace('.', ""));
+    let generation = match &gpu.generation {
+        Some(g) if !g.eq_ignore_ascii_case(&gpu.name) => format!(" ({g})"),
+        _ => String::new(),
+    };
+    let mut s = if gpu.generation.as_deref() == Some(gpu.name.as_str()) {
+        let g = k.compute.generations.iter().find(|g| g.name == gpu.name)?;
+        format!(
+            " The text names a {} GPU: compute capability {} ({}), first supported by CUDA {first}.",
+            gpu.name,
+            g.cc.join(", "),
+            g.cc.iter()
+                .filter_map(|cc| first_cuda(cc, k).map(|f| format!("{cc}: CUDA {f}")))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    } else {
+        format!(
+            " The text names {}: {arch}{generation}, compute capability {}, first supported by CUDA {first}.",
+            gpu.name, gpu.cc
+        )
+    };
+    s.push_str(&older_build(text, &first));
+    Some(s)
+}
+
+/// " The build was made with CUDA 10.2, older than that: ..." where the text names the CUDA
+/// release of a build older than `first`, the first one that supports the GPU.
+pub fn older_build(text: &str, first: &str) -> String {
+    build_cuda(text)
+        .filter(|b| compare(b, first) == Some(Ordering::Less))
+        .map(|b| {
+            format!(
+                " The build was made with CUDA {b}, older than that: install a build for CUDA {first} or newer."
+            )
+        })
+        .unwrap_or_default()
+}

@@ -1,0 +1,77 @@
+//! A GPU newer (or older) than what a build supports: the generation a refusal names, the
+//! program's floor on a line of its own, and an execution failure read against the GPU and the
+//! build's CUDA release the text names. Each input is a real line from the public thread cited
+//! above it.
+
+use super::*;
+use crate::engine::finding_codes as codes;
+
+#[test]
+fn a_generation_named_for_the_machine_is_its_first_architecture() {
+    // https://github.com/PaddlePaddle/PaddleOCR/issues/13701
+    let t = triage(
+        "The GPU architecture in your current machine is Ampere, which is not compatible with Paddle \
+         installation with arch: 60 61 70 75 , it is recommended to install the corresponding wheel \
+         package according to the installation information on the official Paddle website.",
+    );
+    assert_eq!(t.architectures[0].arch, "sm_80");
+    let f = finding(&t, codes::GPU_ARCH_REFUSED).expect("Ampere is refused");
+    assert!(f.summary.contains("Ampere"), "{}", f.summary);
+    assert!(f.detail.contains("from CUDA 11.0 on"), "{}", f.detail);
+}
+
+#[test]
+fn the_programs_floor_on_its_own_line_is_read() {
+    // https://github.com/w-okada/voice-changer/issues/447 (GeForce GT 720)
+    let t = triage(
+        "Found GPU0 GeForce GT 720 which is of cuda capability 3.5.\n\
+         PyTorch no longer supports this GPU because it is too old.\n\
+         The minimum cuda capability supported by this library is 3.7.",
+    );
+    assert_eq!(t.architectures[0].arch, "sm_35");
+    assert_eq!(t.architectures[0].minimum.as_deref(), Some("3.7"));
+    let f = finding(&t, codes::GPU_ARCH_REFUSED).expect("sm_35 is refused");
+    assert!(
+        f.detail
+            .contains("supports compute capability 3.7 and newer"),
+        "{}",
+        f.detail
+    );
+}
+
+#[test]
+fn an_execution_failure_names_the_first_cuda_of_the_gpu_and_the_older_build() {
+    // https://github.com/RenYurui/StructureFlow/issues/12 (TITAN RTX, CUDA 9.0 build)
+    let t = triage(
+        "RuntimeError: cublas runtime error : the GPU program failed to execute at \
+         /opt/conda/conda-bld/pytorch_1556653183467/work/aten/src/THC/THCBlas.cu:450\n\
+         GPU NVIDIA TITAN RTX\n\
+         CUDA 9.0 pytorch 1.1.0 python 3.6.9",
+    );
+    let f = t
+        .findings
+        .iter()
+        .find(|f| f.summary.contains("CUBLAS_STATUS_EXECUTION_FAILED"))
+        .expect("cuBLAS's status text is its execution failure");
+    assert!(f.detail.contains("Turing (7.5): CUDA 10.0"), "{}", f.detail);
+    assert!(f.detail.contains("TITAN RTX: sm_75"), "{}", f.detail);
+    assert!(
+        f.detail.contains(
+            "made with CUDA 9.0, older than that: install a build for CUDA 10.0 or newer"
+        ),
+        "{}",
+        f.detail
+    );
+}
+
+#[test]
+fn without_a_gpu_in_the_text_the_generations_are_listed() {
+    // https://github.com/yifita/3PU_pytorch/issues/5
+    let t = triage(
+        "When I tried to train, it showed that RuntimeError: cublas runtime error : the GPU program \
+         failed to execute at /pytorch/aten/src/THC/THCBlas.cu:441",
+    );
+    let text = all_text(&t);
+    assert!(text.contains("Turing (7.5): CUDA 10.0"), "{text}");
+    assert!(!text.contains("The text names"), "{text}");
+}
