@@ -396,16 +396,25 @@ fn named_arch_on(line: &str) -> Option<String> {
         let start = c.get(0)?.start();
         let before = line[..start].to_ascii_lowercase();
         let recent = &before[before.len().saturating_sub(24)..];
+        if ["least", "minimum", "require", ">=", "or higher", "or newer"]
+            .iter()
+            .any(|w| recent.contains(w))
+        {
+            return None;
+        }
+        // "compute capability 8.9 or higher required": a floor stated after the number.
+        let after = line[c.get(0)?.end()..].to_ascii_lowercase();
+        let next = &after[..after.len().min(16)];
         if [
-            "least",
-            "minimum",
-            "required",
-            ">=",
             "or higher",
             "or newer",
+            "or above",
+            "or later",
+            "and higher",
+            "and above",
         ]
         .iter()
-        .any(|w| recent.contains(w))
+        .any(|w| next.contains(w))
         {
             return None;
         }
@@ -417,6 +426,13 @@ fn named_arch_on(line: &str) -> Option<String> {
             _ => None,
         }
     })
+}
+
+/// The GPU's architecture a text names: a capability it states (not a floor), else a product.
+pub fn gpu_arch_in(text: &str) -> Option<String> {
+    text.lines()
+        .find_map(named_arch_on)
+        .or_else(|| text.lines().find_map(arch_on))
 }
 
 /// Architectures named on lines that refuse them. A refusing line that names none takes the

@@ -1,10 +1,14 @@
 //! A GPU newer than the CUDA release a program was built with: the GPU the text names (by
 //! product, "RTX 2070", or by generation, "Ampere"), the first CUDA release whose compiler and
 //! libraries support it (the compute-capability tables and each release's `ptxas`), and the CUDA
-//! release the text says the build used ("built with CUDA 9.0", `+cu102`), compared.
+//! release the text says the build used ("built with CUDA 9.0", `+cu102`), compared; and a GPU
+//! refused for a number format its Tensor Cores lack (bfloat16 below compute capability 8.0).
 
 use super::build_tags::build_tags;
+use crate::engine::finding_codes as codes;
+use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
 use crate::engine::knowledge::Knowledge;
+use crate::engine::knowledge::cudnn::ComputeTables;
 use crate::engine::knowledge::version::compare;
 use regex::Regex;
 use std::cmp::Ordering;
@@ -113,4 +117,59 @@ pub fn older_build(text: &str, first: &str) -> String {
             )
         })
         .unwrap_or_default()
+}
+
+/// A GPU refused because the line's number format (bfloat16, FP8) needs a newer compute
+/// capability than the GPU's (`arch`, where the text names it): no build or CUDA release changes
+/// that; the older format does.
+pub fn feature_finding(line: &str, arch: Option<&str>, k: &Knowledge) -> Option<Finding> {
+    let feature = k.compute.feature_on(line)?;
+    let cc = arch.and_then(ComputeTables::cc_of);
+    if let Some(cc) = &cc
+        && compare(cc, &feature.min_cc) != Some(Ordering::Less)
+    {
+        return None;
+    }
+    let gpu = match (arch, &cc) {
+        (Some(arch), Some(cc)) => {
+            let generation = k
+                .compute
+                .generation(cc)
+                .map(|g| format!(", {g}"))
+                .unwrap_or_default();
+            format!(
+                "The GPU ({arch}{generation}, compute capability {cc}) has no {} support: ",
+                feature.name
+            )
+        }
+        _ => String::new(),
+    };
+    Some(
+        Finding::new(
+            codes::GPU_ARCH_REFUSED,
+            Severity::Error,
+            format!(
+                "{} needs a GPU of compute capability {} or higher{}",
+                feature.name,
+                feature.min_cc,
+                cc.as_ref().map(|c| format!("; this one is {c}")).unwrap_or_default()
+            ),
+            format!(
+                "{gpu}NVIDIA's Tensor Cores run {} from compute capability {} on. No driver, CUDA or \
+                 framework version changes that on an older GPU; run the model in another format: {}.",
+                feature.name, feature.min_cc, feature.instead
+            ),
+        )
+        .with_evidence(Evidence::new("log", super::extract::clip(line)))
+        .with_evidence(Evidence::new("source", feature.source.clone()))
+        .with_fix(FixRef {
+            id: "advice-number-format".into(),
+            kind: "manual".into(),
+            summary: format!(
+                "Load and run the model in a format the GPU supports instead of {}: {}; or use a GPU of \
+                 compute capability {} or higher.",
+                feature.name, feature.instead, feature.min_cc
+            ),
+        }),
+    )
 }

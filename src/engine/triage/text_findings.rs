@@ -276,6 +276,9 @@ pub fn arch_findings(archs: &[RefusedArch], text: &str, k: &Knowledge) -> Vec<Fi
             if !a.arch.chars().any(|c| c.is_ascii_digit()) {
                 return empty_arch_finding(a);
             }
+            if let Some(f) = super::gpu_generation::feature_finding(&a.line, Some(&a.arch), k) {
+                return f;
+            }
             let detail = match arch_support(&a.arch, k) {
                 Some((first, None)) => format!(
                     "{} is supported by the CUDA compiler from CUDA {first} on. The tool that refused it \
@@ -396,6 +399,11 @@ pub fn generation_minimum_findings(
     minimums
         .iter()
         .filter_map(|(name, line)| {
+            // A floor for a number format (FP8 on 8.9) is the format's, not the program's.
+            let gpu_arch = super::chains::gpu_arch_in(text);
+            if let Some(f) = super::gpu_generation::feature_finding(line, gpu_arch.as_deref(), k) {
+                return Some(f);
+            }
             let gens = &k.compute.generations;
             // A capability ("5.0") stands for its generation, and is itself the floor.
             let stated = name.contains('.').then_some(name);

@@ -75,3 +75,51 @@ fn without_a_gpu_in_the_text_the_generations_are_listed() {
     assert!(text.contains("Turing (7.5): CUDA 10.0"), "{text}");
     assert!(!text.contains("The text names"), "{text}");
 }
+
+#[test]
+fn bfloat16_on_an_older_gpu_is_told_to_use_float16() {
+    // https://github.com/verl-project/verl/issues/2594 (Tesla V100)
+    let t = triage(
+        "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. \
+         Your Tesla V100-SXM2-32GB GPU has compute capability 7.0. You can use float16 instead by \
+         explicitly setting the`dtype` flag in CLI, for example: --dtype=half.",
+    );
+    let f = finding(&t, codes::GPU_ARCH_REFUSED).expect("bf16 is refused on the V100");
+    assert!(f.summary.contains("bfloat16 needs"), "{}", f.summary);
+    assert!(f.summary.contains("this one is 7.0"), "{}", f.summary);
+    assert!(
+        f.fixes[0].summary.contains("--dtype half"),
+        "{}",
+        f.fixes[0].summary
+    );
+    // A format the hardware lacks is not a build to change.
+    assert!(
+        !f.detail.contains("build for this GPU with CUDA"),
+        "{}",
+        f.detail
+    );
+}
+
+#[test]
+fn fp8_needs_ada_or_hopper_with_the_gpu_on_another_line_or_after_the_floor() {
+    // https://github.com/NVIDIA/TransformerEngine/issues/1159 (RTX 3090)
+    let t = triage(
+        "In my machine I am using **NVIDIA GeForce RTX 3090**.\n\
+         AssertionError: Device compute capability 8.9 or higher required for FP8 execution.",
+    );
+    let f = finding(&t, codes::GPU_ARCH_REFUSED).expect("FP8 is refused on the 3090");
+    assert!(
+        f.summary
+            .contains("FP8 needs a GPU of compute capability 8.9"),
+        "{}",
+        f.summary
+    );
+    assert!(f.summary.contains("this one is 8.6"), "{}", f.summary);
+    // https://github.com/1038lab/ComfyUI-QwenVL/issues/28: the floor comes first on the line.
+    let t = triage(
+        "ERROR: FP8 models require a GPU with Compute Capability 8.9 or higher (e.g., RTX 4090). \
+         Your GPU's capability is 8.6. Please select a non-FP8 model.",
+    );
+    let f = finding(&t, codes::GPU_ARCH_REFUSED).expect("FP8 is refused on 8.6");
+    assert!(f.summary.contains("this one is 8.6"), "{}", f.summary);
+}
