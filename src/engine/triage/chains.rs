@@ -1,5 +1,6 @@
 //! What a loader message says beyond the names in it: which library is really missing when one
 //! library failed because of another ("A due to B", "A: B: cannot open shared object file",
+//! the link editor's "B, needed by A, not found",
 //! "dlerror: B: …", "error while loading shared libraries: B"), the CUDA/cuDNN version integers
 //! messages print (12010 = CUDA 12.1, 8902 = cuDNN 8.9.2, 90100 = cuDNN 9.1.0), and the GPU
 //! architectures (`sm_121a`, `compute_70`) a compiler or framework refused.
@@ -52,6 +53,7 @@ pub struct RefusedArch {
 struct Patterns {
     library: Regex,
     due_to: Regex,
+    needed_by: Regex,
     versioned_reference: Regex,
     cannot_open: Regex,
     while_loading: Regex,
@@ -76,6 +78,8 @@ fn patterns() -> &'static Patterns {
         Patterns {
             library: re(LIB),
             due_to: re(&format!(r"(?i){LIB}['`\x22]?\s+(?:due to|because of)\s+['`\x22]?{LIB}")),
+            // GNU ld: "warning: B, needed by /path/A, not found (try using -rpath or -rpath-link)".
+            needed_by: re(&format!(r"{LIB},\s*needed by\s+(?:[^\s,]*/)?{LIB},\s*not found")),
             versioned_reference: re(&format!(
                 r"{LIB}:\s*undefined reference to [`'\x22\u{{2018}}][A-Za-z_][A-Za-z0-9_]*@{LIB}"
             )),
@@ -135,6 +139,9 @@ pub fn chains(text: &str) -> Vec<Chain> {
     for line in text.lines() {
         for c in p.due_to.captures_iter(line) {
             push(&c[1], &c[2], line);
+        }
+        for c in p.needed_by.captures_iter(line) {
+            push(&c[2], &c[1], line);
         }
         // The link editor's "A: undefined reference to `sym@B'": A was linked against B (the
         // symbol's version names it), which this link does not find.

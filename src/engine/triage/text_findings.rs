@@ -52,8 +52,12 @@ pub fn chain_findings(chains: &[Chain], k: &Knowledge) -> Vec<Finding> {
                 summary: format!(
                     "Install {missing_what} so that {} is found (on Linux: its folder on \
                      LD_LIBRARY_PATH or in the ld cache; on Windows: next to the program, on PATH, \
-                     or in a folder added with os.add_dll_directory), then retry.",
-                    c.missing
+                     or in a folder added with os.add_dll_directory), then retry.{}",
+                    c.missing,
+                    missing
+                        .as_ref()
+                        .map(|m| super::library_failure::pinned_release_advice(m, &c.needed_by))
+                        .unwrap_or_default()
                 ),
             })
         })

@@ -123,3 +123,29 @@ fn fp8_needs_ada_or_hopper_with_the_gpu_on_another_line_or_after_the_floor() {
     let f = finding(&t, codes::GPU_ARCH_REFUSED).expect("FP8 is refused on 8.6");
     assert!(f.summary.contains("this one is 8.6"), "{}", f.summary);
 }
+
+#[test]
+fn the_link_editors_needed_by_warning_is_a_chain_pinned_to_its_release() {
+    // https://github.com/mahyarnajibi/SNIPER/issues/129 (OpenCV built against CUDA 8.0)
+    let t = triage(
+        "/usr/bin/ld: warning: libcudart.so.8.0, needed by /usr/local/opencv-3.2/lib/libopencv_core.so, \
+         not found (try using -rpath or -rpath-link)",
+    );
+    assert_eq!(t.chains.len(), 1, "{:?}", t.chains);
+    assert_eq!(t.chains[0].missing, "libcudart.so.8.0");
+    assert_eq!(t.chains[0].needed_by, "libopencv_core.so");
+    let f = finding(&t, codes::LIBRARY_DEPENDENCY_MISSING).expect("the chain's finding");
+    assert!(
+        f.summary.starts_with("libcudart.so.8.0 is missing"),
+        "{}",
+        f.summary
+    );
+    // Only CUDA 8.0 ships that name: after an upgrade the library that needs it is rebuilt.
+    assert!(
+        f.fixes[0]
+            .summary
+            .contains("rebuild libopencv_core.so against the CUDA release installed"),
+        "{}",
+        f.fixes[0].summary
+    );
+}
