@@ -24,6 +24,7 @@ mod requester;
 pub mod status;
 pub mod symbol_owner;
 mod text_findings;
+pub mod version_check;
 
 #[cfg(test)]
 mod tests;
@@ -161,6 +162,7 @@ pub fn triage(text: &str) -> Triage {
     findings.extend(ptx_driver::ptx_driver_findings(text, k));
     findings.extend(text_findings::version_findings(&t.versions, k));
     findings.extend(build_tags::build_tag_findings(text, k));
+    findings.extend(version_check::outdated_component_findings(text));
     findings.extend(driver_runtime::driver_runtime_findings(text, k));
     findings.extend(text_findings::driver_version_findings(
         &chains::driver_versions(text),

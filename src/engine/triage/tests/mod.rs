@@ -7,6 +7,7 @@ mod driver_lines;
 mod entity_reading;
 mod general_families;
 mod gpu_generations;
+mod host_versions;
 mod status_family;
 
 /// The finding of a code, if the text gave one.
