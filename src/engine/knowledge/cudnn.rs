@@ -160,6 +160,8 @@ pub struct ComputeTables {
     pub symptoms: Vec<SymptomRow>,
     #[serde(default, rename = "gpu")]
     pub gpus: Vec<GpuNameRow>,
+    #[serde(default, rename = "feature")]
+    pub features: Vec<FeatureRow>,
     /// `gpus`' patterns, compiled the first time a line is read.
     #[serde(skip)]
     gpu_patterns: std::sync::OnceLock<Vec<Option<regex::Regex>>>,
@@ -176,7 +178,28 @@ pub struct GpuNameRow {
     pub source: String,
 }
 
+/// A number format or hardware unit that needs a minimum compute capability (bfloat16 on
+/// Tensor Cores: 8.0), and what to use on older GPUs.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FeatureRow {
+    pub name: String,
+    /// A case-insensitive regular expression over a line that names the feature.
+    pub pattern: String,
+    pub min_cc: String,
+    /// What runs on older GPUs, and how programs are told to use it.
+    pub instead: String,
+    pub source: String,
+}
+
 impl ComputeTables {
+    /// The feature a line names (the first `[[feature]]` row whose pattern matches).
+    pub fn feature_on(&self, line: &str) -> Option<&FeatureRow> {
+        self.features.iter().find(|f| {
+            regex::Regex::new(&format!("(?i){}", f.pattern)).is_ok_and(|re| re.is_match(line))
+        })
+    }
+
     /// "8.6" of an architecture name (`sm_86`, `compute_90a`, `sm_100`) or capability.
     pub fn cc_of(arch: &str) -> Option<String> {
         if arch.contains('.') {

@@ -1,5 +1,6 @@
 //! What a loader message says beyond the names in it: which library is really missing when one
 //! library failed because of another ("A due to B", "A: B: cannot open shared object file",
+//! the link editor's "B, needed by A, not found",
 //! "dlerror: B: …", "error while loading shared libraries: B"), the CUDA/cuDNN version integers
 //! messages print (12010 = CUDA 12.1, 8902 = cuDNN 8.9.2, 90100 = cuDNN 9.1.0), and the GPU
 //! architectures (`sm_121a`, `compute_70`) a compiler or framework refused.
@@ -52,6 +53,7 @@ pub struct RefusedArch {
 struct Patterns {
     library: Regex,
     due_to: Regex,
+    needed_by: Regex,
     versioned_reference: Regex,
     cannot_open: Regex,
     while_loading: Regex,
@@ -76,6 +78,8 @@ fn patterns() -> &'static Patterns {
         Patterns {
             library: re(LIB),
             due_to: re(&format!(r"(?i){LIB}['`\x22]?\s+(?:due to|because of)\s+['`\x22]?{LIB}")),
+            // GNU ld: "warning: B, needed by /path/A, not found (try using -rpath or -rpath-link)".
+            needed_by: re(&format!(r"{LIB},\s*needed by\s+(?:[^\s,]*/)?{LIB},\s*not found")),
             versioned_reference: re(&format!(
                 r"{LIB}:\s*undefined reference to [`'\x22\u{{2018}}][A-Za-z_][A-Za-z0-9_]*@{LIB}"
             )),
@@ -135,6 +139,9 @@ pub fn chains(text: &str) -> Vec<Chain> {
     for line in text.lines() {
         for c in p.due_to.captures_iter(line) {
             push(&c[1], &c[2], line);
+        }
+        for c in p.needed_by.captures_iter(line) {
+            push(&c[2], &c[1], line);
         }
         // The link editor's "A: undefined reference to `sym@B'": A was linked against B (the
         // symbol's version names it), which this link does not find.
@@ -383,11 +390,10 @@ pub fn driver_versions(text: &str) -> Vec<(String, String)> {
 /// ">= 7.0") is the program's floor, not the GPU: it is skipped.
 fn arch_on(line: &str) -> Option<String> {
     named_arch_on(line).or_else(|| {
-        // A GPU's product name ("Tesla K80") stands for its architecture (sm_37).
-        crate::engine::knowledge::knowledge()
-            .compute
-            .gpu_on(line)
-            .map(|(_, cc)| format!("sm_{}", cc.replace('.', "")))
+        // A GPU's product name ("Tesla K80") stands for its architecture (sm_37), a generation
+        // said of the machine's GPU ("... in your current machine is Ampere") for its first one.
+        super::gpu_generation::named_gpu(line, crate::engine::knowledge::knowledge())
+            .map(|g| format!("sm_{}", g.cc.replace('.', "")))
     })
 }
 
@@ -397,16 +403,25 @@ fn named_arch_on(line: &str) -> Option<String> {
         let start = c.get(0)?.start();
         let before = line[..start].to_ascii_lowercase();
         let recent = &before[before.len().saturating_sub(24)..];
+        if ["least", "minimum", "require", ">=", "or higher", "or newer"]
+            .iter()
+            .any(|w| recent.contains(w))
+        {
+            return None;
+        }
+        // "compute capability 8.9 or higher required": a floor stated after the number.
+        let after = line[c.get(0)?.end()..].to_ascii_lowercase();
+        let next = &after[..after.len().min(16)];
         if [
-            "least",
-            "minimum",
-            "required",
-            ">=",
             "or higher",
             "or newer",
+            "or above",
+            "or later",
+            "and higher",
+            "and above",
         ]
         .iter()
-        .any(|w| recent.contains(w))
+        .any(|w| next.contains(w))
         {
             return None;
         }
@@ -418,6 +433,13 @@ fn named_arch_on(line: &str) -> Option<String> {
             _ => None,
         }
     })
+}
+
+/// The GPU's architecture a text names: a capability it states (not a floor), else a product.
+pub fn gpu_arch_in(text: &str) -> Option<String> {
+    text.lines()
+        .find_map(named_arch_on)
+        .or_else(|| text.lines().find_map(arch_on))
 }
 
 /// Architectures named on lines that refuse them. A refusing line that names none takes the
@@ -443,11 +465,19 @@ pub fn refused_architectures(text: &str) -> Vec<RefusedArch> {
             .or_else(|| arch_on(line))
             .or_else(elsewhere);
         let Some(arch) = arch else { continue };
-        let minimum = p
-            .arch_minimum
-            .captures(line)
-            .and_then(|m| m.get(1).or(m.get(2)))
-            .map(|m| m.as_str().to_string());
+        // The program's floor, on the refusing line or on a line of its own ("The minimum cuda
+        // capability that we support is 3.5.").
+        let minimum_on = |l: &str| {
+            p.arch_minimum
+                .captures(l)
+                .and_then(|m| m.get(1).or(m.get(2)))
+                .map(|m| m.as_str().to_string())
+        };
+        let minimum = minimum_on(line).or_else(|| {
+            text.lines()
+                .filter(|l| l.to_ascii_lowercase().contains("capabilit"))
+                .find_map(minimum_on)
+        });
         if !out.iter().any(|a| a.arch == arch) {
             out.push(RefusedArch {
                 arch,

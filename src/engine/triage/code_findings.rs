@@ -104,13 +104,13 @@ fn oldest_capabilities(k: &Knowledge) -> String {
 
 /// " The first CUDA release for each recent GPU generation: Ada Lovelace (8.9): 11.8; ...", from
 /// the generated ptxas table (the sourced rows before 11.8).
-fn newest_generations(k: &Knowledge) -> String {
+fn newest_generations(k: &Knowledge, text: &str) -> String {
     let rows: Vec<String> = k
         .compute
         .generations
         .iter()
         .rev()
-        .take(4)
+        .take(6)
         .rev()
         .filter_map(|g| {
             let cc = g.cc.first()?;
@@ -123,8 +123,9 @@ fn newest_generations(k: &Knowledge) -> String {
         return String::new();
     }
     format!(
-        " The first CUDA release whose libraries support each recent GPU generation: {}.",
-        rows.join("; ")
+        " The first CUDA release whose libraries support each recent GPU generation: {}.{}",
+        rows.join("; "),
+        super::gpu_generation::gpu_support_sentence(text, k).unwrap_or_default()
     )
 }
 
@@ -248,7 +249,7 @@ pub fn code_findings(codes: &[ErrorCode], text: &str, k: &Knowledge) -> Vec<Find
                     // The family's table, whether or not a row names the code itself.
                     match r.appendix.as_deref().or(family.and_then(|f| f.appendix.as_deref())) {
                         Some("oldest-capabilities") => d.push_str(&oldest_capabilities(k)),
-                        Some("first-cuda-per-generation") => d.push_str(&newest_generations(k)),
+                        Some("first-cuda-per-generation") => d.push_str(&newest_generations(k, text)),
                         Some("driver-minimums") => d.push_str(&format!(
                             " The minimum Linux driver of each CUDA release: {}.",
                             crate::engine::knowledge::drivers::minor_minimums(&k.drivers)

@@ -265,6 +265,14 @@ fn unix_only(line: &str) -> bool {
     unix && !windows
 }
 
+fn ib_completion() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(r"(?i)\bGot completion (?:from peer \S+ )?with (?:error |status=)([0-9]{1,2})\b")
+            .expect("static pattern compiles")
+    })
+}
+
 pub fn codes(text: &str, catalog: &Catalog) -> Vec<ErrorCode> {
     let p = patterns();
     let mut out: Vec<ErrorCode> = Vec::new();
@@ -286,6 +294,18 @@ pub fn codes(text: &str, catalog: &Catalog) -> Vec<ErrorCode> {
         }
     };
     for line in text.lines() {
+        // NCCL's IB transport: "Got completion from peer <addr> with error 4" / "with status=12"
+        // is an InfiniBand work-completion status (ibv_wc_status), not an NCCL, CUDA or Windows
+        // code: the line says nothing else.
+        if let Some(c) = ib_completion().captures(line)
+            && let Ok(n) = c[1].parse::<i64>()
+        {
+            let name = catalog
+                .code("ibverbs", n)
+                .and_then(|r| r.names.first().cloned());
+            add("ibverbs", Some(n), name, line);
+            continue;
+        }
         // Status names NVIDIA's headers declare come first: their number says which code a
         // bare number on the same line (`code=222(cudaErrorUnsupportedPtxVersion)`) is.
         let named = status::names_on(line);

@@ -63,6 +63,7 @@ pub fn library_failure_findings(
             .as_deref()
             .map(|n| format!(" {n}"))
             .unwrap_or_default();
+        let rebuild = pinned_release_advice(id, "the program");
         out.push(
             Finding::new(
                 codes::LIBRARY_NOT_FOUND,
@@ -89,11 +90,24 @@ pub fn library_failure_findings(
                      matching nvidia-* pip wheel / conda package) and make it findable: on Linux its \
                      folder on LD_LIBRARY_PATH or in the ld cache (ldconfig); on Windows its bin folder \
                      on PATH or added with os.add_dll_directory; cuda-triage why {} shows where copies \
-                     are on this machine.",
+                     are on this machine.{rebuild}",
                     id.file
                 ),
             }),
         );
     }
     out
+}
+
+/// A name only one CUDA release ships pins whatever was linked against it to that release:
+/// where another release is installed (a system upgrade), `program` needs a build for it.
+pub fn pinned_release_advice(id: &LibraryIdentity, program: &str) -> String {
+    match &id.toolkits[..] {
+        [only] => format!(
+            " Or, where another CUDA release replaced {only} on purpose (a system or conda upgrade), \
+             reinstall or rebuild {program} against the CUDA release installed: it was linked against \
+             CUDA {only}'s file names."
+        ),
+        _ => String::new(),
+    }
 }

@@ -16,6 +16,7 @@ mod driver_library;
 mod driver_runtime;
 pub mod extract;
 mod folders;
+pub mod gpu_generation;
 mod library_failure;
 pub mod machine;
 mod ptx_driver;
@@ -23,6 +24,7 @@ mod requester;
 pub mod status;
 pub mod symbol_owner;
 mod text_findings;
+pub mod version_check;
 
 #[cfg(test)]
 mod tests;
@@ -147,7 +149,7 @@ pub fn triage(text: &str) -> Triage {
     findings.extend(driver);
     findings.extend(classify::symbol_findings(&generic));
     findings.extend(code_findings::code_findings(&t.codes, text, k));
-    findings.extend(text_findings::arch_findings(&t.architectures, k));
+    findings.extend(text_findings::arch_findings(&t.architectures, text, k));
     findings.extend(text_findings::generation_minimum_findings(
         &chains::generation_minimums(text),
         text,
@@ -160,6 +162,7 @@ pub fn triage(text: &str) -> Triage {
     findings.extend(ptx_driver::ptx_driver_findings(text, k));
     findings.extend(text_findings::version_findings(&t.versions, k));
     findings.extend(build_tags::build_tag_findings(text, k));
+    findings.extend(version_check::outdated_component_findings(text));
     findings.extend(driver_runtime::driver_runtime_findings(text, k));
     findings.extend(text_findings::driver_version_findings(
         &chains::driver_versions(text),

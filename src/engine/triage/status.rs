@@ -35,6 +35,7 @@ struct Patterns {
     nvml_words: Regex,
     numbers: Vec<Regex>,
     library_numbers: Regex,
+    checked_success: Regex,
 }
 
 fn patterns() -> &'static Patterns {
@@ -60,6 +61,11 @@ fn patterns() -> &'static Patterns {
             nvml_words: re(r"(?i)\bnvml(?: error)?:\s*([a-z][a-z /]{2,40}?)\s*(?:[:.,;(]|$)"),
             // The library's name, or one of its functions (`cuptiProfilerBeginSession(...)
             // failed with error 35`: the prefix followed by an upper-case letter).
+            // glog's CHECK_EQ against a library's success value, as Caffe and other C++ hosts
+            // print it: "Check failed: result == ncclSuccess (1 vs. 0)".
+            checked_success: re(
+                r"\b((?:nccl|cupti|nvrtc|nvJitLink)Success|[A-Z]+_STATUS_SUCCESS|CUFFT_SUCCESS|NVML_SUCCESS|CUPTI_SUCCESS|NVRTC_SUCCESS)\s*\((-?[0-9]{1,4}) vs\. 0\)",
+            ),
             library_numbers: re(
                 r"(?:\b(?i:(cupti|cublas|cudnn|cufft|curand|cusolver|cusparse|nvrtc|nvjitlink|nccl|nvml))\b|\b(cupti|cublas|cudnn|cufft|curand|cusolver|cusparse|nvrtc|nvJitLink|nccl|nvml)[A-Z][A-Za-z0-9_]*)(?i:[^0-9\n]{0,40}?\b(?:error|status|code|returned|failed|result)\b[^0-9\n]{0,12}?\(?(-?[0-9]{1,4})(?:[^0-9.]|\.(?:[^0-9]|$)|$))",
             ),
@@ -151,6 +157,18 @@ pub fn cuda_numbers_on(line: &str) -> Vec<i64> {
 /// (kind, number) where the generated tables have that number for that library.
 pub fn library_numbers_on(line: &str) -> Vec<(&'static str, i64)> {
     let mut out = Vec::new();
+    for c in patterns().checked_success.captures_iter(line) {
+        let Some(kind) = rows_named(&c[1]).first().map(|r| kind_of(&r.type_name)) else {
+            continue;
+        };
+        if let Ok(n) = c[2].parse::<i64>()
+            && n != 0
+            && row_for(kind, Some(n), None).is_some()
+            && !out.contains(&(kind, n))
+        {
+            out.push((kind, n));
+        }
+    }
     for c in patterns().library_numbers.captures_iter(line) {
         let Some(library) = c.get(1).or(c.get(2)) else {
             continue;

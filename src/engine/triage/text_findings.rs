@@ -52,8 +52,12 @@ pub fn chain_findings(chains: &[Chain], k: &Knowledge) -> Vec<Finding> {
                 summary: format!(
                     "Install {missing_what} so that {} is found (on Linux: its folder on \
                      LD_LIBRARY_PATH or in the ld cache; on Windows: next to the program, on PATH, \
-                     or in a folder added with os.add_dll_directory), then retry.",
-                    c.missing
+                     or in a folder added with os.add_dll_directory), then retry.{}",
+                    c.missing,
+                    missing
+                        .as_ref()
+                        .map(|m| super::library_failure::pinned_release_advice(m, &c.needed_by))
+                        .unwrap_or_default()
                 ),
             })
         })
@@ -264,7 +268,7 @@ pub(super) fn arch_support(arch: &str, k: &Knowledge) -> Option<(String, Option<
     }
 }
 
-pub fn arch_findings(archs: &[RefusedArch], k: &Knowledge) -> Vec<Finding> {
+pub fn arch_findings(archs: &[RefusedArch], text: &str, k: &Knowledge) -> Vec<Finding> {
     let g = generated();
     let releases = g.ptxas_releases();
     let (Some(oldest), Some(newest)) = (releases.first(), releases.last()) else {
@@ -276,12 +280,16 @@ pub fn arch_findings(archs: &[RefusedArch], k: &Knowledge) -> Vec<Finding> {
             if !a.arch.chars().any(|c| c.is_ascii_digit()) {
                 return empty_arch_finding(a);
             }
+            if let Some(f) = super::gpu_generation::feature_finding(&a.line, Some(&a.arch), k) {
+                return f;
+            }
             let detail = match arch_support(&a.arch, k) {
                 Some((first, None)) => format!(
                     "{} is supported by the CUDA compiler from CUDA {first} on. The tool that refused it \
                      was built with, or is, an older CUDA: use a CUDA toolkit (ptxas/nvcc) of {first} or \
-                     newer, or a framework build made with one for this GPU.",
-                    a.arch
+                     newer, or a framework build made with one for this GPU.{}",
+                    a.arch,
+                    super::gpu_generation::older_build(text, &first)
                 ),
                 Some((first, Some(last))) => format!(
                     "{} is supported by the CUDA compiler from CUDA {first} to {last}, and dropped after \
@@ -395,6 +403,11 @@ pub fn generation_minimum_findings(
     minimums
         .iter()
         .filter_map(|(name, line)| {
+            // A floor for a number format (FP8 on 8.9) is the format's, not the program's.
+            let gpu_arch = super::chains::gpu_arch_in(text);
+            if let Some(f) = super::gpu_generation::feature_finding(line, gpu_arch.as_deref(), k) {
+                return Some(f);
+            }
             let gens = &k.compute.generations;
             // A capability ("5.0") stands for its generation, and is itself the floor.
             let stated = name.contains('.').then_some(name);

@@ -6,6 +6,9 @@ use super::*;
 mod driver_lines;
 mod entity_reading;
 mod general_families;
+mod gpu_generations;
+mod host_versions;
+mod nccl_statuses;
 mod status_family;
 
 /// The finding of a code, if the text gave one.

@@ -1,0 +1,151 @@
+//! A GPU newer (or older) than what a build supports: the generation a refusal names, the
+//! program's floor on a line of its own, and an execution failure read against the GPU and the
+//! build's CUDA release the text names. Each input is a real line from the public thread cited
+//! above it.
+
+use super::*;
+use crate::engine::finding_codes as codes;
+
+#[test]
+fn a_generation_named_for_the_machine_is_its_first_architecture() {
+    // https://github.com/PaddlePaddle/PaddleOCR/issues/13701
+    let t = triage(
+        "The GPU architecture in your current machine is Ampere, which is not compatible with Paddle \
+         installation with arch: 60 61 70 75 , it is recommended to install the corresponding wheel \
+         package according to the installation information on the official Paddle website.",
+    );
+    assert_eq!(t.architectures[0].arch, "sm_80");
+    let f = finding(&t, codes::GPU_ARCH_REFUSED).expect("Ampere is refused");
+    assert!(f.summary.contains("Ampere"), "{}", f.summary);
+    assert!(f.detail.contains("from CUDA 11.0 on"), "{}", f.detail);
+}
+
+#[test]
+fn the_programs_floor_on_its_own_line_is_read() {
+    // https://github.com/w-okada/voice-changer/issues/447 (GeForce GT 720)
+    let t = triage(
+        "Found GPU0 GeForce GT 720 which is of cuda capability 3.5.\n\
+         PyTorch no longer supports this GPU because it is too old.\n\
+         The minimum cuda capability supported by this library is 3.7.",
+    );
+    assert_eq!(t.architectures[0].arch, "sm_35");
+    assert_eq!(t.architectures[0].minimum.as_deref(), Some("3.7"));
+    let f = finding(&t, codes::GPU_ARCH_REFUSED).expect("sm_35 is refused");
+    assert!(
+        f.detail
+            .contains("supports compute capability 3.7 and newer"),
+        "{}",
+        f.detail
+    );
+}
+
+#[test]
+fn an_execution_failure_names_the_first_cuda_of_the_gpu_and_the_older_build() {
+    // https://github.com/RenYurui/StructureFlow/issues/12 (TITAN RTX, CUDA 9.0 build)
+    let t = triage(
+        "RuntimeError: cublas runtime error : the GPU program failed to execute at \
+         /opt/conda/conda-bld/pytorch_1556653183467/work/aten/src/THC/THCBlas.cu:450\n\
+         GPU NVIDIA TITAN RTX\n\
+         CUDA 9.0 pytorch 1.1.0 python 3.6.9",
+    );
+    let f = t
+        .findings
+        .iter()
+        .find(|f| f.summary.contains("CUBLAS_STATUS_EXECUTION_FAILED"))
+        .expect("cuBLAS's status text is its execution failure");
+    assert!(f.detail.contains("Turing (7.5): CUDA 10.0"), "{}", f.detail);
+    assert!(f.detail.contains("TITAN RTX: sm_75"), "{}", f.detail);
+    assert!(
+        f.detail.contains(
+            "made with CUDA 9.0, older than that: install a build for CUDA 10.0 or newer"
+        ),
+        "{}",
+        f.detail
+    );
+}
+
+#[test]
+fn without_a_gpu_in_the_text_the_generations_are_listed() {
+    // https://github.com/yifita/3PU_pytorch/issues/5
+    let t = triage(
+        "When I tried to train, it showed that RuntimeError: cublas runtime error : the GPU program \
+         failed to execute at /pytorch/aten/src/THC/THCBlas.cu:441",
+    );
+    let text = all_text(&t);
+    assert!(text.contains("Turing (7.5): CUDA 10.0"), "{text}");
+    assert!(!text.contains("The text names"), "{text}");
+}
+
+#[test]
+fn bfloat16_on_an_older_gpu_is_told_to_use_float16() {
+    // https://github.com/verl-project/verl/issues/2594 (Tesla V100)
+    let t = triage(
+        "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. \
+         Your Tesla V100-SXM2-32GB GPU has compute capability 7.0. You can use float16 instead by \
+         explicitly setting the`dtype` flag in CLI, for example: --dtype=half.",
+    );
+    let f = finding(&t, codes::GPU_ARCH_REFUSED).expect("bf16 is refused on the V100");
+    assert!(f.summary.contains("bfloat16 needs"), "{}", f.summary);
+    assert!(f.summary.contains("this one is 7.0"), "{}", f.summary);
+    assert!(
+        f.fixes[0].summary.contains("--dtype half"),
+        "{}",
+        f.fixes[0].summary
+    );
+    // A format the hardware lacks is not a build to change.
+    assert!(
+        !f.detail.contains("build for this GPU with CUDA"),
+        "{}",
+        f.detail
+    );
+}
+
+#[test]
+fn fp8_needs_ada_or_hopper_with_the_gpu_on_another_line_or_after_the_floor() {
+    // https://github.com/NVIDIA/TransformerEngine/issues/1159 (RTX 3090)
+    let t = triage(
+        "In my machine I am using **NVIDIA GeForce RTX 3090**.\n\
+         AssertionError: Device compute capability 8.9 or higher required for FP8 execution.",
+    );
+    let f = finding(&t, codes::GPU_ARCH_REFUSED).expect("FP8 is refused on the 3090");
+    assert!(
+        f.summary
+            .contains("FP8 needs a GPU of compute capability 8.9"),
+        "{}",
+        f.summary
+    );
+    assert!(f.summary.contains("this one is 8.6"), "{}", f.summary);
+    // https://github.com/1038lab/ComfyUI-QwenVL/issues/28: the floor comes first on the line.
+    let t = triage(
+        "ERROR: FP8 models require a GPU with Compute Capability 8.9 or higher (e.g., RTX 4090). \
+         Your GPU's capability is 8.6. Please select a non-FP8 model.",
+    );
+    let f = finding(&t, codes::GPU_ARCH_REFUSED).expect("FP8 is refused on 8.6");
+    assert!(f.summary.contains("this one is 8.6"), "{}", f.summary);
+}
+
+#[test]
+fn the_link_editors_needed_by_warning_is_a_chain_pinned_to_its_release() {
+    // https://github.com/mahyarnajibi/SNIPER/issues/129 (OpenCV built against CUDA 8.0)
+    let t = triage(
+        "/usr/bin/ld: warning: libcudart.so.8.0, needed by /usr/local/opencv-3.2/lib/libopencv_core.so, \
+         not found (try using -rpath or -rpath-link)",
+    );
+    assert_eq!(t.chains.len(), 1, "{:?}", t.chains);
+    assert_eq!(t.chains[0].missing, "libcudart.so.8.0");
+    assert_eq!(t.chains[0].needed_by, "libopencv_core.so");
+    let f = finding(&t, codes::LIBRARY_DEPENDENCY_MISSING).expect("the chain's finding");
+    assert!(
+        f.summary.starts_with("libcudart.so.8.0 is missing"),
+        "{}",
+        f.summary
+    );
+    // Only CUDA 8.0 ships that name: after an upgrade the library that needs it is rebuilt.
+    assert!(
+        f.fixes[0]
+            .summary
+            .contains("rebuild libopencv_core.so against the CUDA release installed"),
+        "{}",
+        f.fixes[0].summary
+    );
+}
