@@ -229,7 +229,9 @@ impl Copy {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_cuda-triage"));
         cmd.args(["scan", "--json"]).args(extra);
         env_for(&mut cmd, &self.root, ld_library_path);
-        json(&cmd.output().expect("the built binary runs"))
+        let doc = json(&cmd.output().expect("the built binary runs"));
+        crate::framework_loads_audit::assert_rows_cited(&doc);
+        doc
     }
 
     /// The error findings whose evidence is in this venv.
@@ -484,9 +486,8 @@ fn a_cudnn_sub_library_opened_at_run_time_is_a_warning_not_an_error() {
     assert!(warned, "{doc:#}");
 }
 
-#[test]
-fn a_preloaded_copy_the_emulation_does_not_model_shows_as_a_disagreement() {
-    let c = Copy::new("preload");
+/// A copy of libcudart.so.12 outside every searched folder, in a folder of the venv copy.
+pub(crate) fn cudart_copy_elsewhere(c: &Copy) -> PathBuf {
     let other = c.root.join("preloaded");
     std::fs::create_dir_all(&other).unwrap();
     let cudart = other.join("libcudart.so.12");
@@ -495,12 +496,25 @@ fn a_preloaded_copy_the_emulation_does_not_model_shows_as_a_disagreement() {
         &cudart,
     )
     .unwrap();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cuda-triage"));
-    cmd.args(["scan", "--json", "--probe"]);
-    env_for(&mut cmd, &c.root, None);
-    // The scan itself is a Rust program that ignores the copy; the probe's python maps it first.
-    cmd.env("LD_PRELOAD", &cudart);
-    let doc = json(&cmd.output().expect("the built binary runs"));
+    cudart
+}
+
+/// Python code that preloads a library at start-up (a `sitecustomize.py` calling
+/// `ctypes.CDLL(path, RTLD_GLOBAL)`) is outside what the emulation models: the real import takes
+/// that copy for every later need of its soname, and `--probe` shows the disagreement.
+#[test]
+fn a_copy_preloaded_by_python_code_the_emulation_does_not_model_shows_as_a_disagreement() {
+    let c = Copy::new("preload");
+    let cudart = cudart_copy_elsewhere(&c);
+    std::fs::write(
+        c.site().join("sitecustomize.py"),
+        format!(
+            "import ctypes, os\nctypes.CDLL({:?}, mode=os.RTLD_GLOBAL)\n",
+            cudart.display().to_string()
+        ),
+    )
+    .unwrap();
+    let doc = c.scan_with(&["--probe"], None);
     let f = doc["findings"]
         .as_array()
         .unwrap()

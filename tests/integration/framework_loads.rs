@@ -368,6 +368,7 @@ fn triton_ptxas_path_to_an_older_ptxas_is_named_with_its_version() {
     env_for(&mut cmd, &c.root, None);
     cmd.env("TRITON_PTXAS_PATH", &ptxas);
     let doc = crate::support::json(&cmd.output().expect("the built binary runs"));
+    crate::framework_loads_audit::assert_rows_cited(&doc);
     let old = with_code(&doc, "ptxas-too-old");
     assert_eq!(old.len(), 1, "{doc:#}");
     let f = old[0];
@@ -484,6 +485,7 @@ fn jax_with_cuda_root_at_an_older_toolkit_runs_its_ptxas_and_is_named() {
     scan.args(["scan", "--json"]);
     with_root(&mut scan);
     let doc = crate::support::json(&scan.output().expect("the built binary runs"));
+    crate::framework_loads_audit::assert_rows_cited(&doc);
     let old = with_code(&doc, "ptxas-too-old");
     assert_eq!(old.len(), 1, "{doc:#}");
     let f = old[0];

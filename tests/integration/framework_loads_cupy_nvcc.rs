@@ -55,10 +55,9 @@ fn cupy_and_scan(c: &Copy, vars: &[(&str, String)]) -> (String, Value) {
     let mut scan = Command::new(env!("CARGO_BIN_EXE_cuda-triage"));
     scan.args(["scan", "--json"]);
     with(&mut scan);
-    (
-        said,
-        crate::support::json(&scan.output().expect("the built binary runs")),
-    )
+    let doc = crate::support::json(&scan.output().expect("the built binary runs"));
+    crate::framework_loads_audit::assert_rows_cited(&doc);
+    (said, doc)
 }
 
 /// The one `cupy-nvcc-mismatch` finding: a note (no GPU here) naming `nvcc`, 13.5.37 and `how`.

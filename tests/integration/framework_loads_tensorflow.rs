@@ -108,7 +108,9 @@ pub(crate) fn scan(c: &Copy, ld: &Path, path_first: Option<&Path>) -> Value {
             format!("{}:{}/bin:/usr/bin:/bin", first.display(), c.root.display()),
         );
     }
-    crate::support::json(&cmd.output().expect("the built binary runs"))
+    let doc = crate::support::json(&cmd.output().expect("the built binary runs"));
+    crate::framework_loads_audit::assert_rows_cited(&doc);
+    doc
 }
 
 /// The files TensorFlow mapped (the `MAPPED` lines).

@@ -32,12 +32,15 @@ mod fleet_slurm;
 mod fleet_view;
 #[cfg(unix)]
 mod framework_loads;
+mod framework_loads_audit;
 #[cfg(unix)]
 mod framework_loads_cudnn_swap;
 #[cfg(unix)]
 mod framework_loads_cupy_nvcc;
 #[cfg(unix)]
 mod framework_loads_ort_cudnn8;
+#[cfg(unix)]
+mod framework_loads_preload;
 #[cfg(unix)]
 mod framework_loads_tensorflow;
 #[cfg(unix)]

@@ -55,6 +55,32 @@ pub fn chain_text(ctx: &SystemContext, graph: &DependencyGraph, index: usize) ->
     parts.join(" → ")
 }
 
+/// The evidence kind naming the edge that asks for a library: which binary needs it, and how.
+pub const NEEDED_BY: &str = "needed by";
+
+/// Why the tree holds `node`: the binary that asks for it and how — its import table
+/// (`DT_NEEDED` on Linux), its delay-load table, or a run-time open with the knowledge row or
+/// embedded name that says so (`runtime_loads.toml`). Evidence kind [`NEEDED_BY`], at the
+/// asking binary's path.
+pub fn edge_evidence(platform: Platform, node: &Node) -> Evidence {
+    let parent = platform.file_name(&node.parent);
+    let text = match &node.runtime {
+        Some(r) if r.reason.contains("embedded in the binary") => {
+            format!("{parent} may open {} at run time: {}", node.name, r.reason)
+        }
+        Some(r) => format!(
+            "{parent} opens {} at run time: {} (runtime_loads.toml)",
+            node.name, r.reason
+        ),
+        None if node.delay => format!("{parent}'s delay-load import table names {}", node.name),
+        None => match platform {
+            Platform::Linux => format!("{parent}'s import table (DT_NEEDED) names {}", node.name),
+            Platform::Windows => format!("{parent}'s import table names {}", node.name),
+        },
+    };
+    Evidence::at(NEEDED_BY, text, node.parent.clone())
+}
+
 /// One attempt in words, for evidence and text output.
 pub fn attempt_text(a: &Attempt) -> String {
     let what = match &a.outcome {
@@ -260,7 +286,7 @@ fn missing_finding(
         };
         f = f.with_evidence(Evidence::at("file", text, copy));
     }
-    f
+    f.with_evidence(edge_evidence(p, node))
 }
 
 /// The component stem of a library file name (`libcudart.so.12` → `cudart`,

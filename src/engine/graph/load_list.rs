@@ -50,12 +50,16 @@ impl Load {
         }
     }
 
+    /// The row this load comes from, naming the library (evidence kind `load-list`).
     pub fn evidence(&self) -> Evidence {
         match self.row {
-            Some(r) => Evidence::new("load-list", r.evidence_text()),
+            Some(r) => Evidence::new("load-list", format!("{}: {}", self.name, r.evidence_text())),
             None => Evidence::new(
                 "load-list",
-                "guessed: the generic CUDA component list (no load-list row for this framework)",
+                format!(
+                    "{}: guessed: the generic CUDA component list (no load-list row for this framework)",
+                    self.name
+                ),
             ),
         }
     }

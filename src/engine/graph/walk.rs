@@ -142,7 +142,11 @@ pub(super) fn walk(
     w.probe.remember(&root, &host, info.clone());
     w.add_obj(&root, &root, info.clone(), None, None);
     w.seed_rtld();
+    let preloaded = w.seed_preload();
     w.load_closure(0);
+    for o in preloaded {
+        w.load_closure(o);
+    }
     if opts.runtime {
         let mut i = 0;
         while i < w.objs.len() {
@@ -229,6 +233,36 @@ impl Walk<'_> {
                 }
             }
         }
+    }
+
+    /// The objects `LD_PRELOAD` names, loaded after the main program and before its needs
+    /// (glibc `rtld.c` `dl_main`): a need their soname answers binds to them. An entry that is not
+    /// there, or is built for another machine, is ignored, as ld.so ignores it ("cannot be
+    /// preloaded ... ignored"). Returns the objects loaded, whose own needs follow the closure.
+    fn seed_preload(&mut self) -> Vec<usize> {
+        if self.ctx.platform != Platform::Linux {
+            return Vec::new();
+        }
+        let mut loaded = Vec::new();
+        for entry in crate::engine::loader::linux::ld_preload(self.ctx) {
+            let path = if entry.contains('/') {
+                Some(entry.clone())
+            } else {
+                self.resolve(0, &entry).path
+            };
+            let Some(path) = path else { continue };
+            let Some(info) = self.probe.info(&path) else {
+                continue;
+            };
+            if info.machine.arch != self.want.arch || info.machine.bits != self.want.bits {
+                continue;
+            }
+            if self.names.contains_key(&self.key(&entry)) {
+                continue;
+            }
+            loaded.push(self.add_obj(&entry, &path, info, None, None));
+        }
+        loaded
     }
 
     fn load_closure(&mut self, start: usize) {

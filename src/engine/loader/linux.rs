@@ -17,12 +17,30 @@
 //! means the current directory. A candidate of the wrong ELF class or machine is skipped and the
 //! search goes on; a file that is not ELF stops it (glibc: "invalid ELF header"). The
 //! already-loaded check (sonames and names loaded so far) is the graph builder's job.
-//! Not emulated: glibc-hwcaps and legacy hwcap subdirectories, secure (setuid) mode, LD_PRELOAD.
+//! `LD_PRELOAD` ([`ld_preload`]) is the graph builder's too: the objects it names are loaded
+//! before the main program's needs, so a need their soname answers binds to them.
+//! Not emulated: glibc-hwcaps and legacy hwcap subdirectories, secure (setuid) mode,
+//! `/etc/ld.so.preload`.
 
 use super::ldconf::{CacheHit, CacheSource};
 use super::{Attempt, FileProbe, How, Outcome, Resolution, try_dir};
 use crate::engine::binfmt::{BinaryInfo, Machine};
 use crate::engine::context::{Platform, SystemContext};
+
+/// The entries of `LD_PRELOAD` in the context, in order: glibc's `rtld.c` splits the variable at
+/// spaces and colons and skips empty entries (`handle_preload_list`); an entry with a slash is a
+/// path, one without is searched like a needed name.
+pub fn ld_preload(ctx: &SystemContext) -> Vec<String> {
+    ctx.env
+        .get("LD_PRELOAD")
+        .map(|v| {
+            v.split([' ', ':'])
+                .filter(|e| !e.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
 
 /// The search strategy of one Linux process, read once from the context.
 #[derive(Debug, Clone)]

@@ -159,8 +159,9 @@ fn framework_finding(
         1,
         Evidence::at("entry library", p.file_name(entry), entry.to_string()),
     );
-    // The row of the load list this comes from: the entry library's own import table, and the
-    // entry row that says the framework's process loads that library.
+    // The row of the load list this comes from: the import table (or run-time load row) of the
+    // binary in the closure that asks for the library, and the entry row that says the
+    // framework's process loads that closure.
     let row = knowledge::knowledge()
         .closure
         .entries
@@ -168,12 +169,18 @@ fn framework_finding(
         .find(|e| e.framework == fw.kind.module() && e.platform == p.as_str())
         .map(|e| e.source.clone())
         .unwrap_or_default();
+    let edge = f
+        .evidence
+        .iter()
+        .find(|e| e.kind == checks::NEEDED_BY)
+        .map(|e| e.text.clone())
+        .unwrap_or_else(|| format!("{}'s import table", p.file_name(entry)));
     f.evidence.insert(
         2,
         Evidence::new(
             "load-list",
             format!(
-                "read from {}'s import table (entry library of {name}; framework_closure.toml: {row})",
+                "{edge}; read in the closure of {}, the entry library of {name} (framework_closure.toml: {row})",
                 p.file_name(entry)
             ),
         ),
@@ -337,7 +344,22 @@ fn add_provider(ctx: &SystemContext, env: &PythonEnv, fw: &Framework, lib: &str,
         }
         return;
     }
+    // A copy that lacks symbols resolved from somewhere: the wheel's own copy is not what failed.
+    let symbols = [
+        codes::MISSING_SYMBOL,
+        codes::MISSING_SYMBOL_VERSION,
+        codes::MISSING_EXPORT,
+    ]
+    .contains(&f.code.as_str());
     let provided = match (&pin, installed) {
+        (Some(_), true) if symbols => format!(
+            "The {lib} {} was built against comes from the pip package {requirement}, which {} pins and which is installed here.",
+            f.libraries
+                .get(1)
+                .map(String::as_str)
+                .unwrap_or("the library"),
+            fw.package
+        ),
         (Some(_), true) => format!(
             "{lib} comes from the pip package {requirement}, which {} pins; the package folder is there, so the installed copy is incomplete or damaged: reinstall it.",
             fw.package

@@ -52,7 +52,8 @@ pub fn compare(
         return out;
     }
     let p = ctx.platform;
-    let mut disagreements: Vec<(String, String, String)> = Vec::new();
+    // name, predicted file, mapped file, and the load-list row (the edge) that asks for it.
+    let mut disagreements: Vec<(String, String, String, String)> = Vec::new();
     for graph in graphs {
         for node in &graph.nodes {
             let Some(predicted) = node.path.as_deref() else {
@@ -71,10 +72,23 @@ pub fn compare(
             if mapped.is_empty() || mapped.iter().any(|m| **m == real_file) {
                 continue;
             }
-            let entry = (node.name.clone(), predicted.to_string(), mapped[0].clone());
-            if !disagreements.contains(&entry) {
-                disagreements.push(entry);
+            if disagreements
+                .iter()
+                .any(|d| d.0 == node.name && d.1 == predicted)
+            {
+                continue;
             }
+            let row = format!(
+                "{}; read in the closure of {}, an entry library of {name}",
+                crate::engine::graph::checks::edge_evidence(p, node).text,
+                p.file_name(&graph.root)
+            );
+            disagreements.push((
+                node.name.clone(),
+                predicted.to_string(),
+                mapped[0].clone(),
+                row,
+            ));
         }
     }
     if disagreements.is_empty() {
@@ -105,9 +119,10 @@ pub fn compare(
         env.root.clone(),
         env.root.clone(),
     ));
-    for (name, predicted, real) in disagreements.iter().take(MAX_LISTED) {
+    for (name, predicted, real, row) in disagreements.iter().take(MAX_LISTED) {
         f = f
             .with_libraries([name.clone()])
+            .with_evidence(Evidence::new("load-list", row.clone()))
             .with_evidence(Evidence::at("predicted", name.clone(), predicted.clone()))
             .with_evidence(Evidence::at("mapped", name.clone(), real.clone()));
     }

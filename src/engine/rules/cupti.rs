@@ -107,11 +107,35 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
         if asked.is_some() {
             f = f.with_fix(copy_as_fix(&process::join(ctx, &cupti.dir, lib), &wanted));
         }
+        if let Some((_, user)) = users.first() {
+            let names = if user.expects.cupti.is_empty() {
+                vec![wanted.clone()]
+            } else {
+                user.expects.cupti.clone()
+            };
+            f.evidence.push(asked_evidence(&names));
+        }
         f.evidence.extend(attempts_evidence(&loader, &r));
         out.push(f);
     }
     out
 }
+
+/// The load-list row behind TensorFlow's CUPTI names (evidence kind `load-list`): its DsoLoader's
+/// `GetCuptiDsoHandle` asks for `asked` in turn when profiling starts.
+fn asked_evidence(asked: &[String]) -> Evidence {
+    Evidence::new(
+        "load-list",
+        format!(
+            "{}: TensorFlow's DsoLoader GetCuptiDsoHandle (the GPU profiler) asks for {}; source: {CUPTI_LOADER}",
+            asked.first().map(String::as_str).unwrap_or("CUPTI"),
+            asked.join(", then ")
+        ),
+    )
+}
+
+/// TensorFlow's loader code for CUPTI: `"cupti" + TF_CUPTI_VERSION`, then the unversioned name.
+const CUPTI_LOADER: &str = "https://github.com/tensorflow/tensorflow/blob/v2.4.0/tensorflow/stream_executor/platform/default/dso_loader.cc";
 
 fn copy_as_fix(from: &str, wanted: &str) -> FixRef {
     FixRef {
@@ -190,7 +214,8 @@ pub fn asked_names(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
             format!("{who} asks for {first}, which it will not find (profiling disabled)"),
             String::new(),
         )
-        .with_libraries(f.expects.cupti.clone());
+        .with_libraries(f.expects.cupti.clone())
+        .with_evidence(asked_evidence(&f.expects.cupti));
         for t in &toolkits {
             let Some(c) = &t.cupti else { continue };
             let lib = &c.libraries[0];

@@ -82,7 +82,6 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
         // imports are searched through PATH) and torch's at::DynamicLibrary retries a miss with
         // LoadLibraryW (PATH searched): Python ignoring PATH concerns neither. CuPy's loads were
         // checked with Python's own search above, whose misses already say PATH is ignored.
-        let names: Vec<String> = loads.iter().map(|l| l.name.clone()).collect();
         let loader = loaders.last().expect("one loader at least");
         if ctx.platform == Platform::Windows
             && !cdll_ignores_path
@@ -94,7 +93,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
         {
             let ext =
                 process::python_extension_loader_with(ctx, env, &f.location, &f.dll_directories);
-            out.extend(ignores_path(ctx, env, f, loader, &ext, &names, &probe));
+            out.extend(ignores_path(ctx, env, f, loader, &ext, &loads, &probe));
         }
     }
     out
@@ -210,7 +209,7 @@ fn check_names(
                 who(env, f)
             ));
             finding.evidence.push(Evidence::at(
-                "needed-by",
+                crate::engine::graph::checks::NEEDED_BY,
                 format!("{importer} imports {name}"),
                 path,
             ));
@@ -414,12 +413,13 @@ fn ignores_path(
     f: &Framework,
     loader: &Process,
     ext: &Process,
-    names: &[String],
+    loads: &[Load],
     probe: &PresenceProbe,
 ) -> Vec<Finding> {
     let mut libs = Vec::new();
     let mut evidence = Vec::new();
-    for name in names {
+    for load in loads {
+        let name = &load.name;
         let with_path = loader.resolve(name, probe);
         if with_path.how != crate::engine::loader::How::Path || !with_path.is_resolved() {
             continue;
@@ -427,6 +427,7 @@ fn ignores_path(
         let r = ext.resolve(name, probe);
         if !r.is_resolved() {
             libs.push(name.clone());
+            evidence.push(load.evidence());
             if let Some(p) = &with_path.path {
                 evidence.push(Evidence::at(
                     "file",

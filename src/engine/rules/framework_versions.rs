@@ -106,7 +106,16 @@ fn cudnn(
     .with_evidence(Evidence::new("pin", format!("{pin_text} ({who})")))
     .with_evidence(Evidence::new(
         "load-list",
-        format!("{} checks the cuDNN version; source: {}", f.kind.display_name(), pin.source),
+        format!(
+            "{answer_name}: {} checks the version of the cuDNN it loads{}; source: {}",
+            f.kind.display_name(),
+            if answer_name != shim_name {
+                format!(" ({shim_name}, which it loads, opens {answer_name} at run time and reports its version)")
+            } else {
+                String::new()
+            },
+            pin.source
+        ),
     ))
     .with_evidence(Evidence::new("searched", format!("found by {}: {first}", answer.how.as_str())));
     if answer_name != shim_name {

@@ -10,7 +10,7 @@
 use crate::engine::binfmt::{BinaryInfo, Format, SymbolNeed, SymbolTable};
 use crate::engine::context::SystemContext;
 use crate::engine::finding_codes as codes;
-use crate::engine::findings::{Evidence, Finding, Severity};
+use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, PathEdit, Severity};
 use crate::engine::graph::{DependencyGraph, Node};
 use crate::engine::loader::How;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -89,7 +89,8 @@ pub(super) fn check(ctx: &SystemContext, graph: &DependencyGraph) -> Vec<Finding
                 if more > 0 { format!(" and {more} more") } else { String::new() }
             ),
             path.to_string(),
-        ));
+        ))
+        .with_evidence(super::edge_evidence(p, node));
         out.push(f);
     }
     out
@@ -148,6 +149,34 @@ pub(super) fn missing_versions(
         .filter(|v| !child.version_definitions.contains(v))
         .cloned()
         .collect()
+}
+
+/// The fix for an older copy that a variable put first: unset `LD_PRELOAD`, or take its folder
+/// out of `LD_LIBRARY_PATH` (none when the copy came from anywhere else).
+fn first_copy_fix(preloaded: bool, how: How, path: &str) -> Vec<FixRef> {
+    let dir = crate::engine::context::Platform::Linux
+        .parent(path)
+        .unwrap_or_default();
+    if preloaded {
+        vec![FixRef {
+            id: "env-unset:LD_PRELOAD".into(),
+            kind: FixKind::env("LD_PRELOAD", None),
+            summary: format!("Unset LD_PRELOAD (or take {path} out of it) for this process"),
+        }]
+    } else if how == How::LdLibraryPath {
+        vec![FixRef {
+            id: format!("ld-library-path-remove:{dir}"),
+            kind: FixKind::path(PathEdit {
+                variable: "LD_LIBRARY_PATH".into(),
+                add: None,
+                first: false,
+                remove: Some(dir.clone()),
+            }),
+            summary: format!("Remove {dir} from LD_LIBRARY_PATH for this process"),
+        }]
+    } else {
+        Vec::new()
+    }
 }
 
 /// Symbol tables, opened once per file and only for ELF edges whose versions matched; shared,
@@ -253,7 +282,14 @@ impl<'a> SymbolCache<'a> {
                 .map(|v| format!(" {v}"))
                 .unwrap_or_default()
         };
+        let preloaded = node.how == How::Loaded
+            && crate::engine::loader::linux::ld_preload(self.ctx)
+                .iter()
+                .any(|e| e == path || p.file_name(e) == node.name);
         let why_first = match node.how {
+            _ if preloaded => {
+                " LD_PRELOAD loaded this copy before anything else, so every need of its soname binds to it.".to_string()
+            }
             How::LdLibraryPath => " LD_LIBRARY_PATH put this copy first.".to_string(),
             How::Path => " PATH put this copy first.".to_string(),
             other => format!(" It was found through {}.", other.as_str()),
@@ -265,8 +301,7 @@ impl<'a> SymbolCache<'a> {
             .collect();
         let more = missing.len().saturating_sub(MAX_LISTED);
         let first = missing.first().cloned().unwrap_or_default();
-        Some(
-            Finding::new(
+        let mut finding = Finding::new(
                 codes::MISSING_SYMBOL,
                 if node.delay {
                     Severity::Warning
@@ -296,11 +331,7 @@ impl<'a> SymbolCache<'a> {
                 format!("{} ({})", node.name, node.how.as_str()),
                 path.to_string(),
             ))
-            .with_evidence(Evidence::at(
-                "needed by",
-                parent_name.clone(),
-                node.parent.clone(),
-            ))
+            .with_evidence(super::edge_evidence(p, node))
             .with_evidence(Evidence::new(
                 "missing",
                 format!(
@@ -308,7 +339,10 @@ impl<'a> SymbolCache<'a> {
                     listed.join("; "),
                     if more > 0 { format!(" and {more} more") } else { String::new() }
                 ),
-            )),
-        )
+            ));
+        finding
+            .fixes
+            .extend(first_copy_fix(preloaded, node.how, path));
+        Some(finding)
     }
 }

@@ -71,6 +71,17 @@ fn tensorflow_of_the_same_major_makes_it_a_warning() {
         "{}",
         f.detail
     );
+    // The warning shows the load-list row: TensorFlow's GetCuptiDsoHandle asks for the name.
+    let row = f
+        .evidence
+        .iter()
+        .find(|e| e.kind == "load-list")
+        .unwrap_or_else(|| panic!("{f:#?}"));
+    assert!(
+        row.text.starts_with(&format!("{}:", f.libraries[0]))
+            && row.text.contains("GetCuptiDsoHandle"),
+        "{row:?}"
+    );
 }
 
 #[test]
