@@ -4,9 +4,7 @@
 //! here loads the machine: it all runs on the UI thread from what the scan already read.
 
 use super::worker::Source;
-use crate::engine::api;
-use crate::engine::context::WindowRenderer;
-use crate::engine::report::{Report, SavedTree};
+use crate::engine::api::{self, Report, SavedTree, WindowRenderer};
 
 /// The Report step's own state.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,7 +52,7 @@ pub fn build_report(
         redact,
         renderer: renderer.filter(|_| this_computer),
         fixes_applied: (this_computer && doc.captured_at.is_none())
-            .then(crate::engine::report::capture::fixes_applied),
+            .then(crate::engine::api::report::fixes_applied),
     };
     api::report::build(doc, request).unwrap_or_else(|e| api::report::redaction_failed(&e))
 }

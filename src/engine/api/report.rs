@@ -16,10 +16,13 @@ use crate::engine::findings::{Finding, Severity, sort_by_severity};
 use crate::engine::gpu::runner::Outcome;
 use crate::engine::report::capture::{self, ContextSnapshot};
 use crate::engine::report::redact_check::RedactError;
-use crate::engine::report::{Report, ReportError, ReportFormat, SavedTree, compare, reopen};
+use crate::engine::report::{Report, ReportError, ReportFormat, SavedTree, reopen};
 use std::path::Path;
 
+pub use crate::engine::report::capture::{fixes_applied, rfc3339_utc, start_recording};
 pub use crate::engine::report::reopen::Reopened;
+pub use crate::engine::report::text::{render_findings, render_text};
+pub use crate::engine::report::{compare, fleet, runs_in_lines};
 
 /// What goes into a saved report besides the document. The default redacts, as the CLI and the
 /// wizard do unless told not to.

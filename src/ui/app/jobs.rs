@@ -4,7 +4,7 @@
 //! for another repaint so progress shows without input.
 
 use super::{ScanState, TriageApp};
-use crate::engine::findings::Severity;
+use crate::engine::api::Severity;
 use crate::ui::steps::Step;
 use crate::ui::worker::{ScanOutcome, failure_text};
 use std::time::Duration;

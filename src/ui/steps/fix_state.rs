@@ -2,11 +2,9 @@
 //! scope, the jobs that plan, apply (then verify) and undo — started by the app's command
 //! handler and polled with every other job — and what they said. The UI never blocks.
 
-use crate::engine::context::live;
-use crate::engine::fix::journal::{Journal, JournalState};
-use crate::engine::fix::planner::PlanOptions;
-use crate::engine::fix::session::{self, ApplyReport};
-use crate::engine::fix::{FixPlan, Scope};
+use crate::engine::api::fix::{
+    self, ApplyReport, FixPlan, Journal, JournalState, PlanOptions, Scope,
+};
 use crate::ui::worker::{FixJob, Job, failure_text};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -118,7 +116,7 @@ impl FixState {
     /// After a new scan: the checked fixes it no longer offers are dropped (a fix applied and
     /// verified is gone with its finding), so Apply never runs a stale one; the preview, planned
     /// on the old scan, is cleared.
-    pub fn forget_fixes_not_in(&mut self, findings: &[crate::engine::findings::Finding]) {
+    pub fn forget_fixes_not_in(&mut self, findings: &[crate::engine::api::Finding]) {
         let offered = |id: &str| findings.iter().flat_map(|f| &f.fixes).any(|x| x.id == id);
         self.checked.retain(|id| offered(id));
         self.focused = None;
@@ -129,12 +127,12 @@ impl FixState {
     /// next apply or undo job, and at start-up, never on the UI thread); a fix applied here and
     /// undone since gives back the environment this computer was diagnosed with before it.
     pub fn refresh_history(&mut self) {
-        self.history = session::read_history();
+        self.history = fix::read_history();
         for journal in &self.history {
             if journal.state == JournalState::Undone
                 && let Some(before) = self.environments_before.remove(&journal.id)
             {
-                live::set_session_environment(before);
+                fix::set_session_environment(before);
                 self.log.push(format!(
                     "This window diagnoses this computer as before {} again.",
                     journal.fix_id
@@ -155,7 +153,7 @@ impl FixState {
                 continue;
             }
             let env = v.environment.clone().into_iter().collect();
-            let before = live::set_session_environment(Some(env));
+            let before = fix::set_session_environment(Some(env));
             self.environments_before.insert(journal.clone(), before);
             self.log.push(format!(
                 "This window now diagnoses this computer with the environment new programs get after {}.",
@@ -176,7 +174,7 @@ impl FixState {
 }
 
 /// "2 fixes applied, 2 verified: scan again to see the findings now", or the undo's words.
-fn finished_words(reports: &[crate::engine::fix::session::ApplyReport]) -> String {
+fn finished_words(reports: &[crate::engine::api::fix::ApplyReport]) -> String {
     let applied = reports.iter().filter(|r| r.outcome == "applied").count();
     if reports.is_empty() || applied == 0 {
         return "Done: see the Fix step's log; scan again to see the findings now.".into();
@@ -193,7 +191,7 @@ fn finished_words(reports: &[crate::engine::fix::session::ApplyReport]) -> Strin
 #[cfg(test)]
 mod tests {
     use super::FixState;
-    use crate::engine::findings::{Finding, FixKind, FixRef, Severity};
+    use crate::engine::api::{Finding, FixKind, FixRef, Severity};
 
     fn offering(ids: &[&str]) -> Vec<Finding> {
         let mut f = Finding::new("library-not-searched", Severity::Error, "s", "d");

@@ -4,7 +4,7 @@
 
 use super::Shown;
 use super::UiCommand;
-use crate::engine::report::ReportFormat;
+use crate::engine::api::ReportFormat;
 use crate::ui::report_export::ReportState;
 
 pub fn report_ui(
