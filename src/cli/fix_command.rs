@@ -5,7 +5,7 @@
 use super::args::{Common, FixAction, FixChoice, ScopeArg};
 use super::commands::load_context;
 use super::output::{EXIT_CLEAN, EXIT_PROBLEMS};
-use crate::engine::api::fix::{self, Feedback, PlanOptions, PlanView, Scope};
+use crate::engine::api::fix::{self, ApplyOutcome, Feedback, PlanOptions, PlanView, Scope};
 use crate::engine::api::{Finding, Report, SCHEMA, SystemContext};
 use anyhow::Context;
 use std::io::{BufRead, IsTerminal, Write};
@@ -56,20 +56,7 @@ fn options(choice: &FixChoice) -> PlanOptions {
 }
 
 fn list(common: &Common, ctx: &SystemContext, findings: Vec<Finding>) -> anyhow::Result<i32> {
-    let rows: Vec<serde_json::Value> = fix::offered(&findings)
-        .iter()
-        .map(|(f, x)| {
-            let scopes = fix::scopes(ctx, f, x);
-            serde_json::json!({
-                "id": x.id, "kind": x.kind.as_str(), "summary": x.summary, "finding": f.code,
-                "plan": match &scopes {
-                    Ok(s) => format!("available (--scope {})", s.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")),
-                    Err(e) => e.to_string(),
-                },
-                "scopes": scopes.unwrap_or_default(),
-            })
-        })
-        .collect();
+    let rows = fix::list(ctx, &findings);
     if common.json {
         let mut doc = Report::new(ctx, findings.clone());
         doc.fixes = Some(rows);
@@ -80,11 +67,7 @@ fn list(common: &Common, ctx: &SystemContext, findings: Vec<Finding>) -> anyhow:
         for r in &rows {
             println!(
                 "{}  [{}] {}\n    for {}; plan: {}",
-                r["id"].as_str().unwrap_or(""),
-                r["kind"].as_str().unwrap_or(""),
-                r["summary"].as_str().unwrap_or(""),
-                r["finding"].as_str().unwrap_or(""),
-                r["plan"].as_str().unwrap_or("")
+                r.id, r.kind, r.summary, r.finding, r.plan
             );
         }
     }
@@ -102,7 +85,7 @@ fn show(
         Ok(plan) => {
             if common.json {
                 let mut doc = Report::new(ctx, findings.clone());
-                doc.plan = serde_json::to_value(PlanView::from(&plan)).ok();
+                doc.plan = Some(PlanView::from(&plan));
                 println!("{}", doc.to_json_pretty());
             } else {
                 print!("{}", plan.preview());
@@ -158,14 +141,14 @@ fn apply(
     let verified = report.verification.as_ref().is_none_or(|v| v.verified);
     if common.json {
         let mut doc = Report::new(ctx, findings.clone());
-        doc.plan = serde_json::to_value(PlanView::from(&plan)).ok();
-        doc.apply = serde_json::to_value(&report).ok();
+        doc.plan = Some(PlanView::from(&plan));
+        doc.apply = Some(report.clone());
         println!("{}", doc.to_json_pretty());
     } else {
-        match report.outcome.as_str() {
-            "dry-run" => report.would.iter().for_each(|w| println!("{w}")),
-            "no-change" => println!("Nothing to change: it is already so."),
-            _ => println!(
+        match report.outcome {
+            ApplyOutcome::DryRun => report.would.iter().for_each(|w| println!("{w}")),
+            ApplyOutcome::NoChange => println!("Nothing to change: it is already so."),
+            ApplyOutcome::Applied => println!(
                 "Applied; undo with: cuda-triage fix undo {}",
                 report.journal.as_deref().unwrap_or("")
             ),

@@ -11,6 +11,7 @@ pub use crate::engine::fix::journal::{Journal, JournalState};
 pub use crate::engine::fix::plan::PlanView;
 pub use crate::engine::fix::planner::PlanOptions;
 pub use crate::engine::fix::session::{
-    ApplyReport, apply, history, offered, plan, read_history, recover, scopes, undo,
+    ApplyOutcome, ApplyReport, OfferedFix, apply, history, list, offered, plan, read_history,
+    recover, scopes, undo,
 };
 pub use crate::engine::fix::{FixError, FixPlan, Scope};

@@ -37,7 +37,7 @@ pub use crate::engine::context::{
 };
 pub use crate::engine::finding_codes::GPU_TEST_PREFIX;
 pub use crate::engine::findings::{Finding, FixKind, FixRef, Severity, has_errors};
-pub use crate::engine::inventory::{Framework, FrameworkKind, Inventory, PythonKind};
+pub use crate::engine::inventory::{Framework, FrameworkKind, Inventory, ProbeOutcome, PythonKind};
 pub use crate::engine::progress::Progress;
 pub use crate::engine::report::{Report, ReportError, ReportFormat, SCHEMA, SavedTree};
 pub use crate::engine::scan::ScanOptions;

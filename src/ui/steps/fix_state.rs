@@ -3,7 +3,7 @@
 //! handler and polled with every other job — and what they said. The UI never blocks.
 
 use crate::engine::api::fix::{
-    self, ApplyReport, FixPlan, Journal, JournalState, PlanOptions, Scope,
+    self, ApplyOutcome, ApplyReport, FixPlan, Journal, JournalState, PlanOptions, Scope,
 };
 use crate::ui::worker::{FixJob, Job, failure_text};
 use std::collections::{BTreeMap, BTreeSet};
@@ -145,7 +145,10 @@ impl FixState {
     /// verification rebuilt (a new PATH, the login profile's block); this window diagnoses that
     /// one from now on, as a user who opens a new terminal would see it.
     fn adopt_new_session_environment(&mut self, reports: &[ApplyReport]) {
-        for report in reports.iter().filter(|r| r.outcome == "applied") {
+        for report in reports
+            .iter()
+            .filter(|r| r.outcome == ApplyOutcome::Applied)
+        {
             let (Some(journal), Some(v)) = (&report.journal, &report.verification) else {
                 continue;
             };
@@ -175,7 +178,10 @@ impl FixState {
 
 /// "2 fixes applied, 2 verified: scan again to see the findings now", or the undo's words.
 fn finished_words(reports: &[crate::engine::api::fix::ApplyReport]) -> String {
-    let applied = reports.iter().filter(|r| r.outcome == "applied").count();
+    let applied = reports
+        .iter()
+        .filter(|r| r.outcome == ApplyOutcome::Applied)
+        .count();
     if reports.is_empty() || applied == 0 {
         return "Done: see the Fix step's log; scan again to see the findings now.".into();
     }

@@ -5,7 +5,7 @@
 //! findings name (its package folder in their evidence) carries their worst severity.
 
 use super::UiCommand;
-use crate::engine::api::{Framework, Inventory, PythonKind, Report, Severity};
+use crate::engine::api::{Framework, Inventory, ProbeOutcome, PythonKind, Report, Severity};
 pub use crate::ui::theme::Mark;
 use crate::ui::theme::{self, mark_line, marked};
 
@@ -289,7 +289,7 @@ fn import_outcome(inv: &Inventory, f: &Framework) -> Option<(bool, String)> {
         .iter()
         .find(|e| e.frameworks.iter().any(|g| g.location == f.location))
         .and_then(|e| e.import_probes.iter().find(|p| p.module == f.kind.module()))?;
-    Some(if probe.outcome == "ok" {
+    Some(if probe.outcome == ProbeOutcome::Ok {
         (true, " — import works".to_string())
     } else {
         (
