@@ -4,11 +4,13 @@
 //! job in one place each frame and never blocks. A job fails with an [`anyhow::Error`] that keeps
 //! the engine's error and its causes; the wizard shows it with [`error_text`]. This file also
 //! holds what each job does — scan, pasted-text triage, dependency tree, GPU test, fix plan,
-//! apply and undo — so that steps only ask for work (a `UiCommand`) and the app's command handler
+//! apply, undo and reading the fix history — so that steps only ask for work (a `UiCommand`) and the app's command handler
 //! starts it.
 
 pub use crate::engine::api::Source;
-use crate::engine::api::fix::{self, ApplyReport, Feedback, FixPlan, LineSink, PlanOptions};
+use crate::engine::api::fix::{
+    self, ApplyReport, Feedback, FixPlan, Journal, LineSink, PlanOptions,
+};
 use crate::engine::api::gpu::{self, LibrarySet, Update};
 use crate::engine::api::{
     self, BinarySuggestion, Driver, Finding, Progress, Report, TreeOutcome, TreeRequest,
@@ -130,8 +132,15 @@ pub fn failure_text(error: &anyhow::Error) -> String {
 #[derive(Debug, Clone)]
 pub enum ScanOutcome {
     /// The document, the library sets the GPU test can take from the scan (a live scan only),
-    /// and the binaries the Dependencies step suggests.
-    Done(Box<Report>, Vec<LibrarySet>, Vec<BinarySuggestion>),
+    /// the binaries the Dependencies step suggests, and — for this computer — the fix journal
+    /// as it stands (read here, so a saved report's `fixes_applied` needs no read on the UI
+    /// thread).
+    Done(
+        Box<Report>,
+        Vec<LibrarySet>,
+        Vec<BinarySuggestion>,
+        Option<Vec<Journal>>,
+    ),
     Cancelled,
 }
 
@@ -170,13 +179,18 @@ fn start_scan_with_options(target: Source, progress: Progress, opts: api::ScanOp
             return Ok(ScanOutcome::Cancelled);
         };
         let inventory = report.inventory.clone().unwrap_or_default();
-        let sets = match target.is_this_computer() {
-            true => api::gpu_sets(&ctx, &inventory),
-            false => Vec::new(),
+        let (sets, journals) = match target.is_this_computer() {
+            true => (api::gpu_sets(&ctx, &inventory), Some(fix::read_history())),
+            false => (Vec::new(), None),
         };
         let suggestions = api::suggestions(&ctx, &inventory);
         api::report::attach_snapshot(&mut report, &ctx);
-        Ok(ScanOutcome::Done(Box::new(report), sets, suggestions))
+        Ok(ScanOutcome::Done(
+            Box::new(report),
+            sets,
+            suggestions,
+            journals,
+        ))
     })
 }
 
@@ -259,7 +273,15 @@ pub fn start_fix_plan(
 
 /// Applying or undoing fixes: each fix's report and a line per fix for the log; the output of
 /// the commands a fix runs (pip, conda) streams as updates, a line each.
-pub type FixJob = Job<(Vec<ApplyReport>, Vec<String>), String>;
+pub type FixJob = Job<FixDone, String>;
+
+/// What an apply or undo job did, and the fix journal after it (read on the worker).
+#[derive(Debug)]
+pub struct FixDone {
+    pub reports: Vec<ApplyReport>,
+    pub log: Vec<String>,
+    pub history: Vec<Journal>,
+}
 
 /// Applies the fixes `ids` one after the other (each planned again, exactly as previewed), then
 /// verifies each. Cancelling stops a running pip or conda and rolls its fix back.
@@ -293,7 +315,11 @@ pub fn start_fix_apply(
             }
             progress.tick();
         }
-        Ok((reports, log))
+        Ok(FixDone {
+            reports,
+            log,
+            history: fix::read_history(),
+        })
     })
 }
 
@@ -322,8 +348,18 @@ pub fn start_fix_undo(id: Option<String>) -> FixJob {
             ),
             Err(e) => format!("Undo failed: {}", error_text(&e)),
         };
-        Ok((Vec::new(), vec![line]))
+        Ok(FixDone {
+            reports: Vec::new(),
+            log: vec![line],
+            history: fix::read_history(),
+        })
     })
+}
+
+/// Reads the fix journal (only reads it: an interrupted fix is rolled back by the next apply or
+/// undo job, and at start-up) for the Fix step's History.
+pub fn start_fix_history() -> Job<Vec<Journal>> {
+    Job::start(Progress::new(), |_| Ok(fix::read_history()))
 }
 
 #[cfg(test)]

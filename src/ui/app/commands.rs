@@ -202,6 +202,7 @@ impl TriageApp {
             &self.deps.examined,
             self.report.redact,
             self.renderer.as_ref(),
+            &self.fix.history,
         ))
     }
 

@@ -19,7 +19,7 @@ impl TriageApp {
             || self.paste.job.is_some()
             || self.deps.job.is_some()
             || self.gpu.running()
-            || self.fix.busy()
+            || self.fix.jobs_running()
             || self.fleet.job.is_some()
     }
 
@@ -48,8 +48,11 @@ impl TriageApp {
         };
         match job.poll() {
             None => {}
-            Some(Ok(ScanOutcome::Done(doc, sets, suggestions))) => {
+            Some(Ok(ScanOutcome::Done(doc, sets, suggestions, journals))) => {
                 self.gpu.offer_sets(sets);
+                if let Some(journals) = journals {
+                    self.fix.adopt_history(journals);
+                }
                 self.deps.suggestions = suggestions;
                 let errors = doc
                     .findings

@@ -114,7 +114,7 @@ pub fn fix_ui(ui: &mut egui::Ui, shown: &Shown, state: &FixState, commands: &mut
     for line in state.live.iter().chain(&state.log) {
         ui.monospace(line);
     }
-    for j in &state.history {
+    for j in state.history.iter().filter(|_| state.show_history) {
         ui.horizontal(|ui| {
             // What the fix did and when, in words; the journal id only on hover.
             let when = crate::engine::api::report::rfc3339_utc(j.created).replace('T', " ");
