@@ -6,7 +6,7 @@
 //! report that redaction could not keep readable — then nothing is written —, or an option
 //! `--compare` does not take).
 
-use super::args::{Common, ReportArgs, ReportFormat as ArgFormat};
+use super::args::{Common, ReportArgs};
 use super::commands::load_context;
 use super::output::{
     EXIT_CLEAN, EXIT_PROBLEMS, asked_format, exit_code, print_or_write, render_text, use_colour,
@@ -51,13 +51,9 @@ pub fn report_command(common: &Common, args: &ReportArgs) -> anyhow::Result<i32>
     let mut doc = api::report::build(&doc, request)?;
     // The admin's name for the machine is kept as given: it is the identity they chose to share.
     doc.label = args.label.clone();
-    let format = match (args.format, &args.output) {
-        (Some(ArgFormat::Json), _) => ReportFormat::Json,
-        (Some(ArgFormat::Md), _) => ReportFormat::Markdown,
-        (Some(ArgFormat::Html), _) => ReportFormat::Html,
-        (None, Some(path)) => ReportFormat::from_path(path),
-        (None, None) => ReportFormat::Json,
-    };
+    // JSON unless a format or the output file's extension says otherwise.
+    let format =
+        asked_format(args.format, args.output.as_deref(), true).unwrap_or(ReportFormat::Json);
     match &args.output {
         None => print!("{}", format.render(&doc)),
         Some(path) => {
