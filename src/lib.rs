@@ -6,7 +6,8 @@
 //! ```text
 //! cli  ui                        front ends: choose arguments, render, exit codes / windows
 //!  └──┴─→ engine::api            entry points: load(Source), scan, suggestions, gpu_sets,
-//!                                tree, explain (+ fix::session, report::capture for fixes/reports)
+//!                                tree, explain, api::fix, api::gpu, api::report — the only part
+//!                                of the engine the front ends name (a unit test holds them to it)
 //!          ├─→ diagnosis         scan → rules → findings (sorted)
 //!          │    ├─→ scan         reads the machine into an Inventory
 //!          │    └─→ rules        judge the inventory (rule families → findings)

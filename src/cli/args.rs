@@ -195,8 +195,8 @@ pub enum FrameworkArg {
 }
 
 impl FrameworkArg {
-    pub fn kind(self) -> crate::engine::inventory::FrameworkKind {
-        use crate::engine::inventory::FrameworkKind as K;
+    pub fn kind(self) -> crate::engine::api::FrameworkKind {
+        use crate::engine::api::FrameworkKind as K;
         match self {
             FrameworkArg::Torch => K::PyTorch,
             FrameworkArg::Tensorflow => K::TensorFlow,

@@ -3,11 +3,7 @@
 
 use super::args::{Cli, Command, Common, ScanArgs};
 use super::output::{emit, fail};
-use crate::engine::api::{self, Driver, Source};
-use crate::engine::context::SystemContext;
-use crate::engine::progress::Progress;
-use crate::engine::report::Report;
-use crate::engine::scan;
+use crate::engine::api::{self, Driver, Progress, Report, Source, SystemContext};
 
 /// The machine a command works on: the machine file when given, else this computer.
 pub fn source(common: &Common) -> Source {
@@ -21,17 +17,17 @@ pub fn source(common: &Common) -> Source {
 pub fn load_context_with(
     common: &Common,
     driver: Driver,
-) -> Result<SystemContext, crate::engine::Error> {
+) -> Result<SystemContext, crate::engine::api::Error> {
     api::load(&source(common), driver)
 }
 
 /// Loads the machine a command works on, with this computer's driver facts.
-pub fn load_context(common: &Common) -> Result<SystemContext, crate::engine::Error> {
+pub fn load_context(common: &Common) -> Result<SystemContext, crate::engine::api::Error> {
     load_context_with(common, Driver::Ask)
 }
 
 /// Runs a scan to the end and returns its report (findings plus `inventory`).
-pub fn scan_document_with(ctx: &SystemContext, opts: &scan::ScanOptions) -> Report {
+pub fn scan_document_with(ctx: &SystemContext, opts: &api::ScanOptions) -> Report {
     api::scan(ctx, opts, &Progress::new()).expect("a scan nobody can cancel runs to the end")
 }
 
@@ -67,7 +63,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
 }
 
 fn scan_command(common: &Common, args: &ScanArgs) -> anyhow::Result<i32> {
-    let opts = scan::ScanOptions {
+    let opts = api::ScanOptions {
         probe_imports: args.probe,
         run_tools: args.probe,
         ..Default::default()

@@ -5,14 +5,8 @@
 use super::args::{Common, FixAction, FixChoice, ScopeArg};
 use super::commands::load_context;
 use super::output::{EXIT_CLEAN, EXIT_PROBLEMS};
-use crate::engine::context::SystemContext;
-use crate::engine::findings::Finding;
-use crate::engine::fix::host::Feedback;
-use crate::engine::fix::plan::PlanView;
-use crate::engine::fix::planner::PlanOptions;
-use crate::engine::fix::{Scope, session};
-use crate::engine::progress::Progress;
-use crate::engine::report::{Report, SCHEMA};
+use crate::engine::api::fix::{self, ApplyOutcome, Feedback, PlanOptions, PlanView, Scope};
+use crate::engine::api::{Finding, Report, SCHEMA, SystemContext};
 use anyhow::Context;
 use std::io::{BufRead, IsTerminal, Write};
 
@@ -40,10 +34,10 @@ fn with_scan(
     run: impl FnOnce(&Common, &SystemContext, Vec<Finding>) -> anyhow::Result<i32>,
 ) -> anyhow::Result<i32> {
     if common.machine.is_none() {
-        session::recover().context("cannot finish an interrupted fix")?;
+        fix::recover().context("cannot finish an interrupted fix")?;
     }
     let ctx = load_context(common)?;
-    let findings = crate::engine::diagnosis::run(&ctx, &Progress::new()).findings;
+    let findings = super::commands::scan_document_with(&ctx, &Default::default()).findings;
     run(common, &ctx, findings)
 }
 
@@ -62,20 +56,7 @@ fn options(choice: &FixChoice) -> PlanOptions {
 }
 
 fn list(common: &Common, ctx: &SystemContext, findings: Vec<Finding>) -> anyhow::Result<i32> {
-    let rows: Vec<serde_json::Value> = session::offered(&findings)
-        .iter()
-        .map(|(f, x)| {
-            let scopes = session::scopes(ctx, f, x);
-            serde_json::json!({
-                "id": x.id, "kind": x.kind.as_str(), "summary": x.summary, "finding": f.code,
-                "plan": match &scopes {
-                    Ok(s) => format!("available (--scope {})", s.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")),
-                    Err(e) => e.to_string(),
-                },
-                "scopes": scopes.unwrap_or_default(),
-            })
-        })
-        .collect();
+    let rows = fix::list(ctx, &findings);
     if common.json {
         let mut doc = Report::new(ctx, findings.clone());
         doc.fixes = Some(rows);
@@ -86,11 +67,7 @@ fn list(common: &Common, ctx: &SystemContext, findings: Vec<Finding>) -> anyhow:
         for r in &rows {
             println!(
                 "{}  [{}] {}\n    for {}; plan: {}",
-                r["id"].as_str().unwrap_or(""),
-                r["kind"].as_str().unwrap_or(""),
-                r["summary"].as_str().unwrap_or(""),
-                r["finding"].as_str().unwrap_or(""),
-                r["plan"].as_str().unwrap_or("")
+                r.id, r.kind, r.summary, r.finding, r.plan
             );
         }
     }
@@ -104,11 +81,11 @@ fn show(
     id: &str,
     choice: &FixChoice,
 ) -> anyhow::Result<i32> {
-    match session::plan(ctx, &findings, id, &options(choice)) {
+    match fix::plan(ctx, &findings, id, &options(choice)) {
         Ok(plan) => {
             if common.json {
                 let mut doc = Report::new(ctx, findings.clone());
-                doc.plan = serde_json::to_value(PlanView::from(&plan)).ok();
+                doc.plan = Some(PlanView::from(&plan));
                 println!("{}", doc.to_json_pretty());
             } else {
                 print!("{}", plan.preview());
@@ -139,7 +116,7 @@ fn apply(
     dry_run: bool,
     yes: bool,
 ) -> anyhow::Result<i32> {
-    let plan = session::plan(ctx, &findings, id, &options(choice))?;
+    let plan = fix::plan(ctx, &findings, id, &options(choice))?;
     if common.machine.is_some() {
         anyhow::bail!(
             "a machine file's fixes can be planned and previewed (fix show), not applied: it is not this computer"
@@ -151,7 +128,7 @@ fn apply(
     if !dry_run && !yes && (common.json || !confirmed()) {
         anyhow::bail!("nothing changed: confirm with --yes (or answer y at the prompt)");
     }
-    let report = session::apply(
+    let report = fix::apply(
         ctx,
         &findings,
         &plan,
@@ -164,14 +141,14 @@ fn apply(
     let verified = report.verification.as_ref().is_none_or(|v| v.verified);
     if common.json {
         let mut doc = Report::new(ctx, findings.clone());
-        doc.plan = serde_json::to_value(PlanView::from(&plan)).ok();
-        doc.apply = serde_json::to_value(&report).ok();
+        doc.plan = Some(PlanView::from(&plan));
+        doc.apply = Some(report.clone());
         println!("{}", doc.to_json_pretty());
     } else {
-        match report.outcome.as_str() {
-            "dry-run" => report.would.iter().for_each(|w| println!("{w}")),
-            "no-change" => println!("Nothing to change: it is already so."),
-            _ => println!(
+        match report.outcome {
+            ApplyOutcome::DryRun => report.would.iter().for_each(|w| println!("{w}")),
+            ApplyOutcome::NoChange => println!("Nothing to change: it is already so."),
+            ApplyOutcome::Applied => println!(
                 "Applied; undo with: cuda-triage fix undo {}",
                 report.journal.as_deref().unwrap_or("")
             ),
@@ -188,7 +165,7 @@ fn apply(
 }
 
 fn undo(common: &Common, journal: Option<&str>) -> anyhow::Result<i32> {
-    match session::undo(journal) {
+    match fix::undo(journal) {
         Ok(j) => {
             if common.json {
                 println!("{}", serde_json::json!({ "schema": SCHEMA, "undone": j }));
@@ -205,7 +182,7 @@ fn undo(common: &Common, journal: Option<&str>) -> anyhow::Result<i32> {
 }
 
 fn history(common: &Common) -> anyhow::Result<i32> {
-    match session::history() {
+    match fix::history() {
         Ok(all) => {
             if common.json {
                 println!(

@@ -5,7 +5,8 @@
 
 use super::args::{Common, FleetArgs};
 use super::output::{EXIT_CLEAN, EXIT_PROBLEMS, asked_format, print_or_write};
-use crate::engine::report::{ReportFormat, SCHEMA, fleet};
+use crate::engine::api::report::fleet;
+use crate::engine::api::{ReportFormat, SCHEMA};
 
 pub fn fleet_command(common: &Common, args: &FleetArgs) -> anyhow::Result<i32> {
     let options = fleet::ReadOptions {

@@ -4,15 +4,8 @@
 
 use super::args::{Common, GpuTestArgs};
 use super::output::{emit, use_colour};
-use crate::engine::api::{self, Driver, Source};
-use crate::engine::context::SystemContext;
-use crate::engine::gpu::child;
-use crate::engine::gpu::results::GpuReport;
-use crate::engine::gpu::results::Role;
-use crate::engine::gpu::runner::{self, Options, Update};
-use crate::engine::gpu::select::{self, Selection};
-use crate::engine::progress::Progress;
-use crate::engine::report::Report;
+use crate::engine::api::gpu::{self, GpuReport, Options, Role, Selection, Update};
+use crate::engine::api::{self, Driver, Progress, Report, Source, SystemContext};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -42,7 +35,7 @@ pub fn gpu_test_command(common: &Common, args: &GpuTestArgs) -> anyhow::Result<i
         selection.fill_unset(&set.selection);
     }
     if args.child {
-        return Ok(child::main(&child::ChildArgs {
+        return Ok(gpu::run_child(&gpu::ChildArgs {
             selection,
             quick: args.quick,
             device: args.device,
@@ -52,9 +45,9 @@ pub fn gpu_test_command(common: &Common, args: &GpuTestArgs) -> anyhow::Result<i
         anyhow::bail!("gpu-test runs the GPU of this computer; --machine does not apply to it");
     }
     let default_timeout = if args.quick {
-        runner::QUICK_TIMEOUT
+        gpu::QUICK_TIMEOUT
     } else {
-        runner::FULL_TIMEOUT
+        gpu::FULL_TIMEOUT
     };
     let opts = Options {
         selection,
@@ -67,7 +60,7 @@ pub fn gpu_test_command(common: &Common, args: &GpuTestArgs) -> anyhow::Result<i
         exe: None,
     };
     let show = std::io::stderr().is_terminal() || !common.json;
-    let outcome = runner::run(&opts, &Progress::new(), |u| {
+    let outcome = gpu::run(&opts, &Progress::new(), |u| {
         if show && let Update::Progress { stage, done, total } = u {
             if total > 0 {
                 eprintln!("[{done}/{total}] {stage}");
@@ -116,11 +109,9 @@ fn live_context() -> SystemContext {
 }
 
 /// Scans the machine and returns the library sets it offers the test.
-fn scanned_sets(ctx: &SystemContext) -> Vec<crate::engine::gpu::sets::LibrarySet> {
-    api::gpu_sets(
-        ctx,
-        &crate::engine::diagnosis::run(ctx, &Progress::new()).inventory,
-    )
+fn scanned_sets(ctx: &SystemContext) -> Vec<crate::engine::api::gpu::LibrarySet> {
+    let scan = super::commands::scan_document_with(ctx, &Default::default());
+    api::gpu_sets(ctx, &scan.inventory.unwrap_or_default())
 }
 
 /// Absolute paths from the flags, then `--dir` for the rest.
@@ -142,7 +133,7 @@ fn selection(args: &GpuTestArgs) -> anyhow::Result<Selection> {
         if !dir.is_dir() {
             anyhow::bail!("{}: not a folder", dir.display());
         }
-        sel.fill_from(&select::list_files(&dir), cfg!(windows));
+        sel.fill_from(&gpu::list_files(&dir), cfg!(windows));
     }
     Ok(sel)
 }

@@ -2,9 +2,9 @@
 //! whether to colour, and exit codes (0 no error-severity finding, 1 at least one, 2 the tool
 //! itself failed).
 
-use crate::engine::findings::has_errors;
-pub use crate::engine::report::text::{render_findings, render_text};
-use crate::engine::report::{Report, SCHEMA};
+use crate::engine::api::has_errors;
+pub use crate::engine::api::report::{render_findings, render_text};
+use crate::engine::api::{Report, SCHEMA};
 use std::io::IsTerminal;
 
 pub const EXIT_CLEAN: i32 = 0;
@@ -40,9 +40,9 @@ pub fn asked_format(
     format: Option<crate::cli::args::ReportFormat>,
     output: Option<&std::path::Path>,
     json: bool,
-) -> Option<crate::engine::report::ReportFormat> {
+) -> Option<crate::engine::api::ReportFormat> {
     use crate::cli::args::ReportFormat as Arg;
-    use crate::engine::report::ReportFormat;
+    use crate::engine::api::ReportFormat;
     match (format, output) {
         (Some(Arg::Json), _) => Some(ReportFormat::Json),
         (Some(Arg::Md), _) => Some(ReportFormat::Markdown),
@@ -64,7 +64,7 @@ pub fn print_or_write(
     match output {
         None => print!("{text}"),
         Some(path) => {
-            if let Err(e) = crate::engine::atomic_file::write_atomically(path, text.as_bytes()) {
+            if let Err(e) = crate::engine::api::write_atomically(path, text.as_bytes()) {
                 anyhow::bail!("{}: cannot write the {what}: {e}", path.display());
             }
             if !quiet {

@@ -6,15 +6,13 @@
 //! report that redaction could not keep readable — then nothing is written —, or an option
 //! `--compare` does not take).
 
-use super::args::{Common, ReportArgs, ReportFormat as ArgFormat};
+use super::args::{Common, ReportArgs};
 use super::commands::load_context;
 use super::output::{
     EXIT_CLEAN, EXIT_PROBLEMS, asked_format, exit_code, print_or_write, render_text, use_colour,
 };
-use crate::engine::api;
-use crate::engine::context::SystemContext;
-use crate::engine::report::capture;
-use crate::engine::report::{Report, ReportError, ReportFormat, compare};
+use crate::engine::api::report::compare;
+use crate::engine::api::{self, Report, ReportError, ReportFormat, SystemContext};
 use std::path::{Path, PathBuf};
 
 pub fn report_command(common: &Common, args: &ReportArgs) -> anyhow::Result<i32> {
@@ -25,7 +23,7 @@ pub fn report_command(common: &Common, args: &ReportArgs) -> anyhow::Result<i32>
     if args.gpu_test && common.machine.is_some() {
         anyhow::bail!("--gpu-test runs the GPU of this computer; it does not go with --machine");
     }
-    capture::start_recording(&mut ctx);
+    api::report::start_recording(&mut ctx);
     let mut doc = super::commands::scan_document_with(&ctx, &Default::default());
     let sets = match (&doc.inventory, args.gpu_test) {
         (Some(inventory), true) => crate::engine::api::gpu_sets(&ctx, inventory),
@@ -46,20 +44,16 @@ pub fn report_command(common: &Common, args: &ReportArgs) -> anyhow::Result<i32>
     let request = api::report::ReportRequest {
         trees,
         redact: !args.no_redact,
-        fixes_applied: (ctx.source == crate::engine::context::ContextSource::Live)
-            .then(capture::fixes_applied),
+        fixes_applied: (ctx.source == crate::engine::api::ContextSource::Live)
+            .then(api::report::fixes_applied),
         ..Default::default()
     };
     let mut doc = api::report::build(&doc, request)?;
     // The admin's name for the machine is kept as given: it is the identity they chose to share.
     doc.label = args.label.clone();
-    let format = match (args.format, &args.output) {
-        (Some(ArgFormat::Json), _) => ReportFormat::Json,
-        (Some(ArgFormat::Md), _) => ReportFormat::Markdown,
-        (Some(ArgFormat::Html), _) => ReportFormat::Html,
-        (None, Some(path)) => ReportFormat::from_path(path),
-        (None, None) => ReportFormat::Json,
-    };
+    // JSON unless a format or the output file's extension says otherwise.
+    let format =
+        asked_format(args.format, args.output.as_deref(), true).unwrap_or(ReportFormat::Json);
     match &args.output {
         None => print!("{}", format.render(&doc)),
         Some(path) => {
@@ -74,18 +68,18 @@ pub fn report_command(common: &Common, args: &ReportArgs) -> anyhow::Result<i32>
 
 /// Runs the quick GPU test on the first library set the scan offers (the libraries the first
 /// framework's process would load) and puts its result and findings into the report.
-fn with_gpu_test(doc: Report, set: Option<crate::engine::gpu::sets::LibrarySet>) -> Report {
-    use crate::engine::gpu::runner;
+fn with_gpu_test(doc: Report, set: Option<crate::engine::api::gpu::LibrarySet>) -> Report {
+    use crate::engine::api::gpu;
     if let Some(set) = &set {
         eprintln!("GPU test of {}", set.label);
     }
-    let opts = runner::Options {
+    let opts = gpu::Options {
         selection: set.map(|s| s.selection).unwrap_or_default(),
         quick: true,
-        timeout: runner::QUICK_TIMEOUT,
+        timeout: gpu::QUICK_TIMEOUT,
         ..Default::default()
     };
-    let outcome = runner::run(&opts, &crate::engine::progress::Progress::new(), |_| {});
+    let outcome = gpu::run(&opts, &crate::engine::api::Progress::new(), |_| {});
     api::report::with_gpu_test(doc, &outcome)
 }
 
@@ -94,7 +88,7 @@ fn trees_of(
     ctx: &SystemContext,
     common: &Common,
     binaries: &[String],
-) -> anyhow::Result<Vec<crate::engine::report::SavedTree>> {
+) -> anyhow::Result<Vec<crate::engine::api::SavedTree>> {
     let mut out = Vec::new();
     for binary in binaries {
         let graph = match super::tree_command::build(ctx, common, binary, Default::default(), None)?
@@ -104,7 +98,7 @@ fn trees_of(
                 anyhow::bail!(finding.summary);
             }
         };
-        out.push(crate::engine::report::SavedTree {
+        out.push(crate::engine::api::SavedTree {
             nodes: graph.nodes,
             root: graph.root,
         });
@@ -168,7 +162,7 @@ fn compare_command(common: &Common, args: &ReportArgs) -> anyhow::Result<i32> {
     let format = CompareFormat::of(common, args)?;
     let reports = load_all(&args.compare)?;
     let pretty = |v: serde_json::Value| serde_json::to_string_pretty(&v).unwrap_or_default() + "\n";
-    let schema = crate::engine::report::SCHEMA;
+    let schema = crate::engine::api::SCHEMA;
     let (text, differs) = if let [(a_label, a), (b_label, b)] = reports.as_slice() {
         let c = compare::compare(a, b);
         let text = match format {

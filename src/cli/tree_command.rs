@@ -6,10 +6,8 @@
 use super::args::{Common, TreeArgs, TreeContext};
 use super::commands::load_context_with;
 use super::output::exit_code;
-use crate::engine::api::{self, Driver, TreeOutcome, TreeRequest};
-use crate::engine::context::SystemContext;
-use crate::engine::graph::GraphOptions;
-use crate::engine::progress::Progress;
+use crate::engine::api::graph::GraphOptions;
+use crate::engine::api::{self, Driver, Progress, SystemContext, TreeOutcome, TreeRequest};
 use anyhow::Context;
 
 /// Builds the tree of `binary` on `ctx` in the process `options` describes. On this computer a
@@ -40,7 +38,7 @@ pub fn build(
 }
 
 fn tree_options(args: &TreeArgs) -> anyhow::Result<GraphOptions> {
-    use crate::engine::loader::windows::{Preset, WindowsOptions, parse_flags};
+    use crate::engine::api::graph::{Preset, WindowsOptions, parse_flags};
     let preset = args.context.map(|c| match c {
         TreeContext::App => Preset::App,
         TreeContext::Python => Preset::Python,
@@ -51,7 +49,7 @@ fn tree_options(args: &TreeArgs) -> anyhow::Result<GraphOptions> {
     Ok(GraphOptions {
         max_depth: args
             .max_depth
-            .unwrap_or(crate::engine::graph::DEFAULT_MAX_DEPTH),
+            .unwrap_or(crate::engine::api::graph::DEFAULT_MAX_DEPTH),
         runtime: !args.no_runtime,
         windows: WindowsOptions {
             preset,
@@ -91,10 +89,7 @@ pub fn tree_command(common: &Common, args: &TreeArgs) -> anyhow::Result<i32> {
                     r.how.as_str()
                 );
             }
-            print!(
-                "{}",
-                crate::engine::report::text_tree::render_tree(graph, colour)
-            );
+            print!("{}", crate::engine::api::graph::render_tree(graph, colour));
             println!();
         }
         print!("{}", super::output::render_findings(&doc.findings, colour));
@@ -112,9 +107,8 @@ fn bench_tree(ctx: &SystemContext, root: &str, opts: &GraphOptions, n: u32) {
         ctx.fs = ctx.fs.without_binaries();
         let ctx = &ctx;
         let start = std::time::Instant::now();
-        if let Ok(g) = crate::engine::graph::build(ctx, root, opts) {
-            nodes = g.nodes.len();
-            let _ = crate::engine::graph::checks::check(ctx, &g);
+        if let Some(n) = crate::engine::api::graph::build_and_check(ctx, root, opts) {
+            nodes = n;
         }
         times.push(start.elapsed().as_secs_f64() * 1e3);
     }

@@ -7,8 +7,7 @@
 use super::args::Common;
 use super::commands::load_context;
 use super::output::{emit, exit_code, render_findings, use_colour};
-use crate::engine::report::Report;
-use crate::engine::triage;
+use crate::engine::api::{Report, explain as triage};
 use std::io::Read;
 
 /// Reads the query: the argument itself, or standard input for `-`.
@@ -92,7 +91,7 @@ pub fn why_corpus_command(common: &Common, path: &std::path::Path) -> anyhow::Re
     let report = triage::corpus::run(&entries);
     let out = if common.json {
         let doc = serde_json::json!({
-            "schema": crate::engine::report::SCHEMA,
+            "schema": crate::engine::api::SCHEMA,
             "corpus": path.display().to_string(),
             "total": report.total,
             "hits": report.hits,

@@ -470,8 +470,7 @@ impl Expects {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ImportProbe {
     pub module: String,
-    /// `ok`, `failed`, `timed-out` or `not-run`.
-    pub outcome: String,
+    pub outcome: ProbeOutcome,
     pub exit_code: Option<i32>,
     /// The tail of the error output (the real error text).
     pub stderr_tail: String,
@@ -481,9 +480,41 @@ pub struct ImportProbe {
     pub mapped: Vec<String>,
 }
 
+/// How an import probe ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProbeOutcome {
+    /// The import succeeded.
+    Ok,
+    /// The interpreter exited with an error (the real error text is in `stderr_tail`).
+    Failed,
+    /// Killed after the time limit.
+    TimedOut,
+    /// The interpreter could not be started.
+    NotRun,
+}
+
+impl ProbeOutcome {
+    /// The JSON spelling: `ok`, `failed`, `timed-out`, `not-run`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProbeOutcome::Ok => "ok",
+            ProbeOutcome::Failed => "failed",
+            ProbeOutcome::TimedOut => "timed-out",
+            ProbeOutcome::NotRun => "not-run",
+        }
+    }
+}
+
+impl std::fmt::Display for ProbeOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::PythonKind;
+    use super::{ProbeOutcome, PythonKind};
 
     #[test]
     fn a_python_kind_reads_as_its_json_spelling() {
@@ -491,6 +522,15 @@ mod tests {
         for name in names.split(' ') {
             let kind: PythonKind = serde_json::from_value(serde_json::json!(name)).unwrap();
             assert_eq!(kind.as_str(), name);
+        }
+    }
+
+    #[test]
+    fn a_probe_outcome_reads_and_writes_as_its_json_spelling() {
+        for name in ["ok", "failed", "timed-out", "not-run"] {
+            let outcome: ProbeOutcome = serde_json::from_value(serde_json::json!(name)).unwrap();
+            assert_eq!(outcome.as_str(), name);
+            assert_eq!(serde_json::to_value(outcome).unwrap(), name);
         }
     }
 }

@@ -8,7 +8,7 @@ pub use super::steps::scan::ScanState;
 use super::steps::{self, Shown, Step, UiCommand};
 use super::theme;
 use super::worker::Source;
-use crate::engine::report::Report;
+use crate::engine::api::Report;
 
 mod commands;
 mod jobs;
@@ -57,7 +57,7 @@ pub struct TriageApp {
     /// Many machines' reports side by side (shown instead of the steps while open).
     pub fleet: super::fleet_view::FleetState,
     /// How the window is drawn (set when it opens; none in tests that draw without a window).
-    pub renderer: Option<crate::engine::context::WindowRenderer>,
+    pub renderer: Option<crate::engine::api::WindowRenderer>,
     theme_applied: Option<bool>,
 }
 

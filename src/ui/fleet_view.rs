@@ -6,7 +6,7 @@
 
 use super::steps::UiCommand;
 use super::theme;
-use crate::engine::report::fleet::{self, FindingSpread, Fleet, Row};
+use crate::engine::api::report::fleet::{self, FindingSpread, Fleet, Row};
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, TryRecvError};
 

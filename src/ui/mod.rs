@@ -35,7 +35,7 @@ pub fn display_available() -> bool {
 /// it (`renderer`). A fix that an earlier run left half applied is rolled back first, and the
 /// status bar says so.
 pub fn run(mut app: TriageApp) -> Result<(), renderer::WindowError> {
-    match crate::engine::fix::session::recover() {
+    match crate::engine::api::fix::recover() {
         Ok(ids) if !ids.is_empty() => {
             app.status = format!(
                 "Rolled back {} interrupted fix(es): {}.",

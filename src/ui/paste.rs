@@ -3,7 +3,7 @@
 //! result is a document whose findings the Findings step shows above the scan's.
 
 use super::worker::Job;
-use crate::engine::report::Report;
+use crate::engine::api::Report;
 
 /// The paste box's text, its running triage and the last result.
 #[derive(Default)]

@@ -1,7 +1,7 @@
 //! Colours, spacing and text styles in one place; light and dark variants. Drawing code reads the
 //! theme from `ui.visuals().dark_mode`, never from a flag passed down.
 
-use crate::engine::findings::Severity;
+use crate::engine::api::Severity;
 use egui::Color32;
 
 pub const STEP_LIST_WIDTH: f32 = 190.0;

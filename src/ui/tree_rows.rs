@@ -2,8 +2,7 @@
 //! a search text and an "only problems" switch, minus the children of collapsed nodes. Pure data,
 //! computed once per change (not per frame), so a 5,000-node tree scrolls smoothly.
 
-use crate::engine::graph::{DependencyGraph, Node};
-use crate::engine::loader::Outcome;
+use crate::engine::api::graph::{DependencyGraph, Node, Outcome};
 use std::collections::{HashMap, HashSet};
 
 /// One visible row.
@@ -85,9 +84,9 @@ pub fn visible_rows(graph: &DependencyGraph, filter: &RowFilter) -> Vec<Row> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::binfmt::{BinaryInfo, Format, Machine};
-    use crate::engine::context::Platform;
-    use crate::engine::loader::How;
+    use crate::engine::api::Platform;
+    use crate::engine::api::graph::How;
+    use crate::engine::api::graph::{BinaryInfo, Format, Machine};
     use std::sync::Arc;
 
     fn node(name: &str, parent: Option<usize>, found: bool) -> Node {

@@ -4,23 +4,17 @@
 //! job in one place each frame and never blocks. A job fails with an [`anyhow::Error`] that keeps
 //! the engine's error and its causes; the wizard shows it with [`error_text`]. This file also
 //! holds what each job does — scan, pasted-text triage, dependency tree, GPU test, fix plan,
-//! apply and undo — so that steps only ask for work (a `UiCommand`) and the app's command handler
+//! apply, undo and reading the fix history — so that steps only ask for work (a `UiCommand`) and the app's command handler
 //! starts it.
 
 pub use crate::engine::api::Source;
-use crate::engine::api::{self, Driver, TreeOutcome, TreeRequest};
-use crate::engine::findings::Finding;
-use crate::engine::fix::FixPlan;
-use crate::engine::fix::host::{Feedback, LineSink};
-use crate::engine::fix::planner::PlanOptions;
-use crate::engine::fix::session::{self, ApplyReport};
-use crate::engine::gpu::runner::{self, Update};
-use crate::engine::gpu::sets::LibrarySet;
-use crate::engine::progress::Progress;
-use crate::engine::report::Report;
-use crate::engine::report::capture;
-use crate::engine::scan;
-use crate::engine::suggest::BinarySuggestion;
+use crate::engine::api::fix::{
+    self, ApplyReport, Feedback, FixPlan, Journal, LineSink, PlanOptions,
+};
+use crate::engine::api::gpu::{self, LibrarySet, Update};
+use crate::engine::api::{
+    self, BinarySuggestion, Driver, Finding, Progress, Report, TreeOutcome, TreeRequest,
+};
 use crate::ui::steps::dependencies::TreeResult;
 use anyhow::anyhow;
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
@@ -138,8 +132,15 @@ pub fn failure_text(error: &anyhow::Error) -> String {
 #[derive(Debug, Clone)]
 pub enum ScanOutcome {
     /// The document, the library sets the GPU test can take from the scan (a live scan only),
-    /// and the binaries the Dependencies step suggests.
-    Done(Box<Report>, Vec<LibrarySet>, Vec<BinarySuggestion>),
+    /// the binaries the Dependencies step suggests, and — for this computer — the fix journal
+    /// as it stands (read here, so a saved report's `fixes_applied` needs no read on the UI
+    /// thread).
+    Done(
+        Box<Report>,
+        Vec<LibrarySet>,
+        Vec<BinarySuggestion>,
+        Option<Vec<Journal>>,
+    ),
     Cancelled,
 }
 
@@ -153,19 +154,19 @@ pub fn start_scan(target: Source) -> ScanJob {
 
 /// Starts a scan that reports on (and can be cancelled through) the given progress handle.
 pub fn start_scan_with_progress(target: Source, progress: Progress) -> ScanJob {
-    start_scan_with_options(target, progress, scan::ScanOptions::default())
+    start_scan_with_options(target, progress, api::ScanOptions::default())
 }
 
 /// Starts a scan that also imports each framework in a child process (the import probe).
 pub fn start_probing_scan(target: Source) -> ScanJob {
-    let opts = scan::ScanOptions {
+    let opts = api::ScanOptions {
         probe_imports: true,
-        ..scan::ScanOptions::default()
+        ..api::ScanOptions::default()
     };
     start_scan_with_options(target, Progress::new(), opts)
 }
 
-fn start_scan_with_options(target: Source, progress: Progress, opts: scan::ScanOptions) -> ScanJob {
+fn start_scan_with_options(target: Source, progress: Progress, opts: api::ScanOptions) -> ScanJob {
     Job::start(progress, move |progress| {
         progress.stage("Reading the machine", 1);
         let mut ctx = api::load(&target, Driver::Ask)?;
@@ -173,18 +174,23 @@ fn start_scan_with_options(target: Source, progress: Progress, opts: scan::ScanO
             return Ok(ScanOutcome::Cancelled);
         }
         // What the rules read is recorded, so a report saved from this scan reopens anywhere.
-        capture::start_recording(&mut ctx);
+        api::report::start_recording(&mut ctx);
         let Some(mut report) = api::scan(&ctx, &opts, progress) else {
             return Ok(ScanOutcome::Cancelled);
         };
         let inventory = report.inventory.clone().unwrap_or_default();
-        let sets = match target.is_this_computer() {
-            true => api::gpu_sets(&ctx, &inventory),
-            false => Vec::new(),
+        let (sets, journals) = match target.is_this_computer() {
+            true => (api::gpu_sets(&ctx, &inventory), Some(fix::read_history())),
+            false => (Vec::new(), None),
         };
         let suggestions = api::suggestions(&ctx, &inventory);
         api::report::attach_snapshot(&mut report, &ctx);
-        Ok(ScanOutcome::Done(Box::new(report), sets, suggestions))
+        Ok(ScanOutcome::Done(
+            Box::new(report),
+            sets,
+            suggestions,
+            journals,
+        ))
     })
 }
 
@@ -225,11 +231,11 @@ pub fn start_tree(
                 let tried: Vec<String> = resolution
                     .attempts
                     .iter()
-                    .map(crate::engine::graph::checks::attempt_text)
+                    .map(crate::engine::api::graph::attempt_text)
                     .collect();
                 Err(anyhow!("{}. Tried: {}", finding.summary, tried.join("; ")))
             }
-            Err(crate::engine::Error::Cancelled) => Ok(None),
+            Err(crate::engine::api::Error::Cancelled) => Ok(None),
             Err(e) => Err(e.into()),
         }
     })
@@ -237,14 +243,14 @@ pub fn start_tree(
 
 /// The GPU test running in a child process: the outcome and a document of this computer (for
 /// when the wizard has none yet); the child's sensors and log lines stream as updates.
-pub type GpuJob = Job<Box<(runner::Outcome, Report)>, Update>;
+pub type GpuJob = Job<Box<(gpu::Outcome, Report)>, Update>;
 
 /// Starts the GPU test with `opts`.
-pub fn start_gpu_test(opts: runner::Options) -> GpuJob {
+pub fn start_gpu_test(opts: gpu::Options) -> GpuJob {
     let progress = Progress::new();
     progress.stage("Starting the test process", 0);
     Job::streaming(progress, move |progress, updates| {
-        let outcome = runner::run(&opts, progress, |u| updates.send(u));
+        let outcome = gpu::run(&opts, progress, |u| updates.send(u));
         let this_computer = api::load(&Source::Live, Driver::Ask)?;
         let base = Report::new(&this_computer, Vec::new());
         Ok(Box::new((outcome, base)))
@@ -261,13 +267,21 @@ pub fn start_fix_plan(
 ) -> Job<FixPlan> {
     Job::start(Progress::new(), move |_| {
         let ctx = api::load(&target, Driver::Skip)?;
-        Ok(session::plan(&ctx, &findings, &id, &opts)?)
+        Ok(fix::plan(&ctx, &findings, &id, &opts)?)
     })
 }
 
 /// Applying or undoing fixes: each fix's report and a line per fix for the log; the output of
 /// the commands a fix runs (pip, conda) streams as updates, a line each.
-pub type FixJob = Job<(Vec<ApplyReport>, Vec<String>), String>;
+pub type FixJob = Job<FixDone, String>;
+
+/// What an apply or undo job did, and the fix journal after it (read on the worker).
+#[derive(Debug)]
+pub struct FixDone {
+    pub reports: Vec<ApplyReport>,
+    pub log: Vec<String>,
+    pub history: Vec<Journal>,
+}
 
 /// Applies the fixes `ids` one after the other (each planned again, exactly as previewed), then
 /// verifies each. Cancelling stops a running pip or conda and rolls its fix back.
@@ -290,8 +304,8 @@ pub fn start_fix_apply(
                 on_line: Some(on_line),
                 cancel: progress.cancel_flag(),
             };
-            match session::plan(&ctx, &findings, id, &opts)
-                .and_then(|plan| session::apply(&ctx, &findings, &plan, false, feedback))
+            match fix::plan(&ctx, &findings, id, &opts)
+                .and_then(|plan| fix::apply(&ctx, &findings, &plan, false, feedback))
             {
                 Ok(r) => {
                     log.push(applied_line(id, &r));
@@ -301,7 +315,11 @@ pub fn start_fix_apply(
             }
             progress.tick();
         }
-        Ok((reports, log))
+        Ok(FixDone {
+            reports,
+            log,
+            history: fix::read_history(),
+        })
     })
 }
 
@@ -323,15 +341,25 @@ fn applied_line(id: &str, r: &ApplyReport) -> String {
 pub fn start_fix_undo(id: Option<String>) -> FixJob {
     Job::streaming(Progress::new(), move |progress, _| {
         progress.stage("Undoing", 1);
-        let line = match session::undo(id.as_deref()) {
+        let line = match fix::undo(id.as_deref()) {
             Ok(j) => format!(
                 "Undid {} ({}): every file and value is back as it was.",
                 j.id, j.fix_id
             ),
             Err(e) => format!("Undo failed: {}", error_text(&e)),
         };
-        Ok((Vec::new(), vec![line]))
+        Ok(FixDone {
+            reports: Vec::new(),
+            log: vec![line],
+            history: fix::read_history(),
+        })
     })
+}
+
+/// Reads the fix journal (only reads it: an interrupted fix is rolled back by the next apply or
+/// undo job, and at start-up) for the Fix step's History.
+pub fn start_fix_history() -> Job<Vec<Journal>> {
+    Job::start(Progress::new(), |_| Ok(fix::read_history()))
 }
 
 #[cfg(test)]

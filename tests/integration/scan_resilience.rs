@@ -172,7 +172,7 @@ fn a_hanging_python_is_killed_at_the_probe_timeout() {
     let exe = dir.path().join("python");
     hanging_python(&exe);
     let probe = tools::probe_import(&exe, "tensorflow", Duration::from_millis(500));
-    assert_eq!(probe.outcome, "timed-out", "{probe:?}");
+    assert_eq!(probe.outcome.as_str(), "timed-out", "{probe:?}");
     assert!(probe.stderr_tail.contains("killed"));
 
     // The same through a whole scan of a "live" machine whose venv holds that python.
@@ -200,7 +200,7 @@ fn a_hanging_python_is_killed_at_the_probe_timeout() {
         .unwrap();
     assert_eq!(venv.import_probes.len(), 1);
     assert_eq!(venv.import_probes[0].module, "torch");
-    assert_eq!(venv.import_probes[0].outcome, "timed-out");
+    assert_eq!(venv.import_probes[0].outcome.as_str(), "timed-out");
     // Machine files never run anything.
     ctx.source = ContextSource::MachineFile("m".into());
     let r = cuda_triage::engine::diagnosis::run_with(&ctx, &Progress::new(), &opts);

@@ -1,9 +1,15 @@
 //! The pasted-text entry point (`why`, the Welcome step's box): what the text names, and the
-//! findings the machine gives for it. Both front ends show the same report.
+//! findings the machine gives for it. Both front ends show the same report. Also the pages a
+//! finding relies on (the wizard's "Docs:" links) and `why --corpus`'s measurement.
 
-use crate::engine::context::SystemContext;
+use crate::engine::context::{Platform, SystemContext};
+use crate::engine::findings::Finding;
 use crate::engine::report::Report;
-use crate::engine::triage::{self, Triage};
+use crate::engine::triage;
+
+pub use crate::engine::knowledge::docs::DocRow;
+pub use crate::engine::triage::corpus;
+pub use crate::engine::triage::{MAX_TEXT, Triage};
 
 /// Pasted text, explained.
 #[derive(Debug, Clone)]
@@ -23,4 +29,13 @@ pub fn explain(ctx: &SystemContext, text: &str) -> Explained {
     report.symbols = Some(triage.symbols.clone());
     report.codes = Some(triage.codes.clone());
     Explained { triage, report }
+}
+
+/// The documentation pages behind `finding` on `platform`, each once, in table order.
+pub fn docs_for(finding: &Finding, platform: Platform) -> Vec<&'static DocRow> {
+    crate::engine::knowledge::knowledge().docs.for_finding(
+        &finding.code,
+        &finding.summary,
+        platform,
+    )
 }

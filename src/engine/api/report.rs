@@ -16,10 +16,15 @@ use crate::engine::findings::{Finding, Severity, sort_by_severity};
 use crate::engine::gpu::runner::Outcome;
 use crate::engine::report::capture::{self, ContextSnapshot};
 use crate::engine::report::redact_check::RedactError;
-use crate::engine::report::{Report, ReportError, ReportFormat, SavedTree, compare, reopen};
+use crate::engine::report::{Report, ReportError, ReportFormat, SavedTree, reopen};
 use std::path::Path;
 
+pub use crate::engine::report::capture::{
+    AppliedFix, fixes_applied, fixes_applied_of, rfc3339_utc, start_recording,
+};
 pub use crate::engine::report::reopen::Reopened;
+pub use crate::engine::report::text::{render_findings, render_text};
+pub use crate::engine::report::{compare, fleet, runs_in_lines};
 
 /// What goes into a saved report besides the document. The default redacts, as the CLI and the
 /// wizard do unless told not to.
@@ -34,7 +39,7 @@ pub struct ReportRequest<'a> {
     /// How the wizard's window is drawn: a fact about a live computer's graphics stack.
     pub renderer: Option<&'a WindowRenderer>,
     /// The fixes applied on this computer (`fixes_applied`), for a live scan.
-    pub fixes_applied: Option<Vec<serde_json::Value>>,
+    pub fixes_applied: Option<Vec<AppliedFix>>,
 }
 
 impl Default for ReportRequest<'_> {

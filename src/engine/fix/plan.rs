@@ -252,19 +252,20 @@ impl FixPlan {
     }
 }
 
-/// The JSON form of a plan: the plan plus each operation's preview text.
-#[derive(Debug, Clone, Serialize)]
-pub struct PlanView<'a> {
+/// The JSON form of a plan (the report's `"plan"` key): the plan plus each operation's preview
+/// text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanView {
     #[serde(flatten)]
-    pub plan: &'a FixPlan,
+    pub plan: FixPlan,
     pub modifies: bool,
     pub previews: Vec<String>,
 }
 
-impl<'a> From<&'a FixPlan> for PlanView<'a> {
-    fn from(plan: &'a FixPlan) -> PlanView<'a> {
+impl From<&FixPlan> for PlanView {
+    fn from(plan: &FixPlan) -> PlanView {
         PlanView {
-            plan,
+            plan: plan.clone(),
             modifies: plan.modifies(),
             previews: plan.operations.iter().map(Operation::preview).collect(),
         }

@@ -12,7 +12,7 @@ use super::planner::{self, PlanOptions};
 use super::verify::{self, Verification};
 use crate::engine::context::{ContextSource, SystemContext};
 use crate::engine::findings::{Finding, FixRef};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// Every fix the findings offer, with its finding, in finding order (an id appears once).
@@ -48,6 +48,45 @@ pub fn plan(
         )));
     };
     planner::plan(ctx, finding, fix, opts)
+}
+
+/// One row of `fix list` (the report's `"fixes"` key): a fix the findings offer, its finding,
+/// and the scopes it can be planned for here — or why it cannot.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OfferedFix {
+    pub id: String,
+    /// The fix kind's name (`path-edit`, `pin-version`, ...).
+    pub kind: String,
+    pub summary: String,
+    /// The code of the finding that offers it.
+    pub finding: String,
+    /// `available (--scope user, machine)`, or why no scope can be planned.
+    pub plan: String,
+    pub scopes: Vec<Scope>,
+}
+
+/// Every fix the findings offer, with the scopes each can be planned for on `ctx` (`fix list`).
+pub fn list(ctx: &SystemContext, findings: &[Finding]) -> Vec<OfferedFix> {
+    offered(findings)
+        .iter()
+        .map(|(f, x)| {
+            let scopes = scopes(ctx, f, x);
+            OfferedFix {
+                id: x.id.clone(),
+                kind: x.kind.as_str().to_string(),
+                summary: x.summary.clone(),
+                finding: f.code.clone(),
+                plan: match &scopes {
+                    Ok(s) => format!(
+                        "available (--scope {})",
+                        s.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+                    ),
+                    Err(e) => e.to_string(),
+                },
+                scopes: scopes.unwrap_or_default(),
+            }
+        })
+        .collect()
 }
 
 /// The scopes a fix can be planned for here (PATH and variable edits: user, machine, env;
@@ -107,18 +146,46 @@ pub fn recover() -> Result<Vec<String>, FixError> {
     apply::recover(&mut SystemHost::new(false), &dir)
 }
 
-/// What applying a fix did.
-#[derive(Debug, Clone, Serialize)]
+/// What applying a fix came to (the `"outcome"` of the report's `"apply"` key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ApplyOutcome {
+    /// The machine already was as the plan would leave it.
+    NoChange,
+    /// Nothing written: what would have been is in `would`.
+    DryRun,
+    /// Written, journaled (undo with the journal id).
+    Applied,
+}
+
+impl ApplyOutcome {
+    /// The JSON spelling: `no-change`, `dry-run`, `applied`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApplyOutcome::NoChange => "no-change",
+            ApplyOutcome::DryRun => "dry-run",
+            ApplyOutcome::Applied => "applied",
+        }
+    }
+}
+
+impl std::fmt::Display for ApplyOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What applying a fix did (the report's `"apply"` key).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApplyReport {
     pub fix_id: String,
-    /// `no-change`, `dry-run` or `applied`.
-    pub outcome: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: ApplyOutcome,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub journal: Option<String>,
     /// What a dry run would have written.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub would: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verification: Option<Verification>,
 }
 
@@ -146,20 +213,20 @@ pub fn apply(
     }
     let mut report = ApplyReport {
         fix_id: plan.fix_id.clone(),
-        outcome: String::new(),
+        outcome: ApplyOutcome::NoChange,
         journal: None,
         would: Vec::new(),
         verification: None,
     };
     match apply::apply(plan, &mut host, &dir)? {
-        Applied::NoChange => report.outcome = "no-change".into(),
+        Applied::NoChange => {}
         Applied::DryRun(log) => {
-            report.outcome = "dry-run".into();
+            report.outcome = ApplyOutcome::DryRun;
             report.would = log;
             return Ok(report);
         }
         Applied::Done { journal } => {
-            report.outcome = "applied".into();
+            report.outcome = ApplyOutcome::Applied;
             report.journal = Some(journal);
         }
     }

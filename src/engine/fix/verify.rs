@@ -13,12 +13,12 @@ use super::rcblock;
 use crate::engine::context::{ContextSource, EnvVars, SystemContext};
 use crate::engine::findings::{Finding, FixKind};
 use crate::engine::progress::Progress;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 
 /// The outcome of a re-check.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Verification {
     pub verified: bool,
     /// What was re-read, in words.

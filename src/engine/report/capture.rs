@@ -10,6 +10,7 @@ use super::redact::{Identity, Redactor};
 use super::redact_check::{self, RedactError};
 use crate::engine::context::recorded::FsRecording;
 use crate::engine::context::{DriverFacts, GpuFacts, Platform, RegistryView, SystemContext};
+use crate::engine::fix::journal::{Journal, JournalState};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -160,23 +161,44 @@ pub fn unredacted_additions_of_report(doc: &Report) -> String {
     )
 }
 
-/// The fixes applied on this computer, from the fix journal (what, when, in what state; never
-/// the before-images, which may hold the user's files). The journal is only read: an
+/// One fix this tool applied on the machine (the report's `"fixes_applied"` key): what, when,
+/// in what state — never the before-images, which may hold the user's files.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AppliedFix {
+    /// The journal's id (what `fix undo` takes).
+    pub id: String,
+    pub fix_id: String,
+    /// The code of the finding it fixed.
+    pub finding: String,
+    pub summary: String,
+    /// RFC 3339, UTC.
+    pub applied_at: String,
+    pub state: JournalState,
+}
+
+impl AppliedFix {
+    /// The row of one journal.
+    pub fn of(journal: &Journal) -> AppliedFix {
+        AppliedFix {
+            id: journal.id.clone(),
+            fix_id: journal.fix_id.clone(),
+            finding: journal.finding.clone(),
+            summary: journal.summary.clone(),
+            applied_at: rfc3339_utc(journal.created),
+            state: journal.state,
+        }
+    }
+}
+
+/// The rows of journals already read (the wizard's Fix history, read by its jobs).
+pub fn fixes_applied_of(history: &[Journal]) -> Vec<AppliedFix> {
+    history.iter().map(AppliedFix::of).collect()
+}
+
+/// The fixes applied on this computer, from the fix journal. The journal is only read: an
 /// interrupted fix shows as `applying` and is left for `fix` to roll back.
-pub fn fixes_applied() -> Vec<serde_json::Value> {
-    crate::engine::fix::session::read_history()
-        .iter()
-        .map(|j| {
-            serde_json::json!({
-                "id": j.id,
-                "fix_id": j.fix_id,
-                "finding": j.finding,
-                "summary": j.summary,
-                "applied_at": rfc3339_utc(j.created),
-                "state": j.state,
-            })
-        })
-        .collect()
+pub fn fixes_applied() -> Vec<AppliedFix> {
+    fixes_applied_of(&crate::engine::fix::session::read_history())
 }
 
 /// The current time as seconds since the Unix epoch.

@@ -14,6 +14,13 @@ pub enum ReportFormat {
 }
 
 impl ReportFormat {
+    /// Every format, in the order the wizard offers them (one "Save … report" button each).
+    pub const ALL: [ReportFormat; 3] = [
+        ReportFormat::Json,
+        ReportFormat::Markdown,
+        ReportFormat::Html,
+    ];
+
     /// The format a file name asks for (JSON when the extension says nothing else).
     pub fn from_path(path: &Path) -> ReportFormat {
         let ext = path

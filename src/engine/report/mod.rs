@@ -24,6 +24,9 @@ pub mod text;
 pub mod text_tree;
 pub mod trees;
 
+#[cfg(test)]
+mod fix_keys_tests;
+
 pub use format::ReportFormat;
 
 pub use root_info::{RootInfo, RootResolution};
@@ -38,7 +41,9 @@ use super::graph::Node;
 use super::inventory::Inventory;
 use super::triage::Identified;
 use super::triage::extract::{ErrorCode, MissingSymbol};
-use capture::{ContextSnapshot, ToolInfo};
+use crate::engine::fix::plan::PlanView;
+use crate::engine::fix::session::{ApplyReport, OfferedFix};
+use capture::{AppliedFix, ContextSnapshot, ToolInfo};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::Path;
@@ -57,7 +62,7 @@ pub struct Report {
     pub findings: Vec<Finding>,
     /// `fix apply`: what was written, and its verification.
     #[serde(default)]
-    pub apply: Option<Value>,
+    pub apply: Option<ApplyReport>,
     /// A saved report: when it was captured (RFC 3339, UTC).
     #[serde(default)]
     pub captured_at: Option<String>,
@@ -66,10 +71,10 @@ pub struct Report {
     pub codes: Option<Vec<ErrorCode>>,
     /// `fix list`: the fixes offered, one row each.
     #[serde(default)]
-    pub fixes: Option<Vec<Value>>,
+    pub fixes: Option<Vec<OfferedFix>>,
     /// A saved report: the fixes this tool applied on the machine (its journal).
     #[serde(default)]
-    pub fixes_applied: Option<Vec<Value>>,
+    pub fixes_applied: Option<Vec<AppliedFix>>,
     /// `gpu-test`: the live GPU test.
     #[serde(default)]
     pub gpu: Option<GpuReport>,
@@ -91,7 +96,7 @@ pub struct Report {
     pub nodes: Option<Vec<Node>>,
     /// `fix show` / `fix apply`: the plan and its preview.
     #[serde(default)]
-    pub plan: Option<Value>,
+    pub plan: Option<PlanView>,
     /// A saved report: whether user names and home folders were replaced.
     #[serde(default)]
     pub redacted: Option<bool>,

@@ -8,7 +8,7 @@ use crate::engine::context::SystemContext;
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, Severity};
 use crate::engine::graph::DependencyGraph;
-use crate::engine::inventory::{Framework, ImportProbe, PythonEnv};
+use crate::engine::inventory::{Framework, ImportProbe, ProbeOutcome, PythonEnv};
 use crate::engine::loader::How;
 
 /// Most disagreements listed in one finding.
@@ -24,7 +24,7 @@ pub fn compare(
 ) -> Vec<Finding> {
     let name = fw.kind.display_name();
     let mut out = Vec::new();
-    if probe.outcome == "failed" && predicted_errors == 0 && !graphs.is_empty() {
+    if probe.outcome == ProbeOutcome::Failed && predicted_errors == 0 && !graphs.is_empty() {
         let last = probe
             .stderr_tail
             .lines()
@@ -48,7 +48,7 @@ pub fn compare(
             .with_evidence(Evidence::new("log", probe.stderr_tail.clone())),
         );
     }
-    if probe.outcome != "ok" || probe.mapped.is_empty() {
+    if probe.outcome != ProbeOutcome::Ok || probe.mapped.is_empty() {
         return out;
     }
     let p = ctx.platform;

@@ -7,7 +7,7 @@ use super::version_clues;
 use super::walker::Walker;
 use crate::engine::binfmt::cache::FileCache;
 use crate::engine::context::live;
-use crate::engine::inventory::{ImportProbe, ToolInfo};
+use crate::engine::inventory::{ImportProbe, ProbeOutcome, ToolInfo};
 use std::io::Read;
 use std::path::Path;
 use std::process::Stdio;
@@ -195,17 +195,17 @@ pub fn probe_import(python_exe: &Path, module: &str, timeout: Duration) -> Impor
     let outcome = if let Some(e) = &out.spawn_error {
         return ImportProbe {
             module: module.to_string(),
-            outcome: "not-run".into(),
+            outcome: ProbeOutcome::NotRun,
             exit_code: None,
             stderr_tail: e.clone(),
             mapped: Vec::new(),
         };
     } else if out.timed_out {
-        "timed-out"
+        ProbeOutcome::TimedOut
     } else if out.exit_code == Some(0) {
-        "ok"
+        ProbeOutcome::Ok
     } else {
-        "failed"
+        ProbeOutcome::Failed
     };
     let mut tail = out.stderr.clone();
     if tail.len() > TAIL {
@@ -229,7 +229,7 @@ pub fn probe_import(python_exe: &Path, module: &str, timeout: Duration) -> Impor
         .collect();
     ImportProbe {
         module: module.to_string(),
-        outcome: outcome.into(),
+        outcome,
         exit_code: out.exit_code,
         stderr_tail: tail.trim().to_string(),
         mapped,

@@ -5,8 +5,7 @@
 //! in `step_commands`.
 
 use super::{ScanState, TriageApp};
-use crate::engine::progress::Progress;
-use crate::engine::report::Report;
+use crate::engine::api::{Progress, Report};
 use crate::ui::steps::{Step, UiCommand};
 use crate::ui::worker::{self, Source, error_text, start_scan};
 
@@ -67,7 +66,7 @@ impl TriageApp {
             }
             UiCommand::CopyReportMarkdown => {
                 if let Some(report) = self.report_now() {
-                    let text = crate::engine::report::ReportFormat::Markdown.render(&report);
+                    let text = crate::engine::api::ReportFormat::Markdown.render(&report);
                     self.clipboard.push(text);
                     self.status = "Markdown report copied to the clipboard.".into();
                 }
@@ -203,10 +202,11 @@ impl TriageApp {
             &self.deps.examined,
             self.report.redact,
             self.renderer.as_ref(),
+            &self.fix.history,
         ))
     }
 
-    fn save_report(&mut self, format: crate::engine::report::ReportFormat) {
+    fn save_report(&mut self, format: crate::engine::api::ReportFormat) {
         if self.document.is_none() {
             return;
         }
@@ -221,11 +221,7 @@ impl TriageApp {
         self.save_report_to(&path, format);
     }
 
-    fn save_report_to(
-        &mut self,
-        path: &std::path::Path,
-        format: crate::engine::report::ReportFormat,
-    ) {
+    fn save_report_to(&mut self, path: &std::path::Path, format: crate::engine::api::ReportFormat) {
         let Some(report) = self.report_now() else {
             return;
         };

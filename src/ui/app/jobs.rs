@@ -4,7 +4,7 @@
 //! for another repaint so progress shows without input.
 
 use super::{ScanState, TriageApp};
-use crate::engine::findings::Severity;
+use crate::engine::api::Severity;
 use crate::ui::steps::Step;
 use crate::ui::worker::{ScanOutcome, failure_text};
 use std::time::Duration;
@@ -19,7 +19,7 @@ impl TriageApp {
             || self.paste.job.is_some()
             || self.deps.job.is_some()
             || self.gpu.running()
-            || self.fix.busy()
+            || self.fix.jobs_running()
             || self.fleet.job.is_some()
     }
 
@@ -48,8 +48,11 @@ impl TriageApp {
         };
         match job.poll() {
             None => {}
-            Some(Ok(ScanOutcome::Done(doc, sets, suggestions))) => {
+            Some(Ok(ScanOutcome::Done(doc, sets, suggestions, journals))) => {
                 self.gpu.offer_sets(sets);
+                if let Some(journals) = journals {
+                    self.fix.adopt_history(journals);
+                }
                 self.deps.suggestions = suggestions;
                 let errors = doc
                     .findings

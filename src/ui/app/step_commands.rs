@@ -93,7 +93,9 @@ impl TriageApp {
                 false
             }
             FixCommand::RefreshHistory => {
-                self.fix.refresh_history();
+                if self.fix.history_job.is_none() {
+                    self.fix.history_job = Some(worker::start_fix_history());
+                }
                 false
             }
             FixCommand::Cancel => {

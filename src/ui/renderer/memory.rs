@@ -41,7 +41,7 @@ pub fn store(remembered: &Remembered) -> Result<PathBuf, String> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
-    crate::engine::atomic_file::write_atomically(&path, render(remembered).as_bytes())
+    crate::engine::api::write_atomically(&path, render(remembered).as_bytes())
         .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(path)
 }

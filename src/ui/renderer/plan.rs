@@ -3,7 +3,7 @@
 //! only one tried and is never remembered.
 
 use super::{Choice, Forced};
-use crate::engine::context::{RendererFailure, WindowRenderer};
+use crate::engine::api::{RendererFailure, WindowRenderer};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 

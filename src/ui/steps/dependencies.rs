@@ -5,13 +5,8 @@
 
 use super::UiCommand;
 use super::dependency_details::details_ui;
-use crate::engine::api::TreeRequest;
-use crate::engine::context::{Platform, SystemContext};
-use crate::engine::findings::Finding;
-use crate::engine::graph::framework::preset_label;
-use crate::engine::graph::{self, DependencyGraph, GraphOptions};
-use crate::engine::loader::windows::Preset;
-use crate::engine::suggest::BinarySuggestion;
+use crate::engine::api::graph::{self, DependencyGraph, GraphOptions, Preset, preset_label};
+use crate::engine::api::{BinarySuggestion, Finding, Platform, SystemContext, TreeRequest};
 use crate::ui::tree_rows::{Row, RowFilter, is_problem, visible_rows};
 use crate::ui::worker::Job;
 use crate::ui::{glossary, theme};
@@ -167,7 +162,7 @@ pub fn dependencies_ui(
     }
     if let Some(e) = &state.error {
         ui.colored_label(
-            theme::severity_colour(ui, crate::engine::findings::Severity::Error),
+            theme::severity_colour(ui, crate::engine::api::Severity::Error),
             e,
         );
     }
@@ -355,7 +350,7 @@ fn tree_ui(ui: &mut egui::Ui, state: &mut DependenciesState, commands: &mut Vec<
                         ui.add_space(18.0);
                     }
                     let colour = if is_problem(node) {
-                        theme::severity_colour(ui, crate::engine::findings::Severity::Error)
+                        theme::severity_colour(ui, crate::engine::api::Severity::Error)
                     } else {
                         ui.visuals().text_color()
                     };

@@ -3,7 +3,7 @@
 
 use super::UiCommand;
 use super::dependencies::TreeResult;
-use crate::engine::loader::Outcome;
+use crate::engine::api::graph::Outcome;
 use crate::ui::theme;
 
 pub fn details_ui(
@@ -85,7 +85,7 @@ pub fn details_ui(
                 );
                 if problem {
                     ui.colored_label(
-                        theme::severity_colour(ui, crate::engine::findings::Severity::Warning),
+                        theme::severity_colour(ui, crate::engine::api::Severity::Warning),
                         line,
                     );
                 } else {

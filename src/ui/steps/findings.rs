@@ -6,8 +6,7 @@
 
 use super::Shown;
 use super::{Step, UiCommand};
-use crate::engine::context::Platform;
-use crate::engine::findings::Finding;
+use crate::engine::api::{Finding, Platform};
 use crate::ui::glossary;
 use crate::ui::paste::PasteState;
 use crate::ui::theme;
@@ -65,7 +64,7 @@ fn cards_ui(
 ) {
     let errors = findings
         .iter()
-        .filter(|f| f.severity == crate::engine::findings::Severity::Error)
+        .filter(|f| f.severity == crate::engine::api::Severity::Error)
         .count();
     ui.label(format!("{} finding(s), {errors} error(s)", findings.len()));
     // Only the cards in view are laid out; the others take the height they had when last
@@ -164,11 +163,7 @@ fn docs_ui(
     platform: Platform,
     commands: &mut Vec<UiCommand>,
 ) {
-    let docs = crate::engine::knowledge::knowledge().docs.for_finding(
-        &finding.code,
-        &finding.summary,
-        platform,
-    );
+    let docs = crate::engine::api::explain::docs_for(finding, platform);
     if docs.is_empty() {
         return;
     }

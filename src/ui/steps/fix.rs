@@ -7,7 +7,7 @@ use super::Shown;
 use super::UiCommand;
 use super::fix_state::FixCommand;
 use super::fix_state::FixState;
-use crate::engine::fix::Scope;
+use crate::engine::api::fix::Scope;
 use crate::ui::theme;
 
 pub fn fix_ui(ui: &mut egui::Ui, shown: &Shown, state: &FixState, commands: &mut Vec<UiCommand>) {
@@ -17,10 +17,7 @@ pub fn fix_ui(ui: &mut egui::Ui, shown: &Shown, state: &FixState, commands: &mut
         return;
     };
     let live = shown.target.is_this_computer()
-        && matches!(
-            doc.machine.source,
-            crate::engine::context::ContextSource::Live
-        );
+        && matches!(doc.machine.source, crate::engine::api::ContextSource::Live);
     if !live {
         ui.label("This is not this computer (a machine file or a saved report): fixes can be previewed, not applied.");
     }
@@ -117,19 +114,19 @@ pub fn fix_ui(ui: &mut egui::Ui, shown: &Shown, state: &FixState, commands: &mut
     for line in state.live.iter().chain(&state.log) {
         ui.monospace(line);
     }
-    for j in &state.history {
+    for j in state.history.iter().filter(|_| state.show_history) {
         ui.horizontal(|ui| {
             // What the fix did and when, in words; the journal id only on hover.
-            let when = crate::engine::report::capture::rfc3339_utc(j.created).replace('T', " ");
+            let when = crate::engine::api::report::rfc3339_utc(j.created).replace('T', " ");
             let state_words = match j.state {
-                crate::engine::fix::journal::JournalState::Applied => "applied",
-                crate::engine::fix::journal::JournalState::Undone => "undone",
-                crate::engine::fix::journal::JournalState::RolledBack => "rolled back",
-                crate::engine::fix::journal::JournalState::Applying => "interrupted",
+                crate::engine::api::fix::JournalState::Applied => "applied",
+                crate::engine::api::fix::JournalState::Undone => "undone",
+                crate::engine::api::fix::JournalState::RolledBack => "rolled back",
+                crate::engine::api::fix::JournalState::Applying => "interrupted",
             };
             ui.label(format!("{} — {state_words} {when}", j.summary))
                 .on_hover_text(format!("journal {} ({})", j.id, j.fix_id));
-            if j.state == crate::engine::fix::journal::JournalState::Applied
+            if j.state == crate::engine::api::fix::JournalState::Applied
                 && ui
                     .add_enabled(live, egui::Button::new("Undo this"))
                     .on_hover_text(format!("Undo \"{}\" (journal {})", j.summary, j.id))
@@ -142,7 +139,7 @@ pub fn fix_ui(ui: &mut egui::Ui, shown: &Shown, state: &FixState, commands: &mut
 }
 
 /// One applied fix's outcome and verification, under the fix in the checklist.
-fn verification_ui(ui: &mut egui::Ui, r: &crate::engine::fix::session::ApplyReport) {
+fn verification_ui(ui: &mut egui::Ui, r: &crate::engine::api::fix::ApplyReport) {
     let text = match &r.verification {
         Some(v) if v.verified => format!(
             "✔ {}: {} — verified, its finding is gone",
@@ -167,7 +164,7 @@ fn verification_ui(ui: &mut egui::Ui, r: &crate::engine::fix::session::ApplyRepo
 fn preview_ui(
     ui: &mut egui::Ui,
     state: &FixState,
-    focused: Option<&crate::engine::findings::FixRef>,
+    focused: Option<&crate::engine::api::FixRef>,
     commands: &mut Vec<UiCommand>,
 ) {
     theme::card(ui, |ui| {
@@ -195,7 +192,7 @@ fn preview_ui(
                     }
                     _ => {
                         ui.colored_label(
-                            theme::severity_colour(ui, crate::engine::findings::Severity::Warning),
+                            theme::severity_colour(ui, crate::engine::api::Severity::Warning),
                             format!("No preview: {text}"),
                         );
                     }
@@ -209,7 +206,7 @@ fn preview_ui(
             }
         }
         if let Some(fix) = focused
-            && matches!(fix.kind, crate::engine::findings::FixKind::CopyFile { .. })
+            && matches!(fix.kind, crate::engine::api::FixKind::CopyFile { .. })
         {
             copy_source_ui(ui, state, commands);
         }
@@ -250,8 +247,8 @@ fn copy_source_ui(ui: &mut egui::Ui, state: &FixState, commands: &mut Vec<UiComm
 
 /// A fix with no change CUDA Triage can make: an install, a manual step, or one the planner
 /// has no plan for.
-fn is_manual(fix: &crate::engine::findings::FixRef, error: &str) -> bool {
-    use crate::engine::findings::FixKind;
+fn is_manual(fix: &crate::engine::api::FixRef, error: &str) -> bool {
+    use crate::engine::api::FixKind;
     matches!(
         fix.kind,
         FixKind::Install | FixKind::Manual | FixKind::Other

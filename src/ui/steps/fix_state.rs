@@ -1,13 +1,12 @@
 //! State of the Fix step: the checked fixes, the one whose plan the preview pane shows, the
-//! scope, the jobs that plan, apply (then verify) and undo — started by the app's command
-//! handler and polled with every other job — and what they said. The UI never blocks.
+//! scope, the jobs that plan, apply (then verify), undo and read the history — started by the
+//! app's command handler and polled with every other job — and what they said. The UI never
+//! blocks.
 
-use crate::engine::context::live;
-use crate::engine::fix::journal::{Journal, JournalState};
-use crate::engine::fix::planner::PlanOptions;
-use crate::engine::fix::session::{self, ApplyReport};
-use crate::engine::fix::{FixPlan, Scope};
-use crate::ui::worker::{FixJob, Job, failure_text};
+use crate::engine::api::fix::{
+    self, ApplyOutcome, ApplyReport, FixPlan, Journal, JournalState, PlanOptions, Scope,
+};
+use crate::ui::worker::{FixDone, FixJob, Job, failure_text};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What the Fix step asks the app to do.
@@ -45,7 +44,13 @@ pub struct FixState {
     pub log: Vec<String>,
     /// Command output (pip, conda) of the running apply as it arrives, shown live.
     pub live: Vec<String>,
+    /// The fix journal as last read (by the scan of this computer, each apply or undo job, the
+    /// History button's job): what a saved report's `fixes_applied` lists.
     pub history: Vec<Journal>,
+    /// Whether the step lists `history` (after an apply or undo, or History).
+    pub show_history: bool,
+    /// Reading the journal for History.
+    pub history_job: Option<Job<Vec<Journal>>>,
     /// For a copy fix (`zlibwapi.dll` beside cuDNN 8): the file the user chose to copy; empty
     /// means the first usable file the finding names.
     pub copy_from: String,
@@ -67,6 +72,8 @@ impl Default for FixState {
             log: Vec::new(),
             live: Vec::new(),
             history: Vec::new(),
+            show_history: false,
+            history_job: None,
             copy_from: String::new(),
             environments_before: BTreeMap::new(),
         }
@@ -76,6 +83,11 @@ impl Default for FixState {
 impl FixState {
     pub fn busy(&self) -> bool {
         self.plan_job.is_some() || self.apply_job.is_some()
+    }
+
+    /// Whether any of the step's jobs runs (the journal read for History included).
+    pub fn jobs_running(&self) -> bool {
+        self.busy() || self.history_job.is_some()
     }
 
     /// The running job's current stage, for the progress line.
@@ -90,18 +102,33 @@ impl FixState {
             self.preview = Some(out);
             self.plan_job = None;
         }
+        if let Some(out) = self.history_job.as_ref().and_then(|j| j.poll()) {
+            self.history_job = None;
+            match out {
+                Ok(journals) => {
+                    self.adopt_history(journals);
+                    self.show_history = true;
+                }
+                Err(e) => self.log.push(failure_text(&e)),
+            }
+        }
         let job = self.apply_job.as_ref()?;
         let outcome = job.poll();
         self.live.extend(job.updates());
         let outcome = outcome?;
         let status = match outcome {
-            Ok((reports, log)) => {
+            Ok(FixDone {
+                reports,
+                log,
+                history,
+            }) => {
                 self.adopt_new_session_environment(&reports);
                 let status = finished_words(&reports);
                 if !reports.is_empty() {
                     self.results = reports;
                 }
                 self.log.extend(log);
+                self.adopt_history(history);
                 status
             }
             Err(e) => {
@@ -111,30 +138,30 @@ impl FixState {
             }
         };
         self.apply_job = None;
-        self.refresh_history();
+        self.show_history = true;
         Some(status)
     }
 
     /// After a new scan: the checked fixes it no longer offers are dropped (a fix applied and
     /// verified is gone with its finding), so Apply never runs a stale one; the preview, planned
     /// on the old scan, is cleared.
-    pub fn forget_fixes_not_in(&mut self, findings: &[crate::engine::findings::Finding]) {
+    pub fn forget_fixes_not_in(&mut self, findings: &[crate::engine::api::Finding]) {
         let offered = |id: &str| findings.iter().flat_map(|f| &f.fixes).any(|x| x.id == id);
         self.checked.retain(|id| offered(id));
         self.focused = None;
         self.preview = None;
     }
 
-    /// Reads the fix journals again (only reads them: an interrupted fix is rolled back by the
-    /// next apply or undo job, and at start-up, never on the UI thread); a fix applied here and
-    /// undone since gives back the environment this computer was diagnosed with before it.
-    pub fn refresh_history(&mut self) {
-        self.history = session::read_history();
+    /// Takes the fix journal a job read (no job recovers an interrupted fix but apply and undo,
+    /// and nothing reads the journal on the UI thread); a fix applied here and undone since gives
+    /// back the environment this computer was diagnosed with before it.
+    pub fn adopt_history(&mut self, journals: Vec<Journal>) {
+        self.history = journals;
         for journal in &self.history {
             if journal.state == JournalState::Undone
                 && let Some(before) = self.environments_before.remove(&journal.id)
             {
-                live::set_session_environment(before);
+                fix::set_session_environment(before);
                 self.log.push(format!(
                     "This window diagnoses this computer as before {} again.",
                     journal.fix_id
@@ -147,7 +174,10 @@ impl FixState {
     /// verification rebuilt (a new PATH, the login profile's block); this window diagnoses that
     /// one from now on, as a user who opens a new terminal would see it.
     fn adopt_new_session_environment(&mut self, reports: &[ApplyReport]) {
-        for report in reports.iter().filter(|r| r.outcome == "applied") {
+        for report in reports
+            .iter()
+            .filter(|r| r.outcome == ApplyOutcome::Applied)
+        {
             let (Some(journal), Some(v)) = (&report.journal, &report.verification) else {
                 continue;
             };
@@ -155,7 +185,7 @@ impl FixState {
                 continue;
             }
             let env = v.environment.clone().into_iter().collect();
-            let before = live::set_session_environment(Some(env));
+            let before = fix::set_session_environment(Some(env));
             self.environments_before.insert(journal.clone(), before);
             self.log.push(format!(
                 "This window now diagnoses this computer with the environment new programs get after {}.",
@@ -176,8 +206,11 @@ impl FixState {
 }
 
 /// "2 fixes applied, 2 verified: scan again to see the findings now", or the undo's words.
-fn finished_words(reports: &[crate::engine::fix::session::ApplyReport]) -> String {
-    let applied = reports.iter().filter(|r| r.outcome == "applied").count();
+fn finished_words(reports: &[crate::engine::api::fix::ApplyReport]) -> String {
+    let applied = reports
+        .iter()
+        .filter(|r| r.outcome == ApplyOutcome::Applied)
+        .count();
     if reports.is_empty() || applied == 0 {
         return "Done: see the Fix step's log; scan again to see the findings now.".into();
     }
@@ -191,9 +224,26 @@ fn finished_words(reports: &[crate::engine::fix::session::ApplyReport]) -> Strin
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::FixState;
-    use crate::engine::findings::{Finding, FixKind, FixRef, Severity};
+    use crate::engine::api::fix::{Journal, JournalState};
+    use crate::engine::api::{Finding, FixKind, FixRef, Progress, Severity};
+    use crate::ui::worker::Job;
+
+    /// A journal of a fix applied at `created` (seconds since 1970).
+    pub(crate) fn journal(id: &str, created: u64, state: JournalState) -> Journal {
+        Journal {
+            id: id.to_string(),
+            fix_id: "fix-cuda_home".into(),
+            finding: "cuda-home-missing".into(),
+            summary: "Set CUDA_HOME to /usr/local/cuda".into(),
+            created,
+            state,
+            pid: 0,
+            targets: Vec::new(),
+            dir: Default::default(),
+        }
+    }
 
     fn offering(ids: &[&str]) -> Vec<Finding> {
         let mut f = Finding::new("library-not-searched", Severity::Error, "s", "d");
@@ -224,5 +274,33 @@ mod tests {
             state.options().copy_from.as_deref(),
             Some("C:\\Downloads\\zlibwapi.dll")
         );
+    }
+
+    #[test]
+    fn history_comes_from_a_job_and_is_listed_once_it_arrives() {
+        let mut state = FixState::default();
+        let read = vec![journal(
+            "1795627183-249670",
+            1_795_627_183,
+            JournalState::Applied,
+        )];
+        let from_the_job = read.clone();
+        state.history_job = Some(Job::start(Progress::new(), move |_| Ok(from_the_job)));
+        assert!(state.jobs_running() && !state.busy(), "reading is no apply");
+        while state.history_job.is_some() {
+            assert_eq!(
+                state.poll(),
+                None,
+                "a history read says nothing in the status bar"
+            );
+            std::thread::yield_now();
+        }
+        assert!(state.show_history);
+        let ids: Vec<&str> = state.history.iter().map(|j| j.id.as_str()).collect();
+        assert_eq!(ids, ["1795627183-249670"]);
+        // The scan's read of this computer's journal is kept for reports, not listed.
+        let mut fresh = FixState::default();
+        fresh.adopt_history(read);
+        assert!(!fresh.show_history && fresh.history.len() == 1);
     }
 }

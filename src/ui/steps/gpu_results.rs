@@ -1,7 +1,7 @@
 //! The GPU step's results: a table of workloads (median time, rate, fraction of peak,
 //! correctness) and bar charts of TFLOPS and GB/s drawn with egui_plot.
 
-use crate::engine::gpu::results::{GpuReport, WorkloadKind, WorkloadResult};
+use crate::engine::api::gpu::{GpuReport, WorkloadKind, WorkloadResult};
 use egui_plot::{Bar, BarChart, Plot};
 
 pub fn results_table_ui(ui: &mut egui::Ui, report: &GpuReport) {

@@ -2,11 +2,10 @@
 //! worker thread (a [`GpuJob`], started by the app) and what it reported, and how a finished test
 //! enters the document.
 
-use crate::engine::gpu::results::{GpuReport, Role, SensorSample};
-use crate::engine::gpu::runner::{self, Options, Outcome, Update};
-use crate::engine::gpu::select::{self, Selection};
-use crate::engine::gpu::sets::LibrarySet;
-use crate::engine::report::Report;
+use crate::engine::api::Report;
+use crate::engine::api::gpu::{
+    self, GpuReport, LibrarySet, Options, Outcome, Role, Selection, SensorSample, Update,
+};
 pub use crate::ui::worker::GpuJob;
 use std::path::PathBuf;
 
@@ -89,18 +88,15 @@ impl GpuTestState {
         };
         let dir = self.dir.trim();
         if !dir.is_empty() {
-            selection.fill_from(
-                &select::list_files(std::path::Path::new(dir)),
-                cfg!(windows),
-            );
+            selection.fill_from(&gpu::list_files(std::path::Path::new(dir)), cfg!(windows));
         }
         Options {
             selection,
             quick: self.quick,
             timeout: if self.quick {
-                runner::QUICK_TIMEOUT
+                gpu::QUICK_TIMEOUT
             } else {
-                runner::FULL_TIMEOUT
+                gpu::FULL_TIMEOUT
             },
             exe: self.exe.clone(),
             ..Options::default()
@@ -166,7 +162,7 @@ mod tests {
         };
         let opts = state.options();
         assert!(opts.quick);
-        assert_eq!(opts.timeout, runner::QUICK_TIMEOUT);
+        assert_eq!(opts.timeout, gpu::QUICK_TIMEOUT);
         assert_eq!(opts.selection.driver, Some("/d/libcuda.so.1".into()));
         assert_eq!(opts.selection.cublas, None);
         assert_eq!(role_index(Role::Cudnn), 3);

@@ -8,10 +8,8 @@ use super::gpu_results::{chart_ui, results_table_ui};
 use super::gpu_state::role_index;
 pub use super::gpu_state::{GpuCommand, GpuJob, GpuTestState, report_in};
 use super::{Shown, UiCommand};
-use crate::engine::context::ContextSource;
-use crate::engine::findings::Finding;
-use crate::engine::gpu::results::{GpuReport, Role};
-use crate::engine::gpu::select;
+use crate::engine::api::gpu::{self, GpuReport, Role};
+use crate::engine::api::{ContextSource, Finding};
 use crate::ui::theme;
 
 /// The live test measures this computer: not while the wizard shows a machine file or a report.
@@ -170,7 +168,7 @@ fn libraries_ui(
             for role in Role::ALL {
                 ui.label(role.title());
                 let mut text = state.paths[role_index(role)].clone();
-                let hint = select::default_names(role, windows).join(", ");
+                let hint = gpu::default_names(role, windows).join(", ");
                 let edit = egui::TextEdit::singleline(&mut text)
                     .hint_text(hint)
                     .desired_width(420.0);
@@ -279,10 +277,7 @@ fn results_ui(ui: &mut egui::Ui, shown: &Shown, report: &GpuReport) {
             .map(|d| {
                 d.findings
                     .iter()
-                    .filter(|f| {
-                        f.code
-                            .starts_with(crate::engine::finding_codes::GPU_TEST_PREFIX)
-                    })
+                    .filter(|f| f.code.starts_with(crate::engine::api::GPU_TEST_PREFIX))
                     .collect()
             })
             .unwrap_or_default();

@@ -3,7 +3,7 @@
 //! app or starts work itself — `app::commands` applies the commands after drawing and starts the
 //! worker jobs.
 
-use crate::engine::report::Report;
+use crate::engine::api::Report;
 use crate::ui::worker::Source;
 
 pub mod dependencies;
@@ -79,7 +79,7 @@ impl Shown<'_> {
     /// The machine the wizard shows, in words: a reopened report's, else the target's.
     pub fn target_description(&self) -> String {
         if let Some(doc) = self.document
-            && let crate::engine::context::ContextSource::Report(_) = doc.machine.source
+            && let crate::engine::api::ContextSource::Report(_) = doc.machine.source
         {
             return doc.machine.source.describe();
         }
@@ -97,9 +97,9 @@ pub enum UiCommand {
     CancelScan,
     SetDarkMode(bool),
     /// Save the report in a format (asks for the file).
-    SaveReport(crate::engine::report::ReportFormat),
+    SaveReport(crate::engine::api::ReportFormat),
     /// Save the report to this file in this format (after the dialog; tests use it directly).
-    SaveReportTo(std::path::PathBuf, crate::engine::report::ReportFormat),
+    SaveReportTo(std::path::PathBuf, crate::engine::api::ReportFormat),
     SetReportRedaction(bool),
     CopyReportMarkdown,
     /// Pick another report and compare it with this one.

@@ -4,7 +4,7 @@
 
 use super::Shown;
 use super::UiCommand;
-use crate::engine::report::ReportFormat;
+use crate::engine::api::ReportFormat;
 use crate::ui::report_export::ReportState;
 
 pub fn report_ui(
@@ -49,11 +49,7 @@ pub fn report_ui(
     }
     ui.add_space(8.0);
     ui.horizontal_wrapped(|ui| {
-        for format in [
-            ReportFormat::Json,
-            ReportFormat::Markdown,
-            ReportFormat::Html,
-        ] {
+        for format in ReportFormat::ALL {
             if ui
                 .button(format!("Save {} report…", format.label()))
                 .clicked()

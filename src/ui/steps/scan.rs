@@ -5,7 +5,7 @@
 use super::Shown;
 use super::scan_cards::*;
 use super::{Step, UiCommand};
-use crate::engine::scan::Inventory;
+use crate::engine::api::Inventory;
 use crate::ui::theme;
 use crate::ui::worker::ScanJob;
 
@@ -56,7 +56,7 @@ pub fn scan_ui(ui: &mut egui::Ui, shown: &Shown, scan: &ScanState, commands: &mu
         }
         ScanState::Failed(message) => {
             ui.colored_label(
-                theme::severity_colour(ui, crate::engine::findings::Severity::Error),
+                theme::severity_colour(ui, crate::engine::api::Severity::Error),
                 format!("The scan failed: {message}"),
             );
             if ui.button("Scan again").clicked() {
@@ -82,7 +82,7 @@ pub fn scan_ui(ui: &mut egui::Ui, shown: &Shown, scan: &ScanState, commands: &mu
 /// Summary cards of what the scan knows about the machine.
 fn machine_cards_ui(
     ui: &mut egui::Ui,
-    doc: &crate::engine::report::Report,
+    doc: &crate::engine::api::Report,
     shown: &Shown,
     commands: &mut Vec<UiCommand>,
 ) {
@@ -96,7 +96,7 @@ fn machine_cards_ui(
             m.placement(),
             m.source.describe()
         ));
-        for line in crate::engine::report::runs_in_lines(&m.runs_in, m.driver.is_some()) {
+        for line in crate::engine::api::report::runs_in_lines(&m.runs_in, m.driver.is_some()) {
             ui.label(line);
         }
     });

@@ -5,10 +5,7 @@
 //! findings name (its package folder in their evidence) carries their worst severity.
 
 use super::UiCommand;
-use crate::engine::findings::Severity;
-use crate::engine::inventory::Framework;
-use crate::engine::report::Report;
-use crate::engine::scan::{Inventory, PythonKind};
+use crate::engine::api::{Framework, Inventory, ProbeOutcome, PythonKind, Report, Severity};
 pub use crate::ui::theme::Mark;
 use crate::ui::theme::{self, mark_line, marked};
 
@@ -277,7 +274,7 @@ fn framework_line(doc: &Report, inv: &Inventory, f: &Framework) -> Line {
 }
 
 /// Whether a finding is about this framework: it names it and points into its package folder.
-fn names_framework(finding: &crate::engine::findings::Finding, f: &Framework) -> bool {
+fn names_framework(finding: &crate::engine::api::Finding, f: &Framework) -> bool {
     finding.summary.contains(f.kind.display_name())
         && finding.evidence.iter().any(|e| {
             e.text.contains(&f.location)
@@ -292,7 +289,7 @@ fn import_outcome(inv: &Inventory, f: &Framework) -> Option<(bool, String)> {
         .iter()
         .find(|e| e.frameworks.iter().any(|g| g.location == f.location))
         .and_then(|e| e.import_probes.iter().find(|p| p.module == f.kind.module()))?;
-    Some(if probe.outcome == "ok" {
+    Some(if probe.outcome == ProbeOutcome::Ok {
         (true, " — import works".to_string())
     } else {
         (
