@@ -171,7 +171,7 @@ pub fn render_gpu_text(r: &GpuReport) -> String {
     }
     if !r.workloads.is_empty() {
         out.push_str(&format!(
-            "\n{:<24} {:>10} {:>12} {:>9} {:>8}\n",
+            "\n{:<24} {:>10} {:>14} {:>9} {:>8}\n",
             "workload", "median ms", "rate", "of peak", "correct"
         ));
     }
@@ -182,7 +182,7 @@ pub fn render_gpu_text(r: &GpuReport) -> String {
             _ => "-".into(),
         };
         out.push_str(&format!(
-            "{:<24} {:>10.3} {:>12} {:>9} {:>8}\n",
+            "{:<24} {:>10.3} {:>14} {:>9} {:>8}\n",
             w.name,
             w.median_ms,
             rate,

@@ -211,6 +211,10 @@ pub fn open_command(common: &Common, report: &Path) -> anyhow::Result<i32> {
         }
         Ok(doc) => {
             print!("{}", render_text(&doc, use_colour()));
+            // A saved GPU test is shown as `gpu-test` showed it: device, libraries, workloads.
+            if let Some(gpu) = &doc.gpu {
+                print!("\n{}", super::gpu_command::render_gpu_text(gpu));
+            }
             Ok(exit_code(&doc))
         }
         Err(e) => Err(e.into()),

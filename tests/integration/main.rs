@@ -53,6 +53,7 @@ mod frameworks_torch;
 #[cfg(unix)]
 mod frameworks_torch_rpath;
 #[cfg(unix)]
+mod gpu_device_runs;
 mod gpu_libraries;
 mod gpu_sets;
 mod gpu_test;
