@@ -27,6 +27,31 @@ const ZLIB: &str = "zlibwapi.dll";
 /// How cuDNN 8 loads zlibwapi.dll, for the findings' details (the facts in the module header).
 const RUN_TIME: &str = "cuDNN 8 on Windows (8.3 through 8.9) opens zlibwapi.dll itself, at run time, when its convolution library (cudnn_cnn_infer64_8.dll) first needs it: no cuDNN 8 DLL imports it (the import tables of cuDNN 8.9.4's and 8.9.5's DLLs, nvidia-cudnn-cu11 on PyPI; release notes: https://docs.nvidia.com/deeplearning/cudnn/archives/cudnn-894/pdf/cuDNN-Release-Notes.pdf).";
 
+/// The row of the run-time load table that has cuDNN 8 open zlibwapi.dll, as the findings'
+/// `load-list` evidence: which DLLs open it, how, and the source.
+fn load_list_row() -> Option<Evidence> {
+    let row = crate::engine::loader::runtime::rules()
+        .iter()
+        .find(|r| r.platform == Platform::Windows && r.loads.iter().any(|l| l == ZLIB))?;
+    Some(Evidence::new(
+        "load-list",
+        format!(
+            "{ZLIB}: opened at run time by {} (no import table names it): {}; source: {} (runtime_loads.toml)",
+            row.parents.join(", "),
+            row.note,
+            row.source
+        ),
+    ))
+}
+
+/// `f` with [`load_list_row`] as evidence.
+fn with_load_list(f: Finding) -> Finding {
+    match load_list_row() {
+        Some(e) => f.with_evidence(e),
+        None => f,
+    }
+}
+
 /// A file probe that answers "built for x86 (32-bit)" for the copies the scan identified so.
 struct KnownBits<'a> {
     inner: &'a dyn FileProbe,
@@ -187,7 +212,7 @@ fn bitness(path: &str, found: &str, later: Option<&str>, lib_dir: &str) -> Findi
         )
         .with_fix(FixRef { id: format!("copy-zlibwapi-x64:{lib_dir}"), kind: copy_zlib(lib_dir, Vec::new()), summary: format!("Put a 64-bit zlibwapi.dll in {lib_dir} (next to the cuDNN DLLs, on PATH)") }),
     };
-    f.with_libraries([ZLIB])
+    with_load_list(f.with_libraries([ZLIB]))
         .with_evidence(Evidence::at(
             "file",
             format!("zlibwapi.dll built for {found}"),
@@ -202,13 +227,13 @@ fn bitness(path: &str, found: &str, later: Option<&str>, lib_dir: &str) -> Findi
 
 fn missing(ctx: &SystemContext, inv: &Inventory, lib_dir: &str) -> Finding {
     let copies = copies_of(ctx, inv, ZLIB);
-    let mut f = Finding::new(
+    let mut f = with_load_list(Finding::new(
         codes::CUDNN8_ZLIBWAPI_MISSING,
         Severity::Warning,
         "cuDNN 8 will not find zlibwapi.dll: convolutions will fail when it loads it",
         format!("{RUN_TIME} No folder the process searches holds one, so the framework imports and cuDNN loads, and the first convolution stops with cuDNN's \"Could not locate zlibwapi.dll. Please make sure it is in your library path!\" (often followed by \"cudnn_cnn_infer64_8.dll cannot be loaded\" and the process exiting). cuDNN does not ship zlibwapi.dll (the WINAPI build of zlib): NVIDIA's cuDNN 8 installation guide (\"Installing Zlib\", https://docs.nvidia.com/deeplearning/cudnn/archives/cudnn-893/pdf/cuDNN-Installation-Guide.pdf) has it installed separately into a folder on PATH."),
     )
-    .with_libraries([ZLIB]);
+    .with_libraries([ZLIB]));
     for c in &copies {
         f = f.with_evidence(Evidence::at(
             "file",

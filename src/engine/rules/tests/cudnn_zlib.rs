@@ -38,6 +38,14 @@ fn cudnn8_without_zlibwapi_is_missing() {
     let f = only(&findings, "cudnn8-zlibwapi-missing");
     // A run-time load (no cuDNN 8 DLL imports zlibwapi.dll): what fails is named, as a warning.
     assert_eq!(f.severity, Severity::Warning);
+    // The row of the load list it comes from: who opens zlibwapi.dll, and the source.
+    assert!(
+        f.evidence.iter().any(|e| e.kind == "load-list"
+            && e.text.starts_with("zlibwapi.dll: opened at run time by cudnn64_8.dll")
+            && e.text.contains("docs.nvidia.com")),
+        "{:#?}",
+        f.evidence
+    );
     assert!(
         f.summary.contains("convolutions will fail"),
         "{}",
