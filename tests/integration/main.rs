@@ -52,8 +52,8 @@ mod frameworks_tensorflow;
 mod frameworks_torch;
 #[cfg(unix)]
 mod frameworks_torch_rpath;
-#[cfg(unix)]
 mod gpu_device_runs;
+#[cfg(unix)]
 mod gpu_libraries;
 mod gpu_sets;
 mod gpu_test;
