@@ -41,7 +41,8 @@ fn cudnn8_without_zlibwapi_is_missing() {
     // The row of the load list it comes from: who opens zlibwapi.dll, and the source.
     assert!(
         f.evidence.iter().any(|e| e.kind == "load-list"
-            && e.text.starts_with("zlibwapi.dll: opened at run time by cudnn64_8.dll")
+            && e.text
+                .starts_with("zlibwapi.dll: opened at run time by cudnn64_8.dll")
             && e.text.contains("docs.nvidia.com")),
         "{:#?}",
         f.evidence
