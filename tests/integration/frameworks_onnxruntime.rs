@@ -27,7 +27,11 @@ fn error_libraries(findings: Vec<cuda_triage::engine::findings::Finding>) -> Vec
     findings
         .into_iter()
         .filter(|f| f.severity == Severity::Warning && library(f))
-        .filter(|f| f.evidence.iter().any(|e| e.text.starts_with("guessed")))
+        .filter(|f| {
+            f.evidence
+                .iter()
+                .any(|e| e.kind == "load-list" && e.text.contains(": guessed: "))
+        })
         .flat_map(|f| f.libraries)
         .collect()
 }
