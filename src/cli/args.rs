@@ -32,9 +32,12 @@ pub enum Command {
     /// Explain a library name or a pasted error message ("-" reads it from standard input).
     Why {
         /// A library name such as cublas64_11.dll, or error text.
+        /// Pasted text may begin with a hyphen (an IPython traceback's "----> 2 torch.fft…",
+        /// a "--- stderr" banner): it is taken as the text, not as an unknown option.
         #[arg(
             value_name = "LIBRARY-OR-ERROR-TEXT",
-            required_unless_present = "corpus"
+            required_unless_present = "corpus",
+            allow_hyphen_values = true
         )]
         query: Option<String>,
         /// Measure the catalog instead: triage every entry of an error corpus (TOML) and report

@@ -147,3 +147,19 @@ fn binary_junk_on_stdin_does_not_crash() {
     );
     assert_eq!(json(&out)["schema"], "cuda-triage/1");
 }
+
+/// Text pasted from an IPython traceback starts with its arrow ("----> 2 …"): it is read as the
+/// text to explain, not refused as an unknown option, and the status on its last line is found
+/// (a status name from cuFFT's header, in the form torch prints it).
+#[test]
+fn text_beginning_with_hyphens_is_the_text() {
+    let out = run_cli(&[
+        "why",
+        "--json",
+        "----> 2 torch.fft.rfft(x)\n\nRuntimeError: cuFFT error: CUFFT_INVALID_PLAN",
+    ]);
+    assert!(out.status.code() != Some(2), "{}", stderr(&out));
+    let doc = json(&out);
+    let text = doc.to_string();
+    assert!(text.contains("CUFFT_INVALID_PLAN"), "{text}");
+}
