@@ -6,7 +6,7 @@
 use crate::engine::context::SystemContext;
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
-use crate::engine::graph::load_list::needed_names;
+use crate::engine::graph::load_list::{load_list, needed_names};
 use crate::engine::graph::process::{self, PresenceProbe};
 use crate::engine::inventory::{FrameworkKind, Inventory};
 use crate::engine::knowledge::identify_library;
@@ -78,7 +78,15 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
             let Some(cuda) = f.expects.cuda.as_deref() else {
                 continue;
             };
-            for name in needed_names(ctx.platform, cuda, f.expects.cudnn.as_deref()) {
+            // What the framework's own code loads (its load-list rows, or the guess where no row
+            // and no readable entry library speaks for it). torch's list is its import tables,
+            // which the closure rule reads; here its CUDA family stands for them, as before.
+            let names: Vec<String> = if f.kind == FrameworkKind::PyTorch {
+                needed_names(ctx.platform, cuda, f.expects.cudnn.as_deref())
+            } else {
+                load_list(ctx, f, &probe).into_iter().map(|l| l.name).collect()
+            };
+            for name in names {
                 if let Some(p) = loader.resolve(&name, &probe).path {
                     add(&name, p);
                 }
