@@ -16,6 +16,7 @@ mod cli;
 mod closure_installs;
 mod closure_symbols;
 mod closure_windows;
+mod closure_windows_python37;
 mod conda_scripts;
 #[cfg(unix)]
 mod fix;

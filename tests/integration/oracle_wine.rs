@@ -356,6 +356,13 @@ fn cases() -> Vec<Case> {
             .at(r"C:\app", Dep)
             .flags(0x8)
             .load(r"C:\lib\r{i}.dll"),
+        // Python before 3.8 imports an extension module this way (dynload_win.c at v3.7.9).
+        Case::new("LOAD_WITH_ALTERED_SEARCH_PATH with a full path: dependency on PATH")
+            .at(r"C:\lib", Root)
+            .at(r"C:\p1", Dep)
+            .path(&[r"C:\p1"])
+            .flags(0x8)
+            .load(r"C:\lib\r{i}.dll"),
         Case::new("0x1100 with a full path: dependency beside it")
             .both(r"C:\lib")
             .flags(0x1100)

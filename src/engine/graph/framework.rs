@@ -1,15 +1,17 @@
 //! A framework's process as a graph walk: its native entry libraries (knowledge
 //! `framework_closure.toml`, globs below the framework's package folder) and the loading context
 //! its `python` gives them — the real interpreter as the main program (its RPATH) on Linux,
-//! Python's extension search (0x1100, conda's folders, torch's `torch\lib`) on Windows. The
+//! Python's extension search (0x1100, conda's folders, torch's `torch\lib`; before Python 3.8
+//! LOAD_WITH_ALTERED_SEARCH_PATH, PATH included) on Windows. The
 //! closure rule walks every entry library this way; the Dependencies suggestions preset it.
 
 use super::GraphOptions;
 use crate::engine::context::{Platform, SystemContext};
+use crate::engine::graph::process::python_ignores_path;
 use crate::engine::inventory::{Framework, FrameworkKind, PythonEnv, PythonKind};
 use crate::engine::knowledge;
 use crate::engine::loader::glob_match;
-use crate::engine::loader::windows::{Preset, WindowsOptions};
+use crate::engine::loader::windows::{LOAD_WITH_ALTERED_SEARCH_PATH, Preset, WindowsOptions};
 
 /// The framework's entry libraries that exist, as machine paths.
 pub fn entry_libraries(ctx: &SystemContext, fw: &Framework) -> Vec<String> {
@@ -99,6 +101,7 @@ pub fn process_options(ctx: &SystemContext, env: &PythonEnv, fw: &Framework) -> 
                 preset: Some(windows_preset(env, fw)),
                 app_dir: Some(windows_app_dir(ctx, env, fw)),
                 dll_dirs: windows_dll_dirs(ctx, fw),
+                load_flags: before_38_extension(env, fw).then_some(LOAD_WITH_ALTERED_SEARCH_PATH),
                 ..WindowsOptions::default()
             },
             ..GraphOptions::default()
@@ -133,6 +136,12 @@ pub fn process_label(ctx: &SystemContext, env: &PythonEnv, fw: &Framework) -> St
             "{} loading onnxruntime's CUDA provider (LoadLibraryExW with LOAD_WITH_ALTERED_SEARCH_PATH: the provider's folder, system folders, PATH)",
             python(ctx, env)
         ),
+        Platform::Windows if before_38_extension(env, fw) => format!(
+            "{} importing {} (Python {} before 3.8: LoadLibraryExW with LOAD_WITH_ALTERED_SEARCH_PATH: the extension's folder, system folders, PATH)",
+            python(ctx, env),
+            fw.kind.module(),
+            env.python_version.as_deref().unwrap_or_default()
+        ),
         Platform::Windows => format!(
             "{} importing {} ({})",
             python(ctx, env),
@@ -140,6 +149,17 @@ pub fn process_label(ctx: &SystemContext, env: &PythonEnv, fw: &Framework) -> St
             preset_label(Some(windows_preset(env, fw)))
         ),
     }
+}
+
+/// Whether the framework's entry libraries are extension modules imported by a Python older than
+/// 3.8 (not conda's, whose patched Python changes the search; not torch, which sets PATH
+/// itself): `LoadLibraryExW(path, NULL, LOAD_WITH_ALTERED_SEARCH_PATH)`
+/// (https://github.com/python/cpython/blob/v3.7.9/Python/dynload_win.c, `_PyImport_FindSharedFuncptrWindows`),
+/// the standard search with the extension's folder in the application folder's place — PATH
+/// included. Python 3.8 changed it to `LOAD_LIBRARY_SEARCH_DEFAULT_DIRS |
+/// LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR`, which ignores PATH.
+fn before_38_extension(env: &PythonEnv, fw: &Framework) -> bool {
+    windows_preset(env, fw) == Preset::Python && python_ignores_path(env) == Some(false)
 }
 
 /// Words for a Windows loading context.
@@ -156,7 +176,8 @@ pub fn preset_label(preset: Option<Preset>) -> &'static str {
 /// NULL, LOAD_WITH_ALTERED_SEARCH_PATH)` (onnxruntime/core/platform/windows/env.cc at v1.20.2,
 /// `LoadDynamicLibrary`): the provider's imports get the standard search with the provider's
 /// folder in the application folder's place — PATH included. Every other framework's entry
-/// libraries are extension modules (Python ≥ 3.8: PATH ignored).
+/// libraries are extension modules (Python ≥ 3.8: PATH ignored; older Pythons: see
+/// [`before_38_extension`]).
 fn windows_preset(env: &PythonEnv, fw: &Framework) -> Preset {
     match (fw.kind, env.kind) {
         (FrameworkKind::OnnxRuntime, _) => Preset::App,

