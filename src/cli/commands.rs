@@ -27,8 +27,9 @@ pub fn load_context(common: &Common) -> Result<SystemContext, crate::engine::api
 }
 
 /// Runs a scan to the end and returns its report (findings plus `inventory`).
-pub fn scan_document_with(ctx: &SystemContext, opts: &api::ScanOptions) -> Report {
-    api::scan(ctx, opts, &Progress::new()).expect("a scan nobody can cancel runs to the end")
+pub fn scan_document_with(ctx: &SystemContext, opts: &api::ScanOptions) -> anyhow::Result<Report> {
+    // Only a cancelled scan has no report, and nothing cancels the command line's.
+    api::scan(ctx, opts, &Progress::new()).ok_or_else(|| anyhow::anyhow!("the scan was cancelled"))
 }
 
 /// Runs one parsed command line; returns the process exit code: 0 or 1 as the command's
@@ -69,5 +70,5 @@ fn scan_command(common: &Common, args: &ScanArgs) -> anyhow::Result<i32> {
         ..Default::default()
     };
     let ctx = load_context(common)?;
-    Ok(emit(&scan_document_with(&ctx, &opts), common.json))
+    Ok(emit(&scan_document_with(&ctx, &opts)?, common.json))
 }

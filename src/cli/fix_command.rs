@@ -37,7 +37,7 @@ fn with_scan(
         fix::recover().context("cannot finish an interrupted fix")?;
     }
     let ctx = load_context(common)?;
-    let findings = super::commands::scan_document_with(&ctx, &Default::default()).findings;
+    let findings = super::commands::scan_document_with(&ctx, &Default::default())?.findings;
     run(common, &ctx, findings)
 }
 

@@ -22,7 +22,7 @@ pub fn gpu_test_command(common: &Common, args: &GpuTestArgs) -> anyhow::Result<i
             );
         }
         let kind = framework.kind();
-        let Some(set) = scanned_sets(&live_context())
+        let Some(set) = scanned_sets(&live_context()?)?
             .into_iter()
             .find(|s| s.framework == Some(kind))
         else {
@@ -69,7 +69,7 @@ pub fn gpu_test_command(common: &Common, args: &GpuTestArgs) -> anyhow::Result<i
             }
         }
     });
-    let ctx = live_context();
+    let ctx = live_context()?;
     let doc = crate::engine::api::report::with_gpu_test(Report::new(&ctx, Vec::new()), &outcome);
     if !common.json {
         print!("{}", render_gpu_text(&outcome.report));
@@ -81,7 +81,7 @@ pub fn gpu_test_command(common: &Common, args: &GpuTestArgs) -> anyhow::Result<i
 /// `gpu-test --sets`: the library sets the scan finds, as text or in the document's `gpu_sets`.
 fn sets_command(common: &Common) -> anyhow::Result<i32> {
     let ctx = super::commands::load_context(common)?;
-    let found = scanned_sets(&ctx);
+    let found = scanned_sets(&ctx)?;
     if !common.json {
         if found.is_empty() {
             println!("The scan found no framework or toolkit libraries to test.");
@@ -104,14 +104,14 @@ fn sets_command(common: &Common) -> anyhow::Result<i32> {
 }
 
 /// This computer with its driver facts.
-fn live_context() -> SystemContext {
-    api::load(&Source::Live, Driver::Ask).expect("this computer always loads")
+fn live_context() -> Result<SystemContext, crate::engine::api::Error> {
+    api::load(&Source::Live, Driver::Ask)
 }
 
 /// Scans the machine and returns the library sets it offers the test.
-fn scanned_sets(ctx: &SystemContext) -> Vec<crate::engine::api::gpu::LibrarySet> {
-    let scan = super::commands::scan_document_with(ctx, &Default::default());
-    api::gpu_sets(ctx, &scan.inventory.unwrap_or_default())
+fn scanned_sets(ctx: &SystemContext) -> anyhow::Result<Vec<crate::engine::api::gpu::LibrarySet>> {
+    let scan = super::commands::scan_document_with(ctx, &Default::default())?;
+    Ok(api::gpu_sets(ctx, &scan.inventory.unwrap_or_default()))
 }
 
 /// Absolute paths from the flags, then `--dir` for the rest.

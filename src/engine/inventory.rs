@@ -29,11 +29,6 @@ pub struct Inventory {
 }
 
 impl Inventory {
-    /// The toolkit whose root is `root` (platform-insensitive comparison is the caller's job).
-    pub fn toolkit_at(&self, root: &str) -> Option<&Toolkit> {
-        self.toolkits.iter().find(|t| t.root == root)
-    }
-
     /// Every framework of every environment, with the environment it lives in.
     pub fn frameworks(&self) -> impl Iterator<Item = (&PythonEnv, &Framework)> {
         self.python_envs

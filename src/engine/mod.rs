@@ -57,6 +57,7 @@ pub mod progress;
 pub mod report;
 pub mod rules;
 pub mod scan;
+pub mod static_regex;
 pub mod suggest;
 pub mod triage;
 

@@ -58,6 +58,9 @@ pub struct TriageApp {
     pub fleet: super::fleet_view::FleetState,
     /// How the window is drawn (set when it opens; none in tests that draw without a window).
     pub renderer: Option<crate::engine::api::WindowRenderer>,
+    /// A scan of this computer asked for while an interrupted fix is still being rolled back:
+    /// it starts once the rollback is done, so it sees the machine as the rollback left it.
+    scan_after_recovery: bool,
     theme_applied: Option<bool>,
 }
 
@@ -80,6 +83,7 @@ impl TriageApp {
             fix: Default::default(),
             fleet: Default::default(),
             renderer: None,
+            scan_after_recovery: false,
             theme_applied: None,
         }
     }

@@ -32,25 +32,11 @@ pub fn display_available() -> bool {
 }
 
 /// Opens the wizard window and runs until it is closed, with the first renderer that can draw
-/// it (`renderer`). A fix that an earlier run left half applied is rolled back first, and the
-/// status bar says so.
+/// it (`renderer`). A fix that an earlier run left half applied is rolled back by a worker job
+/// started here (the window opens at once); the status bar and the Fix step's history say what
+/// it did.
 pub fn run(mut app: TriageApp) -> Result<(), renderer::WindowError> {
-    match crate::engine::api::fix::recover() {
-        Ok(ids) if !ids.is_empty() => {
-            app.status = format!(
-                "Rolled back {} interrupted fix(es): {}.",
-                ids.len(),
-                ids.join(", ")
-            )
-        }
-        Ok(_) => {}
-        Err(e) => {
-            app.status = format!(
-                "Could not roll back an interrupted fix: {}",
-                worker::error_text(&e)
-            )
-        }
-    }
+    app.start_fix_recovery();
     renderer::open_window(app, native_options)
 }
 

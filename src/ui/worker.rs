@@ -4,7 +4,7 @@
 //! job in one place each frame and never blocks. A job fails with an [`anyhow::Error`] that keeps
 //! the engine's error and its causes; the wizard shows it with [`error_text`]. This file also
 //! holds what each job does — scan, pasted-text triage, dependency tree, GPU test, fix plan,
-//! apply, undo and reading the fix history — so that steps only ask for work (a `UiCommand`) and the app's command handler
+//! apply, undo, the start-up recovery of an interrupted fix and reading the fix history — so that steps only ask for work (a `UiCommand`) and the app's command handler
 //! starts it.
 
 pub use crate::engine::api::Source;
@@ -351,6 +351,27 @@ pub fn start_fix_undo(id: Option<String>) -> FixJob {
         Ok(FixDone {
             reports: Vec::new(),
             log: vec![line],
+            history: fix::read_history(),
+        })
+    })
+}
+
+/// What the start-up recovery did: the journal ids of the fixes an earlier run left half
+/// applied and that are rolled back now (or why that failed), and the journal after it.
+#[derive(Debug)]
+pub struct Recovered {
+    pub rolled_back: Result<Vec<String>, String>,
+    pub history: Vec<Journal>,
+}
+
+/// Rolls back the fixes an earlier run left half applied (at start-up): off the UI thread,
+/// since rolling back a package pin runs pip or conda.
+pub fn start_fix_recovery() -> Job<Recovered> {
+    Job::start(Progress::new(), |progress| {
+        progress.stage("Rolling back an interrupted fix", 1);
+        let rolled_back = fix::recover().map_err(|e| error_text(&e));
+        Ok(Recovered {
+            rolled_back,
             history: fix::read_history(),
         })
     })

@@ -10,6 +10,9 @@
 //!                                      # a quick build of the bench, the process timed in release
 //! ```
 
+// Tests and benchmarks may unwrap: a panic here is the failure report (Cargo.toml, [lints]).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use cuda_triage::engine::report::fleet;
 use std::time::{Duration, Instant};
 

@@ -10,6 +10,9 @@
 //! cargo bench --profile dev --bench render   # a quick look with the debug build
 //! ```
 
+// Tests and benchmarks may unwrap: a panic here is the failure report (Cargo.toml, [lints]).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use cuda_triage::engine::api::Source;
 use cuda_triage::engine::binfmt::{BinaryInfo, Format, Machine};
 use cuda_triage::engine::context::machine_file;

@@ -8,6 +8,9 @@
 //! cargo bench --bench scan
 //! ```
 
+// Tests and benchmarks may unwrap: a panic here is the failure report (Cargo.toml, [lints]).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use cuda_triage::engine::api::{self, Driver, Source};
 use cuda_triage::engine::progress::Progress;
 use cuda_triage::engine::scan::generated;

@@ -22,6 +22,9 @@
 //! BASELINE=/tmp/cuda-triage-old cargo bench --bench speed
 //! ```
 
+// Tests and benchmarks may unwrap: a panic here is the failure report (Cargo.toml, [lints]).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 #[path = "../integration/wheels.rs"]
 mod wheels;
 

@@ -11,6 +11,9 @@
 //! wizard walk inside a Wine prefix from that build. The modules that test POSIX things
 //! (permissions, symlinks, signals, chroot) are Unix-only.
 
+// Tests and benchmarks may unwrap: a panic here is the failure report (Cargo.toml, [lints]).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod binfmt;
 mod cli;
 mod closure_installs;

@@ -187,6 +187,7 @@ impl BinaryInfo {
     }
 
     /// Load-time imports only (PE import table, ELF DT_NEEDED), in table order.
+    #[cfg(any(test, feature = "testing"))]
     pub fn load_imports(&self) -> impl Iterator<Item = &Import> {
         self.imports.iter().filter(|i| i.kind == ImportKind::Load)
     }
@@ -197,6 +198,7 @@ impl BinaryInfo {
     }
 
     /// Whether the binary exports `symbol` (PE export by name, ELF defined dynamic symbol).
+    #[cfg(any(test, feature = "testing"))]
     pub fn exports_symbol(&self, symbol: &str) -> bool {
         match self.format {
             Format::Pe => self

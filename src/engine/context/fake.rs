@@ -1,5 +1,10 @@
 //! Builds fake machines on disk — a folder tree plus the `SystemContext` over it — for tests,
 //! benchmarks and demos. Paths are given in the fake platform's syntax (`C:\...` or `/...`).
+//! A test helper: a folder it cannot create is the test's failure, so it panics with the reason.
+#![allow(
+    clippy::expect_used,
+    reason = "test helper: failing to build the fake machine fails the test that asked for it"
+)]
 
 use super::{
     ContextSource, DriverFacts, EnvVars, FsView, GpuFacts, Platform, RegistryView, SystemContext,

@@ -22,9 +22,21 @@ pub enum Applied {
     Done { journal: String },
 }
 
-/// Test hook: pause this many seconds (as if stuck) after the first write, so a test can kill
-/// the process half-way.
-const PAUSE_VAR: &str = "CUDA_TRIAGE_TEST_PAUSE_AFTER_WRITE";
+/// Test hook (`testing` builds only, never the release binary): with
+/// `CUDA_TRIAGE_TEST_PAUSE_AFTER_WRITE=SECONDS` apply pauses that long (as if stuck) after its
+/// first write, so a test can kill the process half-way.
+#[cfg(any(test, feature = "testing"))]
+fn pause_after_first_write() {
+    if let Some(secs) = std::env::var("CUDA_TRIAGE_TEST_PAUSE_AFTER_WRITE")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+    {
+        std::thread::sleep(std::time::Duration::from_secs(secs));
+    }
+}
+
+#[cfg(not(any(test, feature = "testing")))]
+fn pause_after_first_write() {}
 
 fn preflight(plan: &FixPlan, host: &dyn Host) -> Result<(), FixError> {
     for op in plan.operations.iter().filter(|o| o.modifies()) {
@@ -177,12 +189,8 @@ pub fn apply(plan: &FixPlan, host: &mut dyn Host, data_dir: &Path) -> Result<App
     let mut j = Journal::begin(data_dir, plan)?;
     for (done, t) in j.targets.clone().iter().enumerate() {
         let result = put(host, &j, t, true);
-        if done == 0
-            && let Some(secs) = std::env::var(PAUSE_VAR)
-                .ok()
-                .and_then(|s| s.parse::<u64>().ok())
-        {
-            std::thread::sleep(std::time::Duration::from_secs(secs));
+        if done == 0 {
+            pause_after_first_write();
         }
         if let Err(e) = result {
             host.clear_cancel();

@@ -27,11 +27,47 @@ impl Scope {
     }
 }
 
-/// A registry value with its type (`REG_SZ`, `REG_EXPAND_SZ`, ...).
+/// A registry string value with its type.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RegValue {
-    pub kind: String,
+    pub kind: RegValueKind,
     pub data: String,
+}
+
+/// The registry value types a fix reads and writes: the two string types (any other value is
+/// refused and left alone). Spelled as Windows spells them, in reports and journals alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RegValueKind {
+    /// `REG_SZ`: text used as it is.
+    #[serde(rename = "REG_SZ")]
+    Sz,
+    /// `REG_EXPAND_SZ`: text whose `%VARIABLES%` are expanded when it is read (PATH's type).
+    #[serde(rename = "REG_EXPAND_SZ")]
+    ExpandSz,
+}
+
+impl RegValueKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RegValueKind::Sz => "REG_SZ",
+            RegValueKind::ExpandSz => "REG_EXPAND_SZ",
+        }
+    }
+
+    /// The type a new value of this text gets: expandable when it names a `%VARIABLE%`.
+    pub fn for_text(data: &str) -> RegValueKind {
+        if data.contains('%') {
+            RegValueKind::ExpandSz
+        } else {
+            RegValueKind::Sz
+        }
+    }
+}
+
+impl std::fmt::Display for RegValueKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// A conda environment a pin installs into with its own conda.

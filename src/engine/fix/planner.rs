@@ -8,7 +8,7 @@
 
 use super::FixError;
 use super::pathlist::{ListStyle, apply_edit};
-use super::plan::{Change, FixPlan, Operation, RegValue, Scope};
+use super::plan::{Change, FixPlan, Operation, RegValue, RegValueKind, Scope};
 use super::rcblock;
 use super::shell::{EnvChange, Shell, apply_lines};
 use crate::engine::context::{ContextSource, FsError, Platform, SystemContext};
@@ -57,12 +57,11 @@ fn read_registry(ctx: &SystemContext, key: &str, name: &str) -> Result<Option<Re
     }
     Ok(ctx.registry.value(key, name).map(|data| RegValue {
         // A machine file records the text, not the type; a PATH-like value is REG_EXPAND_SZ.
-        kind: if data.contains('%') || name.eq_ignore_ascii_case("Path") {
-            "REG_EXPAND_SZ"
+        kind: if name.eq_ignore_ascii_case("Path") {
+            RegValueKind::ExpandSz
         } else {
-            "REG_SZ"
-        }
-        .into(),
+            RegValueKind::for_text(data)
+        },
         data: data.to_string(),
     }))
 }
@@ -297,23 +296,15 @@ fn registry_operation(
     let before = read_registry(ctx, key, name)?;
     let after = match change {
         EnvChange::Set(s) => s.value.as_ref().map(|v| RegValue {
-            kind: before.as_ref().map_or(
-                if v.contains('%') {
-                    "REG_EXPAND_SZ"
-                } else {
-                    "REG_SZ"
-                }
-                .to_string(),
-                |b| b.kind.clone(),
-            ),
+            kind: before
+                .as_ref()
+                .map_or_else(|| RegValueKind::for_text(v), |b| b.kind),
             data: v.clone(),
         }),
         EnvChange::Path(edit) => {
             let old = before.as_ref().map(|b| b.data.as_str()).unwrap_or_default();
             Some(RegValue {
-                kind: before
-                    .as_ref()
-                    .map_or("REG_EXPAND_SZ".to_string(), |b| b.kind.clone()),
+                kind: before.as_ref().map_or(RegValueKind::ExpandSz, |b| b.kind),
                 data: apply_edit(old, edit, ListStyle::WINDOWS),
             })
         }

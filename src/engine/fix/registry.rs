@@ -24,6 +24,7 @@ pub fn check_length(value: &RegValue) -> Result<(), FixError> {
 #[cfg(windows)]
 mod imp {
     use super::*;
+    use crate::engine::fix::plan::RegValueKind;
     use winreg::enums::*;
     use winreg::{RegKey, RegValue as WinValue};
 
@@ -64,8 +65,8 @@ mod imp {
             }
         };
         let kind = match raw.vtype {
-            REG_SZ => "REG_SZ",
-            REG_EXPAND_SZ => "REG_EXPAND_SZ",
+            REG_SZ => RegValueKind::Sz,
+            REG_EXPAND_SZ => RegValueKind::ExpandSz,
             _ => {
                 return Err(FixError::Refused(format!(
                     "{key}\\{name} is not a string value; it is left alone"
@@ -83,10 +84,7 @@ mod imp {
                 "{key}\\{name} holds text that is not valid UTF-16; it is left alone"
             ))
         })?;
-        Ok(Some(RegValue {
-            kind: kind.into(),
-            data,
-        }))
+        Ok(Some(RegValue { kind, data }))
     }
 
     pub fn write(key: &str, name: &str, value: Option<&RegValue>) -> Result<(), FixError> {
@@ -102,10 +100,9 @@ mod imp {
             };
         };
         check_length(value)?;
-        let vtype = if value.kind == "REG_SZ" {
-            REG_SZ
-        } else {
-            REG_EXPAND_SZ
+        let vtype = match value.kind {
+            RegValueKind::Sz => REG_SZ,
+            RegValueKind::ExpandSz => REG_EXPAND_SZ,
         };
         let mut bytes: Vec<u8> = value
             .data

@@ -8,7 +8,7 @@
 use super::FixError;
 use super::host::Host;
 use super::pathlist::{ListStyle, apply_edit};
-use super::plan::{Change, FixPlan};
+use super::plan::{Change, FixPlan, RegValueKind};
 use super::rcblock;
 use crate::engine::context::{ContextSource, EnvVars, SystemContext};
 use crate::engine::findings::{Finding, FixKind};
@@ -165,7 +165,7 @@ fn new_session_path(ctx: &SystemContext, host: &dyn Host) -> Result<Option<Strin
     let mut parts = Vec::new();
     for key in [super::planner::MACHINE_KEY, super::planner::USER_KEY] {
         if let Some(v) = host.read_registry(key, "Path")? {
-            let value = if v.kind == "REG_EXPAND_SZ" {
+            let value = if v.kind == RegValueKind::ExpandSz {
                 ctx.env.expand_percent(&v.data).0
             } else {
                 v.data

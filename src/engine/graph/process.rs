@@ -90,18 +90,28 @@ enum Search {
 }
 
 /// A Linux process: the loader's strategy and the objects of the chain that does the loading,
-/// the loading object first and the main program last.
+/// the loading object first, then its loaders, then the main program.
 struct LinuxProcess {
     search: LinuxSearch,
-    chain: Vec<(String, BinaryInfo)>,
+    loaders: Vec<(String, BinaryInfo)>,
+    main: (String, BinaryInfo),
 }
 
 impl LinuxProcess {
+    /// The whole chain: the loaders, then the main program.
     fn objects(&self) -> Vec<LinuxObject<'_>> {
-        self.chain
+        self.loaders
             .iter()
+            .chain(std::iter::once(&self.main))
             .map(|(path, info)| LinuxObject { path, info })
             .collect()
+    }
+
+    fn main_object(&self) -> LinuxObject<'_> {
+        LinuxObject {
+            path: &self.main.0,
+            info: &self.main.1,
+        }
     }
 }
 
@@ -112,8 +122,8 @@ impl Process {
             Search::Windows(w) => w.resolve(name, &x64(), probe),
             Search::Linux(l) => {
                 let chain = l.objects();
-                let main = *chain.last().expect("a Linux process has a main program");
-                l.search.resolve(name, &chain, main, &x64(), probe)
+                l.search
+                    .resolve(name, &chain, l.main_object(), &x64(), probe)
             }
         }
     }
@@ -270,10 +280,10 @@ fn pythonnet_note(ctx: &SystemContext) -> Option<String> {
 fn linux_process(ctx: &SystemContext, env: Option<(&PythonEnv, Option<&Framework>)>) -> Process {
     let probe = FsProbe::new(&ctx.fs, crate::engine::graph::Reader::HEADERS);
     let elf = || BinaryInfo::empty(Format::Elf, x64());
-    let mut chain = Vec::new();
+    let mut loaders = Vec::new();
     let mut label =
         "a Linux program (ld.so: LD_LIBRARY_PATH, ld.so.cache, default folders)".to_string();
-    if let Some((env, framework)) = env {
+    let main = if let Some((env, framework)) = env {
         let frameworks: Vec<&Framework> = match framework {
             Some(f) => vec![f],
             None => env.frameworks.iter().collect(),
@@ -283,17 +293,17 @@ fn linux_process(ctx: &SystemContext, env: Option<(&PythonEnv, Option<&Framework
             if let Some(path) = &f.search_library
                 && let Some(info) = probe.info(path)
             {
-                chain.push((path.clone(), (*info).clone()));
+                loaders.push((path.clone(), (*info).clone()));
             }
             if let Some(dir) = &f.bundled_dir {
                 let mut lib = elf();
                 lib.rpath = vec!["$ORIGIN".to_string()];
-                chain.push((Platform::Linux.join(dir, "(framework library)"), lib));
+                loaders.push((Platform::Linux.join(dir, "(framework library)"), lib));
             }
             if let Some(wheel_dirs) = pathfinder_wheel_dirs(ctx, env, f) {
                 let mut lib = elf();
                 lib.rpath = wheel_dirs;
-                chain.push((Platform::Linux.join(&f.location, "(cuda-pathfinder)"), lib));
+                loaders.push((Platform::Linux.join(&f.location, "(cuda-pathfinder)"), lib));
             }
         }
         let python = python_exe_real(ctx, env);
@@ -302,17 +312,18 @@ fn linux_process(ctx: &SystemContext, env: Option<(&PythonEnv, Option<&Framework
             "the Python process of {} (ld.so from {python}: RPATH, LD_LIBRARY_PATH, ld.so.cache, default folders)",
             env.root
         );
-        chain.push((python, info));
+        (python, info)
     } else {
-        chain.push(("/usr/bin/program".to_string(), elf()));
-    }
+        ("/usr/bin/program".to_string(), elf())
+    };
     Process {
         label,
         uses_path: false,
         note: None,
         search: Search::Linux(Box::new(LinuxProcess {
             search: LinuxSearch::from_context(ctx, &x64()),
-            chain,
+            loaders,
+            main,
         })),
     }
 }
@@ -353,7 +364,8 @@ pub fn linux_dlopen_from(ctx: &SystemContext, env: &PythonEnv, library: &str) ->
         note: None,
         search: Search::Linux(Box::new(LinuxProcess {
             search: LinuxSearch::from_context(ctx, &x64()),
-            chain: vec![(library.to_string(), info), (python, main)],
+            loaders: vec![(library.to_string(), info)],
+            main: (python, main),
         })),
     }
 }

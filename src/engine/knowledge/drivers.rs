@@ -164,6 +164,7 @@ impl DriverTables {
     }
 
     /// Whether `driver` meets the minimum for `cuda` on `platform`; `None` when unknown.
+    #[cfg(test)]
     pub fn driver_supports(&self, driver: &str, cuda: &str, platform: Platform) -> Option<bool> {
         let need = self.min_driver(cuda, platform)?;
         compare(driver, &need.min_driver).map(|o| o != Ordering::Less)

@@ -128,6 +128,7 @@ impl PytorchRelease {
     }
 
     /// The (min, max) Python minor versions from ">=3.10, <=(3.14, 3.14t exp.)".
+    #[cfg(test)]
     pub fn python_range(&self) -> (Option<String>, Option<String>) {
         let grab = |marker: &str| {
             let rest = &self.python[self.python.find(marker)? + marker.len()..];

@@ -44,12 +44,4 @@ impl LocationTables {
     pub fn get(&self, id: &str) -> Option<&LocationRow> {
         self.locations.iter().find(|l| l.id == id)
     }
-
-    /// Locations that apply to a platform (`any` rows included).
-    pub fn for_platform(&self, platform: crate::engine::context::Platform) -> Vec<&LocationRow> {
-        self.locations
-            .iter()
-            .filter(|l| l.platform == "any" || l.platform == platform.as_str())
-            .collect()
-    }
 }

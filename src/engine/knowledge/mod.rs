@@ -198,6 +198,7 @@ pub fn minor_compat(major: u64) -> Option<&'static drivers::MinorCompatRow> {
 }
 
 /// The tested build of a TensorFlow release on a platform.
+#[cfg(test)]
 pub fn tensorflow_build(
     version: &str,
     platform: crate::engine::context::Platform,
@@ -206,16 +207,19 @@ pub fn tensorflow_build(
 }
 
 /// The CUDA builds of a PyTorch release ("2.4.0", "2.4.0+cu121").
+#[cfg(test)]
 pub fn pytorch_build(version: &str) -> Option<&'static PytorchRelease> {
     knowledge().pytorch.release(version)
 }
 
 /// Whether a cuDNN release supports a CUDA toolkit; `None` when the tables do not say.
+#[cfg(test)]
 pub fn cudnn_supports_cuda(cudnn: &str, cuda: &str) -> Option<bool> {
     knowledge().cudnn.supports(cudnn, cuda)
 }
 
 /// Whether a CUDA toolkit still builds for a compute capability; `None` when unknown.
+#[cfg(test)]
 pub fn toolkit_supports_cc(cuda: &str, cc: &str) -> Option<bool> {
     knowledge().compute.toolkit_supports(cuda, cc)
 }

@@ -143,6 +143,7 @@ impl Resolution {
     }
 
     /// Candidates of the wrong machine seen on the way (for error 193 / wrong ELF class).
+    #[cfg(any(test, feature = "testing"))]
     pub fn wrong_machine(&self) -> impl Iterator<Item = (&Attempt, &str)> {
         self.attempts.iter().filter_map(|a| match &a.outcome {
             Outcome::WrongMachine { found } => Some((a, found.as_str())),

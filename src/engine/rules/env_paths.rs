@@ -230,10 +230,10 @@ fn toolkit_version(ctx: &SystemContext, dir: &str) -> Option<String> {
     static LINUX: OnceLock<Regex> = OnceLock::new();
     let re = match ctx.platform {
         Platform::Windows => WIN.get_or_init(|| {
-            Regex::new(r"(?i)\\CUDA\\v(\d+\.\d+)\\bin(\\x64)?$").expect("valid regex")
+            crate::engine::static_regex::compile(r"(?i)\\CUDA\\v(\d+\.\d+)\\bin(\\x64)?$")
         }),
         Platform::Linux => {
-            LINUX.get_or_init(|| Regex::new(r"/cuda-(\d+\.\d+)/bin$").expect("valid regex"))
+            LINUX.get_or_init(|| crate::engine::static_regex::compile(r"/cuda-(\d+\.\d+)/bin$"))
         }
     };
     let normalized = ctx.platform.normalize(dir);
@@ -287,7 +287,7 @@ fn toolkits_on_path(ctx: &SystemContext) -> Vec<Finding> {
     }
     if let (Some((first, first_dir)), Some(cuda_path)) = (seen.first(), ctx.env.get("CUDA_PATH")) {
         static V: OnceLock<Regex> = OnceLock::new();
-        let re = V.get_or_init(|| Regex::new(r"(?i)v(\d+\.\d+)\\?$").expect("valid regex"));
+        let re = V.get_or_init(|| crate::engine::static_regex::compile(r"(?i)v(\d+\.\d+)\\?$"));
         if let Some(c) = re.captures(cuda_path.trim())
             && c[1] != *first
             && ctx.platform == Platform::Windows

@@ -82,7 +82,10 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
         // imports are searched through PATH) and torch's at::DynamicLibrary retries a miss with
         // LoadLibraryW (PATH searched): Python ignoring PATH concerns neither. CuPy's loads were
         // checked with Python's own search above, whose misses already say PATH is ignored.
-        let loader = loaders.last().expect("one loader at least");
+        // The framework's own search, pushed last above.
+        let Some(loader) = loaders.last() else {
+            continue;
+        };
         if ctx.platform == Platform::Windows
             && !cdll_ignores_path
             && !matches!(
@@ -140,7 +143,10 @@ fn check_names(
             .into_iter()
             .collect();
         let loaders = if own.is_empty() { loaders } else { &own[..] };
-        let loader = loaders.last().expect("one loader at least");
+        // The search a miss is explained by: the innermost process (no process, nothing loads).
+        let Some(loader) = loaders.last() else {
+            return out;
+        };
         if let Some(path) = loaders.iter().find_map(|l| l.resolve(name, probe).path) {
             found.push((name.clone(), path));
             continue;

@@ -254,6 +254,7 @@ pub fn pe_machine(head: &[u8]) -> Option<(&'static str, u8)> {
 }
 
 /// A minimal PE header with the given machine field (for fixtures and tests).
+#[cfg(test)]
 pub fn fake_pe(machine: u16) -> Vec<u8> {
     let mut b = vec![0u8; 512];
     b[0] = b'M';

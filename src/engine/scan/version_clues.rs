@@ -128,8 +128,9 @@ pub fn from_libcuda_name(name: &str) -> Option<String> {
 fn release_regex() -> &'static regex::bytes::Regex {
     static RE: OnceLock<regex::bytes::Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        regex::bytes::Regex::new(r"Cuda compilation tools, release (\d+\.\d+), V(\d+\.\d+\.\d+)")
-            .expect("static regex")
+        crate::engine::static_regex::compile_bytes(
+            r"Cuda compilation tools, release (\d+\.\d+), V(\d+\.\d+\.\d+)",
+        )
     })
 }
 

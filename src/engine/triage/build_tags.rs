@@ -47,7 +47,7 @@ fn jcuda_component(name: &str) -> Option<&'static str> {
 pub fn build_tags(text: &str) -> Vec<BuildTag> {
     static RE: OnceLock<(Regex, Regex, Regex)> = OnceLock::new();
     let (tag, paddle, jcuda) = RE.get_or_init(|| {
-        let re = |s: &str| Regex::new(s).expect("static pattern compiles");
+        let re = crate::engine::static_regex::compile;
         (
             re(
                 r"(?i)(?:\+cu|/whl/cu|\b(?:cupy|mxnet|jaxlib)[-_]cu(?:da)?|\blibbitsandbytes_cuda)([0-9]{2,3}x?)\b",

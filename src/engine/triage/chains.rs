@@ -74,7 +74,7 @@ const LIB: &str = r"(lib[A-Za-z0-9_+\-]+\.so(?:\.[0-9]+)*|[A-Za-z0-9_+\-][A-Za-z
 fn patterns() -> &'static Patterns {
     static P: OnceLock<Patterns> = OnceLock::new();
     P.get_or_init(|| {
-        let re = |s: &str| Regex::new(s).expect("static pattern compiles");
+        let re = crate::engine::static_regex::compile;
         Patterns {
             library: re(LIB),
             due_to: re(&format!(r"(?i){LIB}['`\x22]?\s+(?:due to|because of)\s+['`\x22]?{LIB}")),
@@ -495,7 +495,7 @@ pub fn refused_architectures(text: &str) -> Vec<RefusedArch> {
 pub fn generation_minimums(text: &str) -> Vec<(String, String)> {
     static RE: OnceLock<[Regex; 2]> = OnceLock::new();
     let res = RE.get_or_init(|| {
-        let re = |s: &str| Regex::new(s).expect("static pattern compiles");
+        let re = crate::engine::static_regex::compile;
         [
             re(r"(?i)\b(Fermi|Kepler|Maxwell|Pascal|Volta|Turing|Ampere|Ada Lovelace|Ada|Hopper|Blackwell)\b(?:[ -](?:GPUs?|architecture|cards?|or later GPUs?))?\s+(?:or|and) (?:newer|later|above|up)"),
             re(r"(?i)\b(?:requires?|required|needs?|minimum|at least|supports? only)\b[^\n]{0,24}?(?:\b(?:compute )?capability(?: \(?sm\)?)?\s*(?:of|is|>=|=>|:)?\s*([1-9][0-9]?\.[0-9])\b|\b([1-9][0-9]?\.[0-9]) (?:compute )?capability)|\bcompute capability\s*(?:>=\s*)?([1-9][0-9]?\.[0-9]) (?:or|and) (?:newer|higher|greater|later|above|up)|\bcapability\b[^\n]{0,60}?\b(?:but|while|and)\b[^\n]{0,30}?\b(?:requires?|needs?)\s+(?:at least\s+)?([1-9][0-9]?\.[0-9])\b"),

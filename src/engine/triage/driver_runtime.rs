@@ -17,7 +17,7 @@ use std::sync::OnceLock;
 pub fn driver_runtime_pairs(text: &str) -> Vec<(String, String, String)> {
     static RE: OnceLock<[Regex; 2]> = OnceLock::new();
     let [driver_first, runtime_first] = RE.get_or_init(|| {
-        let re = |s: &str| Regex::new(s).expect("static pattern compiles");
+        let re = crate::engine::static_regex::compile;
         [
             re(
                 r"(?i)\bdriver(?: api)?(?: version)?\s*[:=]?\s*([1-9][0-9]?\.[0-9])\b[^\n]{0,60}?\bruntime(?: api)?(?: version)?\s*[:=]?\s*([1-9][0-9]?\.[0-9])\b",

@@ -54,7 +54,7 @@ struct Patterns {
 fn patterns() -> &'static Patterns {
     static P: OnceLock<Patterns> = OnceLock::new();
     P.get_or_init(|| {
-        let re = |s: &str| Regex::new(s).expect("static pattern compiles");
+        let re = crate::engine::static_regex::compile;
         Patterns {
             dll: re(r"(?i)([A-Za-z0-9_+\-][A-Za-z0-9_.+\-]*\*?[A-Za-z0-9_.+\-]*\.dll)\b"),
             soname: re(r"(?:^|[^A-Za-z0-9_.+\-])(lib[A-Za-z0-9_+\-]+\.so(?:\.[0-9]+)*(?:\*|\b))"),
@@ -122,7 +122,7 @@ pub fn libraries(text: &str) -> Vec<String> {
 pub fn library_stems(text: &str) -> Vec<String> {
     static P: OnceLock<(Regex, Regex, Regex)> = OnceLock::new();
     let (single, list, quoted) = P.get_or_init(|| {
-        let re = |s: &str| Regex::new(s).expect("static pattern compiles");
+        let re = crate::engine::static_regex::compile;
         (
             re(
                 r#"(?i)\b(?:load|find|open|locate|dlopen)\w*\s+(?:the\s+)?(?:shared\s+|native\s+|dynamic\s+)?(?:library|lib|module)\s+["'`]([A-Za-z][A-Za-z0-9_+\-]{1,40})["'`]"#,
@@ -150,8 +150,7 @@ pub fn library_stems(text: &str) -> Vec<String> {
 fn prose_library_stems(text: &str) -> Vec<String> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
-        Regex::new(r"(?i)\b(?:failed to|could not|couldn't|cannot|can't|unable to)\s+(?:initiali[sz]e|load|find|open|locate)\s+(?:the\s+)?(?:nvidia\s+)?(cuDNN|cuBLASLt|cuBLAS|cuFFT|cuRAND|cuSOLVER|cuSPARSE|NVRTC|RTC|NVML|NCCL|CUPTI|nvJitLink|TensorRT|CUDA runtime|CUDA driver)\s+(?:shared\s+|dynamic\s+)?librar(?:y|ies)\b")
-            .expect("static pattern compiles")
+        crate::engine::static_regex::compile(r"(?i)\b(?:failed to|could not|couldn't|cannot|can't|unable to)\s+(?:initiali[sz]e|load|find|open|locate)\s+(?:the\s+)?(?:nvidia\s+)?(cuDNN|cuBLASLt|cuBLAS|cuFFT|cuRAND|cuSOLVER|cuSPARSE|NVRTC|RTC|NVML|NCCL|CUPTI|nvJitLink|TensorRT|CUDA runtime|CUDA driver)\s+(?:shared\s+|dynamic\s+)?librar(?:y|ies)\b")
     });
     re.captures_iter(text)
         .map(|c| {
@@ -239,10 +238,9 @@ pub fn clip(line: &str) -> String {
 fn is_tensorrt_line(line: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
-        Regex::new(
+        crate::engine::static_regex::compile(
             r"(?i)\[TRT\]|\bTensorRT\b|nvinfer1::|\[[A-Za-z0-9_]+\.cpp::[^\]]*\]\s*Error Code",
         )
-        .expect("static pattern compiles")
     });
     re.is_match(line)
 }
@@ -268,8 +266,9 @@ fn unix_only(line: &str) -> bool {
 fn ib_completion() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r"(?i)\bGot completion (?:from peer \S+ )?with (?:error |status=)([0-9]{1,2})\b")
-            .expect("static pattern compiles")
+        crate::engine::static_regex::compile(
+            r"(?i)\bGot completion (?:from peer \S+ )?with (?:error |status=)([0-9]{1,2})\b",
+        )
     })
 }
 

@@ -37,10 +37,9 @@ pub fn named_gpu(text: &str, k: &Knowledge) -> Option<NamedGpu> {
     }
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
-        Regex::new(
+        crate::engine::static_regex::compile(
             r"(?i)\b(?:gpu|device|card)\b[^\n]{0,60}?\b(?:is|is an?|architecture:?)\s+(Kepler|Maxwell|Pascal|Volta|Turing|Ampere|Ada Lovelace|Hopper|Blackwell)\b",
         )
-        .expect("static pattern compiles")
     });
     let c = re.captures(text)?;
     let written = c[1].to_string();
@@ -61,8 +60,9 @@ pub fn named_gpu(text: &str, k: &Knowledge) -> Option<NamedGpu> {
 pub fn build_cuda(text: &str) -> Option<String> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
-        Regex::new(r"(?i)\bcuda(?:\s+toolkit)?(?:\s+version)?\s*[:=]?\s*v?([1-9][0-9]?\.[0-9])\b")
-            .expect("static pattern compiles")
+        crate::engine::static_regex::compile(
+            r"(?i)\bcuda(?:\s+toolkit)?(?:\s+version)?\s*[:=]?\s*v?([1-9][0-9]?\.[0-9])\b",
+        )
     });
     re.captures(text)
         .map(|c| c[1].to_string())

@@ -21,12 +21,10 @@ struct Patterns {
 fn patterns() -> &'static Patterns {
     static P: OnceLock<Patterns> = OnceLock::new();
     P.get_or_init(|| Patterns {
-        refusal: Regex::new(
+        refusal: crate::engine::static_regex::compile(
             r"(?i)unsupported[ _]ptx[ _]version|unsupported toolchain|cudaErrorUnsupportedPtxVersion",
-        )
-        .expect("static pattern compiles"),
-        isa: Regex::new(r"(?i)\bPTX(?: ISA)?(?: version)?\s+v?([0-9]{1,2}\.[0-9])\b|^\s*\.version\s+([0-9]{1,2}\.[0-9])\b")
-            .expect("static pattern compiles"),
+        ),
+        isa: crate::engine::static_regex::compile(r"(?i)\bPTX(?: ISA)?(?: version)?\s+v?([0-9]{1,2}\.[0-9])\b|^\s*\.version\s+([0-9]{1,2}\.[0-9])\b"),
     })
 }
 

@@ -46,7 +46,7 @@ struct Patterns {
 fn patterns() -> &'static Patterns {
     static P: OnceLock<Patterns> = OnceLock::new();
     P.get_or_init(|| {
-        let re = |s: &str| Regex::new(s).expect("static pattern compiles");
+        let re = crate::engine::static_regex::compile;
         Patterns {
             missing: re(
                 r"(?:ImportError|OSError)\b[^\n]*?\b(lib[A-Za-z0-9_+\-]+\.so(?:\.[0-9]+)*): cannot open shared object file",

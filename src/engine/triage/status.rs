@@ -41,7 +41,7 @@ struct Patterns {
 fn patterns() -> &'static Patterns {
     static P: OnceLock<Patterns> = OnceLock::new();
     P.get_or_init(|| {
-        let re = |s: &str| Regex::new(s).expect("static pattern compiles");
+        let re = crate::engine::static_regex::compile;
         Patterns {
             name: re(
                 r"\b(CUDA_ERROR_[A-Z0-9_]+|cudaError[A-Z][A-Za-z0-9]*|CUBLAS_STATUS_[A-Z0-9_]+|CUDNN_STATUS_[A-Z0-9_]+|CUPTI_ERROR_[A-Z0-9_]+|NVRTC_ERROR_[A-Z0-9_]+|NVJITLINK_ERROR_[A-Z0-9_]+|CUFFT_[A-Z0-9_]+|CURAND_STATUS_[A-Z0-9_]+|CUSOLVER_STATUS_[A-Z0-9_]+|CUSPARSE_STATUS_[A-Z0-9_]+|NVML_ERROR_[A-Z0-9_]+|nccl[A-Z][A-Za-z]+)\b",
@@ -237,8 +237,7 @@ fn says_cuda(line: &str) -> bool {
     line.to_ascii_lowercase().contains("cuda")
         || DRIVER_CALL
             .get_or_init(|| {
-                Regex::new(r"\bcu(?:Init|Ctx|Device|Mem|Module|Launch|Stream|Event|Graph|Link|Func|Library)[A-Za-z0-9_]*\b")
-                    .expect("static pattern compiles")
+                crate::engine::static_regex::compile(r"\bcu(?:Init|Ctx|Device|Mem|Module|Launch|Stream|Event|Graph|Link|Func|Library)[A-Za-z0-9_]*\b")
             })
             .is_match(line)
 }

@@ -22,7 +22,7 @@ pub struct OutdatedComponent {
 fn patterns() -> &'static [Regex; 4] {
     static RE: OnceLock<[Regex; 4]> = OnceLock::new();
     RE.get_or_init(|| {
-        let re = |s: &str| Regex::new(s).expect("static pattern compiles");
+        let re = crate::engine::static_regex::compile;
         [
             re(r"(?i)Outdated ([A-Za-z][A-Za-z0-9_.-]*) installation found"),
             re(r"(?i)Version JAX was built against:\s*([0-9]+)"),

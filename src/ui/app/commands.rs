@@ -17,6 +17,8 @@ impl TriageApp {
     /// Starts over with `next` (another target or a reopened report), keeping the preferences.
     fn replace_keeping_prefs(&mut self, mut next: TriageApp) {
         next.restore(self.prefs());
+        // A rollback of an interrupted fix still running goes on into the next wizard.
+        next.fix.recovery_job = self.fix.recovery_job.take();
         *self = next;
     }
 
@@ -37,13 +39,14 @@ impl TriageApp {
         match command {
             UiCommand::GoTo(step) => self.step = step,
             UiCommand::StartScan => {
-                if !self.scan_running() {
+                if !self.scan_running() && !self.scan_waits_for_recovery() {
                     self.status = "Scanning…".into();
                     self.scan = ScanState::Running(start_scan(self.target.clone()));
                 }
             }
             UiCommand::TryImports => {
-                if !self.scan_running() && self.target.is_this_computer() {
+                if !self.scan_running() && self.target.is_this_computer() && !self.fix.recovering()
+                {
                     self.status = "Scanning and importing each framework…".into();
                     self.scan = ScanState::Running(worker::start_probing_scan(self.target.clone()));
                 }

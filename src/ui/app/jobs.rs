@@ -13,6 +13,27 @@ use std::time::Duration;
 const REPAINT: Duration = Duration::from_millis(100);
 
 impl TriageApp {
+    /// Starts rolling back the fixes an earlier run left half applied (`ui::run` does, as the
+    /// window opens): a worker job, polled with the others; Apply, Undo and a scan of this
+    /// computer wait for it.
+    pub fn start_fix_recovery(&mut self) {
+        if self.fix.recovery_job.is_none() {
+            self.fix.recovery_job = Some(crate::ui::worker::start_fix_recovery());
+        }
+    }
+
+    /// A scan of this computer waits while an interrupted fix is rolled back (`poll_jobs` starts
+    /// it after); says so and returns true then.
+    pub(super) fn scan_waits_for_recovery(&mut self) -> bool {
+        if !self.fix.recovering() || !self.target.is_this_computer() {
+            return false;
+        }
+        self.scan_after_recovery = true;
+        self.status =
+            "Rolling back an interrupted fix first; the scan starts when it is done.".into();
+        true
+    }
+
     /// Whether any background job is running.
     pub fn jobs_running(&self) -> bool {
         self.scan_running()
@@ -31,7 +52,14 @@ impl TriageApp {
             self.status = status;
         }
         self.poll_gpu();
-        if let Some(status) = self.fix.poll() {
+        let fix_words = self.fix.poll();
+        if self.scan_after_recovery && !self.fix.recovering() {
+            self.scan_after_recovery = false;
+            self.apply(crate::ui::steps::UiCommand::StartScan);
+            if let Some(words) = fix_words {
+                self.status = format!("{words} {}", self.status);
+            }
+        } else if let Some(status) = fix_words {
             self.status = status;
         }
         if let Some(status) = self.fleet.poll() {

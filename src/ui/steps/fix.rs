@@ -106,7 +106,8 @@ pub fn fix_ui(ui: &mut egui::Ui, shown: &Shown, state: &FixState, commands: &mut
         if let Some(stage) = state.stage() {
             ui.spinner();
             ui.label(stage);
-            if ui.button("Cancel").clicked() {
+            // An apply can be stopped; the start-up rollback of an interrupted fix cannot.
+            if state.apply_job.is_some() && ui.button("Cancel").clicked() {
                 commands.push(UiCommand::Fix(FixCommand::Cancel));
             }
         }

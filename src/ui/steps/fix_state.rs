@@ -6,7 +6,7 @@
 use crate::engine::api::fix::{
     self, ApplyOutcome, ApplyReport, FixPlan, Journal, JournalState, PlanOptions, Scope,
 };
-use crate::ui::worker::{FixDone, FixJob, Job, failure_text};
+use crate::ui::worker::{FixDone, FixJob, Job, Recovered, failure_text};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What the Fix step asks the app to do.
@@ -51,6 +51,9 @@ pub struct FixState {
     pub show_history: bool,
     /// Reading the journal for History.
     pub history_job: Option<Job<Vec<Journal>>>,
+    /// Rolling back, at start-up, a fix an earlier run left half applied (Apply, Undo and a
+    /// scan of this computer wait for it).
+    pub recovery_job: Option<Job<Recovered>>,
     /// For a copy fix (`zlibwapi.dll` beside cuDNN 8): the file the user chose to copy; empty
     /// means the first usable file the finding names.
     pub copy_from: String,
@@ -74,6 +77,7 @@ impl Default for FixState {
             history: Vec::new(),
             show_history: false,
             history_job: None,
+            recovery_job: None,
             copy_from: String::new(),
             environments_before: BTreeMap::new(),
         }
@@ -82,7 +86,12 @@ impl Default for FixState {
 
 impl FixState {
     pub fn busy(&self) -> bool {
-        self.plan_job.is_some() || self.apply_job.is_some()
+        self.plan_job.is_some() || self.apply_job.is_some() || self.recovering()
+    }
+
+    /// Whether the start-up recovery of an interrupted fix still runs.
+    pub fn recovering(&self) -> bool {
+        self.recovery_job.is_some()
     }
 
     /// Whether any of the step's jobs runs (the journal read for History included).
@@ -92,12 +101,18 @@ impl FixState {
 
     /// The running job's current stage, for the progress line.
     pub fn stage(&self) -> Option<String> {
-        self.apply_job.as_ref().map(|j| j.progress.snapshot().0)
+        let progress = match (&self.apply_job, &self.recovery_job) {
+            (Some(job), _) => &job.progress,
+            (None, Some(job)) => &job.progress,
+            (None, None) => return None,
+        };
+        Some(progress.snapshot().0)
     }
 
     /// Takes what the jobs finished or streamed since the last frame; when an apply or undo job
     /// finished, the words for the status bar (the scan's counts there are from before it).
     pub fn poll(&mut self) -> Option<String> {
+        let recovered = self.poll_recovery();
         if let Some(out) = self.plan_job.as_ref().and_then(|j| j.poll()) {
             self.preview = Some(out);
             self.plan_job = None;
@@ -112,10 +127,14 @@ impl FixState {
                 Err(e) => self.log.push(failure_text(&e)),
             }
         }
-        let job = self.apply_job.as_ref()?;
+        let Some(job) = self.apply_job.as_ref() else {
+            return recovered;
+        };
         let outcome = job.poll();
         self.live.extend(job.updates());
-        let outcome = outcome?;
+        let Some(outcome) = outcome else {
+            return recovered;
+        };
         let status = match outcome {
             Ok(FixDone {
                 reports,
@@ -140,6 +159,48 @@ impl FixState {
         self.apply_job = None;
         self.show_history = true;
         Some(status)
+    }
+
+    /// Takes the start-up recovery's result once it arrives: words for the status bar when it
+    /// rolled something back or failed (nothing to say when there was nothing to roll back).
+    fn poll_recovery(&mut self) -> Option<String> {
+        let outcome = self.recovery_job.as_ref()?.poll()?;
+        self.recovery_job = None;
+        let Recovered {
+            rolled_back,
+            history,
+        } = match outcome {
+            Ok(recovered) => recovered,
+            Err(e) => Recovered {
+                rolled_back: Err(failure_text(&e)),
+                history: self.history.clone(),
+            },
+        };
+        self.adopt_history(history);
+        let words = match rolled_back {
+            Ok(ids) if ids.is_empty() => return None,
+            Ok(ids) => {
+                // What each fix did, as History lists it; the journal id where none is read.
+                let what: Vec<String> = ids
+                    .iter()
+                    .map(|id| {
+                        self.history
+                            .iter()
+                            .find(|j| &j.id == id)
+                            .map_or_else(|| id.clone(), |j| format!("\"{}\"", j.summary))
+                    })
+                    .collect();
+                format!(
+                    "Rolled back {} interrupted fix(es): {}.",
+                    ids.len(),
+                    what.join(", ")
+                )
+            }
+            Err(e) => format!("Could not roll back an interrupted fix: {e}"),
+        };
+        self.log.push(words.clone());
+        self.show_history = true;
+        Some(words)
     }
 
     /// After a new scan: the checked fixes it no longer offers are dropped (a fix applied and
@@ -228,7 +289,7 @@ pub(crate) mod tests {
     use super::FixState;
     use crate::engine::api::fix::{Journal, JournalState};
     use crate::engine::api::{Finding, FixKind, FixRef, Progress, Severity};
-    use crate::ui::worker::Job;
+    use crate::ui::worker::{Job, Recovered};
 
     /// A journal of a fix applied at `created` (seconds since 1970).
     pub(crate) fn journal(id: &str, created: u64, state: JournalState) -> Journal {
@@ -302,5 +363,72 @@ pub(crate) mod tests {
         let mut fresh = FixState::default();
         fresh.adopt_history(read);
         assert!(!fresh.show_history && fresh.history.len() == 1);
+    }
+
+    /// Polls until the start-up recovery job is taken in; what each poll said, the last first.
+    fn poll_until_recovered(state: &mut FixState) -> Vec<Option<String>> {
+        let mut said = Vec::new();
+        while state.recovering() {
+            said.insert(0, state.poll());
+            std::thread::yield_now();
+        }
+        said
+    }
+
+    #[test]
+    fn the_start_up_recovery_holds_apply_back_then_says_what_it_rolled_back() {
+        let mut state = FixState::default();
+        let history = vec![journal(
+            "1795627183-249670",
+            1_795_627_183,
+            JournalState::RolledBack,
+        )];
+        let (go, wait) = std::sync::mpsc::channel::<()>();
+        state.recovery_job = Some(Job::start(Progress::new(), move |_| {
+            let _ = wait.recv();
+            Ok(Recovered {
+                rolled_back: Ok(vec!["1795627183-249670".into()]),
+                history,
+            })
+        }));
+        assert!(state.busy(), "Apply and Undo wait for the rollback");
+        assert!(state.jobs_running());
+        assert_eq!(state.poll(), None, "nothing to say while it runs");
+        go.send(()).unwrap();
+        let said = poll_until_recovered(&mut state);
+        assert_eq!(
+            said[0].as_deref(),
+            Some("Rolled back 1 interrupted fix(es): \"Set CUDA_HOME to /usr/local/cuda\".")
+        );
+        assert!(!state.busy());
+        assert!(state.show_history, "History lists the rolled-back fix");
+        assert_eq!(state.history[0].state, JournalState::RolledBack);
+        assert_eq!(state.log, [said[0].clone().unwrap_or_default()]);
+    }
+
+    #[test]
+    fn a_start_up_with_nothing_to_roll_back_is_silent_and_a_failure_is_said() {
+        let recovering = |rolled_back: Result<Vec<String>, String>| FixState {
+            recovery_job: Some(Job::start(Progress::new(), move |_| {
+                Ok(Recovered {
+                    rolled_back,
+                    history: Vec::new(),
+                })
+            })),
+            ..FixState::default()
+        };
+        let mut quiet = recovering(Ok(Vec::new()));
+        let said = poll_until_recovered(&mut quiet);
+        assert!(
+            !said.is_empty() && said.iter().all(Option::is_none),
+            "{said:?}"
+        );
+        assert!(!quiet.show_history && quiet.log.is_empty());
+        let mut failed = recovering(Err("permission denied".into()));
+        let said = poll_until_recovered(&mut failed);
+        assert_eq!(
+            said[0].as_deref(),
+            Some("Could not roll back an interrupted fix: permission denied")
+        );
     }
 }

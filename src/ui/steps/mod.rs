@@ -147,11 +147,3 @@ pub enum UiCommand {
     /// Preview, apply or undo fixes.
     Fix(fix_state::FixCommand),
 }
-
-/// A short paragraph saying what a step will hold once its capability lands.
-pub fn coming_ui(ui: &mut egui::Ui, what: &str) {
-    super::theme::card(ui, |ui| {
-        ui.label(egui::RichText::new("Not available in this version yet").strong());
-        ui.label(what);
-    });
-}

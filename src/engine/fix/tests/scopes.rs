@@ -92,6 +92,62 @@ fn windows_registry_path_preview_keeps_the_type_and_the_other_entries() {
     );
 }
 
+/// A machine file's registry view keeps text only: the planner gives a `%VARIABLE%` value and
+/// `Path` the expandable type, plain text `REG_SZ`, and the plan's JSON spells them as Windows does.
+#[test]
+fn registry_value_kinds_follow_the_text_and_keep_windows_spelling_in_json() {
+    use crate::engine::findings::{FixKind, FixRef, Severity};
+    use crate::engine::fix::plan::{Change, RegValueKind};
+    let mut keys = std::collections::BTreeMap::new();
+    keys.insert(
+        r"HKCU\Environment".to_string(),
+        [("CUDA_HOME".to_string(), r"C:\CUDA\v11.2".to_string())]
+            .into_iter()
+            .collect(),
+    );
+    let ctx = SystemContext {
+        platform: Platform::Windows,
+        registry: RegistryView::new(keys),
+        source: ContextSource::MachineFile("m.toml".into()),
+        ..live_context(&[])
+    };
+    let plan_for = |name: &str, value: &str| {
+        let finding = Finding::new("x", Severity::Warning, "s", "d").with_fix(FixRef {
+            id: "set".into(),
+            kind: FixKind::env(name, Some(value.to_string())),
+            summary: "set".into(),
+        });
+        planner::plan(&ctx, &finding, &finding.fixes[0], &PlanOptions::default()).unwrap()
+    };
+    let kinds = |plan: &crate::engine::fix::plan::FixPlan| match &plan.operations[0].change {
+        Change::Registry { before, after, .. } => (
+            before.as_ref().map(|v| v.kind),
+            after.as_ref().map(|v| v.kind),
+        ),
+        other => panic!("a registry change, not {other:?}"),
+    };
+    // An existing plain value keeps its type; new values take theirs from the text.
+    let kept = plan_for("CUDA_HOME", r"%CUDA_ROOT%\v12.4");
+    assert_eq!(
+        kinds(&kept),
+        (Some(RegValueKind::Sz), Some(RegValueKind::Sz))
+    );
+    let expandable = plan_for("CUDA_PATH", r"%CUDA_ROOT%\v12.4");
+    assert_eq!(kinds(&expandable), (None, Some(RegValueKind::ExpandSz)));
+    let plain = plan_for("CUDA_PATH", r"C:\CUDA\v12.4");
+    assert_eq!(kinds(&plain), (None, Some(RegValueKind::Sz)));
+    let json = serde_json::to_value(&kept).unwrap();
+    let change = &json["operations"][0]["change"];
+    assert_eq!(change["before"]["kind"], "REG_SZ", "{json:#}");
+    let json = serde_json::to_value(&expandable).unwrap();
+    assert_eq!(
+        json["operations"][0]["change"]["after"]["kind"],
+        "REG_EXPAND_SZ"
+    );
+    let back: crate::engine::fix::plan::FixPlan = serde_json::from_value(json).unwrap();
+    assert_eq!(back, expandable, "the plan reads back from its JSON");
+}
+
 #[test]
 fn a_real_venv_activate_script_carries_the_fix_and_undo_restores_it() {
     let home = Home::new();
