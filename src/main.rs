@@ -1,6 +1,9 @@
 //! `cuda-triage`: with no subcommand, the wizard (or a text scan where there is no display);
 //! with one, the command line. On Windows it is a GUI program (a double-click opens no console
 //! window) that prints to the console of cmd or PowerShell when started from one.
+// Tests may unwrap and expect: a panic there is the failure report (Cargo.toml's [lints] warns
+// elsewhere; integration tests and benches allow them at their roots).
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 #![cfg_attr(windows, windows_subsystem = "windows")]
 
 use clap::Parser;

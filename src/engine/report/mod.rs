@@ -25,7 +25,7 @@ pub mod text_tree;
 pub mod trees;
 
 #[cfg(test)]
-mod fix_keys_tests;
+mod tests;
 
 pub use format::ReportFormat;
 

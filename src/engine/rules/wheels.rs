@@ -84,7 +84,10 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
             let names: Vec<String> = if f.kind == FrameworkKind::PyTorch {
                 needed_names(ctx.platform, cuda, f.expects.cudnn.as_deref())
             } else {
-                load_list(ctx, f, &probe).into_iter().map(|l| l.name).collect()
+                load_list(ctx, f, &probe)
+                    .into_iter()
+                    .map(|l| l.name)
+                    .collect()
             };
             for name in names {
                 if let Some(p) = loader.resolve(&name, &probe).path {
