@@ -164,6 +164,16 @@ impl FixKind {
         FixKind::PathEdit { edit: Some(edit) }
     }
 
+    /// Takes `dir` out of `LD_LIBRARY_PATH` (for the process the fix is applied to).
+    pub fn ld_library_path_remove(dir: &str) -> FixKind {
+        FixKind::path(PathEdit {
+            variable: "LD_LIBRARY_PATH".into(),
+            add: None,
+            first: false,
+            remove: Some(dir.to_string()),
+        })
+    }
+
     pub fn env(name: &str, value: Option<String>) -> FixKind {
         FixKind::EnvVar {
             set: Some(EnvSet {

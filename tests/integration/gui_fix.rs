@@ -70,32 +70,14 @@ fn fix_step_applies_verifies_and_undoes_a_real_profile_byte_for_byte() {
     std::fs::create_dir_all(dir.path().join("opt/cuda-12.4/bin")).unwrap();
     std::fs::write(home.join(".profile"), PROFILE).unwrap();
     // This binary again, running only the wizard half below, with its own environment.
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "gui_fix::wizard_on_this_computer",
-            "--exact",
-            "--include-ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD, dir.path())
-        .env("HOME", &home)
-        .env("CUDA_TRIAGE_DATA_DIR", dir.path().join("data"))
-        .env("CUDA_HOME", dir.path().join("opt/cuda-12.44"))
-        .env("PATH", "/usr/bin:/bin")
-        .env_remove("CONDA_PREFIX")
-        .env_remove("VIRTUAL_ENV")
-        .env_remove("LD_LIBRARY_PATH")
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        out.status.success() && text.contains("1 passed"),
-        "the wizard half failed:\n{text}"
+    run_wizard_half(
+        "gui_fix::wizard_on_this_computer",
+        &[
+            (CHILD, dir.path().into()),
+            ("HOME", home.clone()),
+            ("CUDA_TRIAGE_DATA_DIR", dir.path().join("data")),
+            ("CUDA_HOME", dir.path().join("opt/cuda-12.44")),
+        ],
     );
     assert_eq!(std::fs::read(home.join(".profile")).unwrap(), PROFILE);
 }
@@ -267,31 +249,13 @@ fn the_wizard_rolls_back_a_fix_killed_half_way_off_the_ui_thread_and_says_what_i
     cli.kill().unwrap();
     cli.wait().unwrap();
     // The wizard, in a child process of this test binary given that journal folder.
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "gui_fix::wizard_starting_after_a_killed_fix",
-            "--exact",
-            "--include-ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(RECOVERY_CHILD, &data)
-        .env("HOME", &home)
-        .env("CUDA_TRIAGE_DATA_DIR", &data)
-        .env("PATH", "/usr/bin:/bin")
-        .env_remove("CONDA_PREFIX")
-        .env_remove("VIRTUAL_ENV")
-        .env_remove("LD_LIBRARY_PATH")
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        out.status.success() && text.contains("1 passed"),
-        "the wizard half failed:\n{text}"
+    run_wizard_half(
+        "gui_fix::wizard_starting_after_a_killed_fix",
+        &[
+            (RECOVERY_CHILD, data.clone()),
+            ("HOME", home.clone()),
+            ("CUDA_TRIAGE_DATA_DIR", data.clone()),
+        ],
     );
     assert_eq!(
         std::fs::read(home.join(".profile")).unwrap(),
@@ -325,5 +289,37 @@ fn wizard_starting_after_a_killed_fix() {
         h.query_by_label_contains(" — rolled back ").is_some(),
         "History lists the rolled-back fix: {:?}",
         h.state().fix.history
+    );
+}
+
+/// Runs one ignored wizard test of this binary in a child process with `envs` and a plain
+/// environment (no conda, venv or LD_LIBRARY_PATH), and fails unless it passed.
+fn run_wizard_half(test: &str, envs: &[(&str, std::path::PathBuf)]) {
+    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    cmd.args([
+        test,
+        "--exact",
+        "--include-ignored",
+        "--nocapture",
+        "--test-threads=1",
+    ]);
+    for (name, value) in envs {
+        cmd.env(name, value);
+    }
+    let out = cmd
+        .env("PATH", "/usr/bin:/bin")
+        .env_remove("CONDA_PREFIX")
+        .env_remove("VIRTUAL_ENV")
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success() && text.contains("1 passed"),
+        "the wizard half {test} failed:\n{text}"
     );
 }

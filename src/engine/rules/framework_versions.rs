@@ -9,7 +9,7 @@
 
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::finding_codes as codes;
-use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, PathEdit, Severity};
+use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use crate::engine::graph::process::{self, PresenceProbe};
 use crate::engine::inventory::{Framework, Inventory, PythonEnv};
 use crate::engine::knowledge::{self, framework_loads::PinRow};
@@ -128,12 +128,7 @@ fn cudnn(
     if answer.how == How::LdLibraryPath {
         finding = finding.with_fix(FixRef {
             id: format!("ld-library-path-remove:{dir}"),
-            kind: FixKind::path(PathEdit {
-                variable: "LD_LIBRARY_PATH".into(),
-                add: None,
-                first: false,
-                remove: Some(dir.clone()),
-            }),
+            kind: FixKind::ld_library_path_remove(&dir),
             summary: format!(
                 "Remove {dir} from LD_LIBRARY_PATH for this process, so the pinned cuDNN beside the framework is loaded"
             ),

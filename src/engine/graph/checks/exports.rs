@@ -10,7 +10,7 @@
 use crate::engine::binfmt::{BinaryInfo, Format, SymbolNeed, SymbolTable};
 use crate::engine::context::SystemContext;
 use crate::engine::finding_codes as codes;
-use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, PathEdit, Severity};
+use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use crate::engine::graph::{DependencyGraph, Node};
 use crate::engine::loader::How;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -166,12 +166,7 @@ fn first_copy_fix(preloaded: bool, how: How, path: &str) -> Vec<FixRef> {
     } else if how == How::LdLibraryPath {
         vec![FixRef {
             id: format!("ld-library-path-remove:{dir}"),
-            kind: FixKind::path(PathEdit {
-                variable: "LD_LIBRARY_PATH".into(),
-                add: None,
-                first: false,
-                remove: Some(dir.clone()),
-            }),
+            kind: FixKind::ld_library_path_remove(&dir),
             summary: format!("Remove {dir} from LD_LIBRARY_PATH for this process"),
         }]
     } else {
