@@ -171,7 +171,7 @@ pub fn header_facts(doc: &Report) -> Vec<String> {
         ),
         None => "no NVIDIA driver found".to_string(),
     });
-    facts.extend(super::runs_in_lines(&m.runs_in, m.driver.is_some()));
+    facts.extend(super::runs_in_lines(m));
     facts.push(m.source.describe());
     if let Some(r) = &m.renderer {
         facts.push(format!("window drawn with {}", r.summary()));

@@ -2,12 +2,18 @@
 //! `NVIDIA_*` variables the toolkit reads, the host driver files mounted in, the kernel module,
 //! WSL and its driver folder. Shared by the text, Markdown and HTML renderers and the wizard.
 
+use crate::engine::context::MachineSummary;
 use crate::engine::context::runs_in::{RunsIn, condensed_requirement};
 
-/// One line per fact; empty on a plain host. `driver_found` says whether the scan found a driver
-/// library at all: one found without a bind mount came in a folder of the image or a folder
-/// mounted whole (an H100 machine's `/usr/local/nvidia/lib64`), not "no driver".
-pub fn runs_in_lines(r: &RunsIn, driver_found: bool) -> Vec<String> {
+/// One line per fact about where the machine's process ran; empty on a plain host.
+pub fn runs_in_lines(m: &MachineSummary) -> Vec<String> {
+    lines(&m.runs_in, m.driver.is_some())
+}
+
+/// `driver_found` says whether the scan found a driver library at all: one found without a bind
+/// mount came in a folder of the image or a folder mounted whole (an H100 machine's
+/// `/usr/local/nvidia/lib64`), not "no driver".
+fn lines(r: &RunsIn, driver_found: bool) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(c) = &r.container {
         out.push(format!(
@@ -87,13 +93,13 @@ mod tests {
     #[test]
     fn the_mount_line_agrees_with_the_driver_found() {
         let r = docker_without_mounts();
-        let without = runs_in_lines(&r, false);
+        let without = lines(&r, false);
         assert!(
             without
                 .iter()
                 .any(|l| l == "No driver library is mounted from the host")
         );
-        let with = runs_in_lines(&r, true);
+        let with = lines(&r, true);
         assert!(
             !with.iter().any(|l| l.contains("No driver library")),
             "{with:?}"

@@ -32,7 +32,7 @@ pub fn render_text(doc: &Report, colour: bool) -> String {
         m.placement(),
         m.source.describe()
     ));
-    for line in super::runs_in_lines(&m.runs_in, m.driver.is_some()) {
+    for line in super::runs_in_lines(m) {
         out.push_str(&format!("         {line}\n"));
     }
     match &m.driver {

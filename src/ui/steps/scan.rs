@@ -96,7 +96,7 @@ fn machine_cards_ui(
             m.placement(),
             m.source.describe()
         ));
-        for line in crate::engine::api::report::runs_in_lines(&m.runs_in, m.driver.is_some()) {
+        for line in crate::engine::api::report::runs_in_lines(m) {
             ui.label(line);
         }
     });

@@ -368,11 +368,7 @@ fn one(
         y: &dy,
     };
     let shortlist = search(&d)?;
-    let (chosen, ws_bytes) = if shortlist.len() == 1 {
-        (shortlist[0], configure(&d, &shortlist[0])?)
-    } else {
-        choose(cuda, &d, &io, &shortlist)?
-    };
+    let (chosen, ws_bytes) = choose(cuda, &d, &io, &shortlist)?;
     let algo = chosen.algo;
     let ws = workspace(cuda, ws_bytes)?;
     let forward = || forward(&d, &io, algo, ws.as_ref(), ws_bytes);
