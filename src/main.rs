@@ -19,7 +19,7 @@ fn main() {
         .common
         .machine
         .clone()
-        .map_or(Source::Live, Source::MachineFile);
+        .map_or_else(Source::live, Source::machine_file);
     let gui_app = match &cli.command {
         None if ui::display_available() && !cli.common.json => Some(TriageApp::new(target)),
         Some(Command::Open { report })

@@ -8,8 +8,8 @@ use crate::engine::api::{self, Driver, Progress, Report, Source, SystemContext};
 /// The machine a command works on: the machine file when given, else this computer.
 pub fn source(common: &Common) -> Source {
     match &common.machine {
-        Some(path) => Source::MachineFile(path.clone()),
-        None => Source::Live,
+        Some(path) => Source::machine_file(path.clone()),
+        None => Source::live(),
     }
 }
 

@@ -58,6 +58,7 @@ pub fn gpu_test_command(common: &Common, args: &GpuTestArgs) -> anyhow::Result<i
             .map(Duration::from_secs)
             .unwrap_or(default_timeout),
         exe: None,
+        session: api::SessionEnvironment::this_process(),
     };
     let show = std::io::stderr().is_terminal() || !common.json;
     let outcome = gpu::run(&opts, &Progress::new(), |u| {
@@ -105,7 +106,7 @@ fn sets_command(common: &Common) -> anyhow::Result<i32> {
 
 /// This computer with its driver facts.
 fn live_context() -> Result<SystemContext, crate::engine::api::Error> {
-    api::load(&Source::Live, Driver::Ask)
+    api::load(&Source::live(), Driver::Ask)
 }
 
 /// Scans the machine and returns the library sets it offers the test.

@@ -84,7 +84,7 @@ mod tests {
         let report = build_report(
             &document(),
             None,
-            &Source::Live,
+            &Source::live(),
             &[],
             false,
             None,
@@ -110,7 +110,7 @@ mod tests {
                 ),
             ]
         );
-        let machine_file = Source::MachineFile("machine.json".into());
+        let machine_file = Source::machine_file("machine.json".into());
         let report = build_report(
             &document(),
             None,

@@ -7,7 +7,6 @@
 //! apply, undo, the start-up recovery of an interrupted fix and reading the fix history — so that steps only ask for work (a `UiCommand`) and the app's command handler
 //! starts it.
 
-pub use crate::engine::api::Source;
 use crate::engine::api::fix::{
     self, ApplyReport, Feedback, FixPlan, Journal, LineSink, PlanOptions,
 };
@@ -15,6 +14,7 @@ use crate::engine::api::gpu::{self, LibrarySet, Update};
 use crate::engine::api::{
     self, BinarySuggestion, Driver, Finding, Progress, Report, TreeOutcome, TreeRequest,
 };
+pub use crate::engine::api::{Machine, Source};
 use crate::ui::steps::dependencies::TreeResult;
 use anyhow::anyhow;
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
@@ -251,7 +251,13 @@ pub fn start_gpu_test(opts: gpu::Options) -> GpuJob {
     progress.stage("Starting the test process", 0);
     Job::streaming(progress, move |progress, updates| {
         let outcome = gpu::run(&opts, progress, |u| updates.send(u));
-        let this_computer = api::load(&Source::Live, Driver::Ask)?;
+        let this_computer = api::load(
+            &Source {
+                machine: Machine::Live,
+                session: opts.session.clone(),
+            },
+            Driver::Ask,
+        )?;
         let base = Report::new(&this_computer, Vec::new());
         Ok(Box::new((outcome, base)))
     })

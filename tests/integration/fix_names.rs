@@ -44,7 +44,7 @@ fn every_fix_of_every_machine_names_what_exists() {
         "win-cuda-tf-torch",
     ] {
         let path = fixture(&format!("machines/{seed}/machine.toml"));
-        let ctx = load(&Source::MachineFile(path), Driver::Skip).expect("seed machine loads");
+        let ctx = load(&Source::machine_file(path), Driver::Skip).expect("seed machine loads");
         problems.extend(missing(seed, &ctx, &mut fixes));
     }
     for (name, s) in [
@@ -54,7 +54,7 @@ fn every_fix_of_every_machine_names_what_exists() {
         ("situation d", crate::gui_walk::situation_d().0),
         ("situation e", crate::gui_walk::situation_e()),
     ] {
-        let ctx = load(&Source::MachineFile(s.file().into()), Driver::Skip).expect("loads");
+        let ctx = load(&Source::machine_file(s.file().into()), Driver::Skip).expect("loads");
         problems.extend(missing(name, &ctx, &mut fixes));
     }
     let mut machines = 0;
@@ -79,7 +79,7 @@ fn every_fix_of_every_machine_names_what_exists() {
         ("onnxruntime venv", ort_venv()),
         ("jax venv", jax_venv()),
     ] {
-        let ctx = load(&Source::PythonEnv(venv.to_path_buf()), Driver::Skip).expect("venv loads");
+        let ctx = load(&Source::python_env(venv.to_path_buf()), Driver::Skip).expect("venv loads");
         problems.extend(missing(name, &ctx, &mut fixes));
     }
     for (name, gone) in [
@@ -89,7 +89,7 @@ fn every_fix_of_every_machine_names_what_exists() {
     ] {
         let copy = Copy::of(ort_venv(), &format!("fix-names-{name}"));
         copy.replace(gone, None);
-        let ctx = load(&Source::PythonEnv(copy.root.clone()), Driver::Skip).expect("copy loads");
+        let ctx = load(&Source::python_env(copy.root.clone()), Driver::Skip).expect("copy loads");
         problems.extend(missing(
             &format!("onnxruntime venv without {name}"),
             &ctx,

@@ -140,7 +140,7 @@ fn scan_card_marks_an_inferred_build_and_says_why() {
         .collect();
     std::fs::write(&metadata, unpinned.join("\n")).expect("write METADATA");
     let file = m.write_machine_file().expect("machine.toml");
-    let mut h = crate::gui::harness(TriageApp::new(Source::MachineFile(file)));
+    let mut h = crate::gui::harness(TriageApp::new(Source::machine_file(file)));
     h.run_steps(2);
     h.get_by_label("Start scan").click();
     h.step();

@@ -25,7 +25,7 @@ pub(crate) fn relative_machine(name: &str) -> Source {
         .strip_prefix(env!("CARGO_MANIFEST_DIR"))
         .unwrap()
         .to_path_buf();
-    Source::MachineFile(rel)
+    Source::machine_file(rel)
 }
 
 pub fn harness(app: TriageApp) -> Harness<'static, TriageApp> {
@@ -234,7 +234,7 @@ fn a_saved_report_opens_on_its_findings() {
     let path = dir.path().join("r.json");
     std::fs::write(&path, json).unwrap();
     let loaded = cuda_triage::engine::report::Report::load(&path).unwrap();
-    let mut h = harness(TriageApp::with_report(Source::Live, loaded, "r.json"));
+    let mut h = harness(TriageApp::with_report(Source::live(), loaded, "r.json"));
     h.run_steps(2);
     assert_eq!(h.state().step, Step::Findings);
     assert!(
@@ -313,7 +313,7 @@ fn gpu_step_runs_the_test_in_a_child_process_and_keeps_the_result() {
         "libcuda.so.1",
         "int cuDriverGetVersion(int *v) { *v = 12040; return 0; }\nint cuInit(unsigned f) { return 100; }",
     );
-    let mut app = TriageApp::new(Source::Live);
+    let mut app = TriageApp::new(Source::live());
     app.gpu.exe = Some(env!("CARGO_BIN_EXE_cuda-triage").into());
     app.gpu.quick = true;
     app.gpu.paths[0] = lib.display().to_string();
@@ -434,7 +434,9 @@ fn gpu_step_offers_the_scanned_frameworks_libraries_and_fills_the_fields() {
     // The sets of the Windows fixture (a real scan of it), offered as a live scan would offer them.
     // Loaded by a path relative to the crate root, so the snapshot's text is the same everywhere.
     std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).unwrap();
-    let Source::MachineFile(machine) = relative_machine("win-cuda-tf-torch") else {
+    let cuda_triage::engine::api::Machine::MachineFile(machine) =
+        relative_machine("win-cuda-tf-torch").machine
+    else {
         unreachable!()
     };
     let ctx = cuda_triage::engine::context::machine_file::load(&machine).unwrap();
@@ -446,7 +448,7 @@ fn gpu_step_offers_the_scanned_frameworks_libraries_and_fills_the_fields() {
         .expect("a PyTorch set");
     let torch_cublas = sets[torch].selection.cublas.clone().unwrap();
 
-    let mut app = TriageApp::new(Source::Live);
+    let mut app = TriageApp::new(Source::live());
     app.gpu.offer_sets(sets.clone());
     app.step = Step::GpuTest;
     let mut h = harness(app);
@@ -511,7 +513,7 @@ fn gpu_step_shows_a_real_h200_run() {
     let report: cuda_triage::engine::gpu::results::GpuReport =
         serde_json::from_value(doc["gpu"].clone()).expect("the run's gpu section reads back");
     assert_eq!(report.workloads.len(), 23);
-    let mut app = TriageApp::new(Source::Live);
+    let mut app = TriageApp::new(Source::live());
     app.gpu.result = Some(report);
     app.step = Step::GpuTest;
     let mut h = harness(app);

@@ -73,7 +73,7 @@ fn dependencies_step_resolves_filters_and_explains() {
         .wgpu()
         .build_ui_state(
             |ui, app: &mut TriageApp| app.frame_ui(ui),
-            TriageApp::new(Source::MachineFile(machine)),
+            TriageApp::new(Source::machine_file(machine)),
         );
     h.run_steps(1);
     h.get_by_label("4. Dependencies").click();
@@ -139,7 +139,7 @@ fn dependencies_step_takes_a_bare_name_and_searches_for_it_as_the_process_would(
         .with_size([1000.0, 640.0])
         .build_ui_state(
             |ui, app: &mut TriageApp| app.frame_ui(ui),
-            TriageApp::new(Source::MachineFile(machine)),
+            TriageApp::new(Source::machine_file(machine)),
         );
     h.run_steps(1);
     h.get_by_label("4. Dependencies").click();
@@ -220,7 +220,7 @@ pub(crate) fn windows_seed_with_real_torch_dlls(work: &std::path::Path) -> std::
 fn after_a_scan_the_step_suggests_torch_cuda_in_torchs_process_and_one_click_builds_it() {
     let work = tempfile::tempdir().unwrap();
     let machine = windows_seed_with_real_torch_dlls(work.path());
-    let mut h = crate::gui::harness(TriageApp::new(Source::MachineFile(machine)));
+    let mut h = crate::gui::harness(TriageApp::new(Source::machine_file(machine)));
     h.run_steps(1);
     h.get_by_label("4. Dependencies").click();
     h.run_steps(2);
@@ -279,7 +279,7 @@ fn building_a_tree_can_be_cancelled_and_the_status_says_so() {
     let mut m = FakeMachine::new(Platform::Windows).unwrap();
     m.env("PATH", r"C:\Windows\system32")
         .env("SystemRoot", r"C:\Windows");
-    let machine = Source::MachineFile(m.write_machine_file().unwrap());
+    let machine = Source::machine_file(m.write_machine_file().unwrap());
     let mut app = TriageApp::new(machine.clone());
     app.step = Step::Dependencies;
     // Cancelled before the walk starts, so the outcome does not depend on timing.
@@ -305,7 +305,7 @@ fn building_a_tree_can_be_cancelled_and_the_status_says_so() {
 fn a_running_tree_offers_cancel() {
     let mut m = FakeMachine::new(Platform::Windows).unwrap();
     m.env("SystemRoot", r"C:\Windows");
-    let machine = Source::MachineFile(m.write_machine_file().unwrap());
+    let machine = Source::machine_file(m.write_machine_file().unwrap());
     let mut app = TriageApp::new(machine);
     app.step = Step::Dependencies;
     // A job that waits for its cancel: the step shows Cancel until it is pressed.

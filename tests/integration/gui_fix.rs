@@ -90,7 +90,7 @@ fn wizard_on_this_computer() {
     let profile = root.join("home/.profile");
     let toolkit = root.join("opt/cuda-12.4").display().to_string();
     // This computer may be a container with findings of its own above the Fix step's buttons.
-    let mut h = crate::gui::harness_sized(TriageApp::new(Source::Live), [1000.0, 1600.0]);
+    let mut h = crate::gui::harness_sized(TriageApp::new(Source::live()), [1000.0, 1600.0]);
     h.run_steps(2);
     h.get_by_label("Start scan").click();
     h.step();
@@ -268,7 +268,7 @@ fn the_wizard_rolls_back_a_fix_killed_half_way_off_the_ui_thread_and_says_what_i
 #[ignore = "run by the_wizard_rolls_back_a_fix_killed_half_way_off_the_ui_thread_and_says_what_it_was in its own environment"]
 fn wizard_starting_after_a_killed_fix() {
     std::env::var_os(RECOVERY_CHILD).expect("started by its parent test");
-    let mut app = TriageApp::new(Source::Live);
+    let mut app = TriageApp::new(Source::live());
     // As `ui::run` does when the window opens: the rollback is a job, the wizard draws at once.
     app.start_fix_recovery();
     let mut h = harness(app);

@@ -16,7 +16,7 @@ fn scanned(machine: std::path::PathBuf) -> Harness<'static, TriageApp> {
         .with_size([1000.0, 640.0])
         .build_ui_state(
             |ui, app: &mut TriageApp| app.frame_ui(ui),
-            TriageApp::new(Source::MachineFile(machine)),
+            TriageApp::new(Source::machine_file(machine)),
         );
     h.run_steps(2);
     h.get_by_label("Start scan").click();
@@ -159,7 +159,7 @@ fn a_reopened_unredacted_report_is_redacted_when_saved_with_redaction_on() {
         .with_size([1000.0, 640.0])
         .build_ui_state(
             |ui, app: &mut TriageApp| app.frame_ui(ui),
-            TriageApp::with_report(Source::MachineFile(machine), doc, "open.json"),
+            TriageApp::with_report(Source::machine_file(machine), doc, "open.json"),
         );
     h.state_mut().apply(UiCommand::GoTo(Step::Report));
     h.run_steps(2);

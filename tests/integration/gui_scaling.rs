@@ -22,7 +22,7 @@ fn scaled(ppp: f32, work: &std::path::Path) -> Harness<'static, TriageApp> {
         .wgpu()
         .build_ui_state(
             |ui, app: &mut TriageApp| app.frame_ui(ui),
-            TriageApp::new(Source::MachineFile(machine)),
+            TriageApp::new(Source::machine_file(machine)),
         )
 }
 

@@ -285,7 +285,11 @@ pub(crate) fn gpu_fix_report(h: &mut Harness<'_, TriageApp>, machine_file: bool)
     }
     let reopened = Report::load(&dir.path().join("walk.json")).expect("the JSON reopens");
     assert_eq!(reopened.findings.len(), doc.findings.len() + pasted.len());
-    let mut r = harness(TriageApp::with_report(Source::Live, reopened, "walk.json"));
+    let mut r = harness(TriageApp::with_report(
+        Source::live(),
+        reopened,
+        "walk.json",
+    ));
     r.run_steps(2);
     assert_eq!(r.state().step, Step::Findings);
     // Errors first, as before: the first card is the same.
@@ -298,7 +302,7 @@ pub(crate) fn gpu_fix_report(h: &mut Harness<'_, TriageApp>, machine_file: bool)
 }
 
 fn walk(machine: String, want: Expect) {
-    let mut h = scan_and_find(Source::MachineFile(machine.into()), &want);
+    let mut h = scan_and_find(Source::machine_file(machine.into()), &want);
     dependencies(&mut h, &want);
     gpu_fix_report(&mut h, true);
 }
@@ -480,7 +484,7 @@ fn walk_this_computer() {
         resolved: false,
         pasted: None,
     };
-    let mut h = scan_and_find(Source::Live, &want);
+    let mut h = scan_and_find(Source::live(), &want);
     next(&mut h, Step::Dependencies);
     if let Some(first) = h.state().deps.suggestions.first().map(|s| s.label.clone()) {
         click(&mut h, &first);

@@ -315,7 +315,7 @@ fn inside_wine() {
             .as_ref()
             .map(|(text, named)| (text.as_str(), named.as_str())),
     };
-    let mut h = scan_and_find(Source::Live, &want);
+    let mut h = scan_and_find(Source::live(), &want);
     dependencies(&mut h, &want);
     gpu_fix_report(&mut h, false);
     if let Some(apply) = &walk.apply {

@@ -104,7 +104,7 @@ fn this_computer_and_a_program_start_from_welcome() {
     h.run_steps(2);
     h.get_by_label("This computer").click();
     h.run_steps(2);
-    assert_eq!(h.state().target, Source::Live);
+    assert_eq!(h.state().target, Source::live());
     assert_eq!(h.state().step, Step::Scan);
     assert!(h.query_by_label("Diagnosing this computer.").is_some());
     wait_for_scan(&mut h);

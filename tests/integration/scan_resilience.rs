@@ -171,7 +171,12 @@ fn a_hanging_python_is_killed_at_the_probe_timeout() {
     let dir = tempfile::tempdir().unwrap();
     let exe = dir.path().join("python");
     hanging_python(&exe);
-    let probe = tools::probe_import(&exe, "tensorflow", Duration::from_millis(500));
+    let probe = tools::probe_import(
+        &cuda_triage::engine::context::SessionEnvironment::this_process(),
+        &exe,
+        "tensorflow",
+        Duration::from_millis(500),
+    );
     assert_eq!(probe.outcome.as_str(), "timed-out", "{probe:?}");
     assert!(probe.stderr_tail.contains("killed"));
 

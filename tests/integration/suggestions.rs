@@ -109,7 +109,7 @@ fn machines_without_cuda_libraries_suggest_nothing() {
 #[test]
 fn real_torch_and_cupy_install_suggests_libtorch_cuda_and_cupys_cublas_module() {
     let venv = crate::closure_installs::cupy_venv();
-    let mut ctx = live::load_without_driver();
+    let mut ctx = live::load_without_driver(&live::SessionEnvironment::this_process());
     ctx.env = EnvVars::new(
         ctx.platform,
         [

@@ -13,7 +13,7 @@ pub fn fixture(rel: &str) -> PathBuf {
 /// saves its report as `dir/name`, as the wizard and `cuda-triage scan --json` would.
 pub fn saved_scan_report(seed: &str, dir: &std::path::Path, name: &str) -> PathBuf {
     use cuda_triage::engine::api;
-    let source = api::Source::MachineFile(fixture(&format!("machines/{seed}/machine.toml")));
+    let source = api::Source::machine_file(fixture(&format!("machines/{seed}/machine.toml")));
     let ctx = api::load(&source, api::Driver::Skip).expect("the seed machine loads");
     let report = api::scan(&ctx, &Default::default(), &Default::default()).expect("not cancelled");
     let path = dir.join(name);

@@ -2,10 +2,9 @@
 //! wizard's Fix step): the fixes a scan's findings offer and the scopes each can take, the plan
 //! of one with its preview, applying it on this computer (journaled, then verified), undo, the
 //! history (read-only for reports and the wizard, recovering for the CLI), recovery of an
-//! interrupted fix, and the environment the wizard diagnoses after a fix. The work is done in
+//! interrupted fix. (The environment the wizard diagnoses after a fix is its `Source`'s session.) The work is done in
 //! `engine::fix::session`; this is the part of it the front ends name.
 
-pub use crate::engine::context::live::set_session_environment;
 pub use crate::engine::fix::host::{Feedback, LineSink};
 pub use crate::engine::fix::journal::{Journal, JournalState};
 pub use crate::engine::fix::plan::PlanView;

@@ -44,5 +44,5 @@ pub use crate::engine::scan::ScanOptions;
 pub use crate::engine::suggest::BinarySuggestion;
 pub use explain::{Explained, explain};
 pub use scan::{gpu_sets, scan, suggestions};
-pub use source::{Driver, Source, load};
+pub use source::{Driver, Machine, SessionEnvironment, Source, load};
 pub use tree::{TreeOutcome, TreeRequest, tree};

@@ -13,6 +13,7 @@
 //! again. A path that cannot be looked at (a reopened report's synthetic path) is never cached:
 //! its reader answers for itself.
 
+use super::replay::BinaryRecord;
 use super::{BinaryError, BinaryInfo, Detail, MappedFile, SymbolTable};
 use rustc_hash::FxHashMap as HashMap;
 use std::path::{Path, PathBuf};
@@ -90,10 +91,12 @@ struct Entry {
     found: Vec<(usize, Option<String>)>,
 }
 
-/// Parsed binaries and symbol tables by host path (shared by a view's clones).
+/// Parsed binaries and symbol tables by host path (shared by a view's clones), with what the
+/// view records of its reads for a report, or answers from a reopened one.
 #[derive(Default)]
 pub struct FileCache {
     files: Mutex<HashMap<PathBuf, Entry>>,
+    record: BinaryRecord,
 }
 
 impl std::fmt::Debug for FileCache {
@@ -104,10 +107,34 @@ impl std::fmt::Debug for FileCache {
 }
 
 impl FileCache {
+    /// A cache whose binary reads are recorded in, or answered from, `record`.
+    pub fn with_record(record: BinaryRecord) -> FileCache {
+        FileCache {
+            files: Mutex::default(),
+            record,
+        }
+    }
+
+    /// What this cache records of, or answers from, a report.
+    pub fn record(&self) -> &BinaryRecord {
+        &self.record
+    }
+
     /// What `reader` says about the file at `host`, read at most once while it is unchanged.
+    /// A reopened report's recorded binaries answer for themselves; while a report is captured,
+    /// every parser read is recorded.
     pub fn binary(&self, host: &Path, reader: Reader) -> Result<Arc<BinaryInfo>, BinaryError> {
+        if let Reader::Binary(_) = reader
+            && let Some(recorded) = self.record.lookup(host)
+        {
+            return recorded.map(Arc::new);
+        }
         let Some(stamp) = Stamp::of(host) else {
-            return reader.read(host).map(Arc::new);
+            let read = reader.read(host);
+            if let Reader::Binary(detail) = reader {
+                self.record.note(host, detail, &read);
+            }
+            return read.map(Arc::new);
         };
         let key = reader.key();
         if let Some(hit) = self.with_entry(host, &stamp, |e| {
@@ -121,7 +148,9 @@ impl FileCache {
         // Read outside the lock: another thread may read the same file meanwhile; both agree.
         let read = match reader {
             Reader::Binary(detail) => {
-                super::read_binary_mapped(host, detail, || self.map(host, &stamp))
+                let read = super::read_binary_mapped(host, detail, || self.map(host, &stamp));
+                self.record.note(host, detail, &read);
+                read
             }
             Reader::Custom(read) => read(host),
         }

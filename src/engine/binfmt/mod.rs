@@ -262,35 +262,20 @@ pub fn read_binary_names(path: &Path) -> Result<BinaryInfo, BinaryError> {
     read_binary_with(path, Detail::NAMES)
 }
 
-/// Reads a binary to the given detail (a reopened report's recorded binaries answer for
-/// themselves; while a report is captured, every read is recorded — see [`replay`]).
+/// Reads a binary file to the given detail (a context's file view reads through its
+/// [`cache::FileCache`], which also records and replays reads for reports).
 pub fn read_binary_with(path: &Path, detail: Detail) -> Result<BinaryInfo, BinaryError> {
-    if let Some(recorded) = replay::lookup(path) {
-        return recorded;
-    }
-    let result = read_file_with(path, detail);
-    replay::note(path, detail, &result);
-    result
-}
-
-fn read_file_with(path: &Path, detail: Detail) -> Result<BinaryInfo, BinaryError> {
-    parse_mapped(path, &map_file(path)?, detail)
+    read_binary_mapped(path, detail, || map_file(path))
 }
 
 /// Reads a binary to the given detail from a mapping `map` makes (a [`cache::FileCache`] hands
-/// out one mapping per file, shared by every reader and by its symbol table); a reopened
-/// report's recorded binaries answer first, as in [`read_binary_with`].
+/// out one mapping per file, shared by every reader and by its symbol table).
 pub(crate) fn read_binary_mapped(
     path: &Path,
     detail: Detail,
     map: impl FnOnce() -> Result<MappedFile, BinaryError>,
 ) -> Result<BinaryInfo, BinaryError> {
-    if let Some(recorded) = replay::lookup(path) {
-        return recorded;
-    }
-    let result = map().and_then(|m| parse_mapped(path, &m, detail));
-    replay::note(path, detail, &result);
-    result
+    map().and_then(|m| parse_mapped(path, &m, detail))
 }
 
 /// A binary file mapped read-only, shared by the readers of one scan or tree.

@@ -1,14 +1,15 @@
 //! Binaries as a saved report recorded them. While a report is being captured, every binary read
-//! is remembered (its host path, and what the parser returned); a reopened report registers those
-//! results under the synthetic host paths its recorded file view hands out, and
-//! [`read_binary_with`](super::read_binary_with) answers from them instead of a file. That is how
-//! this build's rules run again on a report from another machine, where the files are not.
+//! through its file view is remembered (its host path, and what the parser returned); a reopened
+//! report's file view answers reads of the synthetic host paths it hands out from those results
+//! instead of a file. That is how this build's rules run again on a report from another machine,
+//! where the files are not. The record belongs to one view's [`FileCache`](super::cache::FileCache)
+//! (a [`BinaryRecord`]): nothing of it is global.
 
 use super::{BinaryError, BinaryInfo, Detail};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 
 /// What reading one binary gave, as a report keeps it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -63,87 +64,99 @@ impl RecordedBinary {
     }
 }
 
-/// Reads being recorded (host path → detail rank and result), shared by every capture running
-/// in this process, with the number of captures running; cleared when the last one stops.
-static RECORDING: Mutex<(usize, Option<Recorded>)> = Mutex::new((0, None));
-
 /// Host path → (how much detail was read, what the read gave).
 type Recorded = HashMap<PathBuf, (u8, RecordedBinary)>;
-
-/// Recorded results served to a reopened report, by synthetic host path.
-static REPLAY: RwLock<Option<HashMap<PathBuf, RecordedBinary>>> = RwLock::new(None);
 
 /// Host paths of replayed files start with this (no real file lives there).
 pub const REPLAY_PREFIX: &str = "/\u{1}cuda-triage-recorded";
 
-/// Starts remembering every binary this process reads (for a report being captured).
-pub fn start_recording() {
-    if let Ok(mut r) = RECORDING.lock() {
-        r.0 += 1;
-        r.1.get_or_insert_with(HashMap::new);
-    }
+/// What one file view's binary reads are recorded into, or answered from: owned by the view's
+/// [`FileCache`](super::cache::FileCache), so two captures, or a capture and a reopened report,
+/// in one process never see each other's binaries.
+#[derive(Debug, Default)]
+pub struct BinaryRecord {
+    /// While a report is captured: every binary read through the view.
+    recording: Option<Mutex<Recorded>>,
+    /// A reopened report's recorded results, by the synthetic host paths its view hands out.
+    replay: Option<Arc<HashMap<PathBuf, RecordedBinary>>>,
 }
 
-/// Ends one capture: returns what was read of the given host paths (concurrent captures keep
-/// theirs), and forgets everything once no capture is running.
-pub fn finish_recording<'a>(
-    hosts: impl IntoIterator<Item = &'a PathBuf>,
-) -> HashMap<PathBuf, RecordedBinary> {
-    let Ok(mut r) = RECORDING.lock() else {
-        return HashMap::new();
-    };
-    let found = match &r.1 {
-        Some(map) => hosts
-            .into_iter()
-            .filter_map(|h| map.get(h).map(|(_, b)| (h.clone(), b.clone())))
-            .collect(),
-        None => HashMap::new(),
-    };
-    r.0 = r.0.saturating_sub(1);
-    if r.0 == 0 {
-        r.1 = None;
-    }
-    found
-}
-
-/// Notes one read while recording (the most detailed read of a file wins).
-pub(super) fn note(path: &Path, detail: Detail, result: &Result<BinaryInfo, BinaryError>) {
-    let Ok(mut guard) = RECORDING.lock() else {
-        return;
-    };
-    let Some(map) = guard.1.as_mut() else { return };
-    let rank = RecordedBinary::detail_rank(detail);
-    match map.get(path) {
-        Some((have, _)) if *have >= rank => {}
-        _ => {
-            map.insert(path.to_path_buf(), (rank, RecordedBinary::of(result)));
+impl BinaryRecord {
+    /// Answers reads of these synthetic host paths from what a report recorded.
+    pub fn replaying(entries: HashMap<PathBuf, RecordedBinary>) -> BinaryRecord {
+        BinaryRecord {
+            recording: None,
+            replay: Some(Arc::new(entries)),
         }
     }
-}
 
-/// Makes recorded results answer reads of these synthetic host paths.
-pub fn register(entries: impl IntoIterator<Item = (PathBuf, RecordedBinary)>) {
-    if let Ok(mut guard) = REPLAY.write() {
-        guard.get_or_insert_with(HashMap::new).extend(entries);
+    /// The same replay (if any), recording every read from now on.
+    pub fn recording(&self) -> BinaryRecord {
+        BinaryRecord {
+            recording: Some(Mutex::default()),
+            replay: self.replay.clone(),
+        }
     }
-}
 
-/// The recorded result for a synthetic host path, if it is one.
-pub(super) fn lookup(path: &Path) -> Option<Result<BinaryInfo, BinaryError>> {
-    if !path
-        .as_os_str()
-        .as_encoded_bytes()
-        .starts_with(REPLAY_PREFIX.as_bytes())
-    {
-        return None;
+    /// The same settings with nothing recorded yet (a view's cold copy).
+    pub fn fresh(&self) -> BinaryRecord {
+        BinaryRecord {
+            recording: self.recording.as_ref().map(|_| Mutex::default()),
+            replay: self.replay.clone(),
+        }
     }
-    let guard = REPLAY.read().ok()?;
-    let found = guard.as_ref().and_then(|m| m.get(path));
-    Some(match found {
-        Some(r) => r.to_result(path),
-        None => Err(BinaryError::Open {
-            path: path.display().to_string(),
-            message: "the report did not record this file's contents".into(),
-        }),
-    })
+
+    /// What was read of the given host paths while recording.
+    pub fn recorded<'a>(
+        &self,
+        hosts: impl IntoIterator<Item = &'a PathBuf>,
+    ) -> HashMap<PathBuf, RecordedBinary> {
+        let Some(map) = self.recording.as_ref() else {
+            return HashMap::new();
+        };
+        let map = map.lock().unwrap_or_else(|p| p.into_inner());
+        hosts
+            .into_iter()
+            .filter_map(|h| map.get(h).map(|(_, b)| (h.clone(), b.clone())))
+            .collect()
+    }
+
+    /// Notes one read while recording (the most detailed read of a file wins).
+    pub(super) fn note(
+        &self,
+        path: &Path,
+        detail: Detail,
+        result: &Result<BinaryInfo, BinaryError>,
+    ) {
+        let Some(map) = self.recording.as_ref() else {
+            return;
+        };
+        let mut map = map.lock().unwrap_or_else(|p| p.into_inner());
+        let rank = RecordedBinary::detail_rank(detail);
+        match map.get(path) {
+            Some((have, _)) if *have >= rank => {}
+            _ => {
+                map.insert(path.to_path_buf(), (rank, RecordedBinary::of(result)));
+            }
+        }
+    }
+
+    /// The recorded result for a synthetic host path of a reopened report, if it is one.
+    pub(super) fn lookup(&self, path: &Path) -> Option<Result<BinaryInfo, BinaryError>> {
+        let replay = self.replay.as_ref()?;
+        if !path
+            .as_os_str()
+            .as_encoded_bytes()
+            .starts_with(REPLAY_PREFIX.as_bytes())
+        {
+            return None;
+        }
+        Some(match replay.get(path) {
+            Some(r) => r.to_result(path),
+            None => Err(BinaryError::Open {
+                path: path.display().to_string(),
+                message: "the report did not record this file's contents".into(),
+            }),
+        })
+    }
 }

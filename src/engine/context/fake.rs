@@ -233,6 +233,7 @@ impl FakeMachine {
             gpus: self.gpus.clone(),
             driver_note: None,
             source: ContextSource::MachineFile(self.dir.path().display().to_string()),
+            session: crate::engine::context::SessionEnvironment::default(),
         }
     }
 }

@@ -122,7 +122,7 @@ impl FsView {
     /// The same view with nothing read yet (each run of a benchmark starts cold).
     pub fn without_binaries(&self) -> FsView {
         FsView {
-            binaries: Arc::default(),
+            binaries: Arc::new(FileCache::with_record(self.binaries.record().fresh())),
             ..self.clone()
         }
     }

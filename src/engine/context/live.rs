@@ -5,7 +5,7 @@ use super::{
     ContextSource, DriverFacts, EnvVars, FsView, GpuFacts, Platform, RegistryView, SystemContext,
 };
 use std::process::Command;
-use std::sync::RwLock;
+use std::sync::Arc;
 
 /// Registry keys read on a live Windows machine (values, and sub-keys two levels down).
 pub const LIVE_REGISTRY_KEYS: &[&str] = &[
@@ -23,13 +23,14 @@ pub struct DriverReadout {
     pub gpus: Vec<GpuFacts>,
 }
 
-/// Builds the context of the machine this program runs on, with the driver facts `query`
-/// returns (the GPU module's NVML query, handed in by the caller; its error is a sentence for
-/// the user and its text becomes the context's driver note).
+/// Builds the context of the machine this program runs on, in `session`'s environment, with the
+/// driver facts `query` returns (the GPU module's NVML query, handed in by the caller; its error
+/// is a sentence for the user and its text becomes the context's driver note).
 pub fn load_with_driver<E: std::fmt::Display>(
+    session: &SessionEnvironment,
     query: impl FnOnce() -> Result<DriverReadout, E>,
 ) -> SystemContext {
-    let mut ctx = load_without_driver();
+    let mut ctx = load_without_driver(session);
     match query() {
         Ok(readout) => {
             ctx.driver = Some(readout.driver);
@@ -41,60 +42,66 @@ pub fn load_with_driver<E: std::fmt::Display>(
     ctx
 }
 
-/// After a fix, the environment a new session gets (PATH rebuilt from the registry, the login
-/// profile's block run): this program diagnoses that as this computer's from then on, since a
-/// running program keeps the environment it started with (Windows' Explorer likewise rebuilds
-/// its own when told the settings changed). `None`: this process's own environment.
-static SESSION_ENVIRONMENT: RwLock<Option<Vec<(String, String)>>> = RwLock::new(None);
-
-/// Diagnoses this computer with `env` from now on (`None`: this process's own environment
-/// again); returns the environment used until now, to put back later.
-pub fn set_session_environment(
-    env: Option<Vec<(String, String)>>,
-) -> Option<Vec<(String, String)>> {
-    let mut slot = SESSION_ENVIRONMENT
-        .write()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    std::mem::replace(&mut *slot, env)
+/// The environment this computer is diagnosed in: this process's own, or — after a fix — the
+/// environment a new session gets (PATH rebuilt from the registry, the login profile's block
+/// run), since a running program keeps the environment it started with (Windows' Explorer
+/// likewise rebuilds its own when told the settings changed). The caller that applied the fix
+/// (the wizard) holds it and hands it in with the machine it diagnoses; the engine keeps none.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionEnvironment {
+    /// `None`: this process's own environment.
+    after_fix: Option<Arc<Vec<(String, String)>>>,
 }
 
-/// The environment this computer is diagnosed with: the session's after a fix, else this
-/// process's.
-pub fn environment() -> Vec<(String, String)> {
-    session_environment().unwrap_or_else(|| {
-        std::env::vars_os()
-            .map(|(k, v)| {
-                (
-                    k.to_string_lossy().into_owned(),
-                    v.to_string_lossy().into_owned(),
-                )
-            })
-            .collect()
-    })
-}
-
-/// The session environment set after a fix, if any.
-fn session_environment() -> Option<Vec<(String, String)>> {
-    SESSION_ENVIRONMENT
-        .read()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .clone()
-}
-
-/// A program of this computer started in the environment it is diagnosed with (a Python
-/// probe, the GPU test's child), so that it sees what the scan saw.
-pub fn command(program: impl AsRef<std::ffi::OsStr>) -> Command {
-    let mut cmd = Command::new(program);
-    if let Some(env) = session_environment() {
-        cmd.env_clear().envs(env);
+impl SessionEnvironment {
+    /// This process's own environment.
+    pub fn this_process() -> SessionEnvironment {
+        SessionEnvironment::default()
     }
-    cmd
+
+    /// The environment a new session gets after a fix (its verification rebuilt it).
+    pub fn after_fix(vars: impl IntoIterator<Item = (String, String)>) -> SessionEnvironment {
+        SessionEnvironment {
+            after_fix: Some(Arc::new(vars.into_iter().collect())),
+        }
+    }
+
+    /// Whether this is this process's own environment (no fix changed it).
+    pub fn is_this_process(&self) -> bool {
+        self.after_fix.is_none()
+    }
+
+    /// The variables: the session's after a fix, else this process's.
+    pub fn vars(&self) -> Vec<(String, String)> {
+        match &self.after_fix {
+            Some(vars) => vars.as_ref().clone(),
+            None => std::env::vars_os()
+                .map(|(k, v)| {
+                    (
+                        k.to_string_lossy().into_owned(),
+                        v.to_string_lossy().into_owned(),
+                    )
+                })
+                .collect(),
+        }
+    }
+
+    /// A program of this computer started in this environment (a Python probe, the GPU test's
+    /// child), so that it sees what the scan saw.
+    pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut cmd = Command::new(program);
+        if let Some(vars) = &self.after_fix {
+            cmd.env_clear().envs(vars.iter().map(|(k, v)| (k, v)));
+        }
+        cmd
+    }
 }
 
-/// This machine without asking the driver (for work such as `tree` that needs only files).
-pub fn load_without_driver() -> SystemContext {
+/// This machine without asking the driver (for work such as `tree` that needs only files), in
+/// `session`'s environment.
+pub fn load_without_driver(session: &SessionEnvironment) -> SystemContext {
     let platform = Platform::host();
-    let env = EnvVars::new(platform, environment());
+    let env = EnvVars::new(platform, session.vars());
     SystemContext {
         platform,
         wsl: platform == Platform::Linux && is_wsl(),
@@ -105,6 +112,7 @@ pub fn load_without_driver() -> SystemContext {
         gpus: Vec::new(),
         driver_note: Some("not queried by `tree` (run `scan` for driver facts)".into()),
         source: ContextSource::Live,
+        session: session.clone(),
     }
 }
 
@@ -188,28 +196,38 @@ fn read_registry() -> RegistryView {
 
 #[cfg(test)]
 mod tests {
-    use super::{command, environment, load_without_driver, set_session_environment};
+    use super::{SessionEnvironment, load_without_driver};
 
-    /// The session environment is this process's plus one variable, so that other tests that
-    /// load this computer meanwhile see nothing else change.
+    /// Two sessions in one process: a load and a started program see the session they were
+    /// handed, and this process's own environment is untouched.
     #[cfg(unix)]
     #[test]
-    fn a_session_environment_is_what_loads_and_started_programs_see_until_it_is_put_back() {
+    fn a_session_environment_is_what_its_loads_and_started_programs_see() {
         const MARK: &str = "CUDA_TRIAGE_TEST_SESSION_MARK";
-        let mut env = environment();
-        env.push((MARK.into(), "after-the-fix".into()));
-        let before = set_session_environment(Some(env));
-        let seen = load_without_driver().env.get(MARK).map(str::to_string);
-        let out = command("sh")
+        let this_process = SessionEnvironment::this_process();
+        let mut vars = this_process.vars();
+        vars.push((MARK.into(), "after-the-fix".into()));
+        let after_fix = SessionEnvironment::after_fix(vars);
+
+        let seen = load_without_driver(&after_fix)
+            .env
+            .get(MARK)
+            .map(str::to_string);
+        let out = after_fix
+            .command("sh")
             .args(["-c", "echo $CUDA_TRIAGE_TEST_SESSION_MARK"])
             .output();
-        let back = set_session_environment(before);
         assert_eq!(seen.as_deref(), Some("after-the-fix"));
         assert_eq!(
             String::from_utf8_lossy(&out.unwrap().stdout),
             "after-the-fix\n"
         );
-        assert!(back.is_some_and(|e| e.iter().any(|(k, _)| k == MARK)));
-        assert!(!environment().iter().any(|(k, _)| k == MARK), "put back");
+        assert_eq!(load_without_driver(&this_process).env.get(MARK), None);
+        assert!(!this_process.vars().iter().any(|(k, _)| k == MARK));
+        let plain = this_process
+            .command("sh")
+            .args(["-c", "echo \"[$CUDA_TRIAGE_TEST_SESSION_MARK]\""])
+            .output();
+        assert_eq!(String::from_utf8_lossy(&plain.unwrap().stdout), "[]\n");
     }
 }

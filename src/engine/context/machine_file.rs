@@ -190,6 +190,7 @@ pub fn parse(text: &str, path: &Path) -> Result<SystemContext, MachineFileError>
         gpus: raw.gpu,
         driver_note: None,
         source: ContextSource::MachineFile(file),
+        session: crate::engine::context::SessionEnvironment::default(),
     })
 }
 

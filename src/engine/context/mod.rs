@@ -22,6 +22,7 @@ pub mod window_renderer;
 
 pub use env::{EnvVars, RegistryView};
 pub use fs::{DirEntryInfo, FsError, FsView};
+pub use live::SessionEnvironment;
 pub use platform::Platform;
 pub use window_renderer::{RendererFailure, WindowRenderer};
 
@@ -84,6 +85,9 @@ pub struct SystemContext {
     /// Why driver facts are missing, when known (e.g. the NVML error text).
     pub driver_note: Option<String>,
     pub source: ContextSource,
+    /// The environment programs of this computer are started in (probes, the GPU test's child):
+    /// this process's, or the session's after a fix. Only a live context starts programs.
+    pub session: SessionEnvironment,
 }
 
 /// The `"machine"` object of the JSON contract: what a report keeps of a context.
@@ -188,6 +192,7 @@ impl SystemContext {
             gpus: machine.gpus.clone(),
             driver_note: machine.driver_note.clone(),
             source: ContextSource::Report(report_path.to_string()),
+            session: SessionEnvironment::default(),
         }
     }
 

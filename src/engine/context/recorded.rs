@@ -1,6 +1,6 @@
 //! A recorded file view: what the engine asked of a machine's files while a report was captured —
 //! which paths exist and as what, directory listings, small files' contents, link targets, and
-//! (through [`binfmt::replay`](crate::engine::binfmt::replay)) what each binary's headers said —
+//! (through the view's [`BinaryRecord`](crate::engine::binfmt::replay::BinaryRecord)) what each binary's headers said —
 //! kept in the report (`snapshot.files`) and answered again when the report is reopened, so this
 //! build's rules run on the machine as it was, anywhere. A path the capture never asked about is
 //! "not there" on replay.
@@ -163,6 +163,8 @@ pub struct Replay {
     base: String,
 }
 
+/// Numbers each replay's synthetic host folder (an id counter: which binaries a path stands for
+/// is the replaying view's own record, not this number).
 static NEXT_REPLAY: AtomicU64 = AtomicU64::new(1);
 
 impl Replay {
@@ -177,25 +179,27 @@ impl Replay {
             .keys()
             .map(|k| (k.to_ascii_lowercase(), k.clone()))
             .collect();
-        let replay = Replay {
+        Replay {
             recording,
             folded,
             case_insensitive,
             base,
-        };
-        replay::register(
-            replay
-                .recording
-                .paths
-                .iter()
-                .filter_map(|(path, p)| match p {
-                    RecordedPath::File {
-                        binary: Some(b), ..
-                    } => Some((replay.host(path), b.clone())),
-                    _ => None,
-                }),
-        );
-        replay
+        }
+    }
+
+    /// The recorded binaries by the synthetic host paths this replay hands out (what its view's
+    /// file cache answers reads with).
+    pub fn binaries(&self) -> HashMap<PathBuf, RecordedBinary> {
+        self.recording
+            .paths
+            .iter()
+            .filter_map(|(path, p)| match p {
+                RecordedPath::File {
+                    binary: Some(b), ..
+                } => Some((self.host(path), b.clone())),
+                _ => None,
+            })
+            .collect()
     }
 
     /// The synthetic host path standing for a machine path.

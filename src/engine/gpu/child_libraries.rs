@@ -149,7 +149,10 @@ fn damaged_dependency(root: &str) -> Option<String> {
     use crate::engine::binfmt::{BinaryError, read_binary_headers};
     use crate::engine::graph::{self, GraphOptions};
     use crate::engine::loader::Outcome;
-    let ctx = crate::engine::context::live::load_without_driver();
+    // The child was started in the diagnosed session's environment: its own is that one.
+    let ctx = crate::engine::context::live::load_without_driver(
+        &crate::engine::context::SessionEnvironment::this_process(),
+    );
     let opts = GraphOptions {
         runtime: false,
         ..GraphOptions::default()

@@ -7,6 +7,7 @@ use super::protocol::{self, Event, Line};
 use super::results::{ChildExit, ChildResult, GpuReport, SensorSample, Verdict, verdict};
 use super::select::Selection;
 use super::test_findings;
+use crate::engine::context::SessionEnvironment;
 use crate::engine::findings::Finding;
 use crate::engine::progress::Progress;
 use std::io::{BufRead, Read};
@@ -29,6 +30,8 @@ pub struct Options {
     pub timeout: Duration,
     /// The executable to start as the child; `None` = this one (`current_exe`).
     pub exe: Option<PathBuf>,
+    /// The environment the child starts in (this process's, or the session's after a fix).
+    pub session: SessionEnvironment,
 }
 
 impl Default for Options {
@@ -39,6 +42,7 @@ impl Default for Options {
             device: 0,
             timeout: FULL_TIMEOUT,
             exe: None,
+            session: SessionEnvironment::default(),
         }
     }
 }
@@ -87,7 +91,9 @@ pub fn run(opts: &Options, progress: &Progress, mut on_update: impl FnMut(Update
         Ok(exe) => exe,
         Err(e) => return not_started(opts, started, &format!("cannot find this executable: {e}")),
     };
-    let spawned = crate::engine::context::live::command(&exe)
+    let spawned = opts
+        .session
+        .command(&exe)
         .args(child_args(opts))
         // FP32 must mean FP32: this variable would silently turn SGEMM into TF32.
         .env_remove("NVIDIA_TF32_OVERRIDE")

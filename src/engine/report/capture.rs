@@ -54,8 +54,8 @@ pub struct ContextSnapshot {
 }
 
 impl ContextSnapshot {
-    /// The snapshot of a context; when the context was recording ([`start_recording`]), this
-    /// ends that recording and keeps what it saw under `files`.
+    /// The snapshot of a context; when the context was recording ([`start_recording`]), what
+    /// it saw is kept under `files`.
     pub fn of(ctx: &SystemContext) -> ContextSnapshot {
         ContextSnapshot {
             platform: ctx.platform,
@@ -69,11 +69,7 @@ impl ContextSnapshot {
             driver: ctx.driver.clone(),
             driver_note: ctx.driver_note.clone(),
             gpus: ctx.gpus.clone(),
-            files: ctx.fs.recording().map(|mut files| {
-                let binaries = crate::engine::binfmt::replay::finish_recording(files.hosts.keys());
-                files.attach_binaries(binaries);
-                files
-            }),
+            files: ctx.fs.recording(),
         }
     }
 }
@@ -81,7 +77,6 @@ impl ContextSnapshot {
 /// Starts recording what the engine reads of a context's files (before the scan of a report).
 pub fn start_recording(ctx: &mut SystemContext) {
     ctx.fs.start_recording();
-    crate::engine::binfmt::replay::start_recording();
 }
 
 /// Turns a scan's document, with the snapshot its scan attached, into a report: the tool and

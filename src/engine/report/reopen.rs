@@ -43,6 +43,7 @@ pub fn snapshot_context(doc: &Report) -> Result<SystemContext, NoSnapshot> {
         gpus: snapshot.gpus,
         driver_note: snapshot.driver_note,
         source: doc.machine.source.clone(),
+        session: crate::engine::context::SessionEnvironment::default(),
     })
 }
 

@@ -277,6 +277,7 @@ fn read_one_env(
                 break;
             }
             env.import_probes.push(tools::probe_import(
+                &w.ctx.session,
                 &exe,
                 f.kind.module(),
                 opts.probe_timeout,

@@ -6,7 +6,7 @@
 use super::version_clues;
 use super::walker::Walker;
 use crate::engine::binfmt::cache::FileCache;
-use crate::engine::context::live;
+use crate::engine::context::SessionEnvironment;
 use crate::engine::inventory::{ImportProbe, ProbeOutcome, ToolInfo};
 use std::io::Read;
 use std::path::Path;
@@ -39,7 +39,7 @@ pub fn tool_info(w: &mut Walker, path: &str, run_live: bool) -> ToolInfo {
         }
         let live = matches!(w.ctx.source, crate::engine::context::ContextSource::Live);
         if info.version.is_none() && run_live && live {
-            let out = run_with_timeout(live::command(&host).arg("--version"), TOOL_TIMEOUT);
+            let out = run_with_timeout(w.ctx.session.command(&host).arg("--version"), TOOL_TIMEOUT);
             if let Some(v) = version_clues::from_tool_output(out.stdout.as_bytes()) {
                 info.version = Some(v);
                 info.version_source = Some("--version".into());
@@ -189,9 +189,14 @@ fn kill_group(child: &mut std::process::Child) {
 
 /// The optional import probe: runs `python -c "import <module>"` with a timeout and keeps the
 /// real error text. Only meaningful on the live machine; the caller checks that.
-pub fn probe_import(python_exe: &Path, module: &str, timeout: Duration) -> ImportProbe {
+pub fn probe_import(
+    session: &SessionEnvironment,
+    python_exe: &Path,
+    module: &str,
+    timeout: Duration,
+) -> ImportProbe {
     let code = format!("import {module}\n{MAPPED_FILES}");
-    let out = run_with_timeout(live::command(python_exe).arg("-c").arg(code), timeout);
+    let out = run_with_timeout(session.command(python_exe).arg("-c").arg(code), timeout);
     let outcome = if let Some(e) = &out.spawn_error {
         return ImportProbe {
             module: module.to_string(),

@@ -137,9 +137,16 @@ fn copy_findings(ctx: &SystemContext, copy: &str, says_193: bool) -> Vec<Finding
         .into_iter()
         .filter(|e| e.is_file && e.name.to_ascii_lowercase().ends_with(".exe"))
         .filter_map(|e| {
-            crate::engine::binfmt::read_binary(&e.host)
+            ctx.fs
+                .binaries()
+                .binary(
+                    &e.host,
+                    crate::engine::binfmt::cache::Reader::Binary(
+                        crate::engine::binfmt::Detail::FULL,
+                    ),
+                )
                 .ok()
-                .map(|b| (e.path, b.machine))
+                .map(|b| (e.path, b.machine.clone()))
         })
         .collect();
     let mismatch = exes.iter().find(|(_, m)| m.bits != info.machine.bits);

@@ -7,7 +7,7 @@
 use super::{ScanState, TriageApp};
 use crate::engine::api::{Progress, Report};
 use crate::ui::steps::{Step, UiCommand};
-use crate::ui::worker::{self, Source, error_text, start_scan};
+use crate::ui::worker::{self, Machine, Source, error_text, start_scan};
 
 /// Shown when a file dialog returns nothing: cancelled, or no dialog could be shown at all.
 const NO_FILE_CHOSEN: &str = "No file chosen. If no dialog appeared, this desktop has no file-dialog service (xdg-desktop-portal): \
@@ -110,13 +110,13 @@ impl TriageApp {
                     );
                 }
             }
-            UiCommand::ScanThisComputer => self.diagnose(Source::Live),
+            UiCommand::ScanThisComputer => self.diagnose(self.target.with_machine(Machine::Live)),
             UiCommand::PickPythonEnv => match rfd::FileDialog::new().pick_folder() {
                 Some(dir) => self.apply(UiCommand::DiagnosePythonEnv(dir)),
                 None => self.status = NO_FILE_CHOSEN.into(),
             },
             UiCommand::DiagnosePythonEnv(dir) => {
-                let target = Source::PythonEnv(dir);
+                let target = self.target.with_machine(Machine::PythonEnv(dir));
                 match crate::engine::api::load(&target, crate::engine::api::Driver::Skip) {
                     Ok(_) => self.diagnose(target),
                     Err(e) => self.status = error_text(&e),
@@ -269,11 +269,11 @@ impl TriageApp {
 
     /// Analyses a file picked or dropped on this computer (only meaningful for the live target).
     fn analyze_host_file(&mut self, path: std::path::PathBuf) {
-        match self.target {
-            Source::Live | Source::PythonEnv(_) => {
+        match self.target.machine {
+            Machine::Live | Machine::PythonEnv(_) => {
                 self.apply(UiCommand::AnalyzeBinary(path.display().to_string()))
             }
-            Source::MachineFile(_) => {
+            Machine::MachineFile(_) => {
                 self.status = "This wizard diagnoses a machine file: type the binary's path on that machine instead.".into()
             }
         }

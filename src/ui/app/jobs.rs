@@ -52,7 +52,7 @@ impl TriageApp {
             self.status = status;
         }
         self.poll_gpu();
-        let fix_words = self.fix.poll();
+        let fix_words = self.fix.poll(&mut self.target.session);
         if self.scan_after_recovery && !self.fix.recovering() {
             self.scan_after_recovery = false;
             self.apply(crate::ui::steps::UiCommand::StartScan);
@@ -79,7 +79,7 @@ impl TriageApp {
             Some(Ok(ScanOutcome::Done(doc, sets, suggestions, journals))) => {
                 self.gpu.offer_sets(sets);
                 if let Some(journals) = journals {
-                    self.fix.adopt_history(journals);
+                    self.fix.adopt_history(journals, &mut self.target.session);
                 }
                 self.deps.suggestions = suggestions;
                 let errors = doc

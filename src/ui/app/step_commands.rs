@@ -18,7 +18,7 @@ impl TriageApp {
                 if !state.running() && runnable {
                     state.log.clear();
                     state.latest_sensors = None;
-                    state.job = Some(worker::start_gpu_test(state.options()));
+                    state.job = Some(worker::start_gpu_test(state.options(&self.target.session)));
                     self.status = "GPU test running...".into();
                 }
             }

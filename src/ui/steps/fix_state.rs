@@ -3,8 +3,9 @@
 //! app's command handler and polled with every other job — and what they said. The UI never
 //! blocks.
 
+use crate::engine::api::SessionEnvironment;
 use crate::engine::api::fix::{
-    self, ApplyOutcome, ApplyReport, FixPlan, Journal, JournalState, PlanOptions, Scope,
+    ApplyOutcome, ApplyReport, FixPlan, Journal, JournalState, PlanOptions, Scope,
 };
 use crate::ui::worker::{FixDone, FixJob, Job, Recovered, failure_text};
 use std::collections::{BTreeMap, BTreeSet};
@@ -59,7 +60,7 @@ pub struct FixState {
     pub copy_from: String,
     /// The environment this computer was diagnosed with before each fix applied here (by
     /// journal id), put back when that fix is undone.
-    environments_before: BTreeMap<String, Option<Vec<(String, String)>>>,
+    environments_before: BTreeMap<String, SessionEnvironment>,
 }
 
 impl Default for FixState {
@@ -111,8 +112,10 @@ impl FixState {
 
     /// Takes what the jobs finished or streamed since the last frame; when an apply or undo job
     /// finished, the words for the status bar (the scan's counts there are from before it).
-    pub fn poll(&mut self) -> Option<String> {
-        let recovered = self.poll_recovery();
+    /// `session` is the environment the wizard diagnoses this computer in: a fix applied or
+    /// undone here changes it.
+    pub fn poll(&mut self, session: &mut SessionEnvironment) -> Option<String> {
+        let recovered = self.poll_recovery(session);
         if let Some(out) = self.plan_job.as_ref().and_then(|j| j.poll()) {
             self.preview = Some(out);
             self.plan_job = None;
@@ -121,7 +124,7 @@ impl FixState {
             self.history_job = None;
             match out {
                 Ok(journals) => {
-                    self.adopt_history(journals);
+                    self.adopt_history(journals, session);
                     self.show_history = true;
                 }
                 Err(e) => self.log.push(failure_text(&e)),
@@ -141,13 +144,13 @@ impl FixState {
                 log,
                 history,
             }) => {
-                self.adopt_new_session_environment(&reports);
+                self.adopt_new_session_environment(&reports, session);
                 let status = finished_words(&reports);
                 if !reports.is_empty() {
                     self.results = reports;
                 }
                 self.log.extend(log);
-                self.adopt_history(history);
+                self.adopt_history(history, session);
                 status
             }
             Err(e) => {
@@ -163,7 +166,7 @@ impl FixState {
 
     /// Takes the start-up recovery's result once it arrives: words for the status bar when it
     /// rolled something back or failed (nothing to say when there was nothing to roll back).
-    fn poll_recovery(&mut self) -> Option<String> {
+    fn poll_recovery(&mut self, session: &mut SessionEnvironment) -> Option<String> {
         let outcome = self.recovery_job.as_ref()?.poll()?;
         self.recovery_job = None;
         let Recovered {
@@ -176,7 +179,7 @@ impl FixState {
                 history: self.history.clone(),
             },
         };
-        self.adopt_history(history);
+        self.adopt_history(history, session);
         let words = match rolled_back {
             Ok(ids) if ids.is_empty() => return None,
             Ok(ids) => {
@@ -215,14 +218,14 @@ impl FixState {
 
     /// Takes the fix journal a job read (no job recovers an interrupted fix but apply and undo,
     /// and nothing reads the journal on the UI thread); a fix applied here and undone since gives
-    /// back the environment this computer was diagnosed with before it.
-    pub fn adopt_history(&mut self, journals: Vec<Journal>) {
+    /// back (in `session`) the environment this computer was diagnosed with before it.
+    pub fn adopt_history(&mut self, journals: Vec<Journal>, session: &mut SessionEnvironment) {
         self.history = journals;
         for journal in &self.history {
             if journal.state == JournalState::Undone
                 && let Some(before) = self.environments_before.remove(&journal.id)
             {
-                fix::set_session_environment(before);
+                *session = before;
                 self.log.push(format!(
                     "This window diagnoses this computer as before {} again.",
                     journal.fix_id
@@ -233,8 +236,12 @@ impl FixState {
 
     /// After an apply: programs started from now on get the environment each fix's
     /// verification rebuilt (a new PATH, the login profile's block); this window diagnoses that
-    /// one from now on, as a user who opens a new terminal would see it.
-    fn adopt_new_session_environment(&mut self, reports: &[ApplyReport]) {
+    /// one (`session`) from now on, as a user who opens a new terminal would see it.
+    fn adopt_new_session_environment(
+        &mut self,
+        reports: &[ApplyReport],
+        session: &mut SessionEnvironment,
+    ) {
         for report in reports
             .iter()
             .filter(|r| r.outcome == ApplyOutcome::Applied)
@@ -245,8 +252,8 @@ impl FixState {
             if v.environment.is_empty() {
                 continue;
             }
-            let env = v.environment.clone().into_iter().collect();
-            let before = fix::set_session_environment(Some(env));
+            let after = SessionEnvironment::after_fix(v.environment.clone());
+            let before = std::mem::replace(session, after);
             self.environments_before.insert(journal.clone(), before);
             self.log.push(format!(
                 "This window now diagnoses this computer with the environment new programs get after {}.",
@@ -286,7 +293,7 @@ fn finished_words(reports: &[crate::engine::api::fix::ApplyReport]) -> String {
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use super::FixState;
+    use super::{FixState, SessionEnvironment};
     use crate::engine::api::fix::{Journal, JournalState};
     use crate::engine::api::{Finding, FixKind, FixRef, Progress, Severity};
     use crate::ui::worker::{Job, Recovered};
@@ -350,7 +357,7 @@ pub(crate) mod tests {
         assert!(state.jobs_running() && !state.busy(), "reading is no apply");
         while state.history_job.is_some() {
             assert_eq!(
-                state.poll(),
+                state.poll(&mut SessionEnvironment::default()),
                 None,
                 "a history read says nothing in the status bar"
             );
@@ -361,7 +368,7 @@ pub(crate) mod tests {
         assert_eq!(ids, ["1795627183-249670"]);
         // The scan's read of this computer's journal is kept for reports, not listed.
         let mut fresh = FixState::default();
-        fresh.adopt_history(read);
+        fresh.adopt_history(read, &mut SessionEnvironment::default());
         assert!(!fresh.show_history && fresh.history.len() == 1);
     }
 
@@ -369,7 +376,7 @@ pub(crate) mod tests {
     fn poll_until_recovered(state: &mut FixState) -> Vec<Option<String>> {
         let mut said = Vec::new();
         while state.recovering() {
-            said.insert(0, state.poll());
+            said.insert(0, state.poll(&mut SessionEnvironment::default()));
             std::thread::yield_now();
         }
         said
@@ -393,7 +400,11 @@ pub(crate) mod tests {
         }));
         assert!(state.busy(), "Apply and Undo wait for the rollback");
         assert!(state.jobs_running());
-        assert_eq!(state.poll(), None, "nothing to say while it runs");
+        assert_eq!(
+            state.poll(&mut SessionEnvironment::default()),
+            None,
+            "nothing to say while it runs"
+        );
         go.send(()).unwrap();
         let said = poll_until_recovered(&mut state);
         assert_eq!(

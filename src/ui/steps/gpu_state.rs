@@ -2,10 +2,10 @@
 //! worker thread (a [`GpuJob`], started by the app) and what it reported, and how a finished test
 //! enters the document.
 
-use crate::engine::api::Report;
 use crate::engine::api::gpu::{
     self, GpuReport, LibrarySet, Options, Outcome, Role, Selection, SensorSample, Update,
 };
+use crate::engine::api::{Report, SessionEnvironment};
 pub use crate::ui::worker::GpuJob;
 use std::path::PathBuf;
 
@@ -74,8 +74,9 @@ impl GpuTestState {
         self.chosen_set = Some(index);
     }
 
-    /// The options for a run from the current fields.
-    pub fn options(&self) -> Options {
+    /// The options for a run from the current fields, its child started in `session`'s
+    /// environment (the one this computer is diagnosed in).
+    pub fn options(&self, session: &SessionEnvironment) -> Options {
         let path = |i: usize| {
             let t = self.paths[i].trim();
             (!t.is_empty()).then(|| PathBuf::from(t))
@@ -99,6 +100,7 @@ impl GpuTestState {
                 gpu::FULL_TIMEOUT
             },
             exe: self.exe.clone(),
+            session: session.clone(),
             ..Options::default()
         }
     }
@@ -160,7 +162,7 @@ mod tests {
             ],
             ..Default::default()
         };
-        let opts = state.options();
+        let opts = state.options(&SessionEnvironment::this_process());
         assert!(opts.quick);
         assert_eq!(opts.timeout, gpu::QUICK_TIMEOUT);
         assert_eq!(opts.selection.driver, Some("/d/libcuda.so.1".into()));

@@ -212,7 +212,7 @@ pub fn scan_report(
     }
     let file = dir.path().join("machine.toml");
     std::fs::write(&file, text).unwrap();
-    let ctx = api::load(&api::Source::MachineFile(file.clone()), api::Driver::Skip)
+    let ctx = api::load(&api::Source::machine_file(file.clone()), api::Driver::Skip)
         .expect("the prefix's machine file loads");
     let report = api::scan(&ctx, &Default::default(), &Default::default()).expect("scanned");
     (report, dir, file)

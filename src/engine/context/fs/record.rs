@@ -2,6 +2,8 @@
 //! [`FsRecording`]; a reopened report's view answers from one ([`Replay`]).
 
 use super::{DirEntryInfo, FsError, FsView, Mapping, Platform, too_big};
+use crate::engine::binfmt::cache::FileCache;
+use crate::engine::binfmt::replay::BinaryRecord;
 use crate::engine::context::recorded::{FsRecording, RecordedPath, Replay};
 use std::sync::Arc;
 
@@ -9,18 +11,25 @@ impl FsView {
     /// The files a saved report recorded, answered again.
     pub fn recorded(platform: Platform, recording: FsRecording) -> FsView {
         let replay = Replay::new(recording, platform.case_insensitive());
-        Self::with(platform, Mapping::Recorded(Arc::new(replay)))
+        let binaries = BinaryRecord::replaying(replay.binaries());
+        let mut view = Self::with(platform, Mapping::Recorded(Arc::new(replay)));
+        view.binaries = Arc::new(FileCache::with_record(binaries));
+        view
     }
 
-    /// Starts recording every answer (for a report); clones made from now on share the record.
+    /// Starts recording every answer, and every binary read through this view (for a report);
+    /// clones made from now on share the record. Nothing outside this view is recorded.
     pub fn start_recording(&mut self) {
         self.recorder = Some(Arc::default());
+        self.binaries = Arc::new(FileCache::with_record(self.binaries.record().recording()));
     }
 
-    /// What was recorded so far, if recording.
+    /// What was recorded so far, if recording, with the binaries read joined to their files.
     pub fn recording(&self) -> Option<FsRecording> {
-        let rec = self.recorder.as_ref()?.lock().ok()?;
-        Some(rec.clone())
+        let mut rec = self.recorder.as_ref()?.lock().ok()?.clone();
+        let binaries = self.binaries.record().recorded(rec.hosts.keys());
+        rec.attach_binaries(binaries);
+        Some(rec)
     }
 
     pub(super) fn record(&self, f: impl FnOnce(&mut FsRecording)) {
@@ -104,3 +113,6 @@ impl FsView {
         Ok(bytes)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -35,6 +35,7 @@ pub(super) fn live_context(vars: &[(&str, String)]) -> SystemContext {
         gpus: Vec::new(),
         driver_note: None,
         source: ContextSource::Live,
+        session: crate::engine::context::SessionEnvironment::default(),
     }
 }
 

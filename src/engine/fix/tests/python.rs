@@ -64,6 +64,7 @@ fn live() -> SystemContext {
         gpus: Vec::new(),
         driver_note: None,
         source: ContextSource::Live,
+        session: crate::engine::context::SessionEnvironment::default(),
     }
 }
 

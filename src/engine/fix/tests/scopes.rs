@@ -73,6 +73,7 @@ fn windows_registry_path_preview_keeps_the_type_and_the_other_entries() {
         platform: Platform::Windows,
         registry: RegistryView::new(keys),
         source: ContextSource::MachineFile("m.toml".into()),
+        session: crate::engine::context::SessionEnvironment::default(),
         ..live_context(&[])
     };
     let finding =
@@ -109,6 +110,7 @@ fn registry_value_kinds_follow_the_text_and_keep_windows_spelling_in_json() {
         platform: Platform::Windows,
         registry: RegistryView::new(keys),
         source: ContextSource::MachineFile("m.toml".into()),
+        session: crate::engine::context::SessionEnvironment::default(),
         ..live_context(&[])
     };
     let plan_for = |name: &str, value: &str| {
