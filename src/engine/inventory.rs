@@ -6,7 +6,9 @@
 //! host path, so a report reads the same wherever it was produced. Versions are kept as text
 //! exactly as found (`"12.4.131"`, `"11.x"`, `"8.9.7"`), and each carries where it came from.
 
+mod how_found;
 use crate::engine::context::GpuFacts;
+pub use how_found::{NvccChoice, ToolVersionSource, TritonPtxasChoice, VersionSource};
 use serde::{Deserialize, Serialize};
 
 /// Everything the scan found.
@@ -48,7 +50,7 @@ pub struct Skipped {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VersionEvidence {
     /// `version.json`, `version.txt`, `folder name`, `library name`, `cudnn_version.h`, ...
-    pub source: String,
+    pub source: VersionSource,
     /// The file (or folder) it was read from.
     pub path: String,
     pub version: String,
@@ -124,13 +126,13 @@ pub struct ToolInfo {
     /// Full version, e.g. `12.4.131`.
     pub version: Option<String>,
     /// `binary` (read from the embedded version string), `--version` (run live), or absent.
-    pub version_source: Option<String>,
+    pub version_source: Option<ToolVersionSource>,
 }
 
 /// A compiler a framework would run, and what chose it (`NVCC`, `CUDA_PATH`, `PATH`, ...).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChosenTool {
-    pub how: String,
+    pub how: NvccChoice,
     pub tool: ToolInfo,
 }
 
@@ -140,7 +142,7 @@ pub struct TritonPtxas {
     /// The Triton release (`3.1.0`).
     pub triton: String,
     /// `TRITON_PTXAS_PATH` or `bundled with Triton`.
-    pub how: String,
+    pub how: TritonPtxasChoice,
     pub tool: ToolInfo,
 }
 

@@ -31,6 +31,7 @@ fn context(platform: Platform, fs: FsView, prefix: &str) -> SystemContext {
         gpus: Vec::new(),
         driver_note: None,
         source: ContextSource::MachineFile("test".into()),
+        session: cuda_triage::engine::context::SessionEnvironment::default(),
     }
 }
 

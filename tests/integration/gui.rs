@@ -471,7 +471,7 @@ fn gpu_step_offers_the_scanned_frameworks_libraries_and_fills_the_fields() {
     assert_eq!(h.state().gpu.chosen_set, Some(torch));
     let cublas_field = &h.state().gpu.paths[2];
     assert_eq!(cublas_field, &torch_cublas.display().to_string());
-    let options = h.state().gpu.options();
+    let options = h.state().gpu.options(&h.state().target.session);
     assert_eq!(
         options.selection.cublas.as_deref(),
         Some(torch_cublas.as_path())

@@ -200,6 +200,7 @@ pub fn live_ctx(env: &[(&str, &str)]) -> SystemContext {
         gpus: Vec::new(),
         driver_note: None,
         source: ContextSource::Live,
+        session: cuda_triage::engine::context::SessionEnvironment::default(),
     }
 }
 

@@ -7,11 +7,39 @@ use super::Report;
 use crate::engine::inventory::{Framework, Inventory};
 use serde::Serialize;
 
+/// What a component is (`"kind"` of a compare's component: `driver`, `gpu`, `cuda-toolkit`,
+/// `cudnn`, `python`, `framework`, `gpu-library`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ComponentKind {
+    Driver,
+    Gpu,
+    CudaToolkit,
+    Cudnn,
+    Python,
+    Framework,
+    GpuLibrary,
+}
+
+impl ComponentKind {
+    /// The JSON word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ComponentKind::Driver => "driver",
+            ComponentKind::Gpu => "gpu",
+            ComponentKind::CudaToolkit => "cuda-toolkit",
+            ComponentKind::Cudnn => "cudnn",
+            ComponentKind::Python => "python",
+            ComponentKind::Framework => "framework",
+            ComponentKind::GpuLibrary => "gpu-library",
+        }
+    }
+}
+
 /// One versioned thing on a machine.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Component {
-    /// What it is: `driver`, `gpu`, `cuda-toolkit`, `cudnn`, `python`, `framework`, `gpu-library`.
-    pub kind: &'static str,
+    pub kind: ComponentKind,
     /// Which one: the framework name, the GPU model, the library role... (compare keys on kind+name).
     pub name: String,
     pub version: Option<String>,
@@ -26,13 +54,13 @@ impl Component {
     /// The label a person reads in a table.
     pub fn label(&self) -> String {
         match self.kind {
-            "driver" => "NVIDIA driver".to_string(),
-            "gpu" => format!("GPU {}", self.name),
-            "cuda-toolkit" => "CUDA toolkit".to_string(),
-            "cudnn" => "cuDNN".to_string(),
-            "python" => format!("Python ({})", self.name),
-            "gpu-library" => format!("GPU test: {}", self.name),
-            _ => self.name.clone(),
+            ComponentKind::Driver => "NVIDIA driver".to_string(),
+            ComponentKind::Gpu => format!("GPU {}", self.name),
+            ComponentKind::CudaToolkit => "CUDA toolkit".to_string(),
+            ComponentKind::Cudnn => "cuDNN".to_string(),
+            ComponentKind::Python => format!("Python ({})", self.name),
+            ComponentKind::GpuLibrary => format!("GPU test: {}", self.name),
+            ComponentKind::Framework => self.name.clone(),
         }
     }
 }
@@ -43,7 +71,7 @@ pub fn components(doc: &Report) -> Vec<Component> {
     let m = &doc.machine;
     if let Some(d) = &m.driver {
         out.push(Component {
-            kind: "driver",
+            kind: ComponentKind::Driver,
             name: "driver".into(),
             version: Some(d.version.clone()),
             detail: d
@@ -56,7 +84,7 @@ pub fn components(doc: &Report) -> Vec<Component> {
     }
     for (i, g) in m.gpus.iter().enumerate() {
         out.push(Component {
-            kind: "gpu",
+            kind: ComponentKind::Gpu,
             name: format!("{}", i),
             version: g.compute_capability.clone(),
             detail: format!(
@@ -75,7 +103,7 @@ pub fn components(doc: &Report) -> Vec<Component> {
     for lib in doc.gpu.iter().flat_map(|gpu| &gpu.libraries) {
         let file = lib.mapped.clone().unwrap_or_else(|| lib.requested.clone());
         out.push(Component {
-            kind: "gpu-library",
+            kind: ComponentKind::GpuLibrary,
             name: lib.role.as_str().to_string(),
             version: lib.version.clone().or_else(|| lib.file_version.clone()),
             detail: file.clone(),
@@ -90,12 +118,12 @@ fn inventory_components(inventory: &Inventory, out: &mut Vec<Component>) {
     let installs = inventory
         .toolkits
         .iter()
-        .map(|t| ("cuda-toolkit", &t.root, &t.version))
+        .map(|t| (ComponentKind::CudaToolkit, &t.root, &t.version))
         .chain(
             inventory
                 .cudnn
                 .iter()
-                .map(|c| ("cudnn", &c.root, &c.version)),
+                .map(|c| (ComponentKind::Cudnn, &c.root, &c.version)),
         );
     for (kind, root, version) in installs {
         out.push(Component {
@@ -108,7 +136,7 @@ fn inventory_components(inventory: &Inventory, out: &mut Vec<Component>) {
     }
     for env in &inventory.python_envs {
         out.push(Component {
-            kind: "python",
+            kind: ComponentKind::Python,
             name: env.root.clone(),
             version: env.python_version.clone(),
             detail: env.kind.as_str().to_string(),
@@ -147,7 +175,7 @@ fn framework(f: &Framework, env_root: &str) -> Component {
         n => format!("{build}; loads {}, … ({n} in all)", loads[..8].join(", ")),
     };
     Component {
-        kind: "framework",
+        kind: ComponentKind::Framework,
         name: format!("{} ({env_root})", f.package),
         version: f.version.clone(),
         detail,

@@ -72,7 +72,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
             "load-list",
             format!("CuPy finds its nvcc; source: {SOURCE}"),
         ));
-        if chosen.how == "NVCC" {
+        if chosen.how == crate::engine::inventory::NvccChoice::NvccVariable {
             finding = finding.with_fix(FixRef {
                 id: "env-unset:NVCC".into(),
                 kind: FixKind::env("NVCC", None),

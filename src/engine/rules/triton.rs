@@ -112,7 +112,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                 bundled.tool.path.clone(),
             ));
         }
-        if winner.how == "TRITON_PTXAS_PATH" {
+        if winner.how == crate::engine::inventory::TritonPtxasChoice::Variable {
             finding = finding.with_fix(FixRef {
                 id: "env-unset:TRITON_PTXAS_PATH".into(),
                 kind: FixKind::env("TRITON_PTXAS_PATH", None),

@@ -9,7 +9,9 @@
 use super::version_clues;
 use super::walker::Walker;
 use crate::engine::context::Platform;
-use crate::engine::inventory::{CudnnInstall, CudnnSource, Toolkit, VersionEvidence, ZlibWapi};
+use crate::engine::inventory::{
+    CudnnInstall, CudnnSource, Toolkit, VersionEvidence, VersionSource, ZlibWapi,
+};
 
 /// Parent of the Windows cuDNN installer's `v8.9`, `v9.1` folders.
 pub const WINDOWS_CUDNN_PARENT: &str = r"C:\Program Files\NVIDIA\CUDNN";
@@ -156,7 +158,7 @@ pub fn install(
             .and_then(|t| version_clues::from_cudnn_header(&t))
         {
             evidence.push(VersionEvidence {
-                source: p.file_name(&h).to_string(),
+                source: VersionSource::Header(p.file_name(&h).to_string()),
                 path: h,
                 version: v,
             });
@@ -171,7 +173,7 @@ pub fn install(
     if let Some((name, v)) = by_name {
         let dir = library_dirs.first().cloned().unwrap_or_default();
         evidence.push(VersionEvidence {
-            source: "library name".into(),
+            source: VersionSource::LibraryName,
             path: p.join(&dir, name),
             version: v,
         });

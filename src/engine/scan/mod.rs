@@ -230,7 +230,7 @@ fn read_one_env(
             t.version_evidence.insert(
                 0,
                 VersionEvidence {
-                    source: "conda-meta".into(),
+                    source: crate::engine::inventory::VersionSource::CondaMeta,
                     path,
                     version: ver,
                 },
@@ -258,7 +258,7 @@ fn read_one_env(
             inst.version_evidence.insert(
                 0,
                 VersionEvidence {
-                    source: "conda-meta".into(),
+                    source: crate::engine::inventory::VersionSource::CondaMeta,
                     path,
                     version: ver,
                 },

@@ -9,6 +9,7 @@ use super::walker::{Walker, is_cuda_library};
 use crate::engine::context::Platform;
 use crate::engine::inventory::{
     Cupti, FoundBy, ToolInfo, Toolkit, ToolkitKind, ToolkitReference, VersionEvidence,
+    VersionSource,
 };
 use std::path::PathBuf;
 
@@ -195,7 +196,7 @@ pub fn examine(
         .and_then(|t| version_clues::from_version_json(&t))
     {
         evidence.push(VersionEvidence {
-            source: "version.json".into(),
+            source: VersionSource::VersionJson,
             path: vjson,
             version: v,
         });
@@ -206,7 +207,7 @@ pub fn examine(
         .and_then(|t| version_clues::from_version_txt(&t))
     {
         evidence.push(VersionEvidence {
-            source: "version.txt".into(),
+            source: VersionSource::VersionTxt,
             path: vtxt,
             version: v,
         });
@@ -215,7 +216,7 @@ pub fn examine(
         && let Some(v) = version_clues::from_toolkit_folder(p.file_name(root))
     {
         evidence.push(VersionEvidence {
-            source: "folder name".into(),
+            source: VersionSource::FolderName,
             path: root.to_string(),
             version: v,
         });
@@ -290,7 +291,7 @@ pub fn examine(
         .and_then(|t| t.version.clone().map(|v| (t.path.clone(), v)))
     {
         evidence.push(VersionEvidence {
-            source: "ptxas/nvcc binary".into(),
+            source: VersionSource::ToolBinary,
             path: v.0,
             version: v.1,
         });
@@ -302,7 +303,7 @@ pub fn examine(
         let dir = library_dirs.first().cloned().unwrap_or_default();
         if let Some(v) = version_clues::from_cudart_name(name) {
             evidence.push(VersionEvidence {
-                source: "library name".into(),
+                source: VersionSource::LibraryName,
                 path: j(&dir, name),
                 version: v,
             });

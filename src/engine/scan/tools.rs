@@ -7,7 +7,7 @@ use super::version_clues;
 use super::walker::Walker;
 use crate::engine::binfmt::cache::FileCache;
 use crate::engine::context::SessionEnvironment;
-use crate::engine::inventory::{ImportProbe, ProbeOutcome, ToolInfo};
+use crate::engine::inventory::{ImportProbe, ProbeOutcome, ToolInfo, ToolVersionSource};
 use std::io::Read;
 use std::path::Path;
 use std::process::Stdio;
@@ -32,7 +32,7 @@ pub fn tool_info(w: &mut Walker, path: &str, run_live: bool) -> ToolInfo {
         match scan_binary(w.ctx.fs.binaries(), &host) {
             Ok(Some(v)) => {
                 info.version = Some(v);
-                info.version_source = Some("binary".into());
+                info.version_source = Some(ToolVersionSource::Binary);
             }
             Ok(None) => {}
             Err(e) => w.skip(path, format!("cannot read the binary for its version: {e}")),
@@ -42,7 +42,7 @@ pub fn tool_info(w: &mut Walker, path: &str, run_live: bool) -> ToolInfo {
             let out = run_with_timeout(w.ctx.session.command(&host).arg("--version"), TOOL_TIMEOUT);
             if let Some(v) = version_clues::from_tool_output(out.stdout.as_bytes()) {
                 info.version = Some(v);
-                info.version_source = Some("--version".into());
+                info.version_source = Some(ToolVersionSource::VersionFlag);
             } else if out.timed_out {
                 w.skip(
                     path,

@@ -10,7 +10,7 @@ mod render;
 pub use render::{render_groups_markdown, render_groups_text, render_markdown, render_text};
 
 use super::Report;
-use super::components::{Component, components};
+use super::components::{Component, ComponentKind, components};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -44,7 +44,7 @@ impl Status {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ComponentDiff {
-    pub kind: String,
+    pub kind: ComponentKind,
     pub label: String,
     /// The version on each side (`?` when unknown, null when the side lacks the component).
     pub a: Option<String>,
@@ -107,8 +107,8 @@ impl Comparison {
 /// The word before " (" — a framework's package, a Python environment's kind.
 fn family(c: &Component) -> String {
     match c.kind {
-        "framework" => c.name.split(" (").next().unwrap_or("").to_string(),
-        _ => c.kind.to_string(),
+        ComponentKind::Framework => c.name.split(" (").next().unwrap_or("").to_string(),
+        other => other.as_str().to_string(),
     }
 }
 
@@ -116,12 +116,12 @@ fn major_minor(v: &str) -> String {
     v.split('.').take(2).collect::<Vec<_>>().join(".")
 }
 
-fn status(kind: &str, a: &Option<String>, b: &Option<String>) -> Status {
+fn status(kind: ComponentKind, a: &Option<String>, b: &Option<String>) -> Status {
     match (a, b) {
         (Some(x), Some(y)) if x == y => Status::Match,
         (None, None) => Status::Match,
         (Some(x), Some(y)) => {
-            let same = if kind == "driver" {
+            let same = if kind == ComponentKind::Driver {
                 x.split('.').next() == y.split('.').next()
             } else {
                 major_minor(x) == major_minor(y)
@@ -157,7 +157,12 @@ fn paths_differ(a: &Option<String>, b: &Option<String>) -> bool {
     }
 }
 
-fn diff(kind: &str, label: String, a: Option<&Component>, b: Option<&Component>) -> ComponentDiff {
+fn diff(
+    kind: ComponentKind,
+    label: String,
+    a: Option<&Component>,
+    b: Option<&Component>,
+) -> ComponentDiff {
     let (va, vb) = (
         a.map(|c| c.version.clone().unwrap_or_else(|| "?".into())),
         b.map(|c| c.version.clone().unwrap_or_else(|| "?".into())),
@@ -177,7 +182,7 @@ fn diff(kind: &str, label: String, a: Option<&Component>, b: Option<&Component>)
         _ => "different path".to_string(),
     });
     ComponentDiff {
-        kind: kind.to_string(),
+        kind,
         label,
         a: va,
         b: vb,
@@ -282,7 +287,7 @@ fn fingerprint(doc: &Report) -> String {
         .map(|c| {
             format!(
                 "{}:{}={}@{}",
-                c.kind,
+                c.kind.as_str(),
                 family(c),
                 c.version.as_deref().unwrap_or("?"),
                 c.path.as_deref().map(path_key).unwrap_or_default()
@@ -323,7 +328,7 @@ mod tests {
 
     fn toolkit(version: &str, root: &str) -> Component {
         Component {
-            kind: "cuda-toolkit",
+            kind: ComponentKind::CudaToolkit,
             name: root.into(),
             version: Some(version.into()),
             detail: root.into(),

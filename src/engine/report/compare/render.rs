@@ -230,7 +230,7 @@ mod tests {
     fn relocated() -> Comparison {
         Comparison {
             components: vec![ComponentDiff {
-                kind: "cuda-toolkit".into(),
+                kind: super::super::ComponentKind::CudaToolkit,
                 label: "CUDA toolkit".into(),
                 a: Some("12.4.1".into()),
                 b: Some("12.4.1".into()),

@@ -6,7 +6,7 @@
 
 use crate::engine::findings::Severity;
 use crate::engine::report::Report;
-use crate::engine::report::components::{Component, components};
+use crate::engine::report::components::{Component, ComponentKind, components};
 use std::collections::BTreeMap;
 
 /// Whether a column is a fact of the machine or a finding code.
@@ -86,21 +86,21 @@ fn framework_value(c: &Component) -> String {
 fn component_fact(c: &Component) -> Option<(ColumnKey, String)> {
     let version = || c.version.clone().unwrap_or_else(|| "?".into());
     match c.kind {
-        "driver" => Some((fact(1, "driver", "NVIDIA driver"), version())),
-        "gpu" => Some((
+        ComponentKind::Driver => Some((fact(1, "driver", "NVIDIA driver"), version())),
+        ComponentKind::Gpu => Some((
             fact(2, "gpu", "GPU (compute capability)"),
             format!("{} ({})", c.detail, version()),
         )),
-        "cuda-toolkit" => Some((fact(3, "cuda-toolkit", "CUDA toolkits"), version())),
-        "cudnn" => Some((fact(4, "cudnn", "cuDNN"), version())),
-        "framework" => {
+        ComponentKind::CudaToolkit => Some((fact(3, "cuda-toolkit", "CUDA toolkits"), version())),
+        ComponentKind::Cudnn => Some((fact(4, "cudnn", "cuDNN"), version())),
+        ComponentKind::Framework => {
             let package = c.name.split(" (").next().unwrap_or_default();
             Some((
                 fact(5, &format!("framework:{package}"), package),
                 framework_value(c),
             ))
         }
-        _ => None,
+        ComponentKind::Python | ComponentKind::GpuLibrary => None,
     }
 }
 

@@ -43,7 +43,7 @@ fn findings(release: &str, how: &str, cc: Option<&str>) -> Vec<Finding> {
     } else {
         how
     };
-    assert_eq!(nvcc.how, expected_how);
+    assert_eq!(nvcc.how.as_str(), expected_how);
     check(&ctx, &inv)
 }
 

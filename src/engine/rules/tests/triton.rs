@@ -50,11 +50,11 @@ fn findings(ptxas_version: &str, gpus: Vec<GpuFacts>) -> Vec<Finding> {
     f.expects.cuda = Some("13.0".into());
     env.triton_ptxas = vec![TritonPtxas {
         triton: "3.6.0".into(),
-        how: "bundled with Triton".into(),
+        how: crate::engine::inventory::TritonPtxasChoice::Bundled,
         tool: ToolInfo {
             path: format!("{site}/triton/backends/nvidia/bin/ptxas"),
             version: Some(ptxas_version.into()),
-            version_source: Some("binary".into()),
+            version_source: Some(crate::engine::inventory::ToolVersionSource::Binary),
         },
     }];
     check(&ctx, &inv)

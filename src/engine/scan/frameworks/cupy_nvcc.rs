@@ -9,7 +9,7 @@
 
 use super::Site;
 use crate::engine::context::Platform;
-use crate::engine::inventory::{ChosenTool, PythonEnv};
+use crate::engine::inventory::{ChosenTool, NvccChoice, PythonEnv};
 use crate::engine::scan::tools;
 use crate::engine::scan::walker::Walker;
 
@@ -22,12 +22,12 @@ fn nvcc_name(p: Platform) -> &'static str {
 
 /// CuPy's `_get_cuda_path()`: the folder and what chose it (on Windows also the folder whose
 /// `bin` `import cupy` adds with `os.add_dll_directory`).
-pub(super) fn cuda_path(w: &Walker) -> Option<(String, &'static str)> {
+pub(super) fn cuda_path(w: &Walker) -> Option<(String, NvccChoice)> {
     let p = w.platform();
     if let Some(c) = w.ctx.env.get("CUDA_PATH").filter(|c| !c.is_empty()) {
         let c = p.normalize(c);
         if w.is_dir(&c) || w.is_file(&c) {
-            return Some((c, "CUDA_PATH"));
+            return Some((c, NvccChoice::CudaPath));
         }
     }
     let on_path = w
@@ -39,10 +39,10 @@ pub(super) fn cuda_path(w: &Walker) -> Option<(String, &'static str)> {
         .find(|e| w.is_file(&p.join(e, nvcc_name(p))))
         .and_then(|bin| p.parent(&bin));
     if let Some(root) = on_path {
-        return Some((root, "the nvcc on PATH"));
+        return Some((root, NvccChoice::NvccOnPath));
     }
     (p == Platform::Linux && w.is_dir("/usr/local/cuda"))
-        .then(|| ("/usr/local/cuda".into(), "/usr/local/cuda"))
+        .then(|| ("/usr/local/cuda".into(), NvccChoice::UsrLocalCuda))
 }
 
 /// Fills `env.cupy_nvcc` when `site` holds CuPy and CuPy would find an nvcc.
@@ -58,14 +58,14 @@ pub(super) fn read(w: &mut Walker, site: &Site, env: &mut PythonEnv, run_tools: 
     let (path, how) = match w.ctx.env.get("NVCC") {
         // `_nvcc.split()`: the first word is the program.
         Some(v) => match v.split_whitespace().next() {
-            Some(first) => (p.normalize(first), "NVCC".to_string()),
+            Some(first) => (p.normalize(first), NvccChoice::NvccVariable),
             None => return,
         },
         None => {
             let Some((root, how)) = cuda_path(w) else {
                 return;
             };
-            (p.join(&p.join(&root, "bin"), nvcc_name(p)), how.to_string())
+            (p.join(&p.join(&root, "bin"), nvcc_name(p)), how)
         }
     };
     if !w.is_file(&path) {

@@ -21,6 +21,7 @@ use super::walker::{Entry, Walker, is_cuda_library};
 use crate::engine::context::Platform;
 use crate::engine::inventory::{
     CudnnInstall, CudnnSource, NvidiaLibDir, Package, PythonEnv, ToolInfo, VersionEvidence,
+    VersionSource,
 };
 
 /// One site-packages folder as the readers see it: its entries and the dist-info folders in it.
@@ -146,14 +147,14 @@ fn read_nvidia_wheels(
                 .find(|(n, _, _)| n.starts_with("nvidia-cudnn"))
             {
                 let ev = VersionEvidence {
-                    source: "wheel".into(),
+                    source: VersionSource::Wheel,
                     path: e.path.clone(),
                     version: v.clone(),
                 };
                 let at = usize::from(
                     c.version_evidence
                         .first()
-                        .is_some_and(|e| e.source != "library name"),
+                        .is_some_and(|e| e.source != VersionSource::LibraryName),
                 );
                 c.version_evidence.insert(at, ev);
                 c.version = c.version_evidence.first().map(|e| e.version.clone());

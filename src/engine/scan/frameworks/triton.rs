@@ -7,7 +7,7 @@
 //! at v2.1.0 (`path_to_ptxas`).
 
 use super::Site;
-use crate::engine::inventory::{PythonEnv, TritonPtxas};
+use crate::engine::inventory::{PythonEnv, TritonPtxas, TritonPtxasChoice};
 use crate::engine::scan::tools;
 use crate::engine::scan::walker::Walker;
 
@@ -26,7 +26,7 @@ pub(super) fn read(w: &mut Walker, site: &Site, env: &mut PythonEnv, run_tools: 
         if w.is_file(&path) {
             found.push(TritonPtxas {
                 triton: version.clone(),
-                how: "TRITON_PTXAS_PATH".into(),
+                how: TritonPtxasChoice::Variable,
                 tool: tools::tool_info(w, &path, run_tools),
             });
         }
@@ -36,7 +36,7 @@ pub(super) fn read(w: &mut Walker, site: &Site, env: &mut PythonEnv, run_tools: 
         if w.is_file(&path) {
             found.push(TritonPtxas {
                 triton: version.clone(),
-                how: "bundled with Triton".into(),
+                how: TritonPtxasChoice::Bundled,
                 tool: tools::tool_info(w, &path, run_tools),
             });
             break;
