@@ -170,10 +170,7 @@ fn undo(common: &Common, journal: Option<&str>) -> anyhow::Result<i32> {
             if common.json {
                 println!("{}", serde_json::json!({ "schema": SCHEMA, "undone": j }));
             } else {
-                println!(
-                    "Undid {} ({}): every file and value is back as it was.",
-                    j.id, j.summary
-                );
+                println!("{}", fix::undone_words(&j));
             }
             Ok(EXIT_CLEAN)
         }

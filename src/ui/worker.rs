@@ -348,10 +348,7 @@ pub fn start_fix_undo(id: Option<String>) -> FixJob {
     Job::streaming(Progress::new(), move |progress, _| {
         progress.stage("Undoing", 1);
         let line = match fix::undo(id.as_deref()) {
-            Ok(j) => format!(
-                "Undid {} ({}): every file and value is back as it was.",
-                j.id, j.fix_id
-            ),
+            Ok(j) => fix::undone_words(&j),
             Err(e) => format!("Undo failed: {}", error_text(&e)),
         };
         Ok(FixDone {

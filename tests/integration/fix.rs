@@ -100,9 +100,17 @@ fn fix_list_show_apply_verify_undo_on_a_real_profile() {
     ));
     let history = json(&s.run(&["fix", "history", "--json"]));
     assert_eq!(history["history"][0]["state"], "applied");
-    let undone = s.run(&["fix", "undo", "--json"]);
+    let undone = s.run(&["fix", "undo"]);
     assert!(undone.status.success(), "{}", stderr(&undone));
     assert_eq!(s.profile(), PROFILE, "undo restores every byte");
+    // The words the wizard's Undo logs too (one function): what the fix did, not its kind's id.
+    let journal: cuda_triage::engine::api::fix::Journal =
+        serde_json::from_value(history["history"][0].clone()).expect("a journal");
+    assert_eq!(
+        stdout(&undone).trim_end(),
+        cuda_triage::engine::api::fix::undone_words(&journal)
+    );
+    assert!(stdout(&undone).contains(&journal.summary));
 }
 
 #[test]

@@ -188,12 +188,21 @@ fn wizard_on_this_computer() {
     assert!(h.query_by_label_contains("— applied 20").is_some());
     assert!(h.query_by_label("Undo this").is_some());
 
+    let applied = h
+        .state()
+        .fix
+        .history
+        .last()
+        .cloned()
+        .expect("the applied fix's journal");
     h.get_by_label("Undo last fix").click();
     h.run_steps(1);
     step_until(&mut h, "the undo", |app| !app.fix.busy());
+    // The words `fix undo` prints too (one function): what the fix did, not its kind's id.
+    let undone = cuda_triage::engine::api::fix::undone_words(&applied);
+    assert!(undone.contains(&applied.summary));
     assert!(
-        h.query_by_label_contains("every file and value is back as it was")
-            .is_some(),
+        h.query_by_label_contains(&undone).is_some(),
         "{:?}",
         h.state().fix.log
     );

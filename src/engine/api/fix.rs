@@ -14,3 +14,12 @@ pub use crate::engine::fix::session::{
     recover, scopes, undo,
 };
 pub use crate::engine::fix::{FixError, FixPlan, Scope};
+
+/// What undoing a fix did, in the words both front ends print (`fix undo` and the wizard's Undo
+/// log): the journal and what the fix did.
+pub fn undone_words(journal: &Journal) -> String {
+    format!(
+        "Undid {} ({}): every file and value is back as it was.",
+        journal.id, journal.summary
+    )
+}

@@ -293,3 +293,6 @@ impl TriageApp {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
