@@ -27,7 +27,7 @@
 //!   rule can be tested against a machine file. No GUI or CLI code lives there; the NVML query
 //!   reaches the context through [`engine::api::load`], not by the context calling the GPU module.
 //! * [`cli`] parses arguments, calls the entry points and prints text or JSON with exit codes
-//!   0 (no error finding), 1 (at least one), 2 (the tool failed: one place, `cli::commands::run`).
+//!   0 (no error finding), 1 (at least one), 2 (the tool failed: one place, `cli::dispatch::run`).
 //! * [`ui`] is the wizard: plain-data state, one file per step, work on worker threads.
 // Tests may unwrap and expect: a panic there is the failure report (Cargo.toml's [lints] warns
 // elsewhere; integration tests and benches allow them at their roots).

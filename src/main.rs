@@ -8,7 +8,7 @@
 
 use clap::Parser;
 use cuda_triage::cli::args::Command;
-use cuda_triage::cli::{Cli, commands};
+use cuda_triage::cli::{Cli, dispatch};
 use cuda_triage::ui::{self, TriageApp, worker::Source};
 
 fn main() {
@@ -60,7 +60,7 @@ fn main() {
         }
     }
     cuda_triage::cli::console::quiet_broken_pipe();
-    std::process::exit(commands::run(cli));
+    std::process::exit(dispatch::run(cli));
 }
 
 /// The window's error for the message box: each renderer tried on a line of its own.

@@ -3,7 +3,7 @@
 //! `--yes` (or a "y" at the prompt) and is journaled so `fix undo` restores every byte.
 
 use super::args::{Common, FixAction, FixChoice, ScopeArg};
-use super::commands::load_context;
+use super::load::load_context;
 use super::output::{EXIT_CLEAN, EXIT_PROBLEMS};
 use crate::engine::api::fix::{self, ApplyOutcome, Feedback, PlanOptions, PlanView, Scope};
 use crate::engine::api::{Finding, Report, SCHEMA, SystemContext};
@@ -37,7 +37,7 @@ fn with_scan(
         fix::recover().context("cannot finish an interrupted fix")?;
     }
     let ctx = load_context(common)?;
-    let findings = super::commands::scan_document_with(&ctx, &Default::default())?.findings;
+    let findings = super::scan_command::scan_document_with(&ctx, &Default::default())?.findings;
     run(common, &ctx, findings)
 }
 

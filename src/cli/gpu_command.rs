@@ -81,7 +81,7 @@ pub fn gpu_test_command(common: &Common, args: &GpuTestArgs) -> anyhow::Result<i
 
 /// `gpu-test --sets`: the library sets the scan finds, as text or in the document's `gpu_sets`.
 fn sets_command(common: &Common) -> anyhow::Result<i32> {
-    let ctx = super::commands::load_context(common)?;
+    let ctx = super::load::load_context(common)?;
     let found = scanned_sets(&ctx)?;
     if !common.json {
         if found.is_empty() {
@@ -111,7 +111,7 @@ fn live_context() -> Result<SystemContext, crate::engine::api::Error> {
 
 /// Scans the machine and returns the library sets it offers the test.
 fn scanned_sets(ctx: &SystemContext) -> anyhow::Result<Vec<crate::engine::api::gpu::LibrarySet>> {
-    let scan = super::commands::scan_document_with(ctx, &Default::default())?;
+    let scan = super::scan_command::scan_document_with(ctx, &Default::default())?;
     Ok(api::gpu_sets(ctx, &scan.inventory.unwrap_or_default()))
 }
 

@@ -7,7 +7,7 @@
 //! `--compare` does not take).
 
 use super::args::{Common, ReportArgs};
-use super::commands::load_context;
+use super::load::load_context;
 use super::output::{
     EXIT_CLEAN, EXIT_PROBLEMS, asked_format, exit_code, print_or_write, render_text, use_colour,
 };
@@ -24,7 +24,7 @@ pub fn report_command(common: &Common, args: &ReportArgs) -> anyhow::Result<i32>
         anyhow::bail!("--gpu-test runs the GPU of this computer; it does not go with --machine");
     }
     api::report::start_recording(&mut ctx);
-    let mut doc = super::commands::scan_document_with(&ctx, &Default::default())?;
+    let mut doc = super::scan_command::scan_document_with(&ctx, &Default::default())?;
     let sets = match (&doc.inventory, args.gpu_test) {
         (Some(inventory), true) => crate::engine::api::gpu_sets(&ctx, inventory),
         _ => Vec::new(),

@@ -4,7 +4,7 @@
 //! machine and bitness), `root_resolution` for a bare name, and `nodes`.
 
 use super::args::{Common, TreeArgs, TreeContext};
-use super::commands::load_context_with;
+use super::load::load_context_with;
 use super::output::exit_code;
 use crate::engine::api::graph::GraphOptions;
 use crate::engine::api::{self, Driver, Progress, SystemContext, TreeOutcome, TreeRequest};

@@ -5,7 +5,7 @@
 //! measures the error catalog over a corpus of real reported errors instead.
 
 use super::args::Common;
-use super::commands::load_context;
+use super::load::load_context;
 use super::output::{emit, exit_code, render_findings, use_colour};
 use crate::engine::api::{Report, explain as triage};
 use std::io::Read;

@@ -1,5 +1,5 @@
 //! The wizard's state and frame loop. State is plain data; step functions read it and emit
-//! commands that `apply` (in `commands`) carries out after drawing, starting worker jobs there;
+//! commands that `apply` (in `apply_ui_command`) carries out after drawing, starting worker jobs there;
 //! every running job is polled in one place (`jobs`) at the start of each frame.
 
 use super::prefs::Prefs;
@@ -10,9 +10,9 @@ use super::theme;
 use super::worker::Source;
 use crate::engine::api::Report;
 
-mod commands;
+mod apply_step_command;
+mod apply_ui_command;
 mod jobs;
-mod step_commands;
 
 /// A report file dropped onto the window opens it; several, or a folder, open the fleet view.
 fn dropped_file_commands(ctx: &egui::Context, commands: &mut Vec<UiCommand>) {

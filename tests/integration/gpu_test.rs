@@ -130,7 +130,7 @@ fn a_driver_whose_cuinit_hangs_is_stopped_at_the_time_limit() {
 fn one_device_driver(dir: &std::path::Path) -> std::path::PathBuf {
     // The names are read from the source of the table the child resolves, so the fake keeps
     // up with it.
-    let table = include_str!("../../src/engine/gpu/ffi/driver.rs");
+    let table = include_str!("../../src/engine/gpu/ffi/cuda_driver_api.rs");
     let mut source = String::from(
         "int cuDriverGetVersion(int *v) { *v = 12040; return 0; }\n\
          int cuInit(unsigned f) { return 0; }\n\

@@ -6,8 +6,8 @@
 
 use super::child_libraries::{RuntimeLibraries, load, load_runtime_libraries};
 use super::ffi::blas::CublasApi;
+use super::ffi::cuda_driver_api::{Cuda, DriverBasic, attr, cuda_version_string};
 use super::ffi::dnn::CudnnApi;
-use super::ffi::driver::{Cuda, DriverBasic, attr, cuda_version_string};
 use super::ffi::errors::CallError;
 use super::results::{ChildResult, DeviceInfo, Role};
 use super::select::Selection;

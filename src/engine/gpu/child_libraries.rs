@@ -4,8 +4,8 @@
 //! its named error), and the version written in the file.
 
 use super::ffi::blas::{self, CublasVersion, CudartApi, CudartErrorName};
+use super::ffi::cuda_driver_api::cuda_version_string;
 use super::ffi::dnn::{self, CudnnVersion};
-use super::ffi::driver::cuda_version_string;
 use super::ffi::{LoadError, OpenLibrary};
 use super::results::{ChildResult, LibraryReport, Role};
 use super::select::{Selection, default_names};

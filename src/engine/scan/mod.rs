@@ -12,10 +12,10 @@
 //! exactly like a real one. What could not be read is recorded in `Inventory::skipped`.
 
 pub mod cudnn;
-pub mod driver;
 pub mod frameworks;
 #[cfg(any(test, feature = "testing"))]
 pub mod generated;
+pub mod nvidia_driver;
 pub mod pyfind;
 pub mod pyparse;
 pub mod python;
@@ -70,7 +70,7 @@ pub fn inventory(ctx: &SystemContext, progress: &Progress, opts: &ScanOptions) -
         scan_files(ctx, progress, opts, &mut inv);
     } else {
         let mut w = Walker::new(ctx, progress, "driver", Instant::now() + opts.step_budget);
-        inv.driver = driver::scan(&mut w);
+        inv.driver = nvidia_driver::scan(&mut w);
         inv.skipped.push(Skipped {
             path: "(every file)".into(),
             reason: "this context was rebuilt from a saved report, which holds no files".into(),
@@ -103,7 +103,7 @@ fn scan_files(ctx: &SystemContext, progress: &Progress, opts: &ScanOptions, inv:
             });
             let dr = s.spawn(|| {
                 let mut w = Walker::new(ctx, progress, "driver", Instant::now() + budget);
-                let d = driver::scan(&mut w);
+                let d = nvidia_driver::scan(&mut w);
                 progress.tick();
                 (d, w.skipped)
             });

@@ -10,8 +10,8 @@
 //!   other cuDNN major) would be undefined behaviour. Here every status is a plain `i32`.
 
 pub mod blas;
+pub mod cuda_driver_api;
 pub mod dnn;
-pub mod driver;
 pub mod errors;
 pub mod mapped;
 

@@ -4,8 +4,8 @@
 //! fastest few, each timed again over several event windows.
 
 use super::{Run, fits, measure};
+use crate::engine::gpu::ffi::cuda_driver_api::{Cuda, DeviceBuffer, Poison};
 use crate::engine::gpu::ffi::dnn::{self, AlgoPerf, CudnnApi, CudnnHandle, Descriptor};
-use crate::engine::gpu::ffi::driver::{Cuda, DeviceBuffer, Poison};
 use crate::engine::gpu::ffi::errors::CallError;
 use crate::engine::gpu::maths::{self, ConvShape, Dtype, Layout};
 use crate::engine::gpu::peaks::{self, GpuPeak};

@@ -5,7 +5,7 @@
 //! pinned, then pinned → device → pageable), so every copy kind is checked at sampled offsets.
 
 use super::{Run, fits, measure};
-use crate::engine::gpu::ffi::driver::{Cuda, DeviceBuffer, check};
+use crate::engine::gpu::ffi::cuda_driver_api::{Cuda, DeviceBuffer, check};
 use crate::engine::gpu::ffi::errors::CallError;
 use crate::engine::gpu::maths::{self, Reference};
 use crate::engine::gpu::peaks;

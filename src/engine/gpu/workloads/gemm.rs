@@ -4,7 +4,7 @@
 
 use super::{Run, fits, gemm_bytes, gemm_label, measure};
 use crate::engine::gpu::ffi::blas::{self, CublasApi, CublasHandle};
-use crate::engine::gpu::ffi::driver::{Cuda, DeviceBuffer, Poison};
+use crate::engine::gpu::ffi::cuda_driver_api::{Cuda, DeviceBuffer, Poison};
 use crate::engine::gpu::ffi::errors::CallError;
 use crate::engine::gpu::maths::{self, Dtype, GemmShape};
 use crate::engine::gpu::peaks::{self, GpuPeak};

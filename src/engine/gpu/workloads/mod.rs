@@ -7,7 +7,7 @@ pub mod conv;
 pub mod copy;
 pub mod gemm;
 
-use super::ffi::driver::Cuda;
+use super::ffi::cuda_driver_api::Cuda;
 use super::ffi::errors::CallError;
 use super::maths::{self, ConvShape, Dtype, GemmShape};
 use super::results::WorkloadResult;

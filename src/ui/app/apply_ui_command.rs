@@ -2,7 +2,7 @@
 //! the app's plain-data state, starts work on a worker thread (the only place jobs start), or
 //! talks to the desktop (file dialogs, clipboard, browser, file manager). Errors from the engine
 //! reach the status line with their chain of causes. The GPU and Fix steps' own commands are
-//! in `step_commands`.
+//! in `apply_step_command`.
 
 use super::{ScanState, TriageApp};
 use crate::engine::api::{Progress, Report};
