@@ -38,6 +38,18 @@
 //!   (`report/format.rs`); the `--format` value in `cli/args.rs` and its arm in
 //!   `cli::output::asked_format`; and what `report --compare` and `fleet` do with it
 //!   (`cli/report_command.rs`, `cli/fleet_command.rs`: a renderer of their own, or a refusal).
+//!
+//! # State
+//!
+//! The engine keeps no mutable state of its own between calls: what a call depends on is
+//! handed in. The environment this computer is diagnosed in after a fix is the caller's — the
+//! wizard keeps it in its [`api::Source`] (`session`), a loaded context carries it on to the
+//! programs it starts (`SystemContext::session`, `gpu::runner::Options::session`). What a report
+//! records of a machine's files and binaries, and a reopened report's answers, belong to that
+//! context's file view (`FsView`, its `FileCache`'s `BinaryRecord`), so two captures, or a capture
+//! and a reopened report, in one process never see each other. Process-wide are only immutable
+//! caches filled once (`OnceLock`: compiled patterns, the knowledge tables) and the counter that
+//! numbers replays' synthetic folders.
 
 pub mod api;
 pub mod atomic_file;

@@ -1,6 +1,6 @@
 //! The wizard's state and frame loop. State is plain data; step functions read it and emit
-//! commands that `apply` (in `apply_ui_command`) carries out after drawing, starting worker jobs there;
-//! every running job is polled in one place (`jobs`) at the start of each frame.
+//! commands that `apply` (in `apply_ui_command`) carries out after drawing, starting worker jobs
+//! there; every running job is polled in one place (`jobs`) at the start of each frame.
 
 use super::prefs::Prefs;
 use super::steps::dependencies::DependenciesState;
