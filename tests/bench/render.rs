@@ -207,7 +207,7 @@ fn main() {
         }
     );
 
-    let mut app = TriageApp::new(Source::MachineFile(machine()));
+    let mut app = TriageApp::new(Source::machine_file(machine()));
     app.step = Step::Dependencies;
     app.deps.binary_input = "/opt/app/lib/libbig_root.so".into();
     app.deps.result = Some(big_tree());
@@ -236,7 +236,7 @@ fn main() {
         |_, _| {},
     );
 
-    let mut app = TriageApp::new(Source::MachineFile(machine()));
+    let mut app = TriageApp::new(Source::machine_file(machine()));
     app.document = Some(many_findings());
     app.scan = ScanState::Done;
     app.step = Step::Findings;
@@ -246,7 +246,7 @@ fn main() {
 
     let dir = tempfile::tempdir().unwrap();
     fleet_reports::write_fleet(dir.path(), 1000);
-    let mut app = TriageApp::new(Source::MachineFile(machine()));
+    let mut app = TriageApp::new(Source::machine_file(machine()));
     let mut view = fleet::fleet_of(&[dir.path().to_path_buf()], Default::default());
     // The worst case for the matrix: no two machines alike, one row each.
     view.rows = view

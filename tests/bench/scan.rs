@@ -27,7 +27,7 @@ fn main() {
         "Generated {} (3 toolkits, 20 Python environments, {libs} library files).",
         machine.display()
     );
-    let source = Source::MachineFile(machine);
+    let source = Source::machine_file(machine);
     let mut times = Vec::new();
     let mut findings = 0;
     for _ in 0..RUNS {
