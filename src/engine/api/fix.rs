@@ -13,6 +13,7 @@ pub use crate::engine::fix::session::{
     ApplyOutcome, ApplyReport, OfferedFix, apply, history, list, offered, plan, read_history,
     recover, scopes, undo,
 };
+pub use crate::engine::fix::verify::Verification;
 pub use crate::engine::fix::{FixError, FixPlan, Scope};
 
 /// What undoing a fix did, in the words both front ends print (`fix undo` and the wizard's Undo

@@ -372,6 +372,54 @@ pub(crate) mod tests {
         assert!(!fresh.show_history && fresh.history.len() == 1);
     }
 
+    #[test]
+    fn an_applied_fix_changes_this_windows_session_environment_and_its_undo_puts_it_back() {
+        use crate::engine::api::fix::{ApplyOutcome, ApplyReport, Verification};
+        use crate::ui::worker::FixDone;
+        const ID: &str = "1795627183-249670";
+        let after: std::collections::BTreeMap<String, String> =
+            [("CUDA_HOME".to_string(), "/usr/local/cuda".to_string())].into();
+        let report = ApplyReport {
+            fix_id: "fix-cuda_home".into(),
+            outcome: ApplyOutcome::Applied,
+            journal: Some(ID.into()),
+            would: Vec::new(),
+            verification: Some(Verification {
+                verified: true,
+                checked: Vec::new(),
+                still_found: None,
+                environment: after.clone(),
+            }),
+        };
+        let mut state = FixState::default();
+        let history = vec![journal(ID, 1_795_627_183, JournalState::Applied)];
+        state.apply_job = Some(Job::streaming(Progress::new(), move |_, _| {
+            Ok(FixDone {
+                reports: vec![report],
+                log: Vec::new(),
+                history,
+            })
+        }));
+        // Each window holds its own session: this one's changes, another's does not.
+        let mut session = SessionEnvironment::this_process();
+        let other_window = SessionEnvironment::this_process();
+        while state.apply_job.is_some() {
+            state.poll(&mut session);
+            std::thread::yield_now();
+        }
+        assert_eq!(session, SessionEnvironment::after_fix(after));
+        assert!(other_window.is_this_process());
+
+        state.adopt_history(
+            vec![journal(ID, 1_795_627_183, JournalState::Undone)],
+            &mut session,
+        );
+        assert!(
+            session.is_this_process(),
+            "the undo gives back the environment from before"
+        );
+    }
+
     /// Polls until the start-up recovery job is taken in; what each poll said, the last first.
     fn poll_until_recovered(state: &mut FixState) -> Vec<Option<String>> {
         let mut said = Vec::new();
