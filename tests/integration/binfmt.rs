@@ -233,7 +233,7 @@ fn check_full_dll(path: &Path, arch: &str, bits: u8) {
             .any(|e| e.ordinal == 9 && e.name.is_none())
     );
     assert_eq!(info.version.version.as_deref(), Some("12.9.79"));
-    assert_eq!(info.version.source.as_deref(), Some("ProductName"));
+    assert_eq!(info.version.source.map(|s| s.as_str()), Some("ProductName"));
     assert_eq!(info.version.fields["CompanyName"], "Fixture Corp");
     assert_eq!(info.version.fields["FixedFileVersion"], "6.14.11.12090");
     assert_eq!(

@@ -7,8 +7,8 @@
 
 use super::strings::{self, Shape};
 use super::{
-    BinaryError, BinaryInfo, Detail, Format, Import, ImportKind, MAX_EXPORTS, MAX_IMPORTS,
-    MAX_PATH_ENTRIES, Machine, VersionInfo, VersionNeed, true_version,
+    BinaryError, BinaryInfo, BinaryVersionSource, Detail, Format, Import, ImportKind, MAX_EXPORTS,
+    MAX_IMPORTS, MAX_PATH_ENTRIES, Machine, VersionInfo, VersionNeed, true_version,
 };
 use goblin::elf::Elf;
 use goblin::elf::dynamic::{DF_1_NODEFLIB, DT_NEEDED, DT_RPATH, DT_RUNPATH, DT_SONAME};
@@ -276,10 +276,10 @@ fn elf_version(nvcc: Option<String>, soname: Option<&str>) -> VersionInfo {
     let mut info = VersionInfo::default();
     if let Some(v) = nvcc {
         info.version = Some(v);
-        info.source = Some("nvcc banner".into());
+        info.source = Some(BinaryVersionSource::NvccBanner);
     } else if let Some(v) = soname.and_then(true_version::from_so_name) {
         info.version = Some(v);
-        info.source = Some("soname".into());
+        info.source = Some(BinaryVersionSource::Soname);
     }
     info
 }

@@ -17,10 +17,12 @@ mod pe_version;
 pub mod replay;
 pub mod strings;
 pub mod true_version;
+mod version_source;
 
 pub use elf_symbols::{SymbolNeed, SymbolTable};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+pub use version_source::BinaryVersionSource;
 
 /// At most this many imported libraries (PE descriptors or ELF DT_NEEDED) are kept.
 pub const MAX_IMPORTS: usize = 4_096;
@@ -93,7 +95,7 @@ pub struct VersionInfo {
     pub version: Option<String>,
     /// Where `version` came from: `ProductName`, `FileDescription`, `OriginalFilename`,
     /// `FileVersion`, `ProductVersion`, `VS_FIXEDFILEINFO`, `nvcc banner`, `file name`, `soname`.
-    pub source: Option<String>,
+    pub source: Option<BinaryVersionSource>,
     /// Raw string-table fields (FileVersion, ProductVersion, ProductName, FileDescription,
     /// OriginalFilename, CompanyName, InternalName) as found, trimmed; plus `FixedFileVersion`
     /// (`a.b.c.d` from VS_FIXEDFILEINFO) when present.

@@ -18,7 +18,7 @@
 //! (libcupti from the 12.8.90 wheel says V12.8.13). Otherwise a full version in the file name
 //! (`libfoo.so.1.2.3`) or the SONAME's version suffix (`12`, `11.0`) is used.
 
-use super::VersionInfo;
+use super::{BinaryVersionSource, VersionInfo};
 use std::collections::BTreeMap;
 
 /// The version-resource fields kept in `VersionInfo::fields`.
@@ -153,22 +153,23 @@ pub fn from_numeric_field(text: &str) -> Option<String> {
 /// (`major.minor.patch.build` as numbers), following the order in the module comment.
 pub fn pick_pe_version(info: &mut VersionInfo, fixed: Option<[u16; 4]>) {
     let fields: &BTreeMap<String, String> = &info.fields;
-    let mut found: Option<(String, &str)> = None;
-    for key in ["ProductName", "FileDescription"] {
-        if let Some(v) = fields.get(key).and_then(|t| first_dotted(t)) {
+    use BinaryVersionSource as S;
+    let mut found: Option<(String, S)> = None;
+    for key in [S::ProductName, S::FileDescription] {
+        if let Some(v) = fields.get(key.as_str()).and_then(|t| first_dotted(t)) {
             found = Some((v, key));
             break;
         }
     }
     if found.is_none() {
         found = fields
-            .get("OriginalFilename")
+            .get(S::OriginalFilename.as_str())
             .and_then(|t| from_original_filename(t))
-            .map(|v| (v, "OriginalFilename"));
+            .map(|v| (v, S::OriginalFilename));
     }
     if found.is_none() {
-        for key in ["FileVersion", "ProductVersion"] {
-            if let Some(v) = fields.get(key).and_then(|t| from_numeric_field(t)) {
+        for key in [S::FileVersion, S::ProductVersion] {
+            if let Some(v) = fields.get(key.as_str()).and_then(|t| from_numeric_field(t)) {
                 found = Some((v, key));
                 break;
             }
@@ -177,11 +178,11 @@ pub fn pick_pe_version(info: &mut VersionInfo, fixed: Option<[u16; 4]>) {
     if found.is_none()
         && let Some([a, b, c, d]) = fixed
     {
-        found = from_numeric_field(&format!("{a}.{b}.{c}.{d}")).map(|v| (v, "VS_FIXEDFILEINFO"));
+        found = from_numeric_field(&format!("{a}.{b}.{c}.{d}")).map(|v| (v, S::FixedFileInfo));
     }
     if let Some((version, source)) = found {
         info.version = Some(version);
-        info.source = Some(source.to_owned());
+        info.source = Some(source);
     }
 }
 
@@ -219,7 +220,7 @@ fn from_year_file_name(name: &str) -> Option<String> {
 /// Uses the file name when the contents said less: `libcudart.so.12.9.79` (ELF, better than a
 /// SONAME's `12`), `cupti64_2025.1.1.dll` (a year version in the name).
 pub fn from_file_name(name: &str, info: &mut VersionInfo) {
-    let weak = matches!(info.source.as_deref(), None | Some("soname"));
+    let weak = matches!(info.source, None | Some(BinaryVersionSource::Soname));
     if !weak {
         return;
     }
@@ -230,7 +231,7 @@ pub fn from_file_name(name: &str, info: &mut VersionInfo) {
         && info.version.as_ref().is_none_or(|old| v.len() > old.len())
     {
         info.version = Some(v);
-        info.source = Some("file name".into());
+        info.source = Some(BinaryVersionSource::FileName);
     }
 }
 
@@ -244,7 +245,7 @@ mod tests {
             info.fields.insert((*k).into(), (*v).into());
         }
         pick_pe_version(&mut info, fixed);
-        (info.version, info.source)
+        (info.version, info.source.map(|s| s.as_str().to_string()))
     }
 
     #[test]
@@ -347,7 +348,7 @@ mod tests {
         assert_eq!(from_so_name("libcudart.so.11.0").as_deref(), Some("11.0"));
         let mut info = VersionInfo {
             version: Some("12".into()),
-            source: Some("soname".into()),
+            source: Some(BinaryVersionSource::Soname),
             ..Default::default()
         };
         from_file_name("libcudart.so.12.9.79", &mut info);

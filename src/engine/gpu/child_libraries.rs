@@ -286,6 +286,6 @@ fn file_version(path: &str) -> Option<String> {
     let version = crate::engine::binfmt::read_binary_names(path).ok()?.version;
     let text = version.version?;
     // A name's suffix is an ABI version unless it is a full one: libcudart.so.11.0 is 11.8.89.
-    let from_name = matches!(version.source.as_deref(), Some("file name" | "soname"));
+    let from_name = version.source.is_some_and(|s| s.is_a_name());
     (!from_name || text.split('.').count() >= 3).then_some(text)
 }

@@ -22,7 +22,7 @@ fn real_cudart64_12_dll() {
     );
     // The wheel version is the toolkit component version, which NVIDIA puts in ProductName.
     assert_eq!(info.version.version.as_deref(), Some(CUDART12.1));
-    assert_eq!(info.version.source.as_deref(), Some("ProductName"));
+    assert_eq!(info.version.source.map(|s| s.as_str()), Some("ProductName"));
     assert_eq!(info.version.fields["CompanyName"], "NVIDIA Corporation");
     assert!(info.exports_symbol("cudaMalloc"));
     // cudart finds the driver at run time: nvcuda.dll is a string, not an import.
@@ -66,7 +66,7 @@ fn real_nvjitlink_and_nvrtc_dlls_use_product_name_not_abi_name() {
     let info = read(&path);
     // OriginalFilename is the ABI name (…_120_0) and FileVersion 6.14.11.9000: neither is it.
     assert_eq!(info.version.version.as_deref(), Some(NVJITLINK_WIN.1));
-    assert_eq!(info.version.source.as_deref(), Some("ProductName"));
+    assert_eq!(info.version.source.map(|s| s.as_str()), Some("ProductName"));
     assert!(import_names(&info, ImportKind::Load).contains(&"KERNEL32.dll"));
     assert_imports_match_objdump(&path, &info);
     let path = win(NVRTC12, "nvrtc64_120_0.dll");
@@ -89,7 +89,7 @@ fn real_cupti_dll_year_version() {
         .and_then(|n| n.strip_suffix(".dll"))
         .map(str::to_owned);
     assert_eq!(info.version.version, from_name);
-    assert_eq!(info.version.source.as_deref(), Some("FileVersion"));
+    assert_eq!(info.version.source.map(|s| s.as_str()), Some("FileVersion"));
     assert_imports_match_objdump(&path, &info);
 }
 
@@ -142,14 +142,14 @@ fn real_nvcc_built_elf_libraries_carry_their_version() {
         let path = linux(pkg, member);
         let info = read(&path);
         assert_eq!(info.version.version.as_deref(), Some(pkg.1), "{member}");
-        assert_eq!(info.version.source.as_deref(), Some("nvcc banner"));
+        assert_eq!(info.version.source.map(|s| s.as_str()), Some("nvcc banner"));
         assert_elf_matches_readelf(&path, &info);
     }
     // Not a compiler library: the banner is the toolkit release it was built with (12.8.x).
     let path = linux(CUPTI12, "lib/libcupti.so.12");
     let info = read(&path);
     assert_eq!(info.soname.as_deref(), Some("libcupti.so.12"));
-    assert_eq!(info.version.source.as_deref(), Some("nvcc banner"));
+    assert_eq!(info.version.source.map(|s| s.as_str()), Some("nvcc banner"));
     let major_minor = CUPTI12
         .1
         .rsplit_once('.')
