@@ -149,3 +149,28 @@ fn a_versioned_plan_mismatch_keeps_its_versions() {
     );
     assert_eq!(message_ids(&t), ["tensorrt-engine-version"]);
 }
+
+#[test]
+fn a_hip_error_is_rocm_not_cuda() {
+    // https://github.com/ROCm/legacy-rocm-build/issues/5264 (two Radeon Pro WX 5100)
+    let t = triage("HIP error: Invalid device function");
+    assert_eq!(message_ids(&t), ["rocm-hip-error"]);
+    // HIP copies CUDA's wording; no CUDA code is read from it.
+    assert!(t.codes.is_empty(), "{:?}", t.codes);
+    assert!(all_text(&t).contains("rocminfo"));
+}
+
+#[test]
+fn a_collective_timeout_names_the_operation() {
+    // https://github.com/hiyouga/LlamaFactory/issues/6269
+    let t = triage(
+        "[rank0]:[E1206 18:44:12.715298746 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7753, OpType=_REDUCE_SCATTER_BASE, NumelIn=544997376, NumelOut=68124672, Timeout(ms)=600000) ran for 600061 milliseconds before timing out.",
+    );
+    let f = t
+        .findings
+        .iter()
+        .find(|f| f.code == "log-nccl-watchdog-timeout")
+        .expect("the watchdog reading");
+    assert!(f.summary.contains("_REDUCE_SCATTER_BASE"), "{}", f.summary);
+    assert!(all_text(&t).contains("NCCL_P2P_DISABLE=1"));
+}
