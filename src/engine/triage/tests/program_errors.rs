@@ -174,3 +174,13 @@ fn a_collective_timeout_names_the_operation() {
     assert!(f.summary.contains("_REDUCE_SCATTER_BASE"), "{}", f.summary);
     assert!(all_text(&t).contains("NCCL_P2P_DISABLE=1"));
 }
+
+#[test]
+fn tensors_on_two_devices_are_a_placement_bug() {
+    // https://github.com/wmyw96/FAST-NN/issues/1
+    let t = triage(
+        "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:0! (when checking argument for argument mat2 in method wrapper_mm)",
+    );
+    assert_eq!(message_ids(&t), ["torch-tensors-on-different-devices"]);
+    assert!(all_text(&t).contains("model.to(device)"));
+}
