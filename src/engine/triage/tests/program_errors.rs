@@ -184,3 +184,13 @@ fn tensors_on_two_devices_are_a_placement_bug() {
     assert_eq!(message_ids(&t), ["torch-tensors-on-different-devices"]);
     assert!(all_text(&t).contains("model.to(device)"));
 }
+
+#[test]
+fn cmakes_find_cuda_toolkit_without_nvcc() {
+    // CMake's own message: Modules/FindCUDAToolkit.cmake (message(FATAL_ERROR "Could not find
+    // nvcc, please set CUDAToolkit_ROOT.")), as CMake 3.28 prints it.
+    let t = triage(
+        "CMake Error at /usr/share/cmake-3.28/Modules/FindCUDAToolkit.cmake:855 (message):\n  Could not find nvcc, please set CUDAToolkit_ROOT.",
+    );
+    assert_eq!(message_ids(&t), ["cmake-cuda-not-found"]);
+}
