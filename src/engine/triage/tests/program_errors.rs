@@ -194,3 +194,19 @@ fn cmakes_find_cuda_toolkit_without_nvcc() {
     );
     assert_eq!(message_ids(&t), ["cmake-cuda-not-found"]);
 }
+
+#[test]
+fn nvrtc_sonames_carry_the_cuda_minor_up_to_11_1() {
+    // https://github.com/WisconsinAIVision/yolact_edge/issues/186 (CUDA 11.6's lib64 listing)
+    let t = triage("libnvrtc-builtins.so.11.6     libnvrtc.so.11.2");
+    let id = t
+        .identities
+        .iter()
+        .find(|i| i.file == "libnvrtc.so.11.2")
+        .expect("identified");
+    assert!(id.toolkits.iter().any(|c| c == "11.6"), "{:?}", id.toolkits);
+    assert!(!id.toolkits.iter().any(|c| c == "11.1"), "{:?}", id.toolkits);
+    // The name TensorRT 7.2's libnvinfer links is CUDA 11.1's alone.
+    let t = triage("libnvrtc.so.11.1");
+    assert_eq!(t.identities[0].toolkits, ["11.1"]);
+}
