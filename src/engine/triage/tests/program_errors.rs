@@ -210,3 +210,38 @@ fn nvrtc_sonames_carry_the_cuda_minor_up_to_11_1() {
     let t = triage("libnvrtc.so.11.1");
     assert_eq!(t.identities[0].toolkits, ["11.1"]);
 }
+
+#[test]
+fn convolution_algorithm_failures_point_at_gpu_memory() {
+    // https://github.com/tensorflow/tensorflow/issues/38929
+    let t = triage(
+        "  (0) Unknown: Failed to get convolution algorithm. This is probably because cuDNN failed to initialize, so try looking to see if a warning log message was printed above.",
+    );
+    assert_eq!(message_ids(&t), ["tf-conv-algorithm-cudnn-init"]);
+    assert!(all_text(&t).contains("TF_FORCE_GPU_ALLOW_GROWTH=true"));
+    // https://github.com/deepakn97/relationPrediction/issues/37
+    let t = triage(
+        "RuntimeError: Unable to find a valid cuDNN algorithm to run convolution (try_all at /opt/conda/conda-bld/pytorch_1591914868920/work/aten/src/ATen/native/cudnn/Conv.cpp:693)",
+    );
+    assert_eq!(message_ids(&t), ["torch-cudnn-no-valid-algorithm"]);
+    assert!(all_text(&t).contains("out of memory"));
+}
+
+#[test]
+fn a_driver_older_than_xlas_ptxas_is_a_warning() {
+    // https://github.com/conda-forge/tensorflow-feedstock/issues/417 (the PTX compiler wording)
+    let t = triage(
+        "W external/local_xla/xla/service/gpu/nvptx_compiler.cc:930] The NVIDIA driver's CUDA version is 12.4 which is older than the PTX compiler version 12.5.82. Because the driver is older than the PTX compiler version, XLA is disabling parallel compilation, which may slow down compilation.",
+    );
+    let f = t
+        .findings
+        .iter()
+        .find(|f| f.code == "log-xla-driver-older-than-ptxas")
+        .expect("the XLA reading");
+    assert_eq!(f.severity, Severity::Warning);
+    assert!(
+        f.summary.contains("CUDA 12.4,") && f.summary.contains("(12.5.82)"),
+        "{}",
+        f.summary
+    );
+}
