@@ -205,7 +205,11 @@ fn nvrtc_sonames_carry_the_cuda_minor_up_to_11_1() {
         .find(|i| i.file == "libnvrtc.so.11.2")
         .expect("identified");
     assert!(id.toolkits.iter().any(|c| c == "11.6"), "{:?}", id.toolkits);
-    assert!(!id.toolkits.iter().any(|c| c == "11.1"), "{:?}", id.toolkits);
+    assert!(
+        !id.toolkits.iter().any(|c| c == "11.1"),
+        "{:?}",
+        id.toolkits
+    );
     // The name TensorRT 7.2's libnvinfer links is CUDA 11.1's alone.
     let t = triage("libnvrtc.so.11.1");
     assert_eq!(t.identities[0].toolkits, ["11.1"]);
