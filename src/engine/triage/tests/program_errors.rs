@@ -249,3 +249,33 @@ fn a_driver_older_than_xlas_ptxas_is_a_warning() {
         f.summary
     );
 }
+
+#[test]
+fn the_cpu_onnxruntime_has_no_cuda_provider() {
+    // https://github.com/s9roll7/animatediff-cli-prompt-travel/issues/206
+    let t = triage(
+        "onnxruntime_inference_collection.py:69: UserWarning: Specified provider 'CUDAExecutionProvider' is not in available provider names.Available providers: 'AzureExecutionProvider, CPUExecutionProvider'",
+    );
+    assert_eq!(message_ids(&t), ["ort-cuda-provider-not-available"]);
+    assert!(all_text(&t).contains("pip install onnxruntime-gpu"));
+}
+
+#[test]
+fn performance_hints_are_not_errors() {
+    // https://github.com/ostris/ai-toolkit/issues/89 (PyTorch on Windows)
+    let t = triage(
+        "UserWarning: 1Torch was not compiled with flash attention. (Triggered internally at C:\\actions-runner\\_work\\pytorch\\pytorch\\builder\\windows\\pytorch\\aten\\src\\ATen\\native\\transformers\\cuda\\sdp_utils.cpp:555.)",
+    );
+    assert_eq!(message_ids(&t), ["torch-sdpa-no-flash-attention"]);
+    // https://github.com/NVIDIA/TensorRT/issues/3307 (trtexec's log)
+    let t = triage(
+        "[09/12/2023-14:52:21] [W] [TRT] CUDA lazy loading is not enabled. Enabling it can significantly reduce device memory usage and speed up TensorRT initialization. See \"Lazy Loading\" section of CUDA documentation https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#lazy-loading",
+    );
+    assert_eq!(message_ids(&t), ["tensorrt-lazy-loading-off"]);
+    assert!(all_text(&t).contains("CUDA_MODULE_LOADING=LAZY"));
+    assert!(
+        t.findings.iter().all(|f| f.severity == Severity::Info),
+        "{:?}",
+        t.findings
+    );
+}
