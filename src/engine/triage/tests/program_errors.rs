@@ -279,3 +279,17 @@ fn performance_hints_are_not_errors() {
         t.findings
     );
 }
+
+#[test]
+fn an_unknown_numa_node_is_information() {
+    // https://github.com/tensorflow/tensorflow/issues/56456
+    let t = triage(
+        "2022-06-14 21:22:40.505725: I tensorflow/stream_executor/cuda/cuda_gpu_executor.cc:975] successful NUMA node read from SysFS had negative value (-1), but there must be at least one NUMA node, so returning NUMA node zero",
+    );
+    assert_eq!(message_ids(&t), ["tf-numa-node-unknown"]);
+    assert!(
+        t.findings.iter().all(|f| f.severity == Severity::Info),
+        "{:?}",
+        t.findings
+    );
+}
