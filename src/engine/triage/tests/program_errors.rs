@@ -293,3 +293,13 @@ fn an_unknown_numa_node_is_information() {
         t.findings
     );
 }
+
+#[test]
+fn bitsandbytes_on_its_cpu_library() {
+    // https://github.com/zjunlp/DeepKE/issues/503 (Windows, bitsandbytes loaded libbitsandbytes_cpu.so)
+    let t = triage(
+        "D:\\ProgramData\\Anaconda3\\envs\\deepke-llm\\lib\\site-packages\\bitsandbytes\\cextension.py:34: UserWarning: The installed version of bitsandbytes was compiled without GPU support. 8-bit optimizers, 8-bit multiplication, and GPU quantization are unavailable.",
+    );
+    assert!(message_ids(&t).contains(&"bitsandbytes-cpu-library"));
+    assert!(all_text(&t).contains("python -m bitsandbytes"));
+}
