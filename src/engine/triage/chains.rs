@@ -2,8 +2,9 @@
 //! library failed because of another ("A due to B", "A: B: cannot open shared object file",
 //! the link editor's "B, needed by A, not found",
 //! "dlerror: B: …", "error while loading shared libraries: B"), the CUDA/cuDNN version integers
-//! messages print (12010 = CUDA 12.1, 8902 = cuDNN 8.9.2, 90100 = cuDNN 9.1.0), and the GPU
-//! architectures (`sm_121a`, `compute_70`) a compiler or framework refused.
+//! messages print (12010 = CUDA 12.1, 8902 = cuDNN 8.9.2, 90100 = cuDNN 9.1.0), the versions a
+//! program was built with and found, and the PTX ISA a ptxas refused. The GPU architectures a
+//! message names or refuses are [`super::architectures`]'.
 
 use super::extract::clip;
 use regex::Regex;
@@ -40,16 +41,6 @@ pub struct VersionPair {
     pub line: String,
 }
 
-/// A GPU architecture a tool said it does not know or support.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RefusedArch {
-    pub arch: String,
-    /// The oldest capability the refusing program says it supports ("The minimum cuda
-    /// capability supported by this library is 3.7").
-    pub minimum: Option<String>,
-    pub line: String,
-}
-
 struct Patterns {
     library: Regex,
     due_to: Regex,
@@ -59,11 +50,6 @@ struct Patterns {
     while_loading: Regex,
     version_int: Regex,
     version_short: Regex,
-    arch: Regex,
-    empty_arch: Regex,
-    arch_refused_here: Regex,
-    arch_minimum: Regex,
-    arch_refused: Regex,
     dotted: Regex,
     driver: Regex,
     ptx_isa: Regex,
@@ -89,19 +75,6 @@ fn patterns() -> &'static Patterns {
             while_loading: re(&format!(r"(?i)error while loading shared libraries:\s*{LIB}")),
             version_int: re(r"(?:^|[^0-9.])([0-9]{4,5})(?:[^0-9.]|$)"),
             version_short: re(r"\bcuda[ _]?version\s*[:=]?\s*([0-9]{2,3})(?:[^0-9.]|$)"),
-            // An architecture by name, a capability "8.6" (also "Compute Capability: 8.6"), or
-            // the two digits some programs print ("compute cap 75", "gpu architecture 21").
-            arch: re(
-                r"(?i)\b((?:sm|compute)_[0-9]{2,3}[a-z]?)\b|\bcapability\s*[:=]?\s*(?:of\s+|is\s+)?([0-9]{1,2})\.([0-9])\b|\b(?:compute cap(?:ability)?|gpu architecture)\s*[:=]?\s*([1-9][0-9]?)([0-9])\b",
-            ),
-            empty_arch: re(r"(?i)unsupported gpu architecture '((?:compute|sm)_(?:[^0-9'][^']*)?)'"),
-            // Broader refusals, read only when the same line names the architecture.
-            arch_refused_here: re(
-                r"(?i)\bis not supported\b|not a recognized processor|\bminimum (?:supported|required)\b|\bunsupported\b",
-            ),
-            arch_minimum: re(
-                r"(?i)\b(?:minimum|at least)\b[^0-9\n]{0,48}?\b([0-9]{1,2}\.[0-9])\b|\b(?:requires?\b[^0-9\n]{0,24}?\bcompute capability\s+(?:of\s+)?|capability\s*>=\s*)([0-9]{1,2}\.[0-9])",
-            ),
             ptx_isa: re(
                 r"(?i)Unsupported \.version ([0-9]+\.[0-9]+); current version is '([0-9]+\.[0-9]+)'",
             ),
@@ -110,9 +83,6 @@ fn patterns() -> &'static Patterns {
             ),
             dotted: re(
                 r"\(\s*([0-9]+),\s*([0-9]+),\s*([0-9]+)\s*\)|\bv?([0-9]+\.[0-9]+(?:\.[0-9]+){0,2})\b|\b([0-9]{4,5})\b",
-            ),
-            arch_refused: re(
-                r"(?i)is not defined for option|unsupported gpu architecture|not compatible with|not supported by|no kernel image|unknown (?:target|architecture)|invalid value .*gpu-(?:name|architecture)|does not support|no longer supports?|too old|invalid.option|not compiled for|\bat least\b[^\n]{0,30}capability|capability\b[^\n]{0,30}\bat least|minimum required cuda capability|ignoring visible gpu device",
             ),
         }
     })
@@ -385,139 +355,6 @@ pub fn driver_versions(text: &str) -> Vec<(String, String)> {
     out
 }
 
-/// The first architecture a line names, as `sm_XY` (or the name as written).
-/// A capability a line states as a requirement ("at least 8.0", "minimum required ... 3.5",
-/// ">= 7.0") is the program's floor, not the GPU: it is skipped.
-fn arch_on(line: &str) -> Option<String> {
-    named_arch_on(line).or_else(|| {
-        // A GPU's product name ("Tesla K80") stands for its architecture (sm_37), a generation
-        // said of the machine's GPU ("... in your current machine is Ampere") for its first one.
-        super::gpu_generation::named_gpu(line, crate::engine::knowledge::knowledge())
-            .map(|g| format!("sm_{}", g.cc.replace('.', "")))
-    })
-}
-
-/// An architecture or capability the line spells out (`sm_86`, "capability 8.6").
-fn named_arch_on(line: &str) -> Option<String> {
-    patterns().arch.captures_iter(line).find_map(|c| {
-        let start = c.get(0)?.start();
-        let before = line[..start].to_ascii_lowercase();
-        let recent = &before[before.len().saturating_sub(24)..];
-        if ["least", "minimum", "require", ">=", "or higher", "or newer"]
-            .iter()
-            .any(|w| recent.contains(w))
-        {
-            return None;
-        }
-        // "compute capability 8.9 or higher required": a floor stated after the number.
-        let after = line[c.get(0)?.end()..].to_ascii_lowercase();
-        let next = &after[..after.len().min(16)];
-        if [
-            "or higher",
-            "or newer",
-            "or above",
-            "or later",
-            "and higher",
-            "and above",
-        ]
-        .iter()
-        .any(|w| next.contains(w))
-        {
-            return None;
-        }
-        match (c.get(1), c.get(2), c.get(3), c.get(4), c.get(5)) {
-            (Some(name), ..) => Some(name.as_str().to_ascii_lowercase()),
-            (None, Some(major), Some(minor), ..) | (None, None, None, Some(major), Some(minor)) => {
-                Some(format!("sm_{}{}", major.as_str(), minor.as_str()))
-            }
-            _ => None,
-        }
-    })
-}
-
-/// The GPU's architecture a text names: a capability it states (not a floor), else a product.
-pub fn gpu_arch_in(text: &str) -> Option<String> {
-    text.lines()
-        .find_map(named_arch_on)
-        .or_else(|| text.lines().find_map(arch_on))
-}
-
-/// Architectures named on lines that refuse them. A refusing line that names none takes the
-/// architecture another line of the text names (the GPU's "Compute Capability: 8.6" a framework
-/// printed first, the `-arch=compute_61` of the options that were refused); an architecture
-/// value that is empty or not a number (`compute_`, what a build's GPU detection gives on a
-/// machine without a GPU) is kept as written.
-pub fn refused_architectures(text: &str) -> Vec<RefusedArch> {
-    let p = patterns();
-    let mut out: Vec<RefusedArch> = Vec::new();
-    let elsewhere = || text.lines().find_map(arch_on);
-    for line in text.lines() {
-        let refused_here = p.arch_refused_here.is_match(line) && arch_on(line).is_some();
-        if !(p.arch_refused.is_match(line) || refused_here) {
-            continue;
-        }
-        // The first architecture of a line is the refused one ("sm_86 is not compatible ...
-        // supports sm_50 sm_60 sm_70").
-        let arch = p
-            .empty_arch
-            .captures(line)
-            .map(|c| c[1].to_string())
-            .or_else(|| arch_on(line))
-            .or_else(elsewhere);
-        let Some(arch) = arch else { continue };
-        // The program's floor, on the refusing line or on a line of its own ("The minimum cuda
-        // capability that we support is 3.5.").
-        let minimum_on = |l: &str| {
-            p.arch_minimum
-                .captures(l)
-                .and_then(|m| m.get(1).or(m.get(2)))
-                .map(|m| m.as_str().to_string())
-        };
-        let minimum = minimum_on(line).or_else(|| {
-            text.lines()
-                .filter(|l| l.to_ascii_lowercase().contains("capabilit"))
-                .find_map(minimum_on)
-        });
-        if !out.iter().any(|a| a.arch == arch) {
-            out.push(RefusedArch {
-                arch,
-                minimum,
-                line: clip(line),
-            });
-        }
-    }
-    out
-}
-
-/// "FlashAttention only supports Ampere GPUs or newer", "the kernel requires 5.0 capability",
-/// "requires compute capability >= 7.0": the oldest GPU a program says it supports, as a
-/// generation name or a compute capability ("5.0"), with its line.
-pub fn generation_minimums(text: &str) -> Vec<(String, String)> {
-    static RE: OnceLock<[Regex; 2]> = OnceLock::new();
-    let res = RE.get_or_init(|| {
-        let re = crate::engine::static_regex::compile;
-        [
-            re(r"(?i)\b(Fermi|Kepler|Maxwell|Pascal|Volta|Turing|Ampere|Ada Lovelace|Ada|Hopper|Blackwell)\b(?:[ -](?:GPUs?|architecture|cards?|or later GPUs?))?\s+(?:or|and) (?:newer|later|above|up)"),
-            re(r"(?i)\b(?:requires?|required|needs?|minimum|at least|supports? only)\b[^\n]{0,24}?(?:\b(?:compute )?capability(?: \(?sm\)?)?\s*(?:of|is|>=|=>|:)?\s*([1-9][0-9]?\.[0-9])\b|\b([1-9][0-9]?\.[0-9]) (?:compute )?capability)|\bcompute capability\s*(?:>=\s*)?([1-9][0-9]?\.[0-9]) (?:or|and) (?:newer|higher|greater|later|above|up)|\bcapability\b[^\n]{0,60}?\b(?:but|while|and)\b[^\n]{0,30}?\b(?:requires?|needs?)\s+(?:at least\s+)?([1-9][0-9]?\.[0-9])\b"),
-        ]
-    });
-    let mut out: Vec<(String, String)> = Vec::new();
-    for line in text.lines() {
-        if let Some(c) = res.iter().find_map(|re| re.captures(line)) {
-            let Some(name) = (1..c.len())
-                .find_map(|i| c.get(i))
-                .map(|m| m.as_str().to_string())
-            else {
-                continue;
-            };
-            if !out.iter().any(|(n, _)| n.eq_ignore_ascii_case(&name)) {
-                out.push((name, clip(line)));
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -581,20 +418,5 @@ mod tests {
             (v[0].built.as_str(), v[0].loaded.as_str()),
             ("7.1.2", "7.0.5")
         );
-    }
-
-    #[test]
-    fn refused_architectures_are_named() {
-        let a = refused_architectures(
-            "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'",
-        );
-        assert_eq!(a[0].arch, "sm_121a");
-        assert!(refused_architectures("compiling for sm_90 with ptxas").is_empty());
-        // PyTorch's warning for a GPU older than its wheels (torch/cuda/__init__.py).
-        let a = refused_architectures(
-            "Found GPU0 NVIDIA GTX TITAN Black which is of cuda capability 3.5. PyTorch no longer supports this GPU because it is too old. The minimum cuda capability supported by this library is 3.7.",
-        );
-        assert_eq!(a[0].arch, "sm_35");
-        assert_eq!(a[0].minimum.as_deref(), Some("3.7"));
     }
 }

@@ -20,38 +20,65 @@ pub struct MessageMatch {
 }
 
 /// Matches every line against the catalog; a specific message drops the ones it overrides.
+/// A message a paste broke over two lines (a terminal or an issue form wrapping it, mid-word or
+/// at a space) is read across the break as well, when no single line holds it.
 pub fn match_messages(text: &str, k: &Knowledge) -> Vec<MessageMatch> {
     let mut out = Vec::new();
-    for line in text.lines() {
-        let mut hits: Vec<(usize, Vec<String>)> = Vec::new();
-        for (i, re) in k.catalog.patterns.iter().enumerate() {
-            for caps in re.captures_iter(line) {
-                let groups = (1..caps.len())
-                    .map(|g| {
-                        caps.get(g)
-                            .map(|m| m.as_str().to_string())
-                            .unwrap_or_default()
-                    })
-                    .collect();
-                hits.push((i, groups));
-            }
-        }
-        let overridden: Vec<&str> = hits
-            .iter()
-            .flat_map(|(i, _)| k.catalog.messages[*i].overrides.iter().map(String::as_str))
-            .collect();
-        for (i, groups) in hits {
-            let id = &k.catalog.messages[i].id;
-            if !overridden.contains(&id.as_str()) {
-                out.push(MessageMatch {
-                    id: id.clone(),
-                    line: clip(line),
-                    groups,
-                });
+    let lines: Vec<&str> = text.lines().collect();
+    for line in &lines {
+        out.extend(line_matches(line, k, None));
+    }
+    if lines.len() <= MAX_REJOINED_LINES {
+        for pair in lines.windows(2) {
+            for glue in ["", " "] {
+                let joined = format!("{}{glue}{}", pair[0].trim_end(), pair[1].trim_start());
+                let seam = pair[0].trim_end().len();
+                for m in line_matches(&joined, k, Some(seam)) {
+                    if !out.iter().any(|o| o.id == m.id) {
+                        out.push(m);
+                    }
+                }
             }
         }
     }
     out
+}
+
+/// Longer texts are read line by line only (a log, not a wrapped paste).
+const MAX_REJOINED_LINES: usize = 400;
+
+/// The catalog messages on one line; with `seam`, only those whose match spans that byte
+/// offset (the join of two pasted lines).
+fn line_matches(line: &str, k: &Knowledge, seam: Option<usize>) -> Vec<MessageMatch> {
+    let mut hits: Vec<(usize, Vec<String>)> = Vec::new();
+    for (i, re) in k.catalog.patterns.iter().enumerate() {
+        for caps in re.captures_iter(line) {
+            let whole = caps.get(0).map(|m| m.range()).unwrap_or_default();
+            if seam.is_some_and(|s| !(whole.start < s && s < whole.end)) {
+                continue;
+            }
+            let groups = (1..caps.len())
+                .map(|g| {
+                    caps.get(g)
+                        .map(|m| m.as_str().to_string())
+                        .unwrap_or_default()
+                })
+                .collect();
+            hits.push((i, groups));
+        }
+    }
+    let overridden: Vec<&str> = hits
+        .iter()
+        .flat_map(|(i, _)| k.catalog.messages[*i].overrides.iter().map(String::as_str))
+        .collect();
+    hits.into_iter()
+        .filter(|(i, _)| !overridden.contains(&k.catalog.messages[*i].id.as_str()))
+        .map(|(i, groups)| MessageMatch {
+            id: k.catalog.messages[i].id.clone(),
+            line: clip(line),
+            groups,
+        })
+        .collect()
 }
 
 fn fill(template: &str, groups: &[String]) -> String {

@@ -245,6 +245,14 @@ fn is_tensorrt_line(line: &str) -> bool {
     re.is_match(line)
 }
 
+/// A line AMD's HIP (ROCm) wrote: its messages copy CUDA's ("HIP error: invalid device
+/// function"), but no CUDA, driver or Windows code is meant.
+fn is_hip_line(line: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| crate::engine::static_regex::compile(r"\bHIP error\b|\bhipError[A-Z]"))
+        .is_match(line)
+}
+
 /// Error codes, status names and the standard phrases of known codes.
 /// A line that names Unix paths or shared objects and nothing of Windows: its "error code: 127"
 /// is a process's exit status (127: command not found), not a Windows error.
@@ -293,6 +301,9 @@ pub fn codes(text: &str, catalog: &Catalog) -> Vec<ErrorCode> {
         }
     };
     for line in text.lines() {
+        if is_hip_line(line) {
+            continue;
+        }
         // NCCL's IB transport: "Got completion from peer <addr> with error 4" / "with status=12"
         // is an InfiniBand work-completion status (ibv_wc_status), not an NCCL, CUDA or Windows
         // code: the line says nothing else.

@@ -7,6 +7,7 @@
 //! each loading context would resolve it, comes through [`machine_findings`] — the seam the
 //! scan/resolve work fills in.
 
+pub mod architectures;
 pub mod build_tags;
 pub mod chains;
 pub mod classify;
@@ -62,7 +63,7 @@ pub struct Triage {
     /// CUDA/cuDNN version integers, decoded.
     pub versions: Vec<chains::VersionInteger>,
     /// GPU architectures a compiler or framework refused.
-    pub architectures: Vec<chains::RefusedArch>,
+    pub architectures: Vec<architectures::RefusedArch>,
     /// Library versions a program was built with and found at run time.
     pub version_pairs: Vec<chains::VersionPair>,
     pub findings: Vec<Finding>,
@@ -127,7 +128,7 @@ pub fn triage(text: &str) -> Triage {
 
     t.chains = chains::chains(text);
     t.versions = chains::version_integers(text);
-    t.architectures = chains::refused_architectures(text);
+    t.architectures = architectures::refused_architectures(text);
     t.version_pairs = chains::version_pairs(text);
     // A chain names the library really missing: its finding comes first among the errors.
     let mut findings = text_findings::chain_findings(&t.chains, k);
@@ -151,7 +152,7 @@ pub fn triage(text: &str) -> Triage {
     findings.extend(code_findings::code_findings(&t.codes, text, k));
     findings.extend(text_findings::arch_findings(&t.architectures, text, k));
     findings.extend(text_findings::generation_minimum_findings(
-        &chains::generation_minimums(text),
+        &architectures::generation_minimums(text),
         text,
         k,
     ));

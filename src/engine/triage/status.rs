@@ -32,6 +32,7 @@ pub fn kind_of(type_name: &str) -> &'static str {
 
 struct Patterns {
     name: Regex,
+    rust_variant: Regex,
     nvml_words: Regex,
     numbers: Vec<Regex>,
     library_numbers: Regex,
@@ -46,6 +47,10 @@ fn patterns() -> &'static Patterns {
             name: re(
                 r"\b(CUDA_ERROR_[A-Z0-9_]+|cudaError[A-Z][A-Za-z0-9]*|CUBLAS_STATUS_[A-Z0-9_]+|CUDNN_STATUS_[A-Z0-9_]+|CUPTI_ERROR_[A-Z0-9_]+|NVRTC_ERROR_[A-Z0-9_]+|NVJITLINK_ERROR_[A-Z0-9_]+|CUFFT_[A-Z0-9_]+|CURAND_STATUS_[A-Z0-9_]+|CUSOLVER_STATUS_[A-Z0-9_]+|CUSPARSE_STATUS_[A-Z0-9_]+|NVML_ERROR_[A-Z0-9_]+|nccl[A-Z][A-Za-z]+)\b",
             ),
+            // Rust bindings (RustaCUDA, cust, rust-gpu-tools) turn `CUresult` into an enum whose
+            // variants are the enumerators in CamelCase: `Cuda(NoBinaryForGpu)`,
+            // `CudaError::InvalidPtx`.
+            rust_variant: re(r"\b(?:Cuda\(|CudaError(?:::|\())([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*)\b"),
             numbers: vec![
                 re(r"(?i)\bcode\s*[=:]\s*([0-9]{1,4})\s*\(\s*(?:cuda|cu)"),
                 re(r"(?i)\bcuda[a-z_ ]{0,24}?\b(?:error|err|failure|status)(?:\s*(?:code|number))?\s*[:=(#]?\s*([0-9]{1,4})\b"),
@@ -94,6 +99,13 @@ pub fn names_on(line: &str) -> Vec<(&'static str, String, Option<i64>)> {
             .then_some(first.number);
         out.push((kind_of(&first.type_name), first.name.clone(), number));
     }
+    for c in patterns().rust_variant.captures_iter(line) {
+        if let Some(row) = rows_named(&driver_enumerator(&c[1])).into_iter().next()
+            && !out.iter().any(|(_, n, _)| *n == row.name)
+        {
+            out.push(("cuda", row.name.clone(), Some(row.number)));
+        }
+    }
     for c in patterns().nvml_words.captures_iter(line) {
         if let Some(row) = nvml_row_in_words(&c[1])
             && !out.iter().any(|(_, n, _)| *n == row.name)
@@ -102,6 +114,19 @@ pub fn names_on(line: &str) -> Vec<(&'static str, String, Option<i64>)> {
         }
     }
     out
+}
+
+/// The driver API enumerator a Rust binding's CamelCase variant stands for
+/// (`NoBinaryForGpu` → `CUDA_ERROR_NO_BINARY_FOR_GPU`).
+fn driver_enumerator(variant: &str) -> String {
+    let mut name = String::from("CUDA_ERROR");
+    for c in variant.chars() {
+        if c.is_ascii_uppercase() {
+            name.push('_');
+        }
+        name.push(c.to_ascii_uppercase());
+    }
+    name
 }
 
 /// The NVML enumerator whose name the words spell ("driver not loaded" →

@@ -3,7 +3,8 @@
 //! refused (with the CUDA releases whose `ptxas` knows it), and a driver API entry point the
 //! loaded driver lacks (with the CUDA release whose `cuda.h` introduced it).
 
-use super::chains::{Chain, RefusedArch, VersionInteger, VersionPair};
+use super::architectures::RefusedArch;
+use super::chains::{Chain, VersionInteger, VersionPair};
 use super::extract::MissingSymbol;
 use crate::engine::context::Platform;
 use crate::engine::finding_codes as codes;
@@ -404,7 +405,7 @@ pub fn generation_minimum_findings(
         .iter()
         .filter_map(|(name, line)| {
             // A floor for a number format (FP8 on 8.9) is the format's, not the program's.
-            let gpu_arch = super::chains::gpu_arch_in(text);
+            let gpu_arch = super::architectures::gpu_arch_in(text);
             if let Some(f) = super::gpu_generation::feature_finding(line, gpu_arch.as_deref(), k) {
                 return Some(f);
             }

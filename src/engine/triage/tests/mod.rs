@@ -9,6 +9,7 @@ mod general_families;
 mod gpu_generations;
 mod host_versions;
 mod nccl_statuses;
+mod program_errors;
 mod status_family;
 
 /// The finding of a code, if the text gave one.
