@@ -172,9 +172,9 @@ fn cupti_row_covers(ctx: &SystemContext, f: &crate::engine::inventory::Framework
         .any(|r| r.components.iter().any(|c| c == "CUPTI"))
 }
 
-/// A framework that asks for CUPTI by a name found nowhere it searches, where `toolkit_folder_not_searched` has not
-/// already reported a toolkit's CUPTI folder missing from PATH: the folder is on PATH but holds
-/// another name (CUDA 11+), or no CUPTI exists at all.
+/// A framework that asks for CUPTI by a name found nowhere it searches, where
+/// `toolkit_folder_not_searched` has not already reported a toolkit's CUPTI folder missing from
+/// PATH: the folder is on PATH but holds another name (CUDA 11+), or no CUPTI exists at all.
 fn asked_names(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
     let probe = PresenceProbe::new(ctx);
     let mut out = Vec::new();

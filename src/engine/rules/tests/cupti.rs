@@ -1,6 +1,7 @@
-//! `cupti::check`, its toolkit half (`toolkit_folder_not_searched`): CUPTI in a toolkit's `extras\CUPTI\lib64` (or the pre-10.1 `libx64`) that the
-//! loading process does not search — Info with no user, Warning when a matching TensorFlow needs
-//! it — and nothing when the folder is on PATH or on Linux.
+//! `cupti::check`, its toolkit half (`toolkit_folder_not_searched`): CUPTI in a toolkit's
+//! `extras\CUPTI\lib64` (or the pre-10.1 `libx64`) that the loading process does not search —
+//! Info with no user, Warning when a matching TensorFlow needs it — and nothing when the folder
+//! is on PATH or on Linux.
 
 use super::{CUDA, PY, evidence_paths, fixes, only, scan, win_tf210};
 use crate::engine::context::Platform;
