@@ -77,7 +77,8 @@ fn new_environment(
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
-    // Only PATH and variable fixes write shell blocks; other files are just read back.
+    // Only kinds that set the environment (PATH, variables) write shell blocks; other files are
+    // just read back.
     let kind = super::kinds::module(fix);
     let sets_environment = kind.sets_environment();
     for op in &plan.operations {
