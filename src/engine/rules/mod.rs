@@ -1,5 +1,7 @@
 //! Diagnosis rules: each file holds one family of findings, computed from a `SystemContext`
-//! and the scan's `Inventory` (and the processes of [`crate::engine::graph::process`]). Rules never touch the host.
+//! and the scan's `Inventory` (and the processes of [`crate::engine::graph::process`]). Rules
+//! never touch the host. Every rule is a `check(&RuleInput) -> Vec<Finding>` with its row in
+//! [`RULES`], which [`run_all`] runs in order.
 
 pub mod builds;
 pub mod closure;
