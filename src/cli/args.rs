@@ -187,36 +187,31 @@ pub enum ScopeArg {
     Env,
 }
 
-/// Frameworks `gpu-test --framework` can take its libraries from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FrameworkArg {
-    Torch,
-    Tensorflow,
-    Jax,
-    Cupy,
-    Onnxruntime,
-}
+/// `gpu-test --framework` takes the frameworks of [`FrameworkKind::ALL`] by their module name
+/// (`torch`, `tensorflow`, …).
+impl ValueEnum for FrameworkKind {
+    fn value_variants<'a>() -> &'a [Self] {
+        &FrameworkKind::ALL
+    }
 
-impl FrameworkArg {
-    pub fn kind(self) -> crate::engine::api::FrameworkKind {
-        use crate::engine::api::FrameworkKind as K;
-        match self {
-            FrameworkArg::Torch => K::PyTorch,
-            FrameworkArg::Tensorflow => K::TensorFlow,
-            FrameworkArg::Jax => K::Jax,
-            FrameworkArg::Cupy => K::CuPy,
-            FrameworkArg::Onnxruntime => K::OnnxRuntime,
-        }
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.module()))
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ReportFormat {
-    Json,
-    #[value(alias = "markdown")]
-    Md,
-    #[value(alias = "htm")]
-    Html,
+use crate::engine::api::{FrameworkKind, ReportFormat};
+
+/// `--format` takes the formats of [`ReportFormat::ALL`] by their first extension (`json`, `md`,
+/// `html`), the others as hidden aliases (`markdown`, `htm`).
+impl ValueEnum for ReportFormat {
+    fn value_variants<'a>() -> &'a [Self] {
+        &ReportFormat::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        let (name, aliases) = self.spec().extensions.split_first()?;
+        Some(clap::builder::PossibleValue::new(*name).aliases(aliases.iter().copied()))
+    }
 }
 
 /// Options of `report`.
@@ -290,7 +285,7 @@ pub struct GpuTestArgs {
     /// Test what this framework's process loads, as the scan resolves it (the first Python
     /// environment that has it); flags and --dir above still win for their libraries.
     #[arg(long, value_enum, value_name = "FRAMEWORK")]
-    pub framework: Option<FrameworkArg>,
+    pub framework: Option<FrameworkKind>,
     /// List the library sets the scan finds (each framework's files as its process would load
     /// them, each toolkit's) and exit without testing; works with --machine.
     #[arg(long)]

@@ -15,13 +15,12 @@ pub fn gpu_test_command(common: &Common, args: &GpuTestArgs) -> anyhow::Result<i
         return sets_command(common);
     }
     let mut selection = selection(args)?;
-    if let Some(framework) = args.framework.filter(|_| !args.child) {
+    if let Some(kind) = args.framework.filter(|_| !args.child) {
         if common.machine.is_some() {
             anyhow::bail!(
                 "gpu-test runs the GPU of this computer; --machine only goes with --sets"
             );
         }
-        let kind = framework.kind();
         let Some(set) = scanned_sets(&live_context()?)?
             .into_iter()
             .find(|s| s.framework == Some(kind))

@@ -37,16 +37,13 @@ pub fn exit_code(doc: &Report) -> i32 {
 /// The format a writing command was asked for: `--format`, else the output file's extension,
 /// else JSON with `--json`; `None` means text on standard output.
 pub fn asked_format(
-    format: Option<crate::cli::args::ReportFormat>,
+    format: Option<crate::engine::api::ReportFormat>,
     output: Option<&std::path::Path>,
     json: bool,
 ) -> Option<crate::engine::api::ReportFormat> {
-    use crate::cli::args::ReportFormat as Arg;
     use crate::engine::api::ReportFormat;
     match (format, output) {
-        (Some(Arg::Json), _) => Some(ReportFormat::Json),
-        (Some(Arg::Md), _) => Some(ReportFormat::Markdown),
-        (Some(Arg::Html), _) => Some(ReportFormat::Html),
+        (Some(asked), _) => Some(asked),
         (None, Some(path)) => Some(ReportFormat::from_path(path)),
         (None, None) if json => Some(ReportFormat::Json),
         (None, None) => None,

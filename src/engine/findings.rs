@@ -64,8 +64,8 @@ pub struct FixRef {
 }
 
 /// What a fix does, with what it needs to be planned. Serialized as `"kind": "path-edit"` and so
-/// on, with the parameters as additional keys. A kind without parameters (made from a plain
-/// string) is described but offers no plan.
+/// on, with the parameters as additional keys. A kind without parameters (`Install`, `Manual`,
+/// [`FixKind::unplanned_pin`], a report's unknown kind) is described but offers no plan.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum FixKind {
@@ -174,6 +174,20 @@ impl FixKind {
         })
     }
 
+    /// A pin the finding describes in words (its summary) without a requirement to plan.
+    pub fn unplanned_pin() -> FixKind {
+        FixKind::PinVersion {
+            requirements: Vec::new(),
+            python: None,
+            reinstall: false,
+        }
+    }
+
+    /// A variable to set that the finding describes in words (its summary) without a value.
+    pub fn unplanned_env() -> FixKind {
+        FixKind::EnvVar { set: None }
+    }
+
     pub fn env(name: &str, value: Option<String>) -> FixKind {
         FixKind::EnvVar {
             set: Some(EnvSet {
@@ -202,25 +216,6 @@ impl PathEdit {
             add: Some(new.to_string()),
             first: false,
             remove: Some(old.to_string()),
-        }
-    }
-}
-
-/// Plain kind strings (as rules wrote them before kinds were typed) make parameterless kinds.
-impl From<&str> for FixKind {
-    fn from(kind: &str) -> FixKind {
-        match kind {
-            "path-edit" => FixKind::PathEdit { edit: None },
-            "env-var" => FixKind::EnvVar { set: None },
-            "pin-version" => FixKind::PinVersion {
-                requirements: Vec::new(),
-                python: None,
-                reinstall: false,
-            },
-            "copy-file" => FixKind::CopyFile { copy: None },
-            "install" => FixKind::Install,
-            "manual" => FixKind::Manual,
-            _ => FixKind::Other,
         }
     }
 }

@@ -314,7 +314,8 @@ pub struct NvidiaLibDir {
     pub libraries: Vec<String>,
 }
 
-/// Which framework.
+/// Which framework. Its descriptor (name, module, Windows loading, reader) and the list of all of
+/// them are in `scan/frameworks/specs.rs` ([`FrameworkKind::spec`], [`FrameworkKind::ALL`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FrameworkKind {
@@ -323,29 +324,6 @@ pub enum FrameworkKind {
     Jax,
     CuPy,
     OnnxRuntime,
-}
-
-impl FrameworkKind {
-    pub fn display_name(self) -> &'static str {
-        match self {
-            FrameworkKind::TensorFlow => "TensorFlow",
-            FrameworkKind::PyTorch => "PyTorch",
-            FrameworkKind::Jax => "JAX",
-            FrameworkKind::CuPy => "CuPy",
-            FrameworkKind::OnnxRuntime => "ONNX Runtime",
-        }
-    }
-
-    /// The module `import` would name (for the import probe).
-    pub fn module(self) -> &'static str {
-        match self {
-            FrameworkKind::TensorFlow => "tensorflow",
-            FrameworkKind::PyTorch => "torch",
-            FrameworkKind::Jax => "jax",
-            FrameworkKind::CuPy => "cupy",
-            FrameworkKind::OnnxRuntime => "onnxruntime",
-        }
-    }
 }
 
 /// A GPU framework installed in an environment.

@@ -4,40 +4,41 @@
 //!
 //! # Where to add …
 //!
-//! What each extension takes today — the file to write and every row elsewhere it needs. Where
-//! that is more than one file and one row, the list says so; the compiler's exhaustive matches
-//! find the arms a new enum variant is missing.
+//! Each extension is a file and its row in one table; the compiler's exhaustive matches find any
+//! arm a new enum variant is still missing.
 //!
-//! * **A rule** (a family of findings): a file in `rules/` with a `check` function returning
-//!   `Vec<Finding>`; its `pub mod` line and one `findings.extend(…::check(…))` line in
-//!   [`rules::run_all`]; one `pub const` per code it emits in [`finding_codes`]. Optional: rows
-//!   of `assets/knowledge/finding_docs.toml` for its "Docs:" links. Rules take what they read —
-//!   `check(ctx)`, `check(inventory)`, `check(ctx, inventory)`; `closure::check` also takes the
-//!   findings made before it — so there is no one rule signature yet.
-//! * **A fix kind**: the variant of [`findings::FixKind`] and its `as_str` name (and, for a
-//!   kind without data, its `From<&str>` arm), both in `findings.rs`; its operations in a module
-//!   of `fix/` (as `copy.rs`, `dllhook.rs`) and one arm in [`fix::planner::plan`] calling it.
-//!   Then, where the default does not fit: the scopes it can take in [`fix::session::scopes`]
-//!   (default: user only), its own re-check in `fix::verify` (default: what was written read
-//!   back, then a rescan), the packages or folders it names in `fix::names_exist`, and the
-//!   wizard's `is_manual` (`ui/steps/fix.rs`) for a step only the user can take. A kind that
-//!   writes something other than a file, a registry value or a package set also needs a
-//!   [`fix::plan::Change`] variant with its apply, journal [`fix::journal::Target`] and undo.
-//! * **A framework**: the variant of [`inventory::FrameworkKind`] with its `display_name` and
-//!   `module` arms (`inventory.rs`); a reader in `scan/frameworks/` (as `cupy.rs`: distribution,
-//!   version, CUDA build, `expects`), its `mod` line and one entry in the readers' list of
-//!   `scan::frameworks::read_site_packages`; its rows, keyed by its module name, in
+//! * **A rule** (a family of findings): a file in `rules/` with
+//!   `pub fn check(input: &RuleInput) -> Vec<Finding>` ([`rules::RuleInput`]: the context, the
+//!   inventory and the findings of the rules before it), its `pub mod` line, and its row in
+//!   [`rules::RULES`] (the order they run in; `closure` stays last). Each code it emits is one
+//!   `NAME = "code",` row of the `finding_codes!` table in [`finding_codes`] (which makes the
+//!   constant and its entry in `finding_codes::ALL`). Optional: rows of
+//!   `assets/knowledge/finding_docs.toml` for its "Docs:" links.
+//! * **A fix kind**: the variant of [`findings::FixKind`] (its parameters are the JSON keys beside
+//!   `"kind"`) with its `as_str` name; a module in `fix/kinds/` implementing
+//!   [`fix::kinds::KindModule`] — its plan (the defaults: a step only the user takes), the scopes
+//!   `fix list` offers, what verification re-checks beyond reading back what was written and
+//!   rescanning, the packages and folders it names (which `fix::names_exist` checks), whether it
+//!   is manual (the wizard asks `FixKind::is_manual`) — and its arm in [`fix::kinds::module`].
+//!   Its operations go in their own file of `fix/` where they are more than a few lines (as
+//!   `copy.rs`, `dllhook.rs`). A kind that writes something other than a file, a registry value
+//!   or a package set also needs a [`fix::plan::Change`] variant with its apply, journal
+//!   [`fix::journal::Target`] and undo.
+//! * **A framework**: the variant of [`inventory::FrameworkKind`], a reader in
+//!   `scan/frameworks/` (as `cupy.rs`: distribution, version, CUDA build, `expects`) with its
+//!   `mod` line, and its descriptor row in `scan/frameworks/specs.rs` (`FrameworkKind::spec`:
+//!   display name, module name, how its process loads on Windows, the reader; and its place in
+//!   `FrameworkKind::ALL`, the order the readers run and `gpu-test --framework` lists, whose
+//!   value is the module name). Its rows, keyed by its module name, in
 //!   `assets/knowledge/framework_loads.toml` (what its code opens at run time) and
-//!   `framework_closure.toml`; the `gpu-test --framework` value in `cli/args.rs`
-//!   (`FrameworkArg` and its `kind` arm). On Windows, a framework whose libraries are not loaded
-//!   as Python extension modules also needs its arms in `graph::framework` (`windows_preset`,
-//!   `windows_app_dir`, `process_label`), as ONNX Runtime has.
-//! * **A report format**: a renderer file in `report/` (as `markdown.rs`) with its `mod` line;
-//!   the variant of [`report::ReportFormat`] with its row in `ReportFormat::ALL` (the wizard's
-//!   Save buttons) and its arms in `from_path`, `extension`, `label` and `render`
-//!   (`report/format.rs`); the `--format` value in `cli/args.rs` and its arm in
-//!   `cli::output::asked_format`; and what `report --compare` and `fleet` do with it
-//!   (`cli/report_command.rs`, `cli/fleet_command.rs`: a renderer of their own, or a refusal).
+//!   `framework_closure.toml`.
+//! * **A report format**: a renderer file in `report/` (as `markdown.rs`) with its `mod` line,
+//!   and the variant of [`report::ReportFormat`] with its place in `ReportFormat::ALL` and its
+//!   descriptor row in `ReportFormat::spec` (label, file extensions, renderer; `report/format.rs`).
+//!   The wizard's Save buttons and the CLI's `--format` values (the first extension, the others
+//!   as aliases) come from `ALL`. `report --compare` and `fleet` render other documents: their
+//!   matches on the format (`cli/report_command.rs`, `cli/fleet_command.rs`) get a renderer of
+//!   their own or a refusal.
 //!
 //! # State
 //!

@@ -4,12 +4,13 @@
 //! can be undone byte for byte and an interrupted run rolled back at the next start, and then
 //! verified by re-reading what was written and rescanning.
 //!
-//! Layout: `pathlist` (entry-by-entry list edits), `rcblock` (the marked block in shell files),
-//! `shell` (sh / cmd / PowerShell lines), `planner`, `envscripts`, `copy`, `dllhook`, and
-//! `packages` with `pip` and `conda` (pins, their commands streamed through `command`) (plans
-//! from fixes), `plan` (the data and its preview), `host`, `atomic` and `registry`
-//! (writes), `journal` and `apply` (apply, undo, recover), `verify`, `session` (the calls the
-//! front ends make).
+//! Layout: `kinds` (one module per fix kind: its plan, scopes, verification, the names it must
+//! find, whether only the user can take it), `pathlist` (entry-by-entry list edits), `rcblock`
+//! (the marked block in shell files), `shell` (sh / cmd / PowerShell lines), `planner`,
+//! `envscripts`, `copy`, `dllhook`, and `packages` with `pip` and `conda` (pins, their commands
+//! streamed through `command`) (the operations the kinds plan), `plan` (the data and its
+//! preview), `host`, `atomic` and `registry` (writes), `journal` and `apply` (apply, undo,
+//! recover), `verify`, `session` (the calls the front ends make).
 
 pub mod apply;
 pub mod atomic;
@@ -20,6 +21,7 @@ pub mod dllhook;
 pub mod envscripts;
 pub mod host;
 pub mod journal;
+pub mod kinds;
 pub mod names_exist;
 pub mod packages;
 pub mod pathlist;

@@ -5,7 +5,7 @@
 //! run [`missing_names`] over every fix of every machine.
 
 use crate::engine::context::{Platform, SystemContext};
-use crate::engine::findings::{FixKind, FixRef};
+use crate::engine::findings::FixRef;
 use crate::engine::knowledge::generated::generated;
 use crate::engine::knowledge::version::compare;
 use crate::engine::scan::python::conda_dist;
@@ -169,13 +169,12 @@ pub fn may_offer(text: &str, platform: Platform) -> bool {
 /// without a wheel for the machine's platform, and folders a PATH edit or DLL hook adds that
 /// are not on the machine.
 pub fn missing_names(fix: &FixRef, ctx: &SystemContext) -> Vec<String> {
-    let mut reqs: Vec<Requirement> = match &fix.kind {
-        FixKind::PinVersion { requirements, .. } => requirements
-            .iter()
-            .filter_map(|r| parse_requirement(r))
-            .collect(),
-        _ => Vec::new(),
-    };
+    let kind = super::kinds::module(&fix.kind);
+    let mut reqs: Vec<Requirement> = kind
+        .requirements()
+        .iter()
+        .filter_map(|r| parse_requirement(r))
+        .collect();
     reqs.extend(pip_requirements(&fix.summary));
     let mut out = Vec::new();
     for r in &reqs {
@@ -191,12 +190,7 @@ pub fn missing_names(fix: &FixRef, ctx: &SystemContext) -> Vec<String> {
         }
     }
     out.extend(missing_conda_names(&fix.summary, ctx));
-    let folders: Vec<&String> = match &fix.kind {
-        FixKind::PathEdit { edit: Some(e) } => e.add.iter().collect(),
-        FixKind::DllDirectory { dirs, .. } => dirs.iter().collect(),
-        _ => Vec::new(),
-    };
-    for d in folders {
+    for d in kind.folders() {
         if !ctx.fs.is_dir(d) {
             out.push(format!("folder {d}"));
         }

@@ -12,7 +12,7 @@ use super::plan::{Change, FixPlan, Operation, RegValue, RegValueKind, Scope};
 use super::rcblock;
 use super::shell::{EnvChange, Shell, apply_lines};
 use crate::engine::context::{ContextSource, FsError, Platform, SystemContext};
-use crate::engine::findings::{Finding, FixKind, FixRef};
+use crate::engine::findings::{Finding, FixRef};
 
 pub const USER_KEY: &str = r"HKCU\Environment";
 pub const MACHINE_KEY: &str = r"HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\Environment";
@@ -74,7 +74,7 @@ pub fn plan(
     opts: &PlanOptions,
 ) -> Result<FixPlan, FixError> {
     let scope = opts.scope.unwrap_or(Scope::User);
-    let mut plan = FixPlan {
+    let plan = FixPlan {
         fix_id: fix.id.clone(),
         finding: finding.code.clone(),
         summary: fix.summary.clone(),
@@ -83,77 +83,19 @@ pub fn plan(
         operations: Vec::new(),
         notes: Vec::new(),
     };
-    let change = match &fix.kind {
-        FixKind::PathEdit { edit: Some(e) } => EnvChange::Path(e.clone()),
-        FixKind::EnvVar { set: Some(s) } => EnvChange::Set(s.clone()),
-        FixKind::CopyFile { copy: Some(c) } => {
-            plan.operations
-                .push(super::copy::operation(ctx, c, opts.copy_from.as_deref())?);
-            plan.notes.push(
-                "Programs that already failed to load the library must be started again.".into(),
-            );
-            return Ok(plan);
-        }
-        FixKind::DllDirectory {
-            dirs,
-            site_packages: Some(site),
-            ..
-        } => {
-            plan.scope = Scope::Env;
-            plan.needs_admin = false;
-            plan.operations
-                .extend(super::dllhook::operations(ctx, &fix.id, dirs, site)?);
-            plan.notes.push("Every Python started from this environment from now on loads the hook, with or without activation; interpreters already running do not.".into());
-            return Ok(plan);
-        }
-        FixKind::PinVersion { requirements, .. }
-            if !requirements.is_empty() && opts.requirements_file.is_some() =>
-        {
-            let file = opts.requirements_file.as_deref().unwrap_or_default();
-            plan.scope = Scope::User;
-            plan.needs_admin = false;
-            plan.operations.push(block_operation(
-                ctx,
-                file,
-                &fix.id,
-                requirements.clone(),
-                Scope::User,
-                "requirements file",
-            )?);
-            plan.notes.push(format!(
-                "pip reads it only when told: pip install -r {file} (or -c {file} as constraints)."
-            ));
-            return Ok(plan);
-        }
-        FixKind::PinVersion {
-            requirements,
-            python: Some(python),
-            reinstall,
-        } if !requirements.is_empty() => {
-            plan.scope = Scope::Env;
-            plan.needs_admin = false;
-            let mut pip_args = opts.pip_args.clone();
-            if *reinstall {
-                pip_args.splice(0..0, ["--force-reinstall".to_string(), "--no-deps".into()]);
-            }
-            let conda = pin_conda_env(ctx, python, requirements, opts.conda)?;
-            plan.operations.push(super::packages::operation(
-                ctx,
-                python,
-                conda,
-                requirements,
-                &pip_args,
-            )?);
-            plan.notes.push("Programs and notebook kernels already running keep the packages they imported: restart them.".into());
-            return Ok(plan);
-        }
-        _ => {
-            return Err(FixError::NotPlannable(format!(
-                "{} is a manual step: {}",
-                fix.id, fix.summary
-            )));
-        }
-    };
+    super::kinds::module(&fix.kind).plan(ctx, fix, opts, plan)
+}
+
+/// The plan of a PATH or variable change (`path-edit`, `env-var`) for `plan.scope`: the
+/// environment's activation scripts (env), the registry (Windows), the login profile (Linux
+/// user) or `/etc/profile.d` (Linux machine).
+pub(super) fn environment_plan(
+    ctx: &SystemContext,
+    change: EnvChange,
+    fix: &FixRef,
+    mut plan: FixPlan,
+) -> Result<FixPlan, FixError> {
+    let scope = plan.scope;
     match (scope, ctx.platform) {
         (Scope::Env, _) => super::envscripts::operations(ctx, &change, &fix.id, &mut plan)?,
         (_, Platform::Windows) => plan
@@ -208,38 +150,6 @@ pub fn plan(
         (_, Platform::Linux) => "New login sessions see it; shells already open do not (run `. ~/.profile` in them), nor do programs already running.".into(),
     });
     Ok(plan)
-}
-
-/// The conda environment a pin goes through: when `python` is in a conda environment and conda
-/// installed one of the packages named (or the user asked for conda), with its own conda.
-fn pin_conda_env(
-    ctx: &SystemContext,
-    python: &str,
-    requirements: &[String],
-    wanted: Option<bool>,
-) -> Result<Option<super::plan::CondaEnv>, FixError> {
-    use super::conda;
-    let prefix = conda::prefix_of(ctx, python);
-    let use_conda = match (wanted, &prefix) {
-        (Some(false), _) => false,
-        (Some(true), None) => {
-            return Err(FixError::Refused(format!(
-                "{python} is not in a conda environment (no conda-meta folder): pin it with pip"
-            )));
-        }
-        (Some(true), Some(_)) => true,
-        (None, Some(p)) => conda::manages_any(ctx, p, requirements),
-        (None, None) => false,
-    };
-    let Some(prefix) = prefix.filter(|_| use_conda) else {
-        return Ok(None);
-    };
-    let exe = conda::exe_for(ctx, &prefix).ok_or_else(|| {
-        FixError::Refused(format!(
-            "conda installed these packages in {prefix}, but that environment's conda was not found (set CONDA_EXE, or pin with pip)"
-        ))
-    })?;
-    Ok(Some(super::plan::CondaEnv { exe, prefix }))
 }
 
 /// Sets section `id` of the marked block in `path` to `lines`.

@@ -7,6 +7,7 @@ use super::FixError;
 use super::apply::{self, Applied};
 use super::host::{Feedback, Host, SystemHost};
 use super::journal::{self, Journal};
+use super::kinds::ScopeChoice;
 use super::plan::{FixPlan, Scope};
 use super::planner::{self, PlanOptions};
 use super::verify::{self, Verification};
@@ -89,25 +90,16 @@ pub fn list(ctx: &SystemContext, findings: &[Finding]) -> Vec<OfferedFix> {
         .collect()
 }
 
-/// The scopes a fix can be planned for here (PATH and variable edits: user, machine, env;
-/// the others have one fixed scope), or why none works.
+/// The scopes a fix can be planned for here (those its kind's module offers that plan), or why
+/// none works.
 pub fn scopes(
     ctx: &SystemContext,
     finding: &Finding,
     fix: &FixRef,
 ) -> Result<Vec<Scope>, FixError> {
-    use crate::engine::findings::FixKind;
-    let candidates: &[Scope] = match &fix.kind {
-        FixKind::PathEdit { .. } | FixKind::EnvVar { .. } => {
-            &[Scope::User, Scope::Machine, Scope::Env]
-        }
-        // Planning a pin runs pip (its dry run may reach the index): `fix show` does that, not a listing.
-        FixKind::PinVersion {
-            requirements,
-            python: Some(_),
-            ..
-        } if !requirements.is_empty() => return Ok(vec![Scope::Env]),
-        _ => &[Scope::User],
+    let candidates = match super::kinds::module(&fix.kind).scopes() {
+        ScopeChoice::Try(scopes) => scopes,
+        ScopeChoice::Only(scope) => return Ok(vec![scope]),
     };
     let mut ok = Vec::new();
     let mut first_error = None;

@@ -7,10 +7,9 @@
 
 use super::FixError;
 use super::host::Host;
-use super::pathlist::{ListStyle, apply_edit};
 use super::plan::{Change, FixPlan, RegValueKind};
 use super::rcblock;
-use crate::engine::context::{ContextSource, EnvVars, SystemContext};
+use crate::engine::context::{EnvVars, SystemContext};
 use crate::engine::findings::{Finding, FixKind};
 use crate::engine::progress::Progress;
 use serde::{Deserialize, Serialize};
@@ -78,8 +77,10 @@ fn new_environment(
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
-    // Only PATH and variable fixes write shell blocks; other files are just read back.
-    let sets_environment = matches!(fix, FixKind::PathEdit { .. } | FixKind::EnvVar { .. });
+    // Only kinds that set the environment (PATH, variables) write shell blocks; other files are
+    // just read back.
+    let kind = super::kinds::module(fix);
+    let sets_environment = kind.sets_environment();
     for op in &plan.operations {
         match &op.change {
             Change::File {
@@ -112,28 +113,7 @@ fn new_environment(
                     return Err(FixError::Changed(format!("{key}\\{name}")));
                 }
                 checked.push(format!("re-read {key}\\{name} from the registry"));
-                match fix {
-                    FixKind::PathEdit { .. }
-                        if ctx.source == ContextSource::Live
-                            && let Some(path) = new_session_path(ctx, host)? =>
-                    {
-                        env.retain(|k, _| !k.eq_ignore_ascii_case("PATH"));
-                        env.insert("Path".into(), path);
-                        checked.push(
-                            "rebuilt PATH as a new session gets it: the machine's Path, then the user's, %VARS% expanded".into(),
-                        );
-                    }
-                    FixKind::PathEdit { edit: Some(e) } => {
-                        let old = env.get(name).cloned().unwrap_or_default();
-                        env.insert(name.clone(), apply_edit(&old, e, ListStyle::WINDOWS));
-                    }
-                    _ => {
-                        match now {
-                            Some(v) => env.insert(name.clone(), v.data),
-                            None => env.remove(name),
-                        };
-                    }
-                }
+                kind.registry_read_back(ctx, host, name, now, &mut env, checked)?;
             }
             Change::Packages { python, conda, .. } => {
                 let installer = super::packages::Installer::of(python, conda.as_ref());
@@ -161,7 +141,10 @@ fn new_environment(
 
 /// The PATH a process started from now on gets on Windows: the machine's `Path` followed by the
 /// user's, each read back from the registry and expanded (REG_EXPAND_SZ) with the environment.
-fn new_session_path(ctx: &SystemContext, host: &dyn Host) -> Result<Option<String>, FixError> {
+pub(super) fn new_session_path(
+    ctx: &SystemContext,
+    host: &dyn Host,
+) -> Result<Option<String>, FixError> {
     let mut parts = Vec::new();
     for key in [super::planner::MACHINE_KEY, super::planner::USER_KEY] {
         if let Some(v) = host.read_registry(key, "Path")? {
@@ -200,20 +183,13 @@ pub fn verify(
     let findings = crate::engine::diagnosis::run(&fresh, &Progress::new()).findings;
     checked.push("rescanned with that environment".into());
     let still = still_offered(&findings, plan).map(|f| f.summary.clone());
-    if let FixKind::DllDirectory {
-        python: Some(python),
-        ..
-    } = fix
-        && ctx.source == ContextSource::Live
-        && !super::dllhook::check_fresh(python, libraries, &mut checked)?
+    if let Some(why) =
+        super::kinds::module(fix).confirm_in_fresh_process(ctx, libraries, &mut checked)?
     {
         return Ok(Verification {
             verified: false,
             checked,
-            still_found: Some(
-                still
-                    .unwrap_or_else(|| format!("the hook did not take effect in a fresh {python}")),
-            ),
+            still_found: Some(still.unwrap_or(why)),
             environment: env,
         });
     }

@@ -8,10 +8,11 @@
 use super::GraphOptions;
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::graph::process::python_ignores_path;
-use crate::engine::inventory::{Framework, FrameworkKind, PythonEnv, PythonKind};
+use crate::engine::inventory::{Framework, PythonEnv, PythonKind};
 use crate::engine::knowledge;
 use crate::engine::loader::glob_match;
 use crate::engine::loader::windows::{LOAD_WITH_ALTERED_SEARCH_PATH, Preset, WindowsOptions};
+use crate::engine::scan::frameworks::WindowsLoading;
 
 /// The framework's entry libraries that exist, as machine paths.
 pub fn entry_libraries(ctx: &SystemContext, fw: &Framework) -> Vec<String> {
@@ -110,13 +111,14 @@ pub fn process_options(ctx: &SystemContext, env: &PythonEnv, fw: &Framework) -> 
 }
 
 /// The folders the framework's import adds with `os.add_dll_directory`: what the scan read
-/// (CuPy's), and for torch its `torch\lib`, which `_load_dll_libraries` adds before it loads
-/// anything (torch/__init__.py at v2.5.1), so `_C`'s imports (torch_python.dll, ...) are found
-/// there — the folder the `Torch` preset's "root folder" stands for when the root is in it.
+/// (CuPy's), and for a package that loads its DLLs itself ([`WindowsLoading::PackageDllLoader`])
+/// its folder — torch's `torch\lib`, which `_load_dll_libraries` adds before it loads anything
+/// (torch/__init__.py at v2.5.1), so `_C`'s imports (torch_python.dll, ...) are found there —
+/// the folder the `Torch` preset's "root folder" stands for when the root is in it.
 fn windows_dll_dirs(ctx: &SystemContext, fw: &Framework) -> Vec<String> {
     let mut dirs = fw.dll_directories.clone();
-    if fw.kind == FrameworkKind::PyTorch {
-        let lib = ctx.platform.join(&fw.location, "lib");
+    if let WindowsLoading::PackageDllLoader { dir } = fw.kind.spec().windows_loading {
+        let lib = ctx.platform.join(&fw.location, dir);
         if ctx.fs.is_dir(&lib) && !dirs.contains(&lib) {
             dirs.push(lib);
         }
@@ -132,22 +134,24 @@ pub fn process_label(ctx: &SystemContext, env: &PythonEnv, fw: &Framework) -> St
             python(ctx, env),
             fw.kind.module()
         ),
-        Platform::Windows if fw.kind == FrameworkKind::OnnxRuntime => format!(
-            "{} loading onnxruntime's CUDA provider (LoadLibraryExW with LOAD_WITH_ALTERED_SEARCH_PATH: the provider's folder, system folders, PATH)",
-            python(ctx, env)
-        ),
-        Platform::Windows if before_38_extension(env, fw) => format!(
-            "{} importing {} (Python {} before 3.8: LoadLibraryExW with LOAD_WITH_ALTERED_SEARCH_PATH: the extension's folder, system folders, PATH)",
-            python(ctx, env),
-            fw.kind.module(),
-            env.python_version.as_deref().unwrap_or_default()
-        ),
-        Platform::Windows => format!(
-            "{} importing {} ({})",
-            python(ctx, env),
-            fw.kind.module(),
-            preset_label(Some(windows_preset(env, fw)))
-        ),
+        Platform::Windows => match fw.kind.spec().windows_loading {
+            WindowsLoading::Provider { what, .. } => format!(
+                "{} loading {what} (LoadLibraryExW with LOAD_WITH_ALTERED_SEARCH_PATH: the provider's folder, system folders, PATH)",
+                python(ctx, env)
+            ),
+            _ if before_38_extension(env, fw) => format!(
+                "{} importing {} (Python {} before 3.8: LoadLibraryExW with LOAD_WITH_ALTERED_SEARCH_PATH: the extension's folder, system folders, PATH)",
+                python(ctx, env),
+                fw.kind.module(),
+                env.python_version.as_deref().unwrap_or_default()
+            ),
+            _ => format!(
+                "{} importing {} ({})",
+                python(ctx, env),
+                fw.kind.module(),
+                preset_label(Some(windows_preset(env, fw)))
+            ),
+        },
     }
 }
 
@@ -172,26 +176,25 @@ pub fn preset_label(preset: Option<Preset>) -> &'static str {
     }
 }
 
-/// ONNX Runtime opens its CUDA provider with `LoadLibraryExW(<capi>\\onnxruntime_providers_cuda.dll,
-/// NULL, LOAD_WITH_ALTERED_SEARCH_PATH)` (onnxruntime/core/platform/windows/env.cc at v1.20.2,
-/// `LoadDynamicLibrary`): the provider's imports get the standard search with the provider's
-/// folder in the application folder's place — PATH included. Every other framework's entry
-/// libraries are extension modules (Python ≥ 3.8: PATH ignored; older Pythons: see
-/// [`before_38_extension`]).
+/// The loading context of the framework's entry libraries, from its descriptor's
+/// [`WindowsLoading`]: a provider the package opens itself gets the standard search (`App`, with
+/// the provider's folder as the application folder: see [`windows_app_dir`]); a package that loads
+/// its DLLs itself, the `Torch` context; extension modules, the Python's (Python ≥ 3.8: PATH
+/// ignored; conda's; older Pythons: see [`before_38_extension`]).
 fn windows_preset(env: &PythonEnv, fw: &Framework) -> Preset {
-    match (fw.kind, env.kind) {
-        (FrameworkKind::OnnxRuntime, _) => Preset::App,
-        (FrameworkKind::PyTorch, _) => Preset::Torch,
+    match (fw.kind.spec().windows_loading, env.kind) {
+        (WindowsLoading::Provider { .. }, _) => Preset::App,
+        (WindowsLoading::PackageDllLoader { .. }, _) => Preset::Torch,
         (_, PythonKind::CondaBase | PythonKind::CondaEnv) => Preset::CondaPython,
         _ => Preset::Python,
     }
 }
 
-/// The folder standing for the application folder: the provider's `capi` for ONNX Runtime (see
-/// [`windows_preset`]), python.exe's folder otherwise.
+/// The folder standing for the application folder: the provider's folder for a package that
+/// opens a provider itself (ONNX Runtime's `capi`), python.exe's folder otherwise.
 fn windows_app_dir(ctx: &SystemContext, env: &PythonEnv, fw: &Framework) -> String {
-    match fw.kind {
-        FrameworkKind::OnnxRuntime => ctx.platform.join(&fw.location, "capi"),
+    match fw.kind.spec().windows_loading {
+        WindowsLoading::Provider { dir, .. } => ctx.platform.join(&fw.location, dir),
         _ => python_dir(ctx, env),
     }
 }

@@ -4,6 +4,7 @@
 //! driver older than the CUDA a build or toolkit needs (knowledge `min_driver_for_cuda`), and a
 //! CUDA build whose expectations could not be read or had to be inferred.
 
+use super::RuleInput;
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
@@ -11,7 +12,9 @@ use crate::engine::inventory::{FrameworkKind, Inventory};
 use crate::engine::knowledge::{self, version::compare};
 use std::cmp::Ordering;
 
-pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
+pub fn check(input: &RuleInput) -> Vec<Finding> {
+    let (ctx, inv) = (input.ctx, input.inventory);
+
     let mut out = Vec::new();
     for (env, f) in inv.frameworks() {
         let who = format!(
@@ -36,7 +39,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                 )
                 .with_evidence(Evidence::at("file", format!("{} {}", f.package, f.version.as_deref().unwrap_or("")), f.location.clone()))
                 .with_fix(FixRef { id: "pin-tensorflow-2.10".into(), kind: FixKind::PinVersion { requirements: vec!["tensorflow<2.11".into()], python: env.python_exe.clone(), reinstall: false }, summary: "pip install \"tensorflow<2.11\" (with CUDA 11.2 and cuDNN 8.1)".into() })
-                .with_fix(FixRef { id: "use-wsl2".into(), kind: "manual".into(), summary: "Run TensorFlow inside WSL2 with pip install tensorflow[and-cuda]".into() }),
+                .with_fix(FixRef { id: "use-wsl2".into(), kind: FixKind::Manual, summary: "Run TensorFlow inside WSL2 with pip install tensorflow[and-cuda]".into() }),
             );
         } else if f.cuda_build == Some(false) {
             // A CPU build matters where a GPU would be used: a warning on a machine with an
@@ -62,7 +65,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                     format!("The installed {} package was built without CUDA, so it never uses the GPU, however the CUDA libraries are set up. Install the CUDA build instead.", f.package),
                 )
                 .with_evidence(Evidence::at("file", "build without CUDA", f.location.clone()))
-                .with_fix(FixRef { id: format!("install-cuda-build:{}", f.package), kind: "install".into(), summary: format!("Reinstall {} from its CUDA package index", f.package) }),
+                .with_fix(FixRef { id: format!("install-cuda-build:{}", f.package), kind: FixKind::Install, summary: format!("Reinstall {} from its CUDA package index", f.package) }),
             );
         }
         for gpu in &ctx.gpus {
@@ -83,7 +86,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                         format!("The build contains {} only; a GPU of compute capability {cc} gets \"no kernel image is available for execution on the device\". Install a build that includes sm_{want}.", archs.join(", ")),
                     )
                     .with_evidence(Evidence::new("driver", format!("{}: compute capability {cc}", gpu.name)))
-                    .with_fix(FixRef { id: format!("install-build-sm_{want}"), kind: "install".into(), summary: format!("Install a {} build that supports sm_{want}", f.kind.display_name()) }),
+                    .with_fix(FixRef { id: format!("install-build-sm_{want}"), kind: FixKind::Install, summary: format!("Install a {} build that supports sm_{want}", f.kind.display_name()) }),
                 );
             }
         }
@@ -215,7 +218,7 @@ fn driver_too_old(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                 ))
                 .with_fix(FixRef {
                     id: format!("install-driver-{}", req.min_driver),
-                    kind: "install".into(),
+                    kind: FixKind::Install,
                     summary: format!("Install NVIDIA driver {} or newer", req.min_driver),
                 }),
         );

@@ -18,13 +18,14 @@
 //! does not). An entry library that does not parse (a placeholder in a machine file) is skipped:
 //! there is nothing to follow.
 
+use super::RuleInput;
 use crate::engine::context::SystemContext;
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use crate::engine::graph::Reader;
 use crate::engine::graph::checks;
 use crate::engine::graph::{self, framework};
-use crate::engine::inventory::{Framework, Inventory, PythonEnv, PythonKind};
+use crate::engine::inventory::{Framework, PythonEnv, PythonKind};
 use crate::engine::knowledge::{self};
 use crate::engine::loader::glob_match;
 
@@ -44,7 +45,9 @@ const DRIVER_LIBRARIES: &[&str] = &["libcuda.so*", "nvcuda.dll", "libnvidia-ml.s
 
 /// Findings about each framework's closure. `earlier` are the other rules' findings: a library
 /// they already report for the same environment is not reported twice.
-pub fn check(ctx: &SystemContext, inventory: &Inventory, earlier: &[Finding]) -> Vec<Finding> {
+pub fn check(input: &RuleInput) -> Vec<Finding> {
+    let (ctx, inventory, earlier) = (input.ctx, input.inventory, input.earlier);
+
     let mut out: Vec<Finding> = Vec::new();
     for env in &inventory.python_envs {
         for fw in &env.frameworks {

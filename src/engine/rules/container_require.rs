@@ -8,6 +8,7 @@
 //! Source: NVIDIA Container Toolkit, "Specialized configurations with Docker", environment
 //! variables (linked from `finding_docs.toml`).
 
+use super::RuleInput;
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
@@ -114,7 +115,9 @@ fn holds(expr: &str, host: &Host) -> Option<bool> {
     (!unknown).then_some(false)
 }
 
-pub fn check(ctx: &SystemContext) -> Vec<Finding> {
+pub fn check(input: &RuleInput) -> Vec<Finding> {
+    let ctx = input.ctx;
+
     let Some((expr, origin)) = requirement(ctx) else {
         return Vec::new();
     };

@@ -9,12 +9,12 @@
 //! Sources: NVIDIA Container Toolkit documentation (install guide, `docker-specialized`, CDI
 //! support, troubleshooting) and the CUDA Compatibility guide, linked from `finding_docs.toml`.
 
+use super::RuleInput;
 use crate::engine::context::runs_in::{Container, RunsIn};
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, PathEdit, Severity};
 use crate::engine::graph::process::{self, PresenceProbe, Process, attempts_evidence};
-use crate::engine::inventory::Inventory;
 use crate::engine::knowledge::version::compare;
 use crate::engine::loader::{How, Resolution};
 use crate::engine::scan::version_clues::from_libcuda_name;
@@ -68,7 +68,9 @@ pub fn version_of(ctx: &SystemContext, path: &str, name: &str) -> Option<String>
     (found.len() == 1).then(|| found[0].clone())
 }
 
-pub fn check(ctx: &SystemContext, _inv: &Inventory) -> Vec<Finding> {
+pub fn check(input: &RuleInput) -> Vec<Finding> {
+    let ctx = input.ctx;
+
     if ctx.platform != Platform::Linux {
         return Vec::new();
     }

@@ -12,6 +12,7 @@
 //! is the first convolution, when cuDNN opens it. cuDNN 9's DLLs keep only the shim's message
 //! and use no zlib (cuDNN 9.1.0's seven DLLs read the same way), so cuDNN 9 is never judged here.
 
+use super::RuleInput;
 use crate::engine::binfmt::{BinaryInfo, Format, Machine};
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::finding_codes as codes;
@@ -103,7 +104,9 @@ fn loaders(ctx: &SystemContext, inv: &Inventory) -> Vec<Process> {
         .collect()
 }
 
-pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
+pub fn check(input: &RuleInput) -> Vec<Finding> {
+    let (ctx, inv) = (input.ctx, input.inventory);
+
     if ctx.platform != Platform::Windows {
         return Vec::new();
     }
@@ -220,7 +223,7 @@ fn bitness(path: &str, found: &str, later: Option<&str>, lib_dir: &str) -> Findi
         ))
         .with_fix(FixRef {
             id: format!("remove-32bit-zlibwapi:{path}"),
-            kind: "manual".into(),
+            kind: FixKind::Manual,
             summary: format!("Move the 32-bit {path} out of the search path"),
         })
 }

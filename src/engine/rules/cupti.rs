@@ -8,6 +8,7 @@
 //! `extras/CUPTI/lib64`, which ld.so searches only when told (LD_LIBRARY_PATH, ld.so.conf).
 //! Profiling is what is lost, so: a warning.
 
+use super::RuleInput;
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, PathEdit, Severity};
@@ -30,7 +31,16 @@ fn matches(t: &Toolkit, cuda: &str) -> bool {
     }
 }
 
-pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
+/// Both halves: a toolkit's CUPTI folder missing from PATH (Windows), then the names the
+/// frameworks ask for.
+pub fn check(input: &RuleInput) -> Vec<Finding> {
+    let mut out = toolkit_folder_not_searched(input.ctx, input.inventory);
+    out.extend(asked_names(input.ctx, input.inventory));
+    out
+}
+
+/// A toolkit's CUPTI folder that a framework built for its CUDA would need, missing from PATH.
+pub(super) fn toolkit_folder_not_searched(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
     if ctx.platform != Platform::Windows {
         return Vec::new();
     }
@@ -140,7 +150,7 @@ const CUPTI_LOADER: &str = "https://github.com/tensorflow/tensorflow/blob/v2.4.0
 fn copy_as_fix(from: &str, wanted: &str) -> FixRef {
     FixRef {
         id: format!("copy-as:{wanted}"),
-        kind: "manual".into(),
+        kind: FixKind::Manual,
         summary: format!(
             "Copy {from} as {wanted} into a folder on PATH (the workaround in tensorflow#44697)"
         ),
@@ -162,10 +172,10 @@ fn cupti_row_covers(ctx: &SystemContext, f: &crate::engine::inventory::Framework
         .any(|r| r.components.iter().any(|c| c == "CUPTI"))
 }
 
-/// A framework that asks for CUPTI by a name found nowhere it searches, where `check` has not
-/// already reported a toolkit's CUPTI folder missing from PATH: the folder is on PATH but holds
-/// another name (CUDA 11+), or no CUPTI exists at all.
-pub fn asked_names(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
+/// A framework that asks for CUPTI by a name found nowhere it searches, where
+/// `toolkit_folder_not_searched` has not already reported a toolkit's CUPTI folder missing from
+/// PATH: the folder is on PATH but holds another name (CUDA 11+), or no CUPTI exists at all.
+fn asked_names(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
     let probe = PresenceProbe::new(ctx);
     let mut out = Vec::new();
     for (env, f) in inv.frameworks() {
@@ -282,7 +292,7 @@ fn linux_toolkit_cupti(
         ));
         fixes.push(FixRef {
             id: format!("link-as:{wanted}"),
-            kind: "manual".into(),
+            kind: FixKind::Manual,
             summary: format!("ln -s {lib} {dir}/{wanted}"),
         });
     }

@@ -8,15 +8,17 @@
 //! of another CUDA major than the build is named with its version and what chose it, as a note:
 //! whether its output runs depends on the driver, which a scan cannot try.
 
-use crate::engine::context::SystemContext;
+use super::RuleInput;
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
-use crate::engine::inventory::{FrameworkKind, Inventory};
+use crate::engine::inventory::FrameworkKind;
 use crate::engine::knowledge::version::major_part as major;
 
 const SOURCE: &str = "https://github.com/cupy/cupy/blob/v13.3.0/cupy/_environment.py (_get_cuda_path: CUDA_PATH, then the folder above the nvcc on PATH, then /usr/local/cuda; _get_nvcc_path: NVCC, then <CUDA path>/bin/nvcc); https://github.com/cupy/cupy/blob/v13.3.0/cupy/cuda/compiler.py (compile_using_nvcc: nvcc -gencode=arch=compute_<cc>,code=sm_<cc>)";
 
-pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
+pub fn check(input: &RuleInput) -> Vec<Finding> {
+    let (ctx, inv) = (input.ctx, input.inventory);
+
     let mut out = Vec::new();
     for (env, f) in inv.frameworks() {
         if f.kind != FrameworkKind::CuPy || f.cuda_build == Some(false) {

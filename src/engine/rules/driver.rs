@@ -1,11 +1,14 @@
 //! Driver presence: without the NVIDIA driver (nvcuda.dll / libcuda.so.1, reported by NVML)
 //! no CUDA library can run, whatever else is installed.
 
-use crate::engine::context::{ContextSource, Platform, SystemContext};
+use super::RuleInput;
+use crate::engine::context::{ContextSource, Platform};
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, Severity};
 
-pub fn check(ctx: &SystemContext) -> Vec<Finding> {
+pub fn check(input: &RuleInput) -> Vec<Finding> {
+    let ctx = input.ctx;
+
     // In a container the driver is the host's: `containers` says why it was not mounted.
     if ctx.driver.is_some() || super::containers::driver_not_mounted(ctx) {
         return Vec::new();

@@ -6,14 +6,16 @@
 //! baked into it). NVML answers "Driver/library version mismatch", `nvidia-container-cli`
 //! "nvml error: driver/library version mismatch", and the kernel logs "NVRM: API mismatch".
 
+use super::RuleInput;
 use super::containers::driver_library;
-use crate::engine::context::SystemContext;
 use crate::engine::context::runs_in::{KERNEL_VERSION_FILE, RunsIn};
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use crate::engine::graph::process::attempts_evidence;
 
-pub fn check(ctx: &SystemContext) -> Vec<Finding> {
+pub fn check(input: &RuleInput) -> Vec<Finding> {
+    let ctx = input.ctx;
+
     let runs_in = RunsIn::detect(ctx);
     let Some(kernel) = &runs_in.kernel_module else {
         return Vec::new();

@@ -3,6 +3,7 @@
 //! XLA_FLAGS pointing at missing folders, and several CUDA toolkits on PATH in an order that
 //! makes the first one win for every file they both ship (DLLs, ptxas).
 
+use super::RuleInput;
 use crate::engine::context::did_you_mean::likely_intended_dir;
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::finding_codes as codes;
@@ -19,7 +20,9 @@ const DIR_VARIABLES: &[&str] = &[
     "CUDA_TOOLKIT_ROOT_DIR",
 ];
 
-pub fn check(ctx: &SystemContext) -> Vec<Finding> {
+pub fn check(input: &RuleInput) -> Vec<Finding> {
+    let ctx = input.ctx;
+
     let mut findings = Vec::new();
     findings.extend(list_variable(ctx, "PATH"));
     if ctx.platform == Platform::Linux {

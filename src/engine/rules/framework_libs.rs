@@ -8,6 +8,7 @@
 //! saying what fails later; a guessed name only warns and says it is a guess. Every finding shows
 //! the row it comes from (evidence `load-list`).
 
+use super::RuleInput;
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, PathEdit, Severity};
@@ -31,7 +32,9 @@ fn gpu_build(platform: Platform, f: &Framework) -> bool {
             != Some(false)
 }
 
-pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
+pub fn check(input: &RuleInput) -> Vec<Finding> {
+    let (ctx, inv) = (input.ctx, input.inventory);
+
     let probe = PresenceProbe::new(ctx);
     let known = std::cell::OnceCell::new();
     let mut out = Vec::new();
@@ -264,7 +267,7 @@ fn provider_fix(f: &Framework, name: &str) -> Option<FixRef> {
     Some(match pinned {
         Some(v) => FixRef {
             id: format!("reinstall-{dist}=={v}"),
-            kind: "install".into(),
+            kind: FixKind::Install,
             summary: format!(
                 "pip install --force-reinstall {dist}=={v} (the version {} pins)",
                 f.kind.display_name()
@@ -272,7 +275,7 @@ fn provider_fix(f: &Framework, name: &str) -> Option<FixRef> {
         },
         None => FixRef {
             id: format!("install-{dist}"),
-            kind: "install".into(),
+            kind: FixKind::Install,
             summary: format!("Install {dist} (pip)"),
         },
     })
@@ -298,7 +301,7 @@ fn install_fix(id: &LibraryIdentity) -> FixRef {
             id.component.to_lowercase().replace(' ', "-"),
             id.version_family
         ),
-        kind: "install".into(),
+        kind: FixKind::Install,
         summary: format!("Install {} {}{shipped_by}", id.component, id.version_family),
     }
 }
@@ -363,7 +366,7 @@ pub fn not_searched(
     } else {
         FixRef {
             id: format!("add-dll-directory:{dir}"),
-            kind: "manual".into(),
+            kind: FixKind::Manual,
             summary: format!("Call os.add_dll_directory(r\"{dir}\") before the import"),
         }
     };
@@ -400,7 +403,7 @@ fn wrong_major(
     .with_fix(install_fix(id))
     .with_fix(FixRef {
         id: format!("pin-{}", f.package),
-        kind: "pin-version".into(),
+        kind: FixKind::unplanned_pin(),
         summary: format!("Use a {} build made for the CUDA that is installed", f.kind.display_name()),
     });
     for (o, p) in others {

@@ -7,6 +7,7 @@
 //! the pin, and the variable or folder that put the file first. Linux; a version that cannot be
 //! read is never guessed.
 
+use super::RuleInput;
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
@@ -15,7 +16,9 @@ use crate::engine::inventory::{Framework, Inventory, PythonEnv};
 use crate::engine::knowledge::{self, framework_loads::PinRow};
 use crate::engine::loader::{How, Resolution};
 
-pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
+pub fn check(input: &RuleInput) -> Vec<Finding> {
+    let (ctx, inv) = (input.ctx, input.inventory);
+
     if ctx.platform != Platform::Linux {
         return Vec::new();
     }
@@ -136,7 +139,7 @@ fn cudnn(
     } else {
         finding = finding.with_fix(FixRef {
             id: format!("pin-{}", pin_text),
-            kind: "pin-version".into(),
+            kind: FixKind::unplanned_pin(),
             summary: format!("Reinstall {pin_text} (pip install --force-reinstall {pin_text})"),
         });
     }

@@ -4,13 +4,15 @@
 //! CUDA_PATH is unset (or names no folder) and no `nvcc` is on PATH (real cupy-cuda101 7.8.0
 //! files). `import cupy` then fails before any library is loaded: an error, fixed by CUDA_PATH.
 
+use super::RuleInput;
 use super::framework_libs::who;
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Finding, FixKind, FixRef, Severity};
 use crate::engine::graph::process::python_ignores_path;
-use crate::engine::inventory::Inventory;
 
-pub fn check(inv: &Inventory) -> Vec<Finding> {
+pub fn check(input: &RuleInput) -> Vec<Finding> {
+    let inv = input.inventory;
+
     let mut out = Vec::new();
     for (env, f) in inv.frameworks() {
         let Some(error) = &f.import_error else {

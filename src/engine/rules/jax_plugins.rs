@@ -9,11 +9,12 @@
 //! version" (error catalog `pjrt-api-mismatch`), after which it runs on the CPU: a warning naming
 //! each piece and its version, the pinned reinstall as the fix.
 
+use super::RuleInput;
 use super::framework_libs::who;
 use crate::engine::context::SystemContext;
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
-use crate::engine::inventory::{Framework, FrameworkKind, Inventory};
+use crate::engine::inventory::{Framework, FrameworkKind};
 use crate::engine::knowledge::version::compare;
 use std::cmp::Ordering;
 
@@ -83,7 +84,9 @@ fn satisfies(version: &str, spec: &str) -> bool {
         })
 }
 
-pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
+pub fn check(input: &RuleInput) -> Vec<Finding> {
+    let (ctx, inv) = (input.ctx, input.inventory);
+
     let mut out = Vec::new();
     for (env, f) in inv.frameworks() {
         if f.kind != FrameworkKind::Jax {

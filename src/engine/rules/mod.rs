@@ -1,5 +1,7 @@
 //! Diagnosis rules: each file holds one family of findings, computed from a `SystemContext`
-//! and the scan's `Inventory` (and the processes of [`crate::engine::graph::process`]). Rules never touch the host.
+//! and the scan's `Inventory` (and the processes of [`crate::engine::graph::process`]). Rules
+//! never touch the host. Every rule is a `check(&RuleInput) -> Vec<Finding>` with its row in
+//! [`RULES`], which [`run_all`] runs in order.
 
 pub mod builds;
 pub mod closure;
@@ -27,30 +29,63 @@ use super::context::SystemContext;
 use super::findings::Finding;
 use super::inventory::Inventory;
 
-/// Runs every rule family over a context and what the scan found on it.
+/// What every rule reads: the machine, what the scan found on it, and the findings of the rules
+/// before it in [`RULES`] (so a later rule, as `closure`, does not report a library twice).
+pub struct RuleInput<'a> {
+    pub ctx: &'a SystemContext,
+    pub inventory: &'a Inventory,
+    pub earlier: &'a [Finding],
+}
+
+impl<'a> RuleInput<'a> {
+    /// The input of a rule run on its own (no earlier findings).
+    pub fn new(ctx: &'a SystemContext, inventory: &'a Inventory) -> RuleInput<'a> {
+        RuleInput {
+            ctx,
+            inventory,
+            earlier: &[],
+        }
+    }
+}
+
+/// A rule: one family of findings, the `check` of its file.
+pub type Rule = fn(&RuleInput) -> Vec<Finding>;
+
+/// Every rule, in the order they run (and their findings are listed). `closure` comes last: it
+/// reads the findings of all the others.
+pub const RULES: &[Rule] = &[
+    driver::check,
+    containers::check,
+    driver_versions::check,
+    container_require::check,
+    wsl::check,
+    env_paths::check,
+    framework_libs::check,
+    framework_versions::check,
+    import_errors::check,
+    jax_plugins::check,
+    cudnn_zlib::check,
+    cupti::check,
+    xla::check,
+    ptxas_arch::check,
+    triton::check,
+    cupy_nvcc::check,
+    builds::check,
+    wheels::check,
+    closure::check,
+];
+
+/// Runs every rule of [`RULES`] over a context and what the scan found on it.
 pub fn run_all(ctx: &SystemContext, inventory: &Inventory) -> Vec<Finding> {
     let mut findings = Vec::new();
-    findings.extend(driver::check(ctx));
-    findings.extend(containers::check(ctx, inventory));
-    findings.extend(driver_versions::check(ctx));
-    findings.extend(container_require::check(ctx));
-    findings.extend(wsl::check(ctx));
-    findings.extend(env_paths::check(ctx));
-    findings.extend(framework_libs::check(ctx, inventory));
-    findings.extend(framework_versions::check(ctx, inventory));
-    findings.extend(import_errors::check(inventory));
-    findings.extend(jax_plugins::check(ctx, inventory));
-    findings.extend(cudnn_zlib::check(ctx, inventory));
-    findings.extend(cupti::check(ctx, inventory));
-    findings.extend(cupti::asked_names(ctx, inventory));
-    findings.extend(xla::check(ctx, inventory));
-    findings.extend(ptxas_arch::check(ctx, inventory));
-    findings.extend(triton::check(ctx, inventory));
-    findings.extend(cupy_nvcc::check(ctx, inventory));
-    findings.extend(builds::check(ctx, inventory));
-    findings.extend(wheels::check(ctx, inventory));
-    let closure = closure::check(ctx, inventory, &findings);
-    findings.extend(closure);
+    for rule in RULES {
+        let found = rule(&RuleInput {
+            ctx,
+            inventory,
+            earlier: &findings,
+        });
+        findings.extend(found);
+    }
     findings
 }
 

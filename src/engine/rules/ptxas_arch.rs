@@ -5,10 +5,10 @@
 //! warning when a framework that runs `ptxas` (TensorFlow's and JAX's XLA) is installed and this
 //! toolkit's is the first `ptxas` on PATH, a note otherwise.
 
-use crate::engine::context::SystemContext;
+use super::RuleInput;
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, Severity};
-use crate::engine::inventory::{FrameworkKind, Inventory};
+use crate::engine::inventory::FrameworkKind;
 use crate::engine::knowledge::generated::generated;
 use crate::engine::knowledge::version::Version;
 
@@ -17,7 +17,9 @@ fn sm(cc: &str) -> String {
     format!("sm_{}", cc.replace('.', ""))
 }
 
-pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
+pub fn check(input: &RuleInput) -> Vec<Finding> {
+    let (ctx, inv) = (input.ctx, input.inventory);
+
     let g = generated();
     let jit_user = inv
         .frameworks()

@@ -7,10 +7,11 @@
 //! from that ptxas's `--gpu-name` list (the generated `ptxas_architectures.toml`) is a warning
 //! naming the file, its version and where it came from; with no GPU to check it is a note.
 
+use super::RuleInput;
 use crate::engine::context::SystemContext;
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
-use crate::engine::inventory::{FrameworkKind, Inventory};
+use crate::engine::inventory::FrameworkKind;
 use crate::engine::knowledge::generated::generated;
 use crate::engine::knowledge::version::compare;
 use std::cmp::Ordering;
@@ -46,7 +47,9 @@ pub(super) fn unknown_gpus(ctx: &SystemContext, version: &str) -> Option<Vec<Str
     )
 }
 
-pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
+pub fn check(input: &RuleInput) -> Vec<Finding> {
+    let (ctx, inv) = (input.ctx, input.inventory);
+
     let mut out = Vec::new();
     for (env, f) in inv.frameworks() {
         if f.kind != FrameworkKind::PyTorch || f.cuda_build == Some(false) {

@@ -3,16 +3,18 @@
 //! folders (a wheel or bundled copy and a toolkit copy found through PATH / LD_LIBRARY_PATH): a
 //! warning only when the copies have different file names, so that both can really load.
 
-use crate::engine::context::SystemContext;
+use super::RuleInput;
 use crate::engine::finding_codes as codes;
-use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
+use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use crate::engine::graph::load_list::{load_list, needed_names};
 use crate::engine::graph::process::{self, PresenceProbe};
-use crate::engine::inventory::{FrameworkKind, Inventory};
+use crate::engine::inventory::FrameworkKind;
 use crate::engine::knowledge::identify_library;
 use std::collections::BTreeMap;
 
-pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
+pub fn check(input: &RuleInput) -> Vec<Finding> {
+    let (ctx, inv) = (input.ctx, input.inventory);
+
     let mut out = Vec::new();
     let probe = PresenceProbe::new(ctx);
     for env in &inv.python_envs {
@@ -39,7 +41,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                     d.dir.clone(),
                 ));
             }
-            out.push(f.with_fix(FixRef { id: format!("manual-wheel-dirs:{}", env.root), kind: "manual".into(), summary: "Install a framework build that uses the wheels, or add their folders to the search path".into() }));
+            out.push(f.with_fix(FixRef { id: format!("manual-wheel-dirs:{}", env.root), kind: FixKind::Manual, summary: "Install a framework build that uses the wheels, or add their folders to the search path".into() }));
         }
         // Component -> folders it is loaded from in this environment's process.
         let mut seen: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
@@ -147,7 +149,7 @@ pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
                 ));
                 f.libraries.push(ctx.platform.file_name(path).to_string());
             }
-            out.push(f.with_fix(FixRef { id: format!("manual-one-copy:{component}"), kind: "manual".into(), summary: format!("Keep one {component}: align the frameworks' CUDA versions or remove the extra folder from PATH") }));
+            out.push(f.with_fix(FixRef { id: format!("manual-one-copy:{component}"), kind: FixKind::Manual, summary: format!("Keep one {component}: align the frameworks' CUDA versions or remove the extra folder from PATH") }));
         }
     }
     out

@@ -6,8 +6,8 @@
 //! removed). NVIDIA: "users must not install any NVIDIA GPU Linux driver within WSL 2"
 //! (CUDA on WSL User Guide, linked from `finding_docs.toml`).
 
+use super::RuleInput;
 use super::containers::driver_library;
-use crate::engine::context::SystemContext;
 use crate::engine::context::runs_in::RunsIn;
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, PathEdit, Severity};
@@ -16,7 +16,9 @@ use crate::engine::loader::How;
 
 const WSL_LIB: &str = "/usr/lib/wsl/lib";
 
-pub fn check(ctx: &SystemContext) -> Vec<Finding> {
+pub fn check(input: &RuleInput) -> Vec<Finding> {
+    let ctx = input.ctx;
+
     let runs_in = RunsIn::detect(ctx);
     let Some(wsl) = &runs_in.wsl else {
         return Vec::new();

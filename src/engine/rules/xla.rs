@@ -11,6 +11,7 @@
 //! `CUDA_ROOT` when set, else the wheel's folder (jax-v0.4.35 jax/_src/lib/__init__.py
 //! `_cuda_path`, jax/_src/compiler.py), so for JAX that comes first.
 
+use super::RuleInput;
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, PathEdit, Severity};
@@ -181,7 +182,9 @@ fn mm(v: &str) -> String {
     v.split('.').take(2).collect::<Vec<_>>().join(".")
 }
 
-pub fn check(ctx: &SystemContext, inv: &Inventory) -> Vec<Finding> {
+pub fn check(input: &RuleInput) -> Vec<Finding> {
+    let (ctx, inv) = (input.ctx, input.inventory);
+
     let mut out: Vec<Finding> = Vec::new();
     for (env, f) in inv.frameworks() {
         if !matches!(f.kind, FrameworkKind::TensorFlow | FrameworkKind::Jax)
@@ -378,7 +381,7 @@ pub(crate) fn install_ptxas(cuda: &str, platform: Platform, id: String) -> FixRe
     match wheel {
         Some(w) => FixRef {
             id,
-            kind: "install".into(),
+            kind: FixKind::Install,
             summary: format!(
                 "Install CUDA {} or newer, or pip install \"{w}\" (ptxas in the wheel)",
                 mm(cuda)
@@ -386,7 +389,7 @@ pub(crate) fn install_ptxas(cuda: &str, platform: Platform, id: String) -> FixRe
         },
         None => FixRef {
             id: format!("install-cuda-{}", mm(cuda)),
-            kind: "manual".into(),
+            kind: FixKind::Manual,
             summary: format!(
                 "Install the CUDA {} toolkit (it has ptxas) from NVIDIA's archive, \
                  https://developer.nvidia.com/cuda-toolkit-archive, and put its bin folder on PATH: \
@@ -425,5 +428,5 @@ fn libdevice_missing(who: &str, kind: FrameworkKind, t: &Toolkit) -> Finding {
     )
     .with_libraries(["libdevice.10.bc"])
     .with_evidence(Evidence::at("searched", "nvvm/libdevice missing", t.root.clone()))
-    .with_fix(FixRef { id: format!("env-xla-data-dir:{}", t.root), kind: "env-var".into(), summary: "Set XLA_FLAGS=--xla_gpu_cuda_data_dir=<a complete toolkit>".into() })
+    .with_fix(FixRef { id: format!("env-xla-data-dir:{}", t.root), kind: FixKind::unplanned_env(), summary: "Set XLA_FLAGS=--xla_gpu_cuda_data_dir=<a complete toolkit>".into() })
 }

@@ -4,7 +4,7 @@
 
 use super::extract::{MissingSymbol, clip};
 use crate::engine::finding_codes as codes;
-use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
+use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use crate::engine::knowledge::drivers::DriverTables;
 use crate::engine::knowledge::version::Version;
 use crate::engine::knowledge::{Knowledge, LibraryIdentity, decode_cudnn_version};
@@ -207,7 +207,7 @@ pub fn message_findings(matches: &[MessageMatch], k: &Knowledge) -> Vec<Finding>
             .with_evidence(Evidence::new("source", row.source.clone()))
             .with_fix(FixRef {
                 id: format!("advice-{id}"),
-                kind: "manual".into(),
+                kind: FixKind::Manual,
                 summary: fill(&row.fix, first),
             });
         out.push(f);
@@ -279,7 +279,7 @@ fn owned_symbol_finding(
     .with_evidence(Evidence::new("source", owner.source))
     .with_fix(FixRef {
         id: "advice-load-matching-library".into(),
-        kind: "manual".into(),
+        kind: FixKind::Manual,
         summary: format!(
             "Find which {} file is loaded (cuda-triage tree on {caller}, or LD_DEBUG=libs / ldd on \
              Linux) and make the release the framework needs come first: remove the older copy or \

@@ -5,7 +5,7 @@
 
 use super::extract::ErrorCode;
 use super::status;
-use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
+use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use crate::engine::knowledge::Knowledge;
 use crate::engine::knowledge::catalog::CodeRow;
 use crate::engine::knowledge::generated::StatusCode;
@@ -280,7 +280,7 @@ pub fn code_findings(codes: &[ErrorCode], text: &str, k: &Knowledge) -> Vec<Find
                 if let Some(fix) = r.fix.as_ref().or(family_fix) {
                     f = f.with_fix(FixRef {
                         id: format!("advice-{}", finding_code(c, row)),
-                        kind: "manual".into(),
+                        kind: FixKind::Manual,
                         summary: fix.clone(),
                     });
                 }

@@ -5,7 +5,7 @@
 //! Container Toolkit mounts the host's).
 
 use crate::engine::finding_codes as codes;
-use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
+use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use crate::engine::knowledge::LibraryIdentity;
 
 /// Words with which loaders and frameworks say a library did not load.
@@ -77,7 +77,7 @@ pub fn driver_library_findings(text: &str, identities: &[LibraryIdentity]) -> Ve
             ))
             .with_fix(FixRef {
                 id: "advice-install-driver".into(),
-                kind: "manual".into(),
+                kind: FixKind::Manual,
                 summary: "Install (or reinstall) the NVIDIA driver for this GPU from nvidia.com or the \
                           distribution's packages, then check with `nvidia-smi`; in a container, start it \
                           with `--gpus all` (or a CDI device) on a host that has the NVIDIA Container Toolkit."

@@ -6,7 +6,7 @@
 use super::extract::clip;
 use crate::engine::context::Platform;
 use crate::engine::finding_codes as codes;
-use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
+use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use crate::engine::knowledge::Knowledge;
 use crate::engine::knowledge::version::{compare, major_part as major};
 use regex::Regex;
@@ -92,7 +92,7 @@ pub fn driver_runtime_findings(text: &str, k: &Knowledge) -> Vec<Finding> {
                 ))
                 .with_fix(FixRef {
                     id: "advice-update-driver".into(),
-                    kind: "manual".into(),
+                    kind: FixKind::Manual,
                     summary: format!(
                         "Update the NVIDIA driver to one that supports CUDA {r}, or install the \
                          program's build for CUDA {d}."

@@ -6,7 +6,7 @@
 
 use super::build_tags::build_tags;
 use crate::engine::finding_codes as codes;
-use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
+use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use crate::engine::knowledge::Knowledge;
 use crate::engine::knowledge::cudnn::ComputeTables;
 use crate::engine::knowledge::version::compare;
@@ -164,7 +164,7 @@ pub fn feature_finding(line: &str, arch: Option<&str>, k: &Knowledge) -> Option<
         .with_evidence(Evidence::new("source", feature.source.clone()))
         .with_fix(FixRef {
             id: "advice-number-format".into(),
-            kind: "manual".into(),
+            kind: FixKind::Manual,
             summary: format!(
                 "Load and run the model in a format the GPU supports instead of {}: {}; or use a GPU of \
                  compute capability {} or higher.",

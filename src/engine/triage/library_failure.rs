@@ -6,7 +6,7 @@
 
 use super::driver_library::FAILURE_WORDS;
 use crate::engine::finding_codes as codes;
-use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
+use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use crate::engine::knowledge::LibraryIdentity;
 
 /// Words some hosts use beyond the driver finding's list.
@@ -84,7 +84,7 @@ pub fn library_failure_findings(
             .with_evidence(Evidence::new("source", id.source.clone()))
             .with_fix(FixRef {
                 id: "advice-install-library".into(),
-                kind: "manual".into(),
+                kind: FixKind::Manual,
                 summary: format!(
                     "Install {what} in the version the program needs (the CUDA toolkit or the \
                      matching nvidia-* pip wheel / conda package) and make it findable: on Linux its \

@@ -6,7 +6,7 @@
 use super::Triage;
 use crate::engine::context::SystemContext;
 use crate::engine::finding_codes as codes;
-use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
+use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use crate::engine::graph::process::{self, PresenceProbe, Process};
 use crate::engine::graph::{self, GraphOptions};
 use crate::engine::progress::Progress;
@@ -181,7 +181,7 @@ fn copy_findings(ctx: &SystemContext, copy: &str, says_193: bool) -> Vec<Finding
             format!("{proc_text}; {copy} is built for {} ({}-bit). A process can only load DLLs of its own bitness, so loading fails with error 193 / 0x8007000B (\"An attempt was made to load a program with an incorrect format\"). CUDA and cuDNN ship 64-bit only: run the application as a 64-bit process (.NET: PlatformTarget x64, untick \"Prefer 32-bit\").", info.machine.arch, info.machine.bits),
         )
         .with_libraries([ctx.platform.file_name(copy).to_string()])
-        .with_fix(FixRef { id: "build-x64".into(), kind: "manual".into(), summary: "Build and run the application as x64 (.NET: PlatformTarget x64, no Prefer 32-bit)".into() });
+        .with_fix(FixRef { id: "build-x64".into(), kind: FixKind::Manual, summary: "Build and run the application as x64 (.NET: PlatformTarget x64, no Prefer 32-bit)".into() });
         f.evidence = evidence;
         out.push(f);
     }

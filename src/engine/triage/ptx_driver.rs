@@ -4,7 +4,7 @@
 //! wrote it (from the generated ptxas table), and that release names the driver it needs.
 
 use crate::engine::finding_codes as codes;
-use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
+use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use crate::engine::knowledge::Knowledge;
 use crate::engine::knowledge::drivers::requirement_words;
 use crate::engine::knowledge::generated::generated;
@@ -76,7 +76,7 @@ pub fn ptx_driver_findings(text: &str, k: &Knowledge) -> Vec<Finding> {
             ))
             .with_fix(FixRef {
                 id: "advice-update-driver".into(),
-                kind: "manual".into(),
+                kind: FixKind::Manual,
                 summary: format!(
                     "Update the NVIDIA driver to one that supports CUDA {cuda} or newer, or use a build \
                      of the program made with the CUDA your driver supports (nvidia-smi shows it)."

@@ -6,7 +6,7 @@
 
 use super::extract::clip;
 use crate::engine::finding_codes as codes;
-use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
+use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use crate::engine::knowledge::Knowledge;
 use regex::Regex;
 use std::sync::OnceLock;
@@ -111,7 +111,7 @@ pub fn importer_findings(text: &str, k: &Knowledge) -> Vec<Finding> {
             .with_evidence(Evidence::new("log", clip(line)))
             .with_fix(FixRef {
                 id: "advice-reinstall-importer".into(),
-                kind: "manual".into(),
+                kind: FixKind::Manual,
                 summary: format!(
                     "Reinstall {pkg} built for the CUDA release the framework uses (python -c \"import \
                      torch; print(torch.version.cuda)\" for PyTorch), after removing every other build \

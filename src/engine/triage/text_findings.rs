@@ -8,7 +8,7 @@ use super::chains::{Chain, VersionInteger, VersionPair};
 use super::extract::MissingSymbol;
 use crate::engine::context::Platform;
 use crate::engine::finding_codes as codes;
-use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
+use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use crate::engine::knowledge::cudnn::ComputeTables;
 use crate::engine::knowledge::generated::generated;
 use crate::engine::knowledge::{Knowledge, LibraryIdentity};
@@ -49,7 +49,7 @@ pub fn chain_findings(chains: &[Chain], k: &Knowledge) -> Vec<Finding> {
             .with_evidence(Evidence::new("log", c.line.clone()))
             .with_fix(FixRef {
                 id: "advice-install-dependency".into(),
-                kind: "manual".into(),
+                kind: FixKind::Manual,
                 summary: format!(
                     "Install {missing_what} so that {} is found (on Linux: its folder on \
                      LD_LIBRARY_PATH or in the ld cache; on Windows: next to the program, on PATH, \
@@ -93,7 +93,7 @@ pub fn pair_findings(pairs: &[VersionPair]) -> Vec<Finding> {
             .with_evidence(Evidence::new("log", v.line.clone()))
             .with_fix(FixRef {
                 id: "advice-matching-version".into(),
-                kind: "manual".into(),
+                kind: FixKind::Manual,
                 summary: format!(
                     "Install {} {} (or a release the program accepts) and put its folder first on the \
                      library path, removing the {} copy from it; or use a build of the program made for {} {}.",
@@ -352,7 +352,7 @@ fn build_for_arch_fix(arch: &str) -> FixRef {
     };
     FixRef {
         id: "advice-build-for-architecture".into(),
-        kind: "manual".into(),
+        kind: FixKind::Manual,
         summary: format!(
             "Check the GPU's compute capability (nvidia-smi --query-gpu=name,compute_cap --format=csv). \
              A prebuilt package must include it: install a build made for it. Building from source, name \
@@ -384,7 +384,7 @@ fn empty_arch_finding(a: &RefusedArch) -> Finding {
     ))
     .with_fix(FixRef {
         id: "advice-set-architectures".into(),
-        kind: "manual".into(),
+        kind: FixKind::Manual,
         summary: "Set the architectures explicitly instead of detecting them: \
                   -DCMAKE_CUDA_ARCHITECTURES=\"75;86;89\" (the GPUs you deploy to; docker build \
                   --build-arg where the Dockerfile takes one), turn the project's native option off \
@@ -458,7 +458,7 @@ pub fn generation_minimum_findings(
                 .with_evidence(Evidence::new("source", g.source.clone()))
                 .with_fix(FixRef {
                     id: "advice-gpu-generation".into(),
-                    kind: "manual".into(),
+                    kind: FixKind::Manual,
                     summary: format!(
                         "Check the GPU's compute capability (nvidia-smi --query-gpu=name,compute_cap \
                          --format=csv): run on a GPU of compute capability {cc} or newer, or use a \
@@ -533,7 +533,7 @@ pub fn driver_symbol_findings(symbols: &[MissingSymbol], k: &Knowledge) -> Vec<F
                     ))
                     .with_fix(FixRef {
                         id: "advice-update-cuda-library".into(),
-                        kind: "manual".into(),
+                        kind: FixKind::Manual,
                         summary: fix,
                     }),
             )

@@ -5,7 +5,7 @@
 
 use super::extract::clip;
 use crate::engine::finding_codes as codes;
-use crate::engine::findings::{Evidence, Finding, FixRef, Severity};
+use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use regex::Regex;
 use std::sync::OnceLock;
 
@@ -117,7 +117,7 @@ pub fn outdated_component_findings(text: &str) -> Vec<Finding> {
             ))
             .with_fix(FixRef {
                 id: "advice-jax-component-version".into(),
-                kind: "manual".into(),
+                kind: FixKind::Manual,
                 summary: format!(
                     "Install {need} where JAX loads it: pip install -U \"jax[cuda12]\" brings the \
                      matching nvidia-* wheels; in conda, install a {p} package of at least that version; \

@@ -249,9 +249,5 @@ fn copy_source_ui(ui: &mut egui::Ui, state: &FixState, commands: &mut Vec<UiComm
 /// A fix with no change CUDA Triage can make: an install, a manual step, or one the planner
 /// has no plan for.
 fn is_manual(fix: &crate::engine::api::FixRef, error: &str) -> bool {
-    use crate::engine::api::FixKind;
-    matches!(
-        fix.kind,
-        FixKind::Install | FixKind::Manual | FixKind::Other
-    ) || error.starts_with("no plan:")
+    fix.kind.is_manual() || error.starts_with("no plan:")
 }

@@ -318,7 +318,7 @@ pub(crate) mod tests {
         for id in ids {
             f = f.with_fix(FixRef {
                 id: id.to_string(),
-                kind: FixKind::from("manual"),
+                kind: FixKind::Manual,
                 summary: format!("fix {id}"),
             });
         }

@@ -17,6 +17,8 @@ use crate::engine::context::{
     ContextSource, EnvVars, FsView, Platform, RegistryView, SystemContext,
 };
 use crate::engine::findings::Finding;
+use crate::engine::inventory::Inventory;
+use crate::engine::rules::RuleInput;
 use std::fs;
 
 const PROFILE: &[u8] = b"\xef\xbb\xbfexport EDITOR=vi\r\n# caf\xe9 au lait\r\nalias ll='ls -l'";
@@ -41,7 +43,7 @@ pub(super) fn live_context(vars: &[(&str, String)]) -> SystemContext {
 
 /// Only the environment rules: they are what these fixes address, and they need no scan.
 pub(super) fn findings(ctx: &SystemContext) -> Vec<Finding> {
-    crate::engine::rules::env_paths::check(ctx)
+    crate::engine::rules::env_paths::check(&RuleInput::new(ctx, &Inventory::default()))
 }
 
 /// The plan of fix `id` among the environment findings, for the default scope.

@@ -3,6 +3,8 @@
 use super::check;
 use crate::engine::context::Platform;
 use crate::engine::context::fake::FakeMachine;
+use crate::engine::inventory::Inventory;
+use crate::engine::rules::RuleInput;
 
 fn codes(findings: &[crate::engine::findings::Finding]) -> Vec<&str> {
     findings.iter().map(|f| f.code.as_str()).collect()
@@ -13,7 +15,7 @@ fn typo_in_path_gets_the_intended_folder_and_a_fix() {
     let mut m = FakeMachine::new(Platform::Linux).unwrap();
     m.dir("/usr/local/cuda-12.4/bin").dir("/usr/bin");
     m.env("PATH", "/usr/local/cudda-12.4/bin:/usr/bin:/opt/gone/bin");
-    let findings = check(&m.context());
+    let findings = check(&RuleInput::new(&m.context(), &Inventory::default()));
     let typo = findings
         .iter()
         .find(|f| f.code == "path-entry-typo")
@@ -38,7 +40,7 @@ fn cuda_home_typo_and_xla_flags() {
         .dir("/usr/local/cuda/nvvm/libdevice");
     m.env("CUDA_HOME", "/usr/local/cudaa")
         .env("XLA_FLAGS", "--xla_gpu_cuda_data_dir=/usr/local/cuda");
-    let findings = check(&m.context());
+    let findings = check(&RuleInput::new(&m.context(), &Inventory::default()));
     let home = findings
         .iter()
         .find(|f| f.code == "cuda-env-var-missing-dir")
@@ -51,9 +53,15 @@ fn cuda_home_typo_and_xla_flags() {
     assert_eq!(xla.libraries, vec!["ptxas", "libdevice.10.bc"]);
     m.file("/usr/local/cuda/bin/ptxas", b"")
         .file("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc", b"");
-    assert!(!codes(&check(&m.context())).contains(&"xla-cuda-data-dir-incomplete"));
+    assert!(
+        !codes(&check(&RuleInput::new(&m.context(), &Inventory::default())))
+            .contains(&"xla-cuda-data-dir-incomplete")
+    );
     m.env("XLA_FLAGS", "--xla_gpu_cuda_data_dir=/nowhere");
-    assert!(codes(&check(&m.context())).contains(&"xla-cuda-data-dir-missing"));
+    assert!(
+        codes(&check(&RuleInput::new(&m.context(), &Inventory::default())))
+            .contains(&"xla-cuda-data-dir-missing")
+    );
 }
 
 #[test]
@@ -68,7 +76,7 @@ fn two_toolkits_on_windows_path_and_cuda_path_disagreeing() {
         "CUDA_PATH",
         r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v11.8",
     );
-    let findings = check(&m.context());
+    let findings = check(&RuleInput::new(&m.context(), &Inventory::default()));
     let multi = findings
         .iter()
         .find(|f| f.code == "multiple-toolkits-on-path")
@@ -92,7 +100,7 @@ fn linux_cuda_symlink_resolves_to_its_version() {
         .dir("/usr/local/cuda-11.8/bin");
     std::os::unix::fs::symlink("/usr/local/cuda-11.8", m.host("/usr/local/cuda")).unwrap();
     m.env("PATH", "/usr/local/cuda/bin:/usr/local/cuda-12.4/bin");
-    let findings = check(&m.context());
+    let findings = check(&RuleInput::new(&m.context(), &Inventory::default()));
     let multi = findings
         .iter()
         .find(|f| f.code == "multiple-toolkits-on-path")
@@ -110,5 +118,5 @@ fn a_clean_machine_has_no_environment_findings() {
     m.dir("/usr/bin").dir("/usr/local/cuda-12.4/bin");
     m.env("PATH", "/usr/bin:/usr/local/cuda-12.4/bin")
         .env("CUDA_HOME", "/usr/local/cuda-12.4");
-    assert!(check(&m.context()).is_empty());
+    assert!(check(&RuleInput::new(&m.context(), &Inventory::default())).is_empty());
 }

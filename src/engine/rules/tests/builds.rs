@@ -5,6 +5,7 @@ use super::{PY, evidence_paths, fixes, linux_tf, linux_venv, only, scan, win_tf}
 use crate::engine::context::fake::FakeMachine;
 use crate::engine::context::{GpuFacts, Platform};
 use crate::engine::findings::Severity;
+use crate::engine::rules::RuleInput;
 use crate::engine::rules::builds::check;
 
 fn gpu(name: &str, cc: &str) -> GpuFacts {
@@ -39,7 +40,7 @@ fn tensorflow_2_12_on_native_windows_has_no_gpu() {
     );
     m.env("PATH", &format!(r"C:\Windows\System32;{PY}"));
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     assert_eq!(findings.len(), 1, "{findings:#?}");
     let f = only(&findings, "tensorflow-windows-no-gpu");
     assert_eq!(f.severity, Severity::Warning);
@@ -75,12 +76,12 @@ fn cpu_only_pytorch_build() {
     let (mut ctx, inv) = scan(&m);
     // With no GPU on the machine a CPU build is what it can use: a note.
     assert_eq!(
-        only(&check(&ctx, &inv), "framework-cpu-build").severity,
+        only(&check(&RuleInput::new(&ctx, &inv)), "framework-cpu-build").severity,
         Severity::Info
     );
     // With a GPU that nothing in the environment uses, it is the warning.
     ctx.gpus = vec![gpu("NVIDIA GeForce RTX 3090", "8.6")];
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     let f = only(&findings, "framework-cpu-build");
     assert_eq!(f.severity, Severity::Warning);
     assert_eq!(
@@ -98,7 +99,7 @@ fn gpu_without_code_in_the_build_is_arch_missing() {
     linux_tf_build(&mut m, "12.2", "'sm_35', 'sm_50', 'sm_60'");
     let (mut ctx, inv) = scan(&m);
     ctx.gpus = vec![gpu("NVIDIA GeForce RTX 3090", "8.6")];
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     let f = only(&findings, "gpu-arch-missing");
     assert_eq!(f.severity, Severity::Error);
     assert!(
@@ -123,7 +124,7 @@ fn exact_sass_or_older_ptx_covers_the_gpu() {
         linux_tf_build(&mut m, "12.2", archs);
         let (mut ctx, inv) = scan(&m);
         ctx.gpus = vec![gpu("NVIDIA GeForce RTX 3090", "8.6")];
-        let findings = check(&ctx, &inv);
+        let findings = check(&RuleInput::new(&ctx, &inv));
         assert!(findings.is_empty(), "{archs}: {findings:#?}");
     }
 }
@@ -139,7 +140,7 @@ fn sm_80_code_runs_on_a_compute_capability_8_6_gpu() {
     );
     let (mut ctx, inv) = scan(&m);
     ctx.gpus = vec![gpu("NVIDIA GeForce RTX 3090", "8.6")];
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     assert!(findings.is_empty(), "{findings:#?}");
 }
 
@@ -152,7 +153,7 @@ fn linux_driver_older_than_cuda_12_1_needs() {
     // The toolkit and the build both need CUDA 12.1: one finding, not two.
     linux_tf_build(&mut m, "12.1", "'sm_86'");
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     let f = only(&findings, "driver-too-old");
     assert_eq!(f.severity, Severity::Error);
     assert_eq!(
@@ -181,7 +182,7 @@ fn windows_driver_older_than_its_toolkit_needs() {
     m.windows_toolkit("12.1", &["cudart64_12.dll"]);
     m.driver("516.94", "11.7");
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     let f = only(&findings, "driver-too-old");
     assert!(f.summary.contains("(531.14 or newer)"), "{}", f.summary);
     assert_eq!(f.libraries, ["nvcuda.dll"]);
@@ -197,7 +198,7 @@ fn a_driver_of_the_majors_compat_branch_is_information_not_an_error() {
     m.windows_toolkit("12.4", &["cudart64_12.dll"]);
     m.driver("546.33", "12.3");
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     let f = only(&findings, "driver-too-old");
     assert_eq!(f.severity, Severity::Info, "{f:#?}");
     assert!(
@@ -225,14 +226,22 @@ fn healthy_machines_get_nothing() {
     let (mut ctx, inv) = scan(&m);
     ctx.gpus = vec![gpu("NVIDIA GeForce RTX 3090", "8.6")];
     assert_eq!(inv.python_envs[0].frameworks.len(), 1, "{inv:#?}");
-    assert!(check(&ctx, &inv).is_empty(), "{:#?}", check(&ctx, &inv));
+    assert!(
+        check(&RuleInput::new(&ctx, &inv)).is_empty(),
+        "{:#?}",
+        check(&RuleInput::new(&ctx, &inv))
+    );
     // Windows: TensorFlow 2.10 still has native GPU support; driver 546.33 runs CUDA 11.2.
     let mut w = FakeMachine::new(Platform::Windows).unwrap();
     w.windows_toolkit("11.2", &["cudart64_110.dll"]);
     super::win_tf210(&mut w);
     w.driver("546.33", "12.3");
     let (ctx, inv) = scan(&w);
-    assert!(check(&ctx, &inv).is_empty(), "{:#?}", check(&ctx, &inv));
+    assert!(
+        check(&RuleInput::new(&ctx, &inv)).is_empty(),
+        "{:#?}",
+        check(&RuleInput::new(&ctx, &inv))
+    );
 }
 
 #[test]
@@ -242,7 +251,7 @@ fn a_release_newer_than_the_table_is_an_inferred_info_and_its_findings_say_so() 
     // The 1.13-style build_info.py names no CUDA version; 2.99 is newer than every row.
     linux_tf(&mut m, &site, "2.99.0", "is_cuda_build = True\n");
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     let f = only(&findings, "framework-expectations-inferred");
     assert_eq!(f.severity, Severity::Info);
     assert!(
@@ -276,7 +285,7 @@ fn a_cuda_build_whose_version_cannot_be_read_is_a_warning_saying_why() {
         b"",
     );
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     let f = only(&findings, "framework-expectations-unknown");
     assert_eq!(f.severity, Severity::Warning);
     assert!(f.detail.contains("version_info.py"), "{}", f.detail);

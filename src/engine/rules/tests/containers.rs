@@ -8,6 +8,7 @@ use crate::engine::context::fake::FakeMachine;
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::findings::{Finding, Severity};
 use crate::engine::inventory::Inventory;
+use crate::engine::rules::RuleInput;
 use crate::engine::rules::{container_require, containers, driver, driver_versions, wsl};
 
 const LIB: &str = "/usr/lib/x86_64-linux-gnu";
@@ -17,11 +18,20 @@ const NVRM_535: &str =
     "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 01:15:15 UTC 2023\n";
 
 fn all(ctx: &SystemContext) -> Vec<Finding> {
-    let mut out = driver::check(ctx);
-    out.extend(containers::check(ctx, &Inventory::default()));
-    out.extend(driver_versions::check(ctx));
-    out.extend(container_require::check(ctx));
-    out.extend(wsl::check(ctx));
+    let mut out = driver::check(&RuleInput::new(ctx, &Inventory::default()));
+    out.extend(containers::check(&RuleInput::new(
+        ctx,
+        &Inventory::default(),
+    )));
+    out.extend(driver_versions::check(&RuleInput::new(
+        ctx,
+        &Inventory::default(),
+    )));
+    out.extend(container_require::check(&RuleInput::new(
+        ctx,
+        &Inventory::default(),
+    )));
+    out.extend(wsl::check(&RuleInput::new(ctx, &Inventory::default())));
     out
 }
 
@@ -105,7 +115,7 @@ fn utility_only_capabilities_bring_nvml_without_libcuda() {
     mount_driver(&mut m, "550.54.15", NVRM_550);
     std::fs::remove_file(m.host(&format!("{LIB}/libcuda.so.1"))).unwrap();
     m.env("NVIDIA_DRIVER_CAPABILITIES", "utility");
-    let f = containers::check(&m.context(), &Inventory::default());
+    let f = containers::check(&RuleInput::new(&m.context(), &Inventory::default()));
     let f = only(&f, "container-driver-not-mounted");
     assert!(f.detail.contains("leaves out `compute`"), "{}", f.detail);
     assert!(
@@ -129,7 +139,7 @@ fn a_healthy_container_is_silent() {
 fn host_upgraded_without_reboot_is_a_kernel_mismatch_with_a_reboot_fix() {
     let mut m = container();
     mount_driver(&mut m, "550.54.15", NVRM_535);
-    let f = driver_versions::check(&m.context());
+    let f = driver_versions::check(&RuleInput::new(&m.context(), &Inventory::default()));
     let f = only(&f, "driver-kernel-mismatch");
     assert_eq!(
         f.summary,
@@ -153,7 +163,7 @@ fn driver_libraries_baked_into_the_image_are_named() {
         )
         .file("/proc/self/mountinfo", "")
         .file("/proc/driver/nvidia/version", NVRM_535);
-    let f = driver_versions::check(&m.context());
+    let f = driver_versions::check(&RuleInput::new(&m.context(), &Inventory::default()));
     let f = only(&f, "driver-kernel-mismatch");
     assert!(
         f.detail.contains("the image carries driver libraries"),
@@ -177,7 +187,7 @@ fn image_cuda_newer_than_the_host_driver_names_the_minimum_driver() {
             "NVIDIA_REQUIRE_CUDA",
             "cuda>=12.8 brand=unknown,driver>=470,driver<471 brand=geforce,driver>=535,driver<536",
         );
-    let f = container_require::check(&m.context());
+    let f = container_require::check(&RuleInput::new(&m.context(), &Inventory::default()));
     let f = only(&f, "container-cuda-too-new");
     assert!(
         f.summary
@@ -204,7 +214,7 @@ fn image_cuda_newer_than_the_host_driver_names_the_minimum_driver() {
         );
         ctx
     };
-    let f = container_require::check(&ctx);
+    let f = container_require::check(&RuleInput::new(&ctx, &Inventory::default()));
     assert!(
         only(&f, "container-cuda-too-new")
             .summary
@@ -261,7 +271,9 @@ fn requirement_alternatives_and_the_disable_switch() {
     m.driver("535.104.05", "12.2")
         .env("NVIDIA_REQUIRE_CUDA", "cuda>=12.8")
         .env("NVIDIA_DISABLE_REQUIRE", "true");
-    assert!(container_require::check(&m.context()).is_empty());
+    assert!(
+        container_require::check(&RuleInput::new(&m.context(), &Inventory::default())).is_empty()
+    );
 }
 
 /// The image's cuda-compat package on LD_LIBRARY_PATH, as many CUDA images set it.
@@ -286,7 +298,7 @@ fn compat_container(compat: &str, nvrm: &str, host: &str) -> FakeMachine {
 fn compat_libcuda_on_a_geforce_is_error_804_with_the_package_to_remove() {
     let mut m = compat_container("550.54.15", NVRM_535, "535.104.05");
     m.gpu("NVIDIA GeForce RTX 3090", "8.6");
-    let f = containers::check(&m.context(), &Inventory::default());
+    let f = containers::check(&RuleInput::new(&m.context(), &Inventory::default()));
     let f = only(&f, "cuda-compat-shadows-driver");
     assert_eq!(f.severity, Severity::Error);
     assert!(f.detail.contains("error 804"), "{}", f.detail);
@@ -309,7 +321,7 @@ fn compat_libcuda_on_a_geforce_is_error_804_with_the_package_to_remove() {
     // A data-center GPU may use forward compatibility: a warning only.
     let mut m = compat_container("550.54.15", NVRM_535, "535.104.05");
     m.gpu("NVIDIA A100-SXM4-80GB", "8.0");
-    let f = containers::check(&m.context(), &Inventory::default());
+    let f = containers::check(&RuleInput::new(&m.context(), &Inventory::default()));
     assert_eq!(
         only(&f, "cuda-compat-shadows-driver").severity,
         Severity::Warning
@@ -319,7 +331,7 @@ fn compat_libcuda_on_a_geforce_is_error_804_with_the_package_to_remove() {
 #[test]
 fn compat_older_than_the_host_driver_hides_it() {
     let m = compat_container("535.104.05", NVRM_550, "550.54.15");
-    let f = containers::check(&m.context(), &Inventory::default());
+    let f = containers::check(&RuleInput::new(&m.context(), &Inventory::default()));
     let f = only(&f, "cuda-compat-shadows-driver");
     assert!(f.detail.contains("error 803"), "{}", f.detail);
     assert!(!f.fixes.iter().any(|x| x.id.starts_with("install-driver")));
@@ -344,7 +356,7 @@ fn wsl_with_the_windows_driver_found_is_silent() {
             .iter()
             .all(|f| f.code != "wsl-libcuda-shadowed" && f.code != "wsl-lib-not-searched")
     );
-    assert!(wsl::check(&ctx).is_empty());
+    assert!(wsl::check(&RuleInput::new(&ctx, &Inventory::default())).is_empty());
 }
 
 #[test]
@@ -354,7 +366,7 @@ fn wsl_libcuda_copied_into_the_distribution_shadows_the_windows_one() {
         .env("LD_LIBRARY_PATH", "/usr/local/cuda/lib64");
     let mut ctx = m.context();
     ctx.wsl = true;
-    let f = wsl::check(&ctx);
+    let f = wsl::check(&RuleInput::new(&ctx, &Inventory::default()));
     let f = only(&f, "wsl-libcuda-shadowed");
     assert_eq!(
         f.summary,
@@ -379,7 +391,7 @@ fn wsl_with_ldconfig_off_does_not_search_the_windows_driver() {
     .file("/etc/ld.so.conf.d/libc.conf", "/usr/local/lib\n");
     let mut ctx = m.context();
     ctx.wsl = true;
-    let f = wsl::check(&ctx);
+    let f = wsl::check(&RuleInput::new(&ctx, &Inventory::default()));
     let f = only(&f, "wsl-lib-not-searched");
     assert_eq!(f.fixes[0].kind, "path-edit");
     assert!(f.fixes[1].summary.contains("/etc/ld.so.conf.d/ld.wsl.conf"));

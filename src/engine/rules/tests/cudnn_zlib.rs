@@ -5,6 +5,7 @@ use super::{PY, evidence_paths, fixes, only, scan};
 use crate::engine::context::Platform;
 use crate::engine::context::fake::FakeMachine;
 use crate::engine::findings::Severity;
+use crate::engine::rules::RuleInput;
 use crate::engine::rules::cudnn_zlib::check;
 use crate::engine::scan::cudnn::fake_pe;
 
@@ -33,7 +34,7 @@ fn cudnn8_without_zlibwapi_is_missing() {
     m.dir(r"C:\Windows\System32")
         .env("PATH", &format!(r"{CUDNN_BIN};C:\Windows\System32"));
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     assert_eq!(findings.len(), 1, "{findings:#?}");
     let f = only(&findings, "cudnn8-zlibwapi-missing");
     // A run-time load (no cuDNN 8 DLL imports zlibwapi.dll): what fails is named, as a warning.
@@ -88,7 +89,7 @@ fn zlibwapi_copied_into_a_toolkit_not_on_path_is_named_as_a_copy() {
     m.file(&copy, fake_pe(0x8664))
         .env("PATH", &format!(r"{CUDNN_BIN};C:\Windows\System32"));
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     let f = only(&findings, "cudnn8-zlibwapi-missing");
     let copies: Vec<&str> = f
         .evidence
@@ -117,7 +118,7 @@ fn a_32bit_zlibwapi_ahead_of_a_64bit_one_is_skipped_with_a_warning() {
     let (ctx, inv) = scan(&m);
     let z = inv.zlibwapi.iter().find(|z| z.path == bad);
     assert_eq!(z.and_then(|z| z.bits), Some(32), "{:#?}", inv.zlibwapi);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     assert_eq!(findings.len(), 1, "{findings:#?}");
     let f = only(&findings, "zlibwapi-wrong-bitness");
     assert_eq!(f.severity, Severity::Warning, "{f:#?}");
@@ -148,7 +149,7 @@ fn a_32bit_zlibwapi_alone_is_error_193_at_the_first_convolution() {
         &format!(r"C:\tools\zlib;{CUDNN_BIN};C:\Windows\System32"),
     );
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     let f = only(&findings, "zlibwapi-wrong-bitness");
     assert_eq!(f.severity, Severity::Warning);
     assert!(f.detail.contains("193"), "{}", f.detail);
@@ -173,7 +174,7 @@ fn healthy_64bit_zlibwapi_next_to_cudnn() {
         .env("PATH", &format!(r"{CUDNN_BIN};C:\Windows\System32"));
     let (ctx, inv) = scan(&m);
     assert_eq!(inv.cudnn.len(), 1, "{inv:#?}");
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     assert!(findings.is_empty(), "{findings:#?}");
 }
 
@@ -188,7 +189,11 @@ fn cudnn9_and_linux_need_no_zlibwapi() {
         )
         .env("PATH", &format!(r"{bin};C:\Windows\System32"));
     let (ctx, inv) = scan(&m);
-    assert!(check(&ctx, &inv).is_empty(), "{:#?}", check(&ctx, &inv));
+    assert!(
+        check(&RuleInput::new(&ctx, &inv)).is_empty(),
+        "{:#?}",
+        check(&RuleInput::new(&ctx, &inv))
+    );
     let mut l = FakeMachine::new(Platform::Linux).unwrap();
     l.file("/usr/lib/x86_64-linux-gnu/libcudnn.so.8", b"\x7fELF")
         .file(
@@ -196,7 +201,11 @@ fn cudnn9_and_linux_need_no_zlibwapi() {
             "#define CUDNN_MAJOR 8\n#define CUDNN_MINOR 9\n#define CUDNN_PATCHLEVEL 7\n",
         );
     let (ctx, inv) = scan(&l);
-    assert!(check(&ctx, &inv).is_empty(), "{:#?}", check(&ctx, &inv));
+    assert!(
+        check(&RuleInput::new(&ctx, &inv)).is_empty(),
+        "{:#?}",
+        check(&RuleInput::new(&ctx, &inv))
+    );
 }
 
 /// [`PY`] holding onnxruntime-gpu `version` whose capi\version_info.py records `cudnn`.
@@ -227,7 +236,7 @@ fn cudnn8_without_zlibwapi_concerns_only_processes_that_load_cudnn_8() {
             .env("PATH", &format!(r"{CUDNN_BIN};C:\Windows\System32;{PY}"));
         let (ctx, inv) = scan(&m);
         assert_eq!(inv.frameworks().count(), 1, "{inv:#?}");
-        let findings = check(&ctx, &inv);
+        let findings = check(&RuleInput::new(&ctx, &inv));
         assert_eq!(!findings.is_empty(), told, "{version}: {findings:#?}");
     }
 }

@@ -1,12 +1,13 @@
-//! `cupti::check`: CUPTI in a toolkit's `extras\CUPTI\lib64` (or the pre-10.1 `libx64`) that the
-//! loading process does not search — Info with no user, Warning when a matching TensorFlow needs
-//! it — and nothing when the folder is on PATH or on Linux.
+//! `cupti::check`, its toolkit half (`toolkit_folder_not_searched`): CUPTI in a toolkit's
+//! `extras\CUPTI\lib64` (or the pre-10.1 `libx64`) that the loading process does not search —
+//! Info with no user, Warning when a matching TensorFlow needs it — and nothing when the folder
+//! is on PATH or on Linux.
 
 use super::{CUDA, PY, evidence_paths, fixes, only, scan, win_tf210};
 use crate::engine::context::Platform;
 use crate::engine::context::fake::FakeMachine;
 use crate::engine::findings::Severity;
-use crate::engine::rules::cupti::check;
+use crate::engine::rules::cupti::toolkit_folder_not_searched;
 
 const CUPTI_118: &str = "cupti64_2022.3.0.dll";
 
@@ -27,7 +28,7 @@ fn cupti_not_on_path_without_a_user_is_info() {
         &format!(r"{CUDA}\v11.8\bin;{CUDA}\v11.8\libnvvp;C:\Windows\System32"),
     );
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = toolkit_folder_not_searched(&ctx, &inv);
     assert_eq!(findings.len(), 1, "{findings:#?}");
     let f = only(&findings, "cupti-not-searched");
     assert_eq!(f.severity, Severity::Info);
@@ -63,7 +64,7 @@ fn tensorflow_of_the_same_major_makes_it_a_warning() {
         &format!(r"{CUDA}\v11.8\bin;C:\Windows\System32;{PY}"),
     );
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = toolkit_folder_not_searched(&ctx, &inv);
     let f = only(&findings, "cupti-not-searched");
     assert_eq!(f.severity, Severity::Warning);
     assert!(
@@ -94,7 +95,7 @@ fn legacy_libx64_of_cuda_10_0_is_named() {
     // TensorFlow 2.10 is built for 11.2: before CUDA 11 major.minor must match, so no user.
     win_tf210(&mut m);
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = toolkit_folder_not_searched(&ctx, &inv);
     let f = only(&findings, "cupti-not-searched");
     assert_eq!(f.severity, Severity::Info);
     assert!(f.summary.contains(r"extras\CUPTI\libx64"), "{}", f.summary);
@@ -117,7 +118,7 @@ fn healthy_cupti_folder_on_path() {
     );
     let (ctx, inv) = scan(&m);
     assert!(inv.toolkits[0].cupti.is_some(), "{inv:#?}");
-    let findings = check(&ctx, &inv);
+    let findings = toolkit_folder_not_searched(&ctx, &inv);
     assert!(findings.is_empty(), "{findings:#?}");
 }
 
@@ -132,5 +133,5 @@ fn linux_gets_nothing() {
         .env("PATH", "/usr/local/cuda-11.8/bin:/usr/bin");
     let (ctx, inv) = scan(&m);
     assert!(inv.toolkits[0].cupti.is_some(), "{inv:#?}");
-    assert!(check(&ctx, &inv).is_empty());
+    assert!(toolkit_folder_not_searched(&ctx, &inv).is_empty());
 }

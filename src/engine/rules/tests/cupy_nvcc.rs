@@ -7,6 +7,7 @@ use super::{linux_venv, scan};
 use crate::engine::context::Platform;
 use crate::engine::context::fake::FakeMachine;
 use crate::engine::findings::{Finding, Severity};
+use crate::engine::rules::RuleInput;
 use crate::engine::rules::cupy_nvcc::check;
 
 /// cupy-cuda12x 13.3.0 in a venv; an nvcc of `release` (`13.5, V13.5.37`) in `/opt/cuda/bin`,
@@ -44,7 +45,7 @@ fn findings(release: &str, how: &str, cc: Option<&str>) -> Vec<Finding> {
         how
     };
     assert_eq!(nvcc.how.as_str(), expected_how);
-    check(&ctx, &inv)
+    check(&RuleInput::new(&ctx, &inv))
 }
 
 #[test]

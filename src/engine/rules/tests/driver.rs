@@ -5,6 +5,8 @@ use super::only;
 use crate::engine::context::fake::FakeMachine;
 use crate::engine::context::{ContextSource, Platform};
 use crate::engine::findings::Severity;
+use crate::engine::inventory::Inventory;
+use crate::engine::rules::RuleInput;
 use crate::engine::rules::driver::check;
 
 #[test]
@@ -12,7 +14,7 @@ fn windows_without_driver_names_nvcuda_and_nvml() {
     let mut m = FakeMachine::new(Platform::Windows).unwrap();
     m.dir(r"C:\Windows\System32")
         .env("PATH", r"C:\Windows\System32");
-    let findings = check(&m.context());
+    let findings = check(&RuleInput::new(&m.context(), &Inventory::default()));
     assert_eq!(findings.len(), 1, "{findings:#?}");
     let f = only(&findings, "no-nvidia-driver");
     assert_eq!(f.severity, Severity::Error);
@@ -32,7 +34,7 @@ fn windows_without_driver_names_nvcuda_and_nvml() {
 #[test]
 fn linux_without_driver_names_libcuda_and_libnvidia_ml() {
     let m = FakeMachine::new(Platform::Linux).unwrap();
-    let findings = check(&m.context());
+    let findings = check(&RuleInput::new(&m.context(), &Inventory::default()));
     let f = only(&findings, "no-nvidia-driver");
     assert_eq!(f.severity, Severity::Error);
     assert_eq!(f.libraries, ["libcuda.so.1", "libnvidia-ml.so.1"]);
@@ -46,7 +48,7 @@ fn wsl_without_driver_points_at_the_windows_driver_and_keeps_the_nvml_note() {
     ctx.wsl = true;
     ctx.source = ContextSource::Live;
     ctx.driver_note = Some("NVML: libnvidia-ml.so.1 not found".into());
-    let findings = check(&ctx);
+    let findings = check(&RuleInput::new(&ctx, &Inventory::default()));
     let f = only(&findings, "no-nvidia-driver");
     assert!(f.detail.contains("/usr/lib/wsl/lib"), "{}", f.detail);
     assert!(
@@ -67,7 +69,7 @@ fn saved_report_without_driver_says_the_report_records_none() {
     let m = FakeMachine::new(Platform::Windows).unwrap();
     let mut ctx = m.context();
     ctx.source = ContextSource::Report("old.json".into());
-    let findings = check(&ctx);
+    let findings = check(&RuleInput::new(&ctx, &Inventory::default()));
     let f = only(&findings, "no-nvidia-driver");
     assert_eq!(f.evidence[0].text, "the saved report records no driver");
 }
@@ -76,13 +78,13 @@ fn saved_report_without_driver_says_the_report_records_none() {
 fn healthy_machines_with_a_driver_get_nothing() {
     let mut w = FakeMachine::new(Platform::Windows).unwrap();
     w.driver("546.33", "12.3");
-    assert!(check(&w.context()).is_empty());
+    assert!(check(&RuleInput::new(&w.context(), &Inventory::default())).is_empty());
     let mut l = FakeMachine::new(Platform::Linux).unwrap();
     l.driver("550.54.15", "12.4");
     let mut ctx = l.context();
     ctx.wsl = true;
     assert!(
-        check(&ctx).is_empty(),
+        check(&RuleInput::new(&ctx, &Inventory::default())).is_empty(),
         "a WSL machine with a driver is fine"
     );
 }

@@ -8,6 +8,7 @@ use crate::engine::context::Platform;
 use crate::engine::context::fake::FakeMachine;
 use crate::engine::findings::Severity;
 use crate::engine::graph::load_list::needed_names;
+use crate::engine::rules::RuleInput;
 use crate::engine::rules::framework_libs::check;
 
 #[test]
@@ -18,7 +19,7 @@ fn tf210_with_cuda_11_2_off_path_is_not_searched() {
     win_tf210(&mut m);
     m.env("PATH", &format!(r"C:\Windows\System32;{PY}"));
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     // Seven CUDA libraries and cuDNN, each in the toolkit's bin and none searched.
     assert_eq!(findings.len(), 8, "{findings:#?}");
     assert!(findings.iter().all(|f| f.code == "library-not-searched"));
@@ -58,7 +59,7 @@ fn tf210_with_only_cuda_12_is_wrong_major_or_missing() {
     win_tf210(&mut m);
     m.env("PATH", &format!(r"{root}\bin;C:\Windows\System32;{PY}"));
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     let f = about(&findings, "library-wrong-major", "cublas64_11.dll");
     assert_eq!(f.severity, Severity::Error);
     assert_eq!(
@@ -111,7 +112,7 @@ fn linux_toolkit_not_in_the_ld_so_search_gets_an_ld_library_path_fix() {
     assert!(names.iter().any(|n| n == "libcublas.so.12"), "{names:?}");
     m.env("PATH", "/usr/local/cuda-12.2/bin:/usr/bin");
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     assert_eq!(findings.len(), names.len(), "{findings:#?}");
     let f = about(&findings, "library-not-searched", "libcublas.so.12");
     assert!(f.detail.contains("not in LD_LIBRARY_PATH"), "{}", f.detail);
@@ -150,7 +151,7 @@ fn cupy_on_python_3_10_reaches_cuda_only_through_path() {
     let root = m.windows_toolkit("12.4", &dlls);
     win_cupy(&mut m, "cupy_cuda12x", &root);
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     assert_eq!(findings.len(), 1, "{findings:#?}");
     let f = only(&findings, "python-ignores-path");
     assert_eq!(f.severity, Severity::Warning);
@@ -193,7 +194,7 @@ fn cupy_cuda11x_needs_the_64bit_cuda_runtime() {
     let root = m.windows_toolkit("11.8", &CUDA11_DLLS);
     win_cupy(&mut m, "cupy_cuda11x", &root);
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     assert_eq!(findings.len(), 1, "{findings:#?}");
     let f = only(&findings, "python-ignores-path");
     assert!(
@@ -210,7 +211,7 @@ fn healthy_tf210_with_cuda_and_cudnn_on_path() {
     win_tf210(&mut m);
     m.env("PATH", &format!(r"{root}\bin;C:\Windows\System32;{PY}"));
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     assert!(findings.is_empty(), "{findings:#?}");
 }
 
@@ -220,7 +221,7 @@ fn healthy_linux_toolkit_on_ld_library_path() {
     linux_tf_and_toolkit(&mut m);
     m.env("LD_LIBRARY_PATH", "/usr/local/cuda-12.2/lib64");
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     assert!(findings.is_empty(), "{findings:#?}");
 }
 
@@ -232,7 +233,7 @@ fn windows_tf_2_12_loads_no_cuda_at_all() {
     m.env("PATH", &format!(r"C:\Windows\System32;{PY}"));
     let (ctx, inv) = scan(&m);
     assert_eq!(inv.python_envs[0].frameworks.len(), 1, "{inv:#?}");
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     assert!(findings.is_empty(), "{findings:#?}");
 }
 
@@ -244,7 +245,7 @@ fn tensorflow_load_list_rows_set_the_severity_and_are_cited() {
     let mut m = FakeMachine::new(Platform::Linux).unwrap();
     linux_tf_and_toolkit(&mut m);
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     let cublas = about(&findings, "library-not-searched", "libcublas.so.12");
     assert_eq!(cublas.severity, Severity::Error);
     assert!(
@@ -270,7 +271,7 @@ fn tf210_with_cudnn_in_tools_cuda_off_path_is_not_searched() {
     win_tf210(&mut m);
     m.env("PATH", &format!(r"{root}\bin;C:\Windows\System32;{PY}"));
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     assert_eq!(findings.len(), 1, "{findings:#?}");
     let f = only(&findings, "library-not-searched");
     assert_eq!(f.libraries, ["cudnn64_8.dll"]);
@@ -286,7 +287,7 @@ fn tf210_without_cudnn_offers_to_install_cudnn_8_alone() {
     win_tf210(&mut m);
     m.env("PATH", &format!(r"{root}\bin;C:\Windows\System32;{PY}"));
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     let f = about(&findings, "library-missing", "cudnn64_8.dll");
     let summaries: Vec<&str> = f.fixes.iter().map(|x| x.summary.as_str()).collect();
     assert_eq!(summaries, ["Install cuDNN 8"], "{f:#?}");

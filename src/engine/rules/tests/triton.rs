@@ -8,6 +8,7 @@ use crate::engine::context::fake::FakeMachine;
 use crate::engine::context::{GpuFacts, Platform};
 use crate::engine::findings::{Finding, Severity};
 use crate::engine::inventory::{FrameworkKind, ToolInfo, TritonPtxas};
+use crate::engine::rules::RuleInput;
 use crate::engine::rules::triton::check;
 
 fn gpu(cc: &str) -> GpuFacts {
@@ -57,7 +58,7 @@ fn findings(ptxas_version: &str, gpus: Vec<GpuFacts>) -> Vec<Finding> {
             version_source: Some(crate::engine::inventory::ToolVersionSource::Binary),
         },
     }];
-    check(&ctx, &inv)
+    check(&RuleInput::new(&ctx, &inv))
 }
 
 #[test]

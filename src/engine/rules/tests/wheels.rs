@@ -5,6 +5,7 @@ use super::{PY, evidence_paths, fixes, linux_venv, only, scan, win_tf210};
 use crate::engine::context::Platform;
 use crate::engine::context::fake::FakeMachine;
 use crate::engine::findings::Severity;
+use crate::engine::rules::RuleInput;
 use crate::engine::rules::wheels::check;
 
 /// PyTorch 2.3.1 built for CUDA 12.1 in `site` (no bundled libraries: it uses the wheels).
@@ -28,7 +29,7 @@ fn linux_wheels_without_any_framework_are_not_searched() {
     m.file(&format!("{cublas}/libcublas.so.12"), b"\x7fELF")
         .file(&format!("{cudart}/libcudart.so.12"), b"\x7fELF");
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     assert_eq!(findings.len(), 1, "{findings:#?}");
     let f = only(&findings, "pip-cuda-wheels-not-searched");
     assert_eq!(f.severity, Severity::Warning);
@@ -55,7 +56,7 @@ fn windows_tf210_never_loads_a_pip_cublas_wheel() {
     m.file(&format!(r"{bin}\cublas64_11.dll"), b"MZ")
         .env("PATH", &format!(r"C:\Windows\System32;{PY}"));
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     let f = only(&findings, "pip-cuda-wheels-not-searched");
     assert!(f.summary.contains(PY), "{}", f.summary);
     assert_eq!(evidence_paths(f), [bin.as_str()]);
@@ -77,7 +78,7 @@ fn wheel_and_toolkit_cublas_in_one_process_are_duplicates() {
         .file("/usr/local/cuda-12.4/lib64/libcudart.so.12", b"\x7fELF")
         .env("LD_LIBRARY_PATH", "/usr/local/cuda-12.4/lib64");
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     assert!(
         findings
             .iter()
@@ -118,7 +119,7 @@ fn windows_torch_bundled_and_cupy_through_path_are_duplicates() {
     .file(&format!(r"{sp}\cupy\__init__.py"), "")
     .env("PATH", &format!(r"{root}\bin;C:\Windows\System32;{PY}"));
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     let f = findings
         .iter()
         .find(|f| f.fixes.iter().any(|x| x.id == "manual-one-copy:cuBLAS"))
@@ -153,7 +154,7 @@ fn healthy_wheels_used_by_pytorch_and_nothing_else_on_the_search_path() {
     );
     let (ctx, inv) = scan(&m);
     assert_eq!(inv.python_envs[0].nvidia_lib_dirs.len(), 2, "{inv:#?}");
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     assert!(findings.is_empty(), "{findings:#?}");
 }
 
@@ -182,6 +183,6 @@ fn healthy_windows_pytorch_with_its_bundled_libraries_only() {
     m.env("PATH", &format!(r"C:\Windows\System32;{PY}"));
     let (ctx, inv) = scan(&m);
     assert_eq!(inv.python_envs[0].frameworks[0].bundled_libraries.len(), 3);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     assert!(findings.is_empty(), "{findings:#?}");
 }

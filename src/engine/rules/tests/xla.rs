@@ -7,6 +7,7 @@ use super::{CUDA, CUDA11_DLLS, PY, evidence_paths, fixes, linux_tf, linux_venv, 
 use crate::engine::context::Platform;
 use crate::engine::context::fake::FakeMachine;
 use crate::engine::findings::Severity;
+use crate::engine::rules::RuleInput;
 use crate::engine::rules::xla::check;
 
 const TF_215_CUDA_122: &str =
@@ -40,7 +41,7 @@ fn older_toolkit_first_on_path_runs_an_old_ptxas() {
         &format!(r"{CUDA}\v10.0\bin;{CUDA}\v11.2\bin;C:\Windows\System32;{PY}"),
     );
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     assert_eq!(findings.len(), 1, "{findings:#?}");
     let f = only(&findings, "ptxas-too-old");
     assert_eq!(
@@ -77,7 +78,7 @@ fn only_an_older_toolkit_installed_gets_an_install_fix() {
     linux_tf215(&mut m);
     m.env("PATH", &format!("{root}/bin:/usr/bin:/bin"));
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     let f = only(&findings, "ptxas-too-old");
     assert_eq!(
         f.summary,
@@ -102,7 +103,7 @@ fn no_ptxas_anywhere_lists_the_searched_folders() {
     linux_tf215(&mut m);
     m.dir("/usr/bin").env("PATH", "/usr/bin:/bin");
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     assert_eq!(findings.len(), 1, "{findings:#?}");
     let f = only(&findings, "ptxas-not-found");
     assert_eq!(
@@ -133,7 +134,7 @@ fn path_typo_hides_an_installed_toolkit_and_the_fix_names_its_bin() {
         &format!(r"{CUDA}\v11.2\bn;C:\Windows\System32;{PY}"),
     );
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     let f = only(&findings, "ptxas-not-found");
     assert!(
         evidence_paths(f).contains(&format!(r"{CUDA}\v11.2\bn").as_str()),
@@ -155,7 +156,7 @@ fn toolkit_without_libdevice() {
     linux_tf215(&mut m);
     m.env("PATH", &format!("{root}/bin:/usr/bin"));
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     assert_eq!(findings.len(), 1, "{findings:#?}");
     let f = only(&findings, "libdevice-missing");
     assert_eq!(
@@ -192,7 +193,7 @@ fn healthy_new_complete_toolkit_through_path_or_xla_flags() {
             m.env("XLA_FLAGS", f);
         }
         let (ctx, inv) = scan(&m);
-        let findings = check(&ctx, &inv);
+        let findings = check(&RuleInput::new(&ctx, &inv));
         assert!(findings.is_empty(), "PATH {path}: {findings:#?}");
     }
 }
@@ -214,7 +215,11 @@ fn cpu_builds_and_pytorch_are_not_xla_users() {
     m.env("PATH", "/usr/bin");
     let (ctx, inv) = scan(&m);
     assert_eq!(inv.python_envs[0].frameworks.len(), 2, "{inv:#?}");
-    assert!(check(&ctx, &inv).is_empty(), "{:#?}", check(&ctx, &inv));
+    assert!(
+        check(&RuleInput::new(&ctx, &inv)).is_empty(),
+        "{:#?}",
+        check(&RuleInput::new(&ctx, &inv))
+    );
 }
 
 #[test]
@@ -253,7 +258,7 @@ fn a_ptxas_that_does_not_know_the_gpu_is_named() {
         m.env("PATH", &format!("{root}/bin:/usr/bin:/bin"));
         m.gpu("NVIDIA GeForce RTX 5090", cc);
         let (ctx, inv) = scan(&m);
-        let found = ptxas_arch::check(&ctx, &inv);
+        let found = ptxas_arch::check(&RuleInput::new(&ctx, &inv));
         assert_eq!(
             found.first().map(|f| f.severity),
             expect,
@@ -289,7 +294,7 @@ fn linux_tf_2_4_with_an_older_toolkit_first_on_path_names_the_ptxas_xla_runs() {
         "/usr/local/cuda-10.1/bin:/usr/local/cuda-11.0/bin:/usr/bin",
     );
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     let f = only(&findings, "ptxas-too-old");
     assert!(f.summary.contains("runs ptxas 10.1"), "{}", f.summary);
     assert!(f.summary.ends_with("older than CUDA 11.0"), "{}", f.summary);
@@ -341,7 +346,7 @@ fn tf_with_wheel_and_old_ptxas_first(version: &str, path_v: &str) -> FakeMachine
 fn tensorflow_runs_an_older_ptxas_on_path_before_its_nvcc_wheel() {
     let m = tf_with_wheel_and_old_ptxas_first("2.18.0", "11.8.89");
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     let f = only(&findings, "ptxas-too-old");
     assert!(f.summary.contains("runs ptxas 11.8.89"), "{}", f.summary);
     assert_eq!(f.evidence[0].path.as_deref(), Some("/opt/old/bin/ptxas"));
@@ -359,10 +364,14 @@ fn tensorflow_runs_an_older_ptxas_on_path_before_its_nvcc_wheel() {
 fn tensorflow_2_18_passes_over_a_ptxas_older_than_11_8() {
     let m = tf_with_wheel_and_old_ptxas_first("2.18.0", "11.4.152");
     let (ctx, inv) = scan(&m);
-    assert!(check(&ctx, &inv).is_empty(), "{:#?}", check(&ctx, &inv));
+    assert!(
+        check(&RuleInput::new(&ctx, &inv)).is_empty(),
+        "{:#?}",
+        check(&RuleInput::new(&ctx, &inv))
+    );
     let m = tf_with_wheel_and_old_ptxas_first("2.15.0", "11.4.152");
     let (ctx, inv) = scan(&m);
-    let findings = check(&ctx, &inv);
+    let findings = check(&RuleInput::new(&ctx, &inv));
     let f = only(&findings, "ptxas-too-old");
     assert!(f.summary.contains("runs ptxas 11.4.152"), "{}", f.summary);
 }

@@ -2,17 +2,21 @@
 //! `nvidia-*` wheels (dist-info METADATA) and their library folders here, and one reader per
 //! framework beside this file — `tensorflow` (build_info.py), `torch` (version.py, torch/lib),
 //! `jax` (jaxlib and its CUDA plugins), `cupy` (`cupy-cudaNNx`, `_wheel.json`) and
-//! `onnxruntime` (`capi/version_info.py`, the CUDA provider). Each reader fills the framework's
-//! `expects` from the release's real files, says where (`basis`), marks what it had to infer
-//! (`inferred_from`) and records what it could not read (`unread`).
+//! `onnxruntime` (`capi/version_info.py`, the CUDA provider), each named by its framework's row
+//! in `specs.rs`. Each reader fills the framework's `expects` from the release's real files, says
+//! where (`basis`), marks what it had to infer (`inferred_from`) and records what it could not
+//! read (`unread`).
 
 mod cupy;
 mod cupy_nvcc;
 mod jax;
 mod onnxruntime;
+mod specs;
 mod tensorflow;
 mod torch;
 mod triton;
+
+pub use specs::{FrameworkSpec, WindowsLoading};
 
 use super::cudnn;
 use super::tools;
@@ -75,14 +79,10 @@ pub fn read_site_packages(
         {
             env.xla_ptxas = xla_ptxas(w, run_tools);
         }
-        let found = [
-            tensorflow::read(w, &site),
-            torch::read(w, &site, &mut cudnn_found),
-            jax::read(w, &site),
-            cupy::read(w, &site),
-            onnxruntime::read(w, &site),
-        ];
-        env.frameworks.extend(found.into_iter().flatten());
+        for kind in crate::engine::inventory::FrameworkKind::ALL {
+            let found = (kind.spec().read)(w, &site, &mut cudnn_found);
+            env.frameworks.extend(found);
+        }
     }
     if w.platform() == Platform::Linux {
         for f in &mut env.frameworks {
