@@ -7,7 +7,7 @@
 #![cfg_attr(windows, windows_subsystem = "windows")]
 
 use clap::Parser;
-use cuda_triage::cli::args::Command;
+use cuda_triage::cli::args::CliCommand;
 use cuda_triage::cli::{Cli, dispatch};
 use cuda_triage::ui::{self, TriageApp, worker::Source};
 
@@ -22,12 +22,12 @@ fn main() {
         .map_or_else(Source::live, Source::machine_file);
     let gui_app = match &cli.command {
         None if ui::display_available() && !cli.common.json => Some(TriageApp::new(target)),
-        Some(Command::Open { report })
+        Some(CliCommand::Open { report })
             if report.is_dir() && ui::display_available() && !cli.common.json =>
         {
             Some(TriageApp::with_fleet(target, vec![report.clone()]))
         }
-        Some(Command::Open { report }) if ui::display_available() && !cli.common.json => {
+        Some(CliCommand::Open { report }) if ui::display_available() && !cli.common.json => {
             match cuda_triage::engine::api::report::open(report) {
                 Ok(reopened) => Some(TriageApp::with_reopened(
                     target,

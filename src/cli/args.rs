@@ -11,7 +11,7 @@ pub struct Cli {
     #[command(flatten)]
     pub common: Common,
     #[command(subcommand)]
-    pub command: Option<Command>,
+    pub command: Option<CliCommand>,
 }
 
 /// Options shared by every subcommand.
@@ -26,7 +26,7 @@ pub struct Common {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub enum CliCommand {
     /// Scan installs, driver and GPUs and report findings.
     Scan(ScanArgs),
     /// Explain a library name or a pasted error message ("-" reads it from standard input).

@@ -1,7 +1,7 @@
 //! Runs a parsed command line: one handler per subcommand, and the one place a failure becomes
 //! exit code 2.
 
-use super::args::{Cli, Command, ScanArgs};
+use super::args::{Cli, CliCommand, ScanArgs};
 use super::output::fail;
 use super::scan_command::scan_command;
 
@@ -22,16 +22,16 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         return scan_command(&common, &ScanArgs::default());
     };
     match command {
-        Command::Scan(args) => scan_command(&common, &args),
-        Command::Report(args) => super::report_command::report_command(&common, &args),
-        Command::Fleet(args) => super::fleet_command::fleet_command(&common, &args),
-        Command::Open { report } => super::report_command::open_command(&common, &report),
-        Command::Why { query, corpus } => match corpus {
+        CliCommand::Scan(args) => scan_command(&common, &args),
+        CliCommand::Report(args) => super::report_command::report_command(&common, &args),
+        CliCommand::Fleet(args) => super::fleet_command::fleet_command(&common, &args),
+        CliCommand::Open { report } => super::report_command::open_command(&common, &report),
+        CliCommand::Why { query, corpus } => match corpus {
             Some(path) => super::why_command::why_corpus_command(&common, &path),
             None => super::why_command::why_command(&common, query.as_deref().unwrap_or_default()),
         },
-        Command::Tree(args) => super::tree_command::tree_command(&common, &args),
-        Command::GpuTest(args) => super::gpu_command::gpu_test_command(&common, &args),
-        Command::Fix { action } => super::fix_command::fix_command(&common, action),
+        CliCommand::Tree(args) => super::tree_command::tree_command(&common, &args),
+        CliCommand::GpuTest(args) => super::gpu_command::gpu_test_command(&common, &args),
+        CliCommand::Fix { action } => super::fix_command::fix_command(&common, action),
     }
 }

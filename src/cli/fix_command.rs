@@ -1,4 +1,4 @@
-//! `fix list | show | apply | undo | history`: renders what `engine::fix::session` returns.
+//! `fix list | show | apply | undo | history`: renders what `engine::fix::operations` returns.
 //! Plans and previews work on a machine file too; applying needs this computer, an explicit
 //! `--yes` (or a "y" at the prompt) and is journaled so `fix undo` restores every byte.
 

@@ -3,16 +3,16 @@
 //! of one with its preview, applying it on this computer (journaled, then verified), undo, the
 //! history (read-only for reports and the wizard, recovering for the CLI), recovery of an
 //! interrupted fix. (The environment the wizard diagnoses after a fix is its `Source`'s session.) The work is done in
-//! `engine::fix::session`; this is the part of it the front ends name.
+//! `engine::fix::operations`; this is the part of it the front ends name.
 
 pub use crate::engine::fix::host::{Feedback, LineSink};
 pub use crate::engine::fix::journal::{Journal, JournalState};
-pub use crate::engine::fix::plan::PlanView;
-pub use crate::engine::fix::planner::PlanOptions;
-pub use crate::engine::fix::session::{
+pub use crate::engine::fix::operations::{
     ApplyOutcome, ApplyReport, OfferedFix, apply, history, list, offered, plan, read_history,
     recover, scopes, undo,
 };
+pub use crate::engine::fix::plan::PlanView;
+pub use crate::engine::fix::planner::PlanOptions;
 pub use crate::engine::fix::verify::Verification;
 pub use crate::engine::fix::{FixError, FixPlan, Scope};
 

@@ -8,14 +8,14 @@
 //! a list of action groups in 4.3).
 
 use super::FixError;
-use super::command::output;
+use super::installer_process::output;
 use super::plan::CondaEnv;
 use crate::engine::context::{Platform, SystemContext};
 use crate::engine::scan::python::conda_dist;
 use std::process::Command;
 
 /// `conda` with no prompts (`--yes` goes with each command that changes something).
-pub fn command(env: &CondaEnv) -> Command {
+pub fn conda_process(env: &CondaEnv) -> Command {
     Command::new(&env.exe)
 }
 
@@ -89,7 +89,7 @@ pub fn exe_for(ctx: &SystemContext, prefix: &str) -> Option<String> {
 /// `conda list --json -p PREFIX` as sorted `name==version=build` lines (pip-installed entries
 /// are pip's to restore, not conda's).
 pub fn snapshot(env: &CondaEnv) -> Result<Vec<u8>, FixError> {
-    let mut cmd = command(env);
+    let mut cmd = conda_process(env);
     cmd.args(["list", "--json", "-p", &env.prefix]);
     let out = output(cmd, &env.exe, "list --json")?;
     list_lines(&out)
@@ -131,7 +131,7 @@ pub fn dry_run(
     extra: &[String],
     requirements: &[String],
 ) -> Result<Vec<String>, FixError> {
-    let mut cmd = command(env);
+    let mut cmd = conda_process(env);
     cmd.args(["install", "-p", &env.prefix, "--yes", "--dry-run", "--json"])
         .args(extra)
         .args(requirements);

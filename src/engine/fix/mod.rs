@@ -8,21 +8,22 @@
 //! find, whether only the user can take it), `pathlist` (entry-by-entry list edits), `rcblock`
 //! (the marked block in shell files), `shell` (sh / cmd / PowerShell lines), `planner`,
 //! `envscripts`, `copy`, `dllhook`, and `packages` with `pip` and `conda` (pins, their commands
-//! streamed through `command`) (the operations the kinds plan), `plan` (the data and its
+//! streamed through `installer_process`) (the operations the kinds plan), `plan` (the data and its
 //! preview), `host`, `atomic` and `registry` (writes), `journal` and `apply` (apply, undo,
-//! recover), `verify`, `session` (the calls the front ends make).
+//! recover), `verify`, `operations` (the calls the front ends make: list, plan, apply, undo, history).
 
 pub mod apply;
 pub mod atomic;
-pub mod command;
 pub mod conda;
 pub mod copy;
 pub mod dllhook;
 pub mod envscripts;
 pub mod host;
+pub mod installer_process;
 pub mod journal;
 pub mod kinds;
 pub mod names_exist;
+pub mod operations;
 pub mod packages;
 pub mod pathlist;
 pub mod pip;
@@ -30,7 +31,6 @@ pub mod plan;
 pub mod planner;
 pub mod rcblock;
 pub mod registry;
-pub mod session;
 pub mod shell;
 pub mod verify;
 

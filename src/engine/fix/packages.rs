@@ -84,11 +84,11 @@ impl<'a> Installer<'a> {
         cancel: &AtomicBool,
     ) -> Result<(), FixError> {
         let mut cmd = match self {
-            Installer::Pip { python } => super::pip::command(python),
-            Installer::Conda { env } => super::conda::command(env),
+            Installer::Pip { python } => super::pip::pip_process(python),
+            Installer::Conda { env } => super::conda::conda_process(env),
         };
         cmd.args(args);
-        super::command::stream(cmd, &self.label(), &args.join(" "), on_line, cancel)
+        super::installer_process::stream(cmd, &self.label(), &args.join(" "), on_line, cancel)
     }
 
     /// The commands that turn the `now` package set back into `before`.

@@ -6,11 +6,11 @@
 //! [`super::packages`].
 
 use super::FixError;
-use super::command::output;
+use super::installer_process::output;
 use std::process::Command;
 
 /// `python -m pip` with no version check and no prompts.
-pub fn command(python: &str) -> Command {
+pub fn pip_process(python: &str) -> Command {
     let mut c = Command::new(python);
     c.args(["-m", "pip", "--disable-pip-version-check", "--no-input"]);
     c
@@ -22,7 +22,7 @@ fn label(python: &str) -> String {
 
 /// `pip freeze --all`: the exact package set, as bytes for the journal.
 pub fn freeze(python: &str) -> Result<Vec<u8>, FixError> {
-    let mut cmd = command(python);
+    let mut cmd = pip_process(python);
     cmd.args(["freeze", "--all"]);
     output(cmd, &label(python), "freeze")
 }
@@ -33,7 +33,7 @@ pub fn dry_run(
     pip_args: &[String],
     requirements: &[String],
 ) -> Result<Vec<String>, FixError> {
-    let mut cmd = command(python);
+    let mut cmd = pip_process(python);
     cmd.args(["install", "--dry-run", "--quiet", "--report", "-"])
         .args(pip_args)
         .args(requirements);

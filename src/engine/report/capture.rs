@@ -193,7 +193,7 @@ pub fn fixes_applied_of(history: &[Journal]) -> Vec<AppliedFix> {
 /// The fixes applied on this computer, from the fix journal. The journal is only read: an
 /// interrupted fix shows as `applying` and is left for `fix` to roll back.
 pub fn fixes_applied() -> Vec<AppliedFix> {
-    fixes_applied_of(&crate::engine::fix::session::read_history())
+    fixes_applied_of(&crate::engine::fix::operations::read_history())
 }
 
 /// The current time as seconds since the Unix epoch.

@@ -4,7 +4,7 @@
 use super::Report;
 use crate::engine::fix::Scope;
 use crate::engine::fix::journal::JournalState;
-use crate::engine::fix::session::ApplyOutcome;
+use crate::engine::fix::operations::ApplyOutcome;
 
 /// A document with every fix key, as `fix apply --json`, `fix list --json` and `report` write
 /// them (keys sorted, as the contract has them).

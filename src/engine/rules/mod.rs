@@ -12,7 +12,7 @@ pub mod containers;
 pub mod cudnn_zlib;
 pub mod cupti;
 pub mod cupy_nvcc;
-pub mod driver;
+pub mod driver_presence;
 pub mod driver_versions;
 pub mod env_paths;
 pub mod framework_libs;
@@ -54,7 +54,7 @@ pub type Rule = fn(&RuleInput) -> Vec<Finding>;
 /// Every rule, in the order they run (and their findings are listed). `closure` comes last: it
 /// reads the findings of all the others.
 pub const RULES: &[Rule] = &[
-    driver::check,
+    driver_presence::check,
     containers::check,
     driver_versions::check,
     container_require::check,

@@ -60,7 +60,7 @@ pub fn bare_context(platform: Platform) -> SystemContext {
         gpus: Vec::new(),
         driver_note: None,
         source: ContextSource::MachineFile("fuzz.toml".into()),
-        session: cuda_triage::engine::context::SessionEnvironment::default(),
+        session: engine::context::SessionEnvironment::default(),
     }
 }
 

@@ -2,7 +2,7 @@
 //! is verified beyond the shared read-back and rescan, what it names that must exist, and
 //! whether only the user can take it. Each kind implements [`KindModule`] once (the defaults are
 //! what a kind without its own answer gets), and [`module`] is the one `match` from a fix's kind
-//! to its module: the planner, `session::scopes`, `verify`, `names_exist` and the wizard ask it
+//! to its module: the planner, `operations::scopes`, `verify`, `names_exist` and the wizard ask it
 //! instead of holding arms of their own.
 
 mod copy_file;

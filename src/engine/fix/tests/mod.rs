@@ -12,7 +12,7 @@ use super::apply::{self, Applied};
 use super::host::SystemHost;
 use super::journal::{self, JournalState};
 use super::planner::PlanOptions;
-use super::{session, verify};
+use super::{operations, verify};
 use crate::engine::context::{
     ContextSource, EnvVars, FsView, Platform, RegistryView, SystemContext,
 };
@@ -48,7 +48,7 @@ pub(super) fn findings(ctx: &SystemContext) -> Vec<Finding> {
 
 /// The plan of fix `id` among the environment findings, for the default scope.
 fn plan(ctx: &SystemContext, id: &str) -> super::FixPlan {
-    session::plan(ctx, &findings(ctx), id, &PlanOptions::default()).unwrap()
+    operations::plan(ctx, &findings(ctx), id, &PlanOptions::default()).unwrap()
 }
 
 /// Plans fix `id` among the environment findings, applies it for real (journal in `data`) and
@@ -60,7 +60,7 @@ pub(super) fn apply_verified(
     data: &std::path::Path,
 ) -> (super::FixPlan, SystemHost) {
     let found = findings(ctx);
-    let plan = session::plan(ctx, &found, id, opts).unwrap();
+    let plan = operations::plan(ctx, &found, id, opts).unwrap();
     let mut host = SystemHost::new(false);
     apply::apply(&plan, &mut host, data).unwrap();
     let fix = &found
@@ -108,7 +108,7 @@ fn login_profile_apply_verify_undo_keeps_every_byte() {
     let home = Home::new();
     let ctx = home.ctx(&[]);
     let found = findings(&ctx);
-    let plan = session::plan(&ctx, &found, "fix-cuda_home", &PlanOptions::default()).unwrap();
+    let plan = operations::plan(&ctx, &found, "fix-cuda_home", &PlanOptions::default()).unwrap();
     let preview = plan.preview();
     let want = format!("+export CUDA_HOME='{}'", home.p("opt/cuda-12.4"));
     assert!(preview.contains(&want), "{preview}");
@@ -136,7 +136,7 @@ fn login_profile_apply_verify_undo_keeps_every_byte() {
     let v = verify::verify(&ctx, &plan, fix, &[], &host).unwrap();
     assert!(v.verified, "{v:?}");
     // Planned again, the same fix changes nothing.
-    let again = session::plan(&ctx, &found, "fix-cuda_home", &PlanOptions::default()).unwrap();
+    let again = operations::plan(&ctx, &found, "fix-cuda_home", &PlanOptions::default()).unwrap();
     assert_eq!(
         apply::apply(&again, &mut host, &data).unwrap(),
         Applied::NoChange

@@ -8,7 +8,7 @@ use crate::engine::findings::Finding;
 use crate::engine::fix::apply;
 use crate::engine::fix::host::SystemHost;
 use crate::engine::fix::planner::{self, PlanOptions};
-use crate::engine::fix::{Scope, session};
+use crate::engine::fix::{Scope, operations};
 use std::fs;
 use std::path::Path;
 
@@ -170,7 +170,7 @@ fn a_real_venv_activate_script_carries_the_fix_and_undo_restores_it() {
         scope: Some(Scope::Env),
         ..Default::default()
     };
-    let plan = session::plan(&ctx, &findings(&ctx), "fix-cuda_home", &opts).unwrap();
+    let plan = operations::plan(&ctx, &findings(&ctx), "fix-cuda_home", &opts).unwrap();
     let data = home.dir.path().join("data");
     let mut host = SystemHost::new(false);
     apply::apply(&plan, &mut host, &data).unwrap();

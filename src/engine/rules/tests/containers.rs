@@ -9,7 +9,7 @@ use crate::engine::context::{Platform, SystemContext};
 use crate::engine::findings::{Finding, Severity};
 use crate::engine::inventory::Inventory;
 use crate::engine::rules::RuleInput;
-use crate::engine::rules::{container_require, containers, driver, driver_versions, wsl};
+use crate::engine::rules::{container_require, containers, driver_presence, driver_versions, wsl};
 
 const LIB: &str = "/usr/lib/x86_64-linux-gnu";
 const NVRM_550: &str =
@@ -18,7 +18,7 @@ const NVRM_535: &str =
     "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 01:15:15 UTC 2023\n";
 
 fn all(ctx: &SystemContext) -> Vec<Finding> {
-    let mut out = driver::check(&RuleInput::new(ctx, &Inventory::default()));
+    let mut out = driver_presence::check(&RuleInput::new(ctx, &Inventory::default()));
     out.extend(containers::check(&RuleInput::new(
         ctx,
         &Inventory::default(),

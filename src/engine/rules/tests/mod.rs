@@ -7,7 +7,7 @@ mod containers;
 mod cudnn_zlib;
 mod cupti;
 mod cupy_nvcc;
-mod driver;
+mod driver_presence;
 mod framework_libs;
 mod framework_versions;
 mod triton;

@@ -1,4 +1,4 @@
-//! `driver::check`: `no-nvidia-driver` when the context has no NVIDIA driver (Windows and Linux
+//! `driver_presence::check`: `no-nvidia-driver` when the context has no NVIDIA driver (Windows and Linux
 //! library names, WSL advice, where the absence was learned), nothing when a driver is present.
 
 use super::only;
@@ -7,7 +7,7 @@ use crate::engine::context::{ContextSource, Platform};
 use crate::engine::findings::Severity;
 use crate::engine::inventory::Inventory;
 use crate::engine::rules::RuleInput;
-use crate::engine::rules::driver::check;
+use crate::engine::rules::driver_presence::check;
 
 #[test]
 fn windows_without_driver_names_nvcuda_and_nvml() {
