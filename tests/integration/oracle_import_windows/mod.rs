@@ -21,10 +21,31 @@ mod stub_driver;
 mod tensorflow;
 mod torch;
 
-use crate::wine_python::{PyEnv, Run};
+use crate::wine_python::{PyEnv, Run, WinePython};
 use cuda_triage::engine::findings::{Finding, Severity};
 use cuda_triage::engine::report::Report;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Python `minor` in the shared prefix (`wine_python.rs`), whose System32 holds the stub
+/// driver (`stub_driver`) for every scan alike; runs load it only where they ask for it.
+pub fn python(minor: &str) -> &'static WinePython {
+    let py = crate::wine_python::python(minor);
+    stub_driver::ensure_stub_driver(py);
+    py
+}
+
+/// The environment made by `make` for `key` (a build and its Python minor), once per test run.
+pub fn made_once(key: &str, make: impl FnOnce() -> PyEnv) -> &'static PyEnv {
+    static MADE: Mutex<Vec<(String, &'static PyEnv)>> = Mutex::new(Vec::new());
+    let mut all = MADE.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, env)) = all.iter().find(|(k, _)| k == key) {
+        return env;
+    }
+    let env: &'static PyEnv = Box::leak(Box::new(make()));
+    all.push((key.to_string(), env));
+    env
+}
 
 /// The folder of the 64-bit zlibwapi.dll (as zlib's Windows download unpacks, the one cuDNN 8's
 /// install guide points to), made once per prefix: a mingw-built stand-in exporting zlib's
@@ -45,13 +66,8 @@ pub fn ensure_zlib(env: &PyEnv) {
     }
 }
 
-/// A Windows wheel for CPython 3.11 from the shared cache (`wheels.rs`); a failed download
-/// fails the test.
-pub fn wheel(dist: &str, version: &str) -> PathBuf {
-    wheel_for("3.11", dist, version)
-}
-
-/// A Windows wheel for CPython `python` ("3.10") from the shared cache.
+/// A Windows wheel for CPython `python` ("3.10") from the shared cache (`wheels.rs`); a failed
+/// download fails the test.
 pub fn wheel_for(python: &str, dist: &str, version: &str) -> PathBuf {
     crate::wheels::try_wheel_for(dist, version, crate::wheels::WheelPlatform::Windows, python)
         .unwrap_or_else(|e| panic!("{dist} {version} for Windows, Python {python}: {e}"))

@@ -1,6 +1,6 @@
 //! ONNX Runtime under Python 3.11, two builds: 1.18.0 (CUDA 11.8 / cuDNN 8, with the
 //! `nvidia-*-cu11` DLLs) and 1.19.2 (CUDA 12.2 / cuDNN 9, with `nvidia-*-cu12`), each in its own
-//! environment of the one 3.11 prefix. `import onnxruntime` and an InferenceSession asking for
+//! environment of Python 3.11 in the shared prefix. `import onnxruntime` and an InferenceSession asking for
 //! the CUDA execution provider make ONNX Runtime load `onnxruntime_providers_cuda.dll` itself
 //! (`LoadLibraryExW(path, NULL, LOAD_WITH_ALTERED_SEARCH_PATH)`,
 //! onnxruntime/core/platform/windows/env.cc), so the provider's imports are searched on PATH.
@@ -9,18 +9,17 @@
 //! missing it fails with error 126 and Wine names the import it could not load. The scan must be
 //! silent in the first case and name exactly Wine's missing libraries in the others; `tree` of
 //! the provider must resolve each CUDA DLL to the file Wine mapped. The CUDA 12 build runs under
-//! Python 3.12 too, the newest minor it has wheels for (a prefix of its own), healthy and with
+//! Python 3.12 too, the newest minor it has wheels for (its own `C:\Python312` there), healthy and with
 //! cuDNN off PATH.
 
 use super::{
     ZLIB, assert_only_no_driver, assert_same_file, codes, ensure_zlib, error_libraries, is_cuda,
-    member_tree, place_dll, scan, scan_report, scan_with, scanned_python_version, sorted, tree,
-    wheel_for,
+    made_once, member_tree, place_dll, python, scan, scan_report, scan_with,
+    scanned_python_version, sorted, tree, wheel_for,
 };
-use crate::wine_python::{PyEnv, Run, python};
+use crate::wine_python::{PyEnv, Run};
 use cuda_triage::engine::findings::Severity;
 use std::path::PathBuf;
-use std::sync::Mutex;
 
 const ORT_PROBE: &str = include_str!("onnxruntime.py");
 const PROVIDER: &str = "onnxruntime_providers_cuda.dll";
@@ -139,30 +138,25 @@ fn cudnn_tree(b: &OrtBuild) -> PathBuf {
     member_tree(b.cudnn.0, b.cudnn.1, b.cudnn.2)
 }
 
-/// The build's environment in its Python's prefix, with numpy, the build and its NVIDIA DLLs
-/// installed, made once per test run; the prefix's shared folders ([`ZLIB`] with a mingw-built
+/// The build's environment of its Python in the shared prefix, with numpy, the build and its NVIDIA DLLs
+/// installed, made once per test run; the prefix's common folders ([`ZLIB`] with a mingw-built
 /// 64-bit zlibwapi.dll, [`CUDNN9_ARCHIVE`]) too.
 fn ready(b: &'static OrtBuild) -> &'static PyEnv {
-    type Made = (&'static str, &'static str, &'static PyEnv);
-    static READY: Mutex<Vec<Made>> = Mutex::new(Vec::new());
-    let mut all = READY.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some((.., env)) = all
-        .iter()
-        .find(|(py, name, _)| (*py, *name) == (b.python, b.env))
-    {
-        return env;
-    }
-    let env: &'static PyEnv = Box::leak(Box::new(python(b.python).env(b.env)));
+    made_once(&format!("{} {}", b.python, b.env), || make(b))
+}
+
+fn make(b: &'static OrtBuild) -> PyEnv {
+    let env = python(b.python).env(b.env);
     // Both builds run with numpy 1.x (1.18 is built against it).
     env.install(&wheel_for(b.python, "numpy", "1.26.4"), &[]);
     env.install(&wheel_for(b.python, "onnxruntime-gpu", b.version), &[]);
     for (component, dist, version, dlls) in b.nvidia {
         for dll in *dlls {
-            place_dll(env, dist, version, dll, &nvidia_bin(env, component));
+            place_dll(&env, dist, version, dll, &nvidia_bin(&env, component));
         }
     }
     env.install_tree(&cudnn_tree(b));
-    ensure_zlib(env);
+    ensure_zlib(&env);
     for (archive, build) in [(CUDNN9_ARCHIVE, &ORT_CU12), (CUDNN8_ARCHIVE, &ORT_CU11)] {
         let dll = build.cudnn.2;
         let archive = env.host(archive);
@@ -177,7 +171,6 @@ fn ready(b: &'static OrtBuild) -> &'static PyEnv {
         }
     }
     std::fs::write(env.host(r"C:\oracle_import_ort.py"), ORT_PROBE).unwrap();
-    all.push((b.python, b.env, env));
     env
 }
 

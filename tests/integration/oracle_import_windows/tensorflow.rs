@@ -45,10 +45,10 @@
 
 use super::{
     TOOLKIT12_BIN, ZLIB, assert_only_no_driver, assert_same_file, codes, ensure_zlib,
-    error_libraries, link_member, place_dll, place_member, place_toolkit_12_4, scan, scan_with,
-    sorted, tree_doc, wheel_for,
+    error_libraries, link_member, place_dll, place_member, place_toolkit_12_4, python, scan,
+    scan_with, sorted, tree_doc, wheel_for,
 };
-use crate::wine_python::{PyEnv, Run, python};
+use crate::wine_python::{PyEnv, Run};
 use cuda_triage::engine::findings::{Finding, Severity};
 use std::sync::OnceLock;
 
@@ -148,8 +148,7 @@ const CUPTI_ASKED: &[&str] = &["cupti64_112.dll", "cupti.dll"];
 fn ready() -> &'static PyEnv {
     static READY: OnceLock<PyEnv> = OnceLock::new();
     READY.get_or_init(|| {
-        let py = python(PYTHON);
-        let env = py.env("tf-2.10.1");
+        let env = python(PYTHON).env("tf-2.10.1");
         for (dist, version) in WHEELS {
             env.install(&wheel_for(PYTHON, dist, version), &[]);
         }
@@ -166,7 +165,6 @@ fn ready() -> &'static PyEnv {
         for (dist, version, dll) in TOOLKIT_DLLS.iter().filter(|(d, ..)| !d.contains("cublas")) {
             place_dll(&env, dist, version, dll, NO_CUBLAS_BIN);
         }
-        super::stub_driver::ensure_stub_driver(py);
         std::fs::write(env.host(r"C:\oracle_import_tf.py"), PROBE).unwrap();
         env
     })
@@ -243,6 +241,10 @@ fn judge_with(env: &PyEnv, front: &[String], args: &[&str], vars: &[(&str, &str)
     all.extend_from_slice(args);
     let mut vars = vars.to_vec();
     vars.push(("TF_CPP_VMODULE", "dso_loader=1"));
+    if !vars.iter().any(|(k, _)| *k == "WINEDLLOVERRIDES") {
+        // The stub driver in System32, which runs of the shared prefix leave out by default.
+        vars.push(("WINEDLLOVERRIDES", "nvcuda=n"));
+    }
     let run = env.run(&all, front, &vars);
     let last = run.stdout.lines().last().unwrap_or_default().to_string();
     let doc: serde_json::Value = serde_json::from_str(&last)
@@ -499,7 +501,7 @@ fn tf_210_without_zlibwapi_registers_the_gpu_and_the_scan_warns_of_convolutions(
 }
 
 /// No NVIDIA driver: Wine told not to load nvcuda.dll (`WINEDLLOVERRIDES=nvcuda=`, as if the
-/// display driver were not installed; the stub stays in System32 for the other cases).
+/// display driver were not installed; the stub stays in System32, and the other cases load it).
 /// TensorFlow opens cudart64_110.dll at import, then cannot load `nvcuda.dll` ("failed call to
 /// cuInit"), lists no GPU and loads none of its seven other CUDA libraries; the scan of a machine without a driver says so plainly — its one finding "No NVIDIA driver
 /// found", naming nvcuda.dll — and blames none of TensorFlow's libraries.
