@@ -10,10 +10,11 @@
 //! is a zip; no pip runs in the prefix).
 //!
 //! Each run starts the environment's `python.exe` by its Windows path with `WINEPATH` in front of
-//! the Windows PATH (Wine does not import the Unix PATH) and `WINEDEBUG=-all,+loaddll,err+module`,
-//! so Wine's loader reports every DLL it maps (`Loaded L"C:\\...\\x.dll"`) and every import it
-//! cannot load (`Library x.dll (which is needed by L"...") not found`) — what the real loader did,
-//! next to what the framework itself printed. A run is made once per test process: a second test
+//! the Windows PATH (Wine does not import the Unix PATH) and `WINEDEBUG=-all,+loaddll,err+module,warn+module`,
+//! so Wine's loader reports every DLL it maps (`Loaded L"C:\\...\\x.dll"`), every import it
+//! cannot load (`Library x.dll (which is needed by L"...") not found`) and every imported symbol
+//! it bound to a stub (`No implementation for KERNEL32.dll.CopyFile2 imported from L"..."`) —
+//! what the real loader did, next to what the framework itself printed. A run is made once per test process: a second test
 //! asking for the same environment, arguments, PATH and variables gets the first one's output
 //! (the prefix does not change between them). `nvcuda.dll` is disabled
 //! (`WINEDLLOVERRIDES=nvcuda=`, a machine without the display driver) unless the caller sets
@@ -80,6 +81,30 @@ impl Run {
                 Some((lib.to_string(), needer.replace("\\\\", "\\"), status))
             })
             .collect()
+    }
+
+    /// The imports Wine's loader bound to a stub because the exporting DLL lacks them (Wine
+    /// loads the module anyway and fails only when the stub is called; Windows refuses the load
+    /// with error 127): `(DLL, symbol, the importing file)`, lower case, sorted.
+    pub fn stubbed_imports(&self) -> Vec<(String, String, String)> {
+        let mut out: Vec<(String, String, String)> = self
+            .stderr
+            .lines()
+            .filter_map(|l| {
+                let rest = l.split_once(":import_dll No implementation for ")?.1;
+                let (import, rest) = rest.split_once(" imported from L\"")?;
+                let (dll, symbol) = import.rsplit_once('.')?;
+                let importer = rest.split_once('"')?.0.rsplit("\\").next()?;
+                Some((
+                    dll.to_ascii_lowercase(),
+                    symbol.to_ascii_lowercase(),
+                    importer.to_ascii_lowercase(),
+                ))
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        out
     }
 }
 
@@ -341,7 +366,7 @@ impl PyEnv {
             .arg(format!(r"{}\python.exe", self.home))
             .args(args)
             .env("WINEPREFIX", &self.py.prefix)
-            .env("WINEDEBUG", "-all,+loaddll,err+module")
+            .env("WINEDEBUG", "-all,+loaddll,err+module,warn+module")
             .env("WINEPATH", front.join(";"))
             .env("PYTHONIOENCODING", "utf-8")
             .env("WINEDLLOVERRIDES", "nvcuda=")

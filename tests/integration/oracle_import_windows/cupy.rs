@@ -15,7 +15,7 @@
 use super::{
     TOOLKIT12_BIN, ZLIB, assert_only_no_driver, assert_same_file, ensure_zlib, error_libraries,
     is_cuda, made_once, member_tree, place_dll, place_toolkit_12_4, python, scan, scan_report,
-    scan_with, scanned_python_version, sorted, tree, tree_doc, wheel_for,
+    scan_with, scanned_python_version, sorted, tree, tree_doc, wheel_for, without_wine_stubs,
 };
 use crate::wine_python::{PyEnv, Run};
 
@@ -160,7 +160,8 @@ impl Judged {
                 .filter(|(_, needer, _)| {
                     let needer = needer.to_ascii_lowercase();
                     !needer.contains("cutensor")
-                        && (failed.iter().any(|m| needer.contains(m.as_str())) || is_cuda_dll(&needer))
+                        && (failed.iter().any(|m| needer.contains(m.as_str()))
+                            || is_cuda_dll(&needer))
                 })
                 .map(|(lib, ..)| lib)
                 .chain(nvrtc),
@@ -222,6 +223,7 @@ pub fn assert_healthy(build: &'static Build, toolkit: &str) {
     }
     assert_eq!(judged.doc["nvrtc"], "loaded", "NVRTC opens: {}", judged.doc);
     let (loud, _dir, machine) = scan(env, &front, &vars, DRIVER);
+    let loud = without_wine_stubs(loud, &judged.run);
     assert!(loud.is_empty(), "the scan is silent: {loud:#?}");
     let (report, ..) = scan_report(env, &front, &vars, Some(DRIVER));
     assert_eq!(
@@ -299,6 +301,7 @@ fn assert_only_on_path_fails(build: &'static Build) {
     );
     assert_eq!(wine, want, "Wine's loader: {}", judged.run.stderr);
     let (loud, _dir, _) = scan(env, &front, &[], DRIVER);
+    let loud = without_wine_stubs(loud, &judged.run);
     assert_eq!(
         error_libraries(&loud),
         wine,

@@ -17,7 +17,7 @@
 
 use super::{
     assert_same_file, codes, error_libraries, made_once, python, scan, scan_report,
-    scanned_python_version, sorted, tree, wheel_for,
+    scanned_python_version, sorted, tree, wheel_for, without_wine_stubs,
 };
 use crate::wine_python::PyEnv;
 use cuda_triage::engine::findings::Severity;
@@ -75,6 +75,7 @@ fn assert_healthy(minor: &'static str) {
     assert_eq!(run.stdout.trim(), "2.5.1+cpu", "{}", run.stderr);
     assert!(run.import_failures().is_empty(), "{}", run.stderr);
     let (loud, _dir, machine) = scan(env, &[], &[], ("546.33", "12.3"));
+    let loud = without_wine_stubs(loud, &run);
     // A CPU build on a machine with an NVIDIA driver is worth its warning, and nothing else is.
     let codes: Vec<&str> = loud.iter().map(|f| f.code.as_str()).collect();
     assert_eq!(codes, ["framework-cpu-build"], "{loud:#?}");
@@ -119,8 +120,7 @@ fn torch_251_cpu_python39_imports_its_dlls_from_torch_lib_where_the_torch_contex
 
 /// Under Python 3.12, the newest.
 #[test]
-fn torch_251_cpu_python312_imports_its_dlls_from_torch_lib_where_the_torch_context_resolves_them()
-{
+fn torch_251_cpu_python312_imports_its_dlls_from_torch_lib_where_the_torch_context_resolves_them() {
     assert_healthy("3.12");
 }
 
@@ -217,6 +217,7 @@ fn assert_retry_finds_it_on_path(minor: &'static str) {
         run.stderr
     );
     let (loud, _dir, machine) = scan(env, &front, &[], ("546.33", "12.3"));
+    let loud = without_wine_stubs(loud, &run);
     let codes: Vec<&str> = loud.iter().map(|f| f.code.as_str()).collect();
     assert_eq!(codes, ["framework-cpu-build"], "{loud:#?}");
     let resolved = tree_libiomp5md(env, &machine);
@@ -253,6 +254,7 @@ fn assert_fails_126_and_named(minor: &'static str) {
         "{missing:?}"
     );
     let (loud, _dir, machine) = scan(env, &[], &[], ("546.33", "12.3"));
+    let loud = without_wine_stubs(loud, &run);
     assert_eq!(tree_libiomp5md(env, &machine), None);
     assert_eq!(error_libraries(&loud), missing, "{loud:#?}");
     assert_eq!(
