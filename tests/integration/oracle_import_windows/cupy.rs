@@ -1,7 +1,6 @@
-//! CuPy (cupy-cuda11x 13.3.0) under Python 3.11 with a CUDA 11.8 toolkit whose `bin` holds the
-//! real DLLs of the `nvidia-*-cu11` Windows wheels (a toolkit installed without the compiler:
-//! no nvcc.exe) and cuDNN 8's entry library copied beside them, as cuDNN 8's install guide
-//! says. CuPy's import adds `%CUDA_PATH%\bin` with `os.add_dll_directory`
+//! CuPy (cupy-cuda11x 13.3.0) under Python 3.11 (and 3.9, its oldest minor: healthy and the
+//! toolkit only on PATH) with the CUDA 11.8 toolkit of the prefix (`toolkit11`: the real DLLs
+//! of the `nvidia-*-cu11` Windows wheels in its `bin`). CuPy's import adds `%CUDA_PATH%\bin` with `os.add_dll_directory`
 //! (cupy/_environment.py `_setup_win32_dll_directory`, CuPy v13.3.0); its CUDA modules
 //! (`cupy_backends.cuda.libs.cublas`, ...) are extension modules whose imports Python >= 3.8
 //! resolves without PATH, and NVRTC is opened with `ctypes.CDLL("nvrtc64_112_0.dll")` (the
@@ -14,14 +13,14 @@
 
 use super::{
     TOOLKIT12_BIN, ZLIB, assert_only_no_driver, assert_same_file, ensure_zlib, error_libraries,
-    is_cuda, made_once, member_tree, place_dll, place_toolkit_12_4, python, scan, scan_report,
-    scan_with, scanned_python_version, sorted, tree, tree_doc, wheel_for, without_wine_stubs,
+    is_cuda, made_once, place_toolkit_12_4, python, scan, scan_report, scan_with,
+    scanned_python_version, sorted, tree, tree_doc, wheel_for, without_wine_stubs,
 };
 use crate::wine_python::{PyEnv, Run};
 
 const PROBE: &str = include_str!("cupy.py");
-/// The CUDA 11.8 toolkit's root.
-pub const TOOLKIT: &str = r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v11.8";
+use super::toolkit11::NO_CUBLAS;
+pub use super::toolkit11::TOOLKIT;
 pub const DRIVER: (&str, &str) = ("546.33", "12.3");
 
 /// One CuPy build the oracle imports: its wheel, the CUDA modules the probe imports with the
@@ -68,27 +67,6 @@ pub const CUDA11_PY39: Build = Build {
 const MODULES: &[(&str, &str)] = CUDA11.modules;
 const NVRTC: &str = CUDA11.nvrtc;
 
-/// The toolkit's DLLs: `(wheel, version, DLL)`, CUDA 11.8's releases of each.
-const TOOLKIT_DLLS: &[(&str, &str, &str)] = &[
-    ("nvidia-cuda-runtime-cu11", "11.8.89", "cudart64_110.dll"),
-    ("nvidia-cublas-cu11", "11.11.3.6", "cublas64_11.dll"),
-    ("nvidia-cublas-cu11", "11.11.3.6", "cublasLt64_11.dll"),
-    ("nvidia-cufft-cu11", "10.9.0.58", "cufft64_10.dll"),
-    ("nvidia-curand-cu11", "10.3.0.86", "curand64_10.dll"),
-    ("nvidia-cusolver-cu11", "11.4.1.48", "cusolver64_11.dll"),
-    ("nvidia-cusparse-cu11", "11.7.5.86", "cusparse64_11.dll"),
-    ("nvidia-cuda-nvrtc-cu11", "11.8.89", "nvrtc64_112_0.dll"),
-    (
-        "nvidia-cuda-nvrtc-cu11",
-        "11.8.89",
-        "nvrtc-builtins64_118.dll",
-    ),
-];
-
-/// A CUDA 11.8 toolkit installed without cuBLAS (the installer's custom choice): its `bin` holds
-/// the other libraries of [`TOOLKIT_DLLS`].
-const NO_CUBLAS: &str = r"C:\tools\cuda-11.8-without-cublas";
-
 /// The CuPy environment of `build` with the CUDA 11.8 and 12.4 toolkits (and the one without
 /// cuBLAS) in its prefix, made once per test run.
 pub fn ready(build: &'static Build) -> &'static PyEnv {
@@ -103,31 +81,11 @@ pub fn ready(build: &'static Build) -> &'static PyEnv {
     })
 }
 
-/// The CUDA 11.8 toolkit, the one without cuBLAS, CUDA 12.4's `bin`, zlibwapi and the probe.
+/// The CUDA 11.8 toolkit and the one without cuBLAS, CUDA 12.4's `bin`, zlibwapi and the probe.
 fn place_toolkits(env: &PyEnv) {
-    let bin = format!(r"{TOOLKIT}\bin");
-    for (dist, version, dll) in TOOLKIT_DLLS {
-        place_dll(env, dist, version, dll, &bin);
-    }
-    let bin = env.host(&bin);
-    let cudnn = member_tree("nvidia-cudnn-cu11", "8.9.5.29", "cudnn64_8.dll");
-    std::fs::copy(
-        cudnn.join("nvidia/cudnn/bin/cudnn64_8.dll"),
-        bin.join("cudnn64_8.dll"),
-    )
-    .unwrap();
-    // What the CUDA 11.8 installer writes at the toolkit's root.
-    std::fs::write(
-        env.host(&format!(r"{TOOLKIT}\version.json")),
-        r#"{"cuda" : {"name" : "CUDA SDK", "version" : "11.8.0"}}"#,
-    )
-    .unwrap();
+    super::toolkit11::place(env);
     ensure_zlib(env);
     place_toolkit_12_4(env);
-    let no_cublas = format!(r"{NO_CUBLAS}\bin");
-    for (dist, version, dll) in TOOLKIT_DLLS.iter().filter(|(d, ..)| !d.contains("cublas")) {
-        place_dll(env, dist, version, dll, &no_cublas);
-    }
     std::fs::write(env.host(r"C:\oracle_import_cupy.py"), PROBE).unwrap();
 }
 
@@ -392,7 +350,7 @@ fn cupy_13_cuda11_with_a_toolkit_without_cublas_fails_and_the_scan_names_both_cu
     let absent: Vec<String> = wine
         .iter()
         .filter(|l| {
-            !TOOLKIT_DLLS
+            !super::toolkit11::DLLS
                 .iter()
                 .any(|(.., d)| d.eq_ignore_ascii_case(l) && bin.join(d).is_file())
         })

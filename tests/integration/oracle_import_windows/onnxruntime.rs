@@ -505,6 +505,8 @@ fn ort_118_cuda11_without_zlibwapi_loads_its_provider_and_the_scan_only_warns() 
 }
 
 /// No NVIDIA driver: the Python 3.11 prefix has no nvcuda.dll at all (Debian's Wine ships none).
+/// The runs leave the stub driver out (`WINEDLLOVERRIDES=nvcuda=`, as if the display driver
+/// were not installed), so these are the healthy cases' runs, made once for both.
 /// The provider's imports do not include the driver (the CUDA runtime opens it when first
 /// called), so ONNX Runtime loads the provider, which then fails in its own start-up; Wine
 /// never maps nvcuda.dll (error 0xE06D7363 from the provider's start-up; the session falls back

@@ -1,4 +1,6 @@
-//! torch 2.5.1's CPU wheel for Windows (PyPI's Windows wheels are CPU builds) under Python 3.11:
+//! torch 2.5.1's CPU wheel for Windows (PyPI's Windows wheels are CPU builds) under Python 3.11,
+//! and under 3.9 and 3.12, the oldest and newest minors it has Windows wheels for (the loads are
+//! torch's own, the same under each; the real import must agree):
 //! `import torch` runs torch/__init__.py's `_load_dll_libraries`, which adds `torch\lib` with
 //! `os.add_dll_directory` and loads every DLL there with `LoadLibraryExW(dll, NULL, 0x1100)`
 //! (LOAD_LIBRARY_SEARCH_DEFAULT_DIRS | LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR) — the DLL-directory logic
@@ -13,7 +15,10 @@
 //! still found on PATH. Two environments without it (hard-linked copies of the first): with its
 //! folder on PATH the import works and `tree` resolves it there, as Wine does; with it nowhere the
 //! import fails ("Error loading ...fbgemm.dll or one of its dependencies"), `tree` misses it, and
-//! the scan's errors name it — a CPU build whose own DLLs cannot load is an error too.
+//! the scan's errors name it — a CPU build whose own DLLs cannot load is an error too. Under 3.9
+//! the healthy case and the PATH copy are judged, under 3.12 the healthy case and no copy; its
+//! own downloads there are torch's cp39 and cp312 wheels (194 MB each), numpy's and markupsafe's
+//! cp39 ones, and the cp39 releases of filelock, networkx and fsspec (3.11's need 3.10+).
 
 use super::{
     assert_same_file, codes, error_libraries, made_once, python, scan, scan_report,
