@@ -109,6 +109,25 @@ pub fn place_member(env: &PyEnv, dist: &str, version: &str, member: &str, dir: &
     }
 }
 
+/// A folder holding the real 32-bit CUDA runtime under the 64-bit name, as a wrong download
+/// leaves it.
+pub const CUDA32_DIR: &str = r"C:\old\cuda32";
+
+/// [`CUDA32_DIR`]: the wheel's real `cudart32_110.dll`, and a copy of it named `cudart64_110.dll`.
+pub fn place_cuda32(env: &PyEnv) {
+    place_dll(
+        env,
+        "nvidia-cuda-runtime-cu11",
+        "11.8.89",
+        "cudart32_110.dll",
+        CUDA32_DIR,
+    );
+    let dir = env.host(CUDA32_DIR);
+    if !dir.join("cudart64_110.dll").is_file() {
+        std::fs::copy(dir.join("cudart32_110.dll"), dir.join("cudart64_110.dll")).unwrap();
+    }
+}
+
 /// A CUDA 12.4 toolkit's `bin` (for the wrong-major situations: TensorFlow 2.10 and
 /// cupy-cuda11x given CUDA 12): the DLLs that ship with 12.x. Two keep their CUDA 11 names
 /// (cuRAND 10 and cuSOLVER 11 did not change major), so a CUDA 11 build loads those two from it.

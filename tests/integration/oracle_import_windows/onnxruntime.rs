@@ -13,8 +13,8 @@
 //! cuDNN off PATH.
 
 use super::{
-    ZLIB, assert_only_no_driver, assert_same_file, codes, ensure_zlib, error_libraries, is_cuda,
-    made_once, member_tree, place_dll, python, scan, scan_report, scan_with,
+    CUDA32_DIR, ZLIB, assert_only_no_driver, assert_same_file, codes, ensure_zlib, error_libraries,
+    is_cuda, made_once, member_tree, place_cuda32, place_dll, python, scan, scan_report, scan_with,
     scanned_python_version, sorted, tree, wheel_for,
 };
 use crate::wine_python::{PyEnv, Run};
@@ -427,19 +427,10 @@ fn ort_118_cuda11_only_a_32_bit_cudart_fails_and_the_scan_names_it() {
     assert_both_name(&ORT_CU11, &front, Some("c000007b"), &["cudart64_110.dll"]);
 }
 
-/// `C:\old\cuda32` holding the real 32-bit CUDA runtime named `cudart64_110.dll`.
+/// [`CUDA32_DIR`] holding the real 32-bit CUDA runtime named `cudart64_110.dll`.
 fn cuda32(env: &PyEnv) -> String {
-    const DIR: &str = r"C:\old\cuda32";
-    let host = env.host(DIR);
-    if !host.join("cudart64_110.dll").is_file() {
-        std::fs::create_dir_all(&host).unwrap();
-        let real = env.host(&format!(
-            r"{}\cudart32_110.dll",
-            nvidia_bin(env, "cuda_runtime")
-        ));
-        std::fs::copy(real, host.join("cudart64_110.dll")).unwrap();
-    }
-    DIR.into()
+    place_cuda32(env);
+    CUDA32_DIR.into()
 }
 
 /// cuBLAS's folder alone off PATH for the CUDA 11 build: both cuBLAS libraries are named.

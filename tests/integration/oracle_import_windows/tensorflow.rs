@@ -46,10 +46,11 @@
 //! fetch, cuDNN's entry libraries are read alone from their wheels (HTTP Range requests).
 
 use super::toolkit11::{self, CUPTI_DIR, TOOLKIT_BIN};
+use super::{CUDA32_DIR, place_cuda32};
 use super::{
     TOOLKIT12_BIN, ZLIB, assert_only_no_driver, assert_same_file, codes, ensure_zlib,
-    error_libraries, link_member, made_once, place_dll, place_toolkit_12_4, python, scan,
-    scan_report, scan_with, scanned_python_version, sorted, tree_doc, wheel_for,
+    error_libraries, link_member, made_once, place_toolkit_12_4, python, scan, scan_report,
+    scan_with, scanned_python_version, sorted, tree_doc, wheel_for,
 };
 use crate::wine_python::{PyEnv, Run};
 use cuda_triage::engine::findings::{Finding, Severity};
@@ -106,10 +107,6 @@ const TOOLKIT_DLLS: &[&str] = &[
 
 const CUDNN: &str = "cudnn64_8.dll";
 
-/// A folder holding the real 32-bit CUDA runtime under the 64-bit name, as a wrong download
-/// leaves it.
-const CUDA32_DIR: &str = r"C:\old\cuda32";
-
 /// A CUDA 11.8 `bin` without cuBLAS, for the cuBLAS-only-off-PATH situation.
 const NO_CUBLAS_BIN: &str = r"C:\tools\cuda-11.8-without-cublas\bin";
 
@@ -148,21 +145,6 @@ fn ready_for(minor: &'static str) -> &'static PyEnv {
         std::fs::write(env.host(r"C:\oracle_import_tf.py"), PROBE).unwrap();
         env
     })
-}
-
-/// [`CUDA32_DIR`]: the wheel's real `cudart32_110.dll`, and a copy of it named `cudart64_110.dll`.
-fn place_cuda32(env: &PyEnv) {
-    place_dll(
-        env,
-        "nvidia-cuda-runtime-cu11",
-        "11.8.89",
-        "cudart32_110.dll",
-        CUDA32_DIR,
-    );
-    let dir = env.host(CUDA32_DIR);
-    if !dir.join("cudart64_110.dll").is_file() {
-        std::fs::copy(dir.join("cudart32_110.dll"), dir.join("cudart64_110.dll")).unwrap();
-    }
 }
 
 /// What TensorFlow said of one GPU registration.
