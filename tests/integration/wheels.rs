@@ -102,7 +102,9 @@ pub fn try_wheel_for(
         other => format!("cp{}-", other.replace('.', "")),
     };
     let dir = cache_root().join(format!("{package}-{version}-{tag}{}", platform.label()));
-    if let Some(w) = wheel_file(&dir) {
+    if let Some(w) =
+        wheel_file(&dir).or_else(|| pure_wheel_of_any_minor(package, version, platform))
+    {
         return Ok(w);
     }
     std::fs::create_dir_all(cache_root()).map_err(|e| e.to_string())?;
@@ -145,6 +147,26 @@ pub fn try_wheel_for(
         let _ = std::fs::remove_dir_all(&tmp);
     }
     wheel_file(&dir).ok_or_else(|| format!("{}: no wheel after download", dir.display()))
+}
+
+/// A pure-Python wheel (`*-none-any.whl`) of `package==version` cached for another Python minor:
+/// one file serves every minor (pip checks a release's Requires-Python only when it downloads, so
+/// the caller names a release that supports the minor it asks for).
+fn pure_wheel_of_any_minor(
+    package: &str,
+    version: &str,
+    platform: WheelPlatform,
+) -> Option<PathBuf> {
+    let start = format!("{package}-{version}-");
+    std::fs::read_dir(cache_root())
+        .ok()?
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.starts_with(&start) && name.ends_with(platform.label())
+        })
+        .filter_map(|e| wheel_file(&e.path()))
+        .find(|w| w.to_string_lossy().ends_with("-none-any.whl"))
 }
 
 const EXTRACT: &str = r#"

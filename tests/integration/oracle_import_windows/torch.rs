@@ -1,4 +1,6 @@
-//! torch 2.5.1's CPU wheel for Windows (PyPI's Windows wheels are CPU builds) under Python 3.11:
+//! torch 2.5.1's CPU wheel for Windows (PyPI's Windows wheels are CPU builds) under Python 3.11,
+//! and under 3.9 and 3.12, the oldest and newest minors it has Windows wheels for (the loads are
+//! torch's own, the same under each; the real import must agree):
 //! `import torch` runs torch/__init__.py's `_load_dll_libraries`, which adds `torch\lib` with
 //! `os.add_dll_directory` and loads every DLL there with `LoadLibraryExW(dll, NULL, 0x1100)`
 //! (LOAD_LIBRARY_SEARCH_DEFAULT_DIRS | LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR) — the DLL-directory logic
@@ -13,16 +15,20 @@
 //! still found on PATH. Two environments without it (hard-linked copies of the first): with its
 //! folder on PATH the import works and `tree` resolves it there, as Wine does; with it nowhere the
 //! import fails ("Error loading ...fbgemm.dll or one of its dependencies"), `tree` misses it, and
-//! the scan's errors name it — a CPU build whose own DLLs cannot load is an error too.
+//! the scan's errors name it — a CPU build whose own DLLs cannot load is an error too. Under 3.9
+//! the healthy case and the PATH copy are judged, under 3.12 the healthy case and no copy; its
+//! own downloads there are torch's cp39 and cp312 wheels (194 MB each), numpy's and markupsafe's
+//! cp39 ones, and the cp39 releases of filelock, networkx and fsspec (3.11's need 3.10+).
 
-use super::{assert_same_file, codes, error_libraries, scan, sorted, tree, wheel};
+use super::{
+    assert_same_file, codes, error_libraries, made_once, python, scan, scan_report,
+    scanned_python_version, sorted, tree, wheel_for, without_wine_stubs,
+};
 use crate::wine_python::PyEnv;
-use crate::wine_python::python;
 use cuda_triage::engine::findings::Severity;
-use std::sync::OnceLock;
 
 /// torch's own wheel and the pure-Python packages `import torch` needs (its METADATA's
-/// Requires-Dist), with numpy.
+/// Requires-Dist), with numpy, at versions that install under Python 3.11 and 3.12.
 const WHEELS: &[(&str, &str)] = &[
     ("torch", "2.5.1"),
     ("numpy", "1.26.4"),
@@ -36,27 +42,54 @@ const WHEELS: &[(&str, &str)] = &[
     ("fsspec", "2026.9.0"),
 ];
 
-fn ready() -> &'static PyEnv {
-    static READY: OnceLock<PyEnv> = OnceLock::new();
-    READY.get_or_init(|| {
-        let env = python("3.11").env("torch-2.5.1-cpu");
-        for (dist, version) in WHEELS {
-            env.install(&wheel(dist, version), &[]);
+/// The same under Python 3.9, torch 2.5's oldest: the newest releases of filelock, networkx and
+/// fsspec that still install there (their Requires-Python).
+const WHEELS_PY39: &[(&str, &str)] = &[
+    ("torch", "2.5.1"),
+    ("numpy", "1.26.4"),
+    ("typing-extensions", "4.16.0"),
+    ("filelock", "3.19.1"),
+    ("sympy", "1.13.1"),
+    ("mpmath", "1.4.1"),
+    ("networkx", "3.2.1"),
+    ("jinja2", "3.1.6"),
+    ("markupsafe", "3.0.4"),
+    ("fsspec", "2025.10.0"),
+];
+
+const ENV: &str = "torch-2.5.1-cpu";
+
+/// torch's environment under Python `minor`, made once per test run.
+fn ready(minor: &'static str) -> &'static PyEnv {
+    made_once(&format!("{minor} {ENV}"), || {
+        let env = python(minor).env(ENV);
+        let wheels = if minor == "3.9" { WHEELS_PY39 } else { WHEELS };
+        for (dist, version) in wheels {
+            env.install(&wheel_for(minor, dist, version), &[]);
         }
         env
     })
 }
 
-#[test]
-fn torch_251_cpu_imports_its_dlls_from_torch_lib_where_the_torch_context_resolves_them() {
-    let env = ready();
+/// `import torch` works, Wine's loader found every import, the scan says only that this is a
+/// CPU build (and read the environment's Python as `minor`), and `tree` of `torch_cpu.dll` in
+/// torch's context resolves its imports from `torch\lib` to the files Wine mapped.
+fn assert_healthy(minor: &'static str) {
+    let env = ready(minor);
     let run = env.run(&["-c", "import torch; print(torch.__version__)"], &[], &[]);
     assert_eq!(run.stdout.trim(), "2.5.1+cpu", "{}", run.stderr);
     assert!(run.import_failures().is_empty(), "{}", run.stderr);
     let (loud, _dir, machine) = scan(env, &[], &[], ("546.33", "12.3"));
+    let loud = without_wine_stubs(loud, &run);
     // A CPU build on a machine with an NVIDIA driver is worth its warning, and nothing else is.
     let codes: Vec<&str> = loud.iter().map(|f| f.code.as_str()).collect();
     assert_eq!(codes, ["framework-cpu-build"], "{loud:#?}");
+    let (report, ..) = scan_report(env, &[], &[], Some(("546.33", "12.3")));
+    assert_eq!(
+        scanned_python_version(&report, env).as_deref(),
+        Some(minor),
+        "the scan reads the environment's Python"
+    );
     let lib = format!(r"{}\torch\lib", env.site());
     let imports: Vec<_> = torch_cpu_tree(env, &machine)
         .into_iter()
@@ -78,18 +111,36 @@ fn torch_251_cpu_imports_its_dlls_from_torch_lib_where_the_torch_context_resolve
     }
 }
 
+#[test]
+fn torch_251_cpu_imports_its_dlls_from_torch_lib_where_the_torch_context_resolves_them() {
+    assert_healthy("3.11");
+}
+
+/// Under Python 3.9, the oldest torch 2.5 has wheels for: the same DLL-directory logic, the
+/// same agreement.
+#[test]
+fn torch_251_cpu_python39_imports_its_dlls_from_torch_lib_where_the_torch_context_resolves_them() {
+    assert_healthy("3.9");
+}
+
+/// Under Python 3.12, the newest.
+#[test]
+fn torch_251_cpu_python312_imports_its_dlls_from_torch_lib_where_the_torch_context_resolves_them() {
+    assert_healthy("3.12");
+}
+
 /// Where a copy of the OpenMP runtime torch ships sits on PATH (as another package's
 /// `Library\bin` holds one).
 const OMP_DIR: &str = r"C:\tools\openmp";
 
-/// The torch environment without `torch\lib\libiomp5md.dll`: a hard-linked copy of the first
-/// (`cp -al`, no second GB on disk), made once, and [`OMP_DIR`] holding the removed file.
-fn without_libiomp5md() -> &'static PyEnv {
-    static READY: OnceLock<PyEnv> = OnceLock::new();
-    READY.get_or_init(|| {
-        let full = ready();
-        let name = "torch-2.5.1-cpu-no-libiomp5md";
-        let host = full.host(&format!(r"C:\envs\{name}"));
+/// The torch environment of Python `minor` without `torch\lib\libiomp5md.dll`: a hard-linked
+/// copy of the first (`cp -al`, no second GB on disk), made once, and [`OMP_DIR`] holding the
+/// removed file.
+fn without_libiomp5md(minor: &'static str) -> &'static PyEnv {
+    let name = "torch-2.5.1-cpu-no-libiomp5md";
+    made_once(&format!("{minor} {name}"), || {
+        let full = ready(minor);
+        let host = full.host(&full.py.env_home(name));
         let lib = format!(r"{}\torch\lib\libiomp5md.dll", full.site());
         if !host.join("python.exe").is_file() {
             let tmp = crate::wheels::unique_tmp(&host);
@@ -109,7 +160,7 @@ fn without_libiomp5md() -> &'static PyEnv {
             std::fs::create_dir_all(omp.parent().unwrap()).unwrap();
             std::fs::hard_link(full.host(&lib), &omp).unwrap();
         }
-        python("3.11").env(name)
+        full.py.env(name)
     })
 }
 
@@ -145,7 +196,17 @@ fn tree_libiomp5md(env: &PyEnv, machine: &std::path::Path) -> Option<String> {
 /// resolves it to the file Wine mapped, and the scan says only that this is a CPU build.
 #[test]
 fn torch_251_cpu_with_libiomp5md_only_on_path_imports_through_its_retry_and_tree_agrees() {
-    let env = without_libiomp5md();
+    assert_retry_finds_it_on_path("3.11");
+}
+
+/// The same under Python 3.9: torch's retry is its own code, not Python's.
+#[test]
+fn torch_251_cpu_python39_with_libiomp5md_only_on_path_imports_through_its_retry() {
+    assert_retry_finds_it_on_path("3.9");
+}
+
+fn assert_retry_finds_it_on_path(minor: &'static str) {
+    let env = without_libiomp5md(minor);
     let front = vec![OMP_DIR.to_string()];
     let run = env.run(
         &["-c", "import torch; print(torch.__version__)"],
@@ -161,6 +222,7 @@ fn torch_251_cpu_with_libiomp5md_only_on_path_imports_through_its_retry_and_tree
         run.stderr
     );
     let (loud, _dir, machine) = scan(env, &front, &[], ("546.33", "12.3"));
+    let loud = without_wine_stubs(loud, &run);
     let codes: Vec<&str> = loud.iter().map(|f| f.code.as_str()).collect();
     assert_eq!(codes, ["framework-cpu-build"], "{loud:#?}");
     let resolved = tree_libiomp5md(env, &machine);
@@ -174,7 +236,17 @@ fn torch_251_cpu_with_libiomp5md_only_on_path_imports_through_its_retry_and_tree
 /// installed version as the fix, beside the CPU-build warning.
 #[test]
 fn torch_251_cpu_without_libiomp5md_fails_126_and_the_scan_and_tree_name_it() {
-    let env = without_libiomp5md();
+    assert_fails_126_and_named("3.11");
+}
+
+/// The same under Python 3.12.
+#[test]
+fn torch_251_cpu_python312_without_libiomp5md_fails_126_and_the_scan_and_tree_name_it() {
+    assert_fails_126_and_named("3.12");
+}
+
+fn assert_fails_126_and_named(minor: &'static str) {
+    let env = without_libiomp5md(minor);
     let run = env.run(&["-c", "import torch; print(torch.__version__)"], &[], &[]);
     assert!(
         run.stderr.contains("[WinError 126]") && run.stderr.contains(r"torch\lib\fbgemm.dll"),
@@ -187,6 +259,7 @@ fn torch_251_cpu_without_libiomp5md_fails_126_and_the_scan_and_tree_name_it() {
         "{missing:?}"
     );
     let (loud, _dir, machine) = scan(env, &[], &[], ("546.33", "12.3"));
+    let loud = without_wine_stubs(loud, &run);
     assert_eq!(tree_libiomp5md(env, &machine), None);
     assert_eq!(error_libraries(&loud), missing, "{loud:#?}");
     assert_eq!(
