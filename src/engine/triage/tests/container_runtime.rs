@@ -81,3 +81,26 @@ fn optix_without_libnvoptix_names_the_driver_and_the_container_capability() {
     assert!(text.contains("libnvoptix.so.1"), "{text}");
     assert!(text.contains("NVIDIA_DRIVER_CAPABILITIES=all"), "{text}");
 }
+
+#[test]
+fn compose_3x_without_runtime_points_at_device_reservations() {
+    // https://github.com/blakeblackshear/frigate/issues/767 (version: '3.6', runtime: nvidia)
+    let t = triage(
+        "ERROR: The Compose file './docker-compose.yaml' is invalid because:\nUnsupported config option for services.frigate: 'runtime'",
+    );
+    assert!(message_ids(&t).contains(&"compose-runtime-option-unsupported"));
+    let text = all_text(&t);
+    assert!(text.contains("capabilities: [gpu]"), "{text}");
+    assert!(text.contains("version: '2.4'"), "{text}");
+}
+
+#[test]
+fn the_device_plugins_incompatible_strategy_is_a_node_without_the_nvidia_runtime() {
+    // https://github.com/NVIDIA/k8s-device-plugin/issues/1220 (kubespray, containerd)
+    let t =
+        triage("E0506 17:45:45.421956       1 factory.go:112] Incompatible strategy detected auto");
+    assert!(message_ids(&t).contains(&"k8s-device-plugin-no-nvml"));
+    let text = all_text(&t);
+    assert!(text.contains("--set-as-default"), "{text}");
+    assert!(text.contains("runtimeClassName=nvidia"), "{text}");
+}
