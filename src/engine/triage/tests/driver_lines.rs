@@ -94,3 +94,18 @@ fn a_ptx_isa_older_than_the_generated_table_names_its_cuda_releases() {
     assert!(f.summary.contains("CUDA 10.0"), "{}", f.summary);
     assert!(f.summary.contains("PTX ISA 6.1, CUDA 9.1"), "{}", f.summary);
 }
+
+#[test]
+fn nvidia_smi_without_a_device_handle_is_a_gpu_the_driver_lost() {
+    // https://github.com/meta-llama/llama-models/issues/200 (one of four A30s lost after an interrupted run)
+    let t = triage("Unable to determine the device handle for GPU0000:17:00.0: Unknown Error");
+    let m = t
+        .messages
+        .iter()
+        .find(|m| m.id == "nvidia-smi-device-handle-unknown")
+        .unwrap_or_else(|| panic!("{:?}", message_ids(&t)));
+    assert_eq!(m.groups, vec!["0000:17:00.0".to_string()]);
+    let text = all_text(&t);
+    assert!(text.contains("Xid"), "{text}");
+    assert!(text.contains("nvidia-smi -r"), "{text}");
+}
