@@ -354,3 +354,13 @@ fn a_wrapped_extension_mismatch_names_both_cuda_versions() {
     assert_eq!(m.groups, vec!["11.8".to_string(), "11.7".to_string()]);
     assert!(all_text(&t).contains("not CUDA 11.7, which PyTorch was built with"));
 }
+
+#[test]
+fn tensorflows_cudart_stub_means_the_cuda_runtime_did_not_load() {
+    // https://github.com/tensorflow/tensorflow/issues/32381 (tensorflow-gpu 2.0 on Windows, CUDA 10.0)
+    let t = triage(
+        "tensorflow.python.framework.errors_impl.InternalError: cudaGetDevice() failed. Status: cudaGetErrorString symbol not found.",
+    );
+    assert!(message_ids(&t).contains(&"tf-cudart-stub-not-loaded"));
+    assert!(all_text(&t).contains("Could not load dynamic library"));
+}
