@@ -364,3 +364,42 @@ fn tensorflows_cudart_stub_means_the_cuda_runtime_did_not_load() {
     assert!(message_ids(&t).contains(&"tf-cudart-stub-not-loaded"));
     assert!(all_text(&t).contains("Could not load dynamic library"));
 }
+
+#[test]
+fn a_tensorrt_plan_from_another_release_must_be_rebuilt() {
+    // https://github.com/open-mmlab/mmdeploy/issues/2639 (built with TensorRT 8.6, run on a Jetson with 8.2)
+    let t = triage(
+        "[2024-01-12 12:53:54.250] [mmdeploy] [error] [trt_net.cpp:28] TRTNet: 1: [stdArchiveReader.cpp::StdArchiveReader::30] Error Code 1: Serialization (Serialization assertion magicTagRead == magicTag failed.Magic tag does not match)",
+    );
+    assert!(message_ids(&t).contains(&"tensorrt-plan-tag-mismatch"));
+    assert!(all_text(&t).contains("trtexec --onnx"));
+    // https://github.com/NVIDIA/TensorRT/issues/2195 (the version tag of the same check)
+    let t = triage(
+        "[08/01/2022-15:41:44] [TRT] [E] 1: [stdArchiveReader.cpp::StdArchiveReader::35] Error Code 1: Serialization (Serialization assertion safeVersionRead == safeSerializationVersion failed.Version tag does not match. Note: Current Version: 0, Serialized Engine Version: 96)",
+    );
+    assert!(message_ids(&t).contains(&"tensorrt-plan-tag-mismatch"));
+}
+
+#[test]
+fn jax_and_an_older_jaxlib_name_both_versions() {
+    // https://github.com/ROCm/jax/pull/756 (a lock file pinned the previous jaxlib)
+    let t = triage(
+        "RuntimeError: jaxlib is version 0.9.0, but this version of jax\nrequires version >= 0.9.1.",
+    );
+    let m = t
+        .messages
+        .iter()
+        .find(|m| m.id == "jax-jaxlib-version-mismatch")
+        .unwrap_or_else(|| panic!("{:?}", message_ids(&t)));
+    assert_eq!(m.groups, vec!["0.9.0".to_string(), "0.9.1".to_string()]);
+}
+
+#[test]
+fn a_cpu_only_paddle_names_the_gpu_package() {
+    // https://github.com/baidu/Senta/issues/69
+    let t = triage(
+        "Cannot use GPU because you have installed CPU version PaddlePaddle.\nIf you want to use GPU, please try to install GPU version PaddlePaddle by: pip install paddlepaddle-gpu",
+    );
+    assert!(message_ids(&t).contains(&"paddle-cpu-build"));
+    assert!(all_text(&t).contains("pip uninstall paddlepaddle paddlepaddle-gpu"));
+}
