@@ -403,3 +403,13 @@ fn a_cpu_only_paddle_names_the_gpu_package() {
     assert!(message_ids(&t).contains(&"paddle-cpu-build"));
     assert!(all_text(&t).contains("pip uninstall paddlepaddle paddlepaddle-gpu"));
 }
+
+#[test]
+fn cmake_failing_to_detect_a_cuda_architecture_names_the_compiler_variable() {
+    // https://github.com/bytedance/ABQ-LLM/issues/11 (fixed by setting the nvcc environment)
+    let t = triage(
+        "CMake Error at /usr/local/lib/python3.11/site-packages/cmake/data/share/cmake-3.29/Modules/CMakeDetermineCUDACompiler.cmake:266 (message):\n  Failed to detect a default CUDA architecture.",
+    );
+    assert!(message_ids(&t).contains(&"cmake-cuda-architecture-detection-failed"));
+    assert!(all_text(&t).contains("-DCMAKE_CUDA_COMPILER="));
+}
