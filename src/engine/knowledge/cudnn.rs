@@ -136,6 +136,18 @@ pub struct ArchSupportRow {
     pub source: String,
 }
 
+/// The PTX ISA version a CUDA release before 11.8 introduced (the generated ptxas table holds
+/// the later ones).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PtxIsaRow {
+    /// "7.1"
+    pub isa: String,
+    /// "11.1"
+    pub cuda: String,
+    pub source: String,
+}
+
 /// A GPU generation and its compute capabilities.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -152,6 +164,8 @@ pub struct ComputeTables {
     pub archs: Vec<ArchSupportRow>,
     #[serde(default, rename = "generation")]
     pub generations: Vec<GenerationRow>,
+    #[serde(default, rename = "ptx_isa")]
+    pub ptx_isas: Vec<PtxIsaRow>,
     #[serde(default, rename = "toolkit")]
     pub toolkits: Vec<ToolkitCcRow>,
     #[serde(default, rename = "framework")]

@@ -21,6 +21,7 @@ pub mod generated;
 pub mod libraries;
 pub mod locations;
 pub mod onnxruntime;
+pub mod ptx_isa;
 pub mod version;
 
 #[cfg(test)]

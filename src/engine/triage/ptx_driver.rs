@@ -1,16 +1,15 @@
 //! PTX that the driver refused to JIT-compile (`CUDA_ERROR_UNSUPPORTED_PTX_VERSION`, 222, "the
 //! provided PTX was compiled with an unsupported toolchain") in a text that also names the PTX
 //! ISA of that PTX (`PTX ISA 8.7`, `.version 8.7`): the ISA names the CUDA release whose compiler
-//! wrote it (from the generated ptxas table), and that release names the driver it needs.
+//! wrote it (the generated ptxas table, and NVIDIA's release history before 11.8), and that
+//! release names the driver it needs.
 
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use crate::engine::knowledge::Knowledge;
 use crate::engine::knowledge::drivers::requirement_words;
-use crate::engine::knowledge::generated::generated;
-use crate::engine::knowledge::version::compare;
+use crate::engine::knowledge::ptx_isa::first_cuda_for_ptx_isa;
 use regex::Regex;
-use std::cmp::Ordering;
 use std::sync::OnceLock;
 
 struct Patterns {
@@ -40,16 +39,9 @@ pub fn ptx_driver_findings(text: &str, k: &Knowledge) -> Vec<Finding> {
     }) else {
         return Vec::new();
     };
-    let releases = generated().ptxas_releases();
-    let oldest_read = releases.first().map(|r| r.ptx_isa.clone());
-    // The table starts at CUDA 11.8: an older ISA's first release is not known from it.
-    if oldest_read.is_some_and(|o| compare(&isa, &o) == Some(Ordering::Less)) {
-        return Vec::new();
-    }
-    let Some(release) = generated().first_release_for_ptx_isa(&isa) else {
+    let Some(cuda) = first_cuda_for_ptx_isa(&isa, &k.compute) else {
         return Vec::new();
     };
-    let cuda = release.cuda.clone();
     let needs = requirement_words(&cuda, &k.drivers).unwrap_or_else(|| {
         format!("CUDA {cuda} needs a driver that supports it (nvidia-smi shows the newest CUDA the driver supports).")
     });
@@ -72,7 +64,7 @@ pub fn ptx_driver_findings(text: &str, k: &Knowledge) -> Vec<Finding> {
         finding
             .with_evidence(Evidence::new(
                 "source",
-                "the PTX ISA each nvidia-cuda-nvcc wheel's ptxas accepts (PyPI); https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html (minimum driver per CUDA release)",
+                "the PTX ISA each nvidia-cuda-nvcc wheel's ptxas accepts (PyPI), before CUDA 11.8 NVIDIA's PTX ISA release history (https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#release-notes); https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html (minimum driver per CUDA release)",
             ))
             .with_fix(FixRef {
                 id: "advice-update-driver".into(),

@@ -11,6 +11,7 @@ use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use crate::engine::knowledge::cudnn::ComputeTables;
 use crate::engine::knowledge::generated::generated;
+use crate::engine::knowledge::ptx_isa;
 use crate::engine::knowledge::{Knowledge, LibraryIdentity};
 
 fn what(id: Option<&LibraryIdentity>) -> String {
@@ -150,28 +151,24 @@ pub fn driver_version_findings(drivers: &[(String, String)], k: &Knowledge) -> V
         .collect()
 }
 
-/// A ptxas refusing PTX of a newer ISA: the CUDA releases each PTX ISA belongs to, from the
-/// generated ptxas table (each release's ptxas names its newest ISA).
+/// A ptxas refusing PTX of a newer ISA: the CUDA releases each PTX ISA belongs to (the
+/// generated ptxas table, each release's ptxas naming its newest ISA, and the typed rows of the
+/// releases before it).
 pub fn ptx_isa_findings(refusals: &[(String, String, String)], k: &Knowledge) -> Vec<Finding> {
-    let g = generated();
     refusals
         .iter()
         .map(|(asked, current, line)| {
-            let first = g.first_release_for_ptx_isa(asked);
+            let first = ptx_isa::first_cuda_for_ptx_isa(asked, &k.compute);
             let needs = first
-                .map(|p| format!("CUDA {}", p.cuda))
+                .as_ref()
+                .map(|cuda| format!("CUDA {cuda}"))
                 .unwrap_or_else(|| "a CUDA release newer than any read".into());
             // The driver's own ptxas assembles PTX that is JIT-compiled: it needs that release's driver.
             let driver = first
-                .and_then(|p| crate::engine::knowledge::drivers::requirement_words(&p.cuda, &k.drivers))
+                .and_then(|cuda| crate::engine::knowledge::drivers::requirement_words(&cuda, &k.drivers))
                 .map(|w| format!(" For the driver's JIT: {w}"))
                 .unwrap_or_default();
-            let has = g
-                .ptxas_releases()
-                .into_iter()
-                .filter(|p| p.ptx_isa == *current)
-                .map(|p| p.cuda.clone())
-                .collect::<Vec<_>>();
+            let has = ptx_isa::cuda_releases_of_ptx_isa(current, &k.compute);
             let has = if has.is_empty() {
                 format!("PTX ISA {current}")
             } else {
@@ -191,7 +188,7 @@ pub fn ptx_isa_findings(refusals: &[(String, String, String)], k: &Knowledge) ->
             .with_evidence(Evidence::new("log", line.clone()))
             .with_evidence(Evidence::new(
                 "source",
-                "the PTX ISA each nvidia-cuda-nvcc wheel's ptxas accepts (it names it when refusing a newer .version)",
+                "the PTX ISA each nvidia-cuda-nvcc wheel's ptxas accepts (it names it when refusing a newer .version); before CUDA 11.8, NVIDIA's PTX ISA release history: https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#release-notes",
             ))
         })
         .collect()

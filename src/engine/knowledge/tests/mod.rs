@@ -128,6 +128,12 @@ fn every_table_parses_and_every_row_has_a_source() {
             .map(|r| (r.text.as_str(), r.source.as_str())),
     );
     sources.extend(
+        k.compute
+            .ptx_isas
+            .iter()
+            .map(|r| (r.isa.as_str(), r.source.as_str())),
+    );
+    sources.extend(
         k.locations
             .locations
             .iter()
@@ -436,4 +442,48 @@ fn the_error_catalog_loads() {
     let c = super::catalog::Catalog::load().expect("error_catalog.toml loads");
     assert!(c.messages.len() > 90 && c.codes.len() > 30);
     assert_eq!(c.messages.len(), k().catalog.messages.len());
+}
+
+#[test]
+fn ptx_isa_rows_rise_with_cuda_and_end_before_the_generated_ptxas_table() {
+    use super::version::compare;
+    use std::cmp::Ordering;
+    let rows = &k().compute.ptx_isas;
+    assert!(!rows.is_empty());
+    for pair in rows.windows(2) {
+        assert_eq!(
+            compare(&pair[0].isa, &pair[1].isa),
+            Some(Ordering::Less),
+            "{pair:?}"
+        );
+        assert_eq!(
+            compare(&pair[0].cuda, &pair[1].cuda),
+            Some(Ordering::Less),
+            "{pair:?}"
+        );
+    }
+    let first_read = generated::generated().ptxas_releases()[0].clone();
+    let last_typed = rows.last().unwrap();
+    assert_eq!(
+        compare(&last_typed.cuda, &first_read.cuda),
+        Some(Ordering::Less)
+    );
+    assert_eq!(
+        compare(&last_typed.isa, &first_read.ptx_isa),
+        Some(Ordering::Less)
+    );
+    // Lookups cross from the typed rows to the generated table without a gap.
+    let compute = &k().compute;
+    assert_eq!(
+        ptx_isa::first_cuda_for_ptx_isa("7.1", compute).as_deref(),
+        Some("11.1")
+    );
+    assert_eq!(
+        ptx_isa::first_cuda_for_ptx_isa(&first_read.ptx_isa, compute).as_deref(),
+        Some(first_read.cuda.as_str())
+    );
+    assert_eq!(
+        ptx_isa::cuda_releases_of_ptx_isa("7.0", compute),
+        vec!["11.0".to_string()]
+    );
 }

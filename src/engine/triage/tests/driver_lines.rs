@@ -63,7 +63,49 @@ fn ptx_the_driver_refused_names_the_cuda_release_and_its_driver() {
         "CUDA_ERROR_UNSUPPORTED_PTX_VERSION: the provided PTX was compiled with an unsupported toolchain.",
     );
     assert!(finding(&t, codes::DRIVER_TOO_OLD).is_none());
-    // An ISA older than every read release is not guessed.
+    // An ISA older than the generated table is named from NVIDIA's release history ...
     let t = triage("the provided PTX was compiled with an unsupported toolchain. PTX ISA 6.0");
+    let f = finding(&t, codes::DRIVER_TOO_OLD).expect("PTX ISA 6.0 is CUDA 9.0's");
+    assert!(f.summary.contains("CUDA 9.0"), "{}", f.summary);
+    // ... and one older than every known release is not guessed.
+    let t = triage("the provided PTX was compiled with an unsupported toolchain. PTX ISA 3.1");
     assert!(finding(&t, codes::DRIVER_TOO_OLD).is_none());
+}
+
+#[test]
+fn a_ptx_isa_older_than_the_generated_table_names_its_cuda_releases() {
+    // https://github.com/open-mmlab/OpenPCDet/issues/934 (numba; fixed with driver 465 for CUDA 11.3)
+    let t = triage(
+        "ptxas application ptx input, line 9; fatal : Unsupported .version 7.3; current version is '7.2'",
+    );
+    let f = finding(&t, codes::PTXAS_TOO_OLD).expect("the refusal is read");
+    assert!(f.summary.contains("CUDA 11.3"), "{}", f.summary);
+    assert!(
+        f.summary.contains("PTX ISA 7.2, CUDA 11.2"),
+        "{}",
+        f.summary
+    );
+    assert!(f.detail.contains("465.19.01"), "{}", f.detail);
+    // https://github.com/numba/numba/issues/3794 (cudatoolkit 10 on driver 390)
+    let t = triage(
+        "ptxas application ptx input, line 9; fatal   : Unsupported .version 6.3; current version is '6.1'",
+    );
+    let f = finding(&t, codes::PTXAS_TOO_OLD).expect("the refusal is read");
+    assert!(f.summary.contains("CUDA 10.0"), "{}", f.summary);
+    assert!(f.summary.contains("PTX ISA 6.1, CUDA 9.1"), "{}", f.summary);
+}
+
+#[test]
+fn nvidia_smi_without_a_device_handle_is_a_gpu_the_driver_lost() {
+    // https://github.com/meta-llama/llama-models/issues/200 (one of four A30s lost after an interrupted run)
+    let t = triage("Unable to determine the device handle for GPU0000:17:00.0: Unknown Error");
+    let m = t
+        .messages
+        .iter()
+        .find(|m| m.id == "nvidia-smi-device-handle-unknown")
+        .unwrap_or_else(|| panic!("{:?}", message_ids(&t)));
+    assert_eq!(m.groups, vec!["0000:17:00.0".to_string()]);
+    let text = all_text(&t);
+    assert!(text.contains("Xid"), "{text}");
+    assert!(text.contains("nvidia-smi -r"), "{text}");
 }

@@ -3,6 +3,7 @@
 
 use super::*;
 
+mod container_runtime;
 mod driver_lines;
 mod entity_reading;
 mod general_families;
@@ -27,6 +28,11 @@ fn all_text(t: &Triage) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The catalog messages the text matched, by id.
+fn message_ids(t: &Triage) -> Vec<&str> {
+    t.messages.iter().map(|m| m.id.as_str()).collect()
 }
 
 fn files(t: &Triage) -> Vec<(&str, &str, &str)> {

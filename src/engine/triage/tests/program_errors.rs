@@ -7,10 +7,6 @@
 use super::*;
 use crate::engine::findings::Severity;
 
-fn message_ids(t: &Triage) -> Vec<&str> {
-    t.messages.iter().map(|m| m.id.as_str()).collect()
-}
-
 #[test]
 fn a_rust_binding_variant_is_the_driver_status_it_wraps() {
     // https://github.com/DelphinusLab/zkWasm/issues/200 (fixed by building for the GPU's sm_75)
@@ -302,4 +298,118 @@ fn bitsandbytes_on_its_cpu_library() {
     );
     assert!(message_ids(&t).contains(&"bitsandbytes-cpu-library"));
     assert!(all_text(&t).contains("python -m bitsandbytes"));
+}
+
+#[test]
+fn darknet_out_of_memory_points_at_the_cfg_subdivisions() {
+    // https://github.com/AlexeyAB/darknet/issues/3281 (Ubuntu; errno text ': File exists' appended)
+    let t = triage("CUDA Error: out of memory\nCUDA Error: out of memory: File exists");
+    assert!(message_ids(&t).contains(&"darknet-out-of-memory"));
+    assert!(all_text(&t).contains("raise subdivisions"));
+}
+
+#[test]
+fn pytorch_out_of_memory_is_not_read_as_darknet() {
+    // https://github.com/kuangliu/pytorch-cifar/issues/67 (PyTorch spells it 'CUDA error')
+    let t = triage("RuntimeError: CUDA error: out of memory");
+    assert!(
+        !message_ids(&t).contains(&"darknet-out-of-memory"),
+        "{:?}",
+        message_ids(&t)
+    );
+}
+
+#[test]
+fn torchsharp_without_cuda_names_the_backend_package() {
+    // https://github.com/dotnet/TorchSharp/issues/1196 (TorchSharp-cuda-windows in Unity)
+    let t = triage("Torch device type CUDA did not initialise on the current machine");
+    assert!(message_ids(&t).contains(&"torchsharp-cuda-not-initialised"));
+    let text = all_text(&t);
+    assert!(text.contains("TorchSharp-cuda-windows"), "{text}");
+    assert!(text.contains("torch_cuda.dll"), "{text}");
+}
+
+#[test]
+fn a_scatter_gather_index_assert_is_an_index_out_of_range() {
+    // https://github.com/Zzh-tju/DIoU-SSD-pytorch/issues/20 (THC gather kernel)
+    let t = triage(
+        "/tmp/pip-req-build-9xcrj8au/aten/src/THC/THCTensorScatterGather.cu:100: void THCudaTensor_gatherKernel(TensorInfo<Real, IndexType>, TensorInfo<Real, IndexType>, TensorInfo<long, IndexType>, int, IndexType) [with IndexType = unsigned int, Real = float, Dims = 2]: block: [518,0,0], thread: [145,0,0] Assertion `indexValue >= 0 && indexValue < src.sizes[dim]` failed.",
+    );
+    let ids = message_ids(&t);
+    assert!(ids.contains(&"cuda-assert-index-range"), "{ids:?}");
+    assert!(all_text(&t).contains("n_classes"));
+}
+
+#[test]
+fn a_wrapped_extension_mismatch_names_both_cuda_versions() {
+    // https://github.com/open-mmlab/OpenPCDet/issues/1275 (the message wrapped after 'compile')
+    let t = triage(
+        "RuntimeError:\nThe detected CUDA version (11.8) mismatches the version that was used to compile\nPyTorch (11.7). Please make sure to use the same CUDA versions.",
+    );
+    let m = t
+        .messages
+        .iter()
+        .find(|m| m.id == "torch-extension-cuda-mismatch")
+        .unwrap_or_else(|| panic!("{:?}", message_ids(&t)));
+    assert_eq!(m.groups, vec!["11.8".to_string(), "11.7".to_string()]);
+    assert!(all_text(&t).contains("not CUDA 11.7, which PyTorch was built with"));
+}
+
+#[test]
+fn tensorflows_cudart_stub_means_the_cuda_runtime_did_not_load() {
+    // https://github.com/tensorflow/tensorflow/issues/32381 (tensorflow-gpu 2.0 on Windows, CUDA 10.0)
+    let t = triage(
+        "tensorflow.python.framework.errors_impl.InternalError: cudaGetDevice() failed. Status: cudaGetErrorString symbol not found.",
+    );
+    assert!(message_ids(&t).contains(&"tf-cudart-stub-not-loaded"));
+    assert!(all_text(&t).contains("Could not load dynamic library"));
+}
+
+#[test]
+fn a_tensorrt_plan_from_another_release_must_be_rebuilt() {
+    // https://github.com/open-mmlab/mmdeploy/issues/2639 (built with TensorRT 8.6, run on a Jetson with 8.2)
+    let t = triage(
+        "[2024-01-12 12:53:54.250] [mmdeploy] [error] [trt_net.cpp:28] TRTNet: 1: [stdArchiveReader.cpp::StdArchiveReader::30] Error Code 1: Serialization (Serialization assertion magicTagRead == magicTag failed.Magic tag does not match)",
+    );
+    assert!(message_ids(&t).contains(&"tensorrt-plan-tag-mismatch"));
+    assert!(all_text(&t).contains("trtexec --onnx"));
+    // https://github.com/NVIDIA/TensorRT/issues/2195 (the version tag of the same check)
+    let t = triage(
+        "[08/01/2022-15:41:44] [TRT] [E] 1: [stdArchiveReader.cpp::StdArchiveReader::35] Error Code 1: Serialization (Serialization assertion safeVersionRead == safeSerializationVersion failed.Version tag does not match. Note: Current Version: 0, Serialized Engine Version: 96)",
+    );
+    assert!(message_ids(&t).contains(&"tensorrt-plan-tag-mismatch"));
+}
+
+#[test]
+fn jax_and_an_older_jaxlib_name_both_versions() {
+    // https://github.com/ROCm/jax/pull/756 (a lock file pinned the previous jaxlib)
+    let t = triage(
+        "RuntimeError: jaxlib is version 0.9.0, but this version of jax\nrequires version >= 0.9.1.",
+    );
+    let m = t
+        .messages
+        .iter()
+        .find(|m| m.id == "jax-jaxlib-version-mismatch")
+        .unwrap_or_else(|| panic!("{:?}", message_ids(&t)));
+    assert_eq!(m.groups, vec!["0.9.0".to_string(), "0.9.1".to_string()]);
+}
+
+#[test]
+fn a_cpu_only_paddle_names_the_gpu_package() {
+    // https://github.com/baidu/Senta/issues/69
+    let t = triage(
+        "Cannot use GPU because you have installed CPU version PaddlePaddle.\nIf you want to use GPU, please try to install GPU version PaddlePaddle by: pip install paddlepaddle-gpu",
+    );
+    assert!(message_ids(&t).contains(&"paddle-cpu-build"));
+    assert!(all_text(&t).contains("pip uninstall paddlepaddle paddlepaddle-gpu"));
+}
+
+#[test]
+fn cmake_failing_to_detect_a_cuda_architecture_names_the_compiler_variable() {
+    // https://github.com/bytedance/ABQ-LLM/issues/11 (fixed by setting the nvcc environment)
+    let t = triage(
+        "CMake Error at /usr/local/lib/python3.11/site-packages/cmake/data/share/cmake-3.29/Modules/CMakeDetermineCUDACompiler.cmake:266 (message):\n  Failed to detect a default CUDA architecture.",
+    );
+    assert!(message_ids(&t).contains(&"cmake-cuda-architecture-detection-failed"));
+    assert!(all_text(&t).contains("-DCMAKE_CUDA_COMPILER="));
 }

@@ -89,3 +89,26 @@ fn a_bare_cuda_number_also_reads_as_the_driver_api_code() {
     let f = finding(&t, "cuda-error-34");
     assert!(f.detail.contains("CUDA_ERROR_STUB_LIBRARY"), "{}", f.detail);
 }
+
+#[test]
+fn invalid_ptx_is_a_toolkit_newer_than_the_driver() {
+    // https://github.com/nanoporetech/bonito/issues/196 (CUDA 11.1 toolkit, driver 450.51)
+    let t = triage(
+        "cupy_backends.cuda.api.driver.CUDADriverError: CUDA_ERROR_INVALID_PTX: a PTX JIT compilation failed",
+    );
+    let f = finding(&t, "cuda-error-218");
+    assert!(
+        f.detail.contains("CUDA toolkit newer than the driver"),
+        "{}",
+        f.detail
+    );
+    assert!(all_text(&t).contains("kernel_cache"));
+}
+
+#[test]
+fn a_pycuda_device_call_failing_to_initialise_is_not_read_as_a_stale_kernel_cache() {
+    // https://github.com/cong/yolov5_deepsort_tensorrt/issues/3 (make_context; not a module load)
+    let t = triage("pycuda._driver.LogicError: cuDeviceGet failed: initialization error");
+    let f = finding(&t, "cuda-error-3");
+    assert!(!all_text(&t).contains("compiler cache"), "{}", f.detail);
+}
