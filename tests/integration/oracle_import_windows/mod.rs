@@ -285,7 +285,8 @@ pub fn scanned_python_version(report: &Report, env: &PyEnv) -> Option<String> {
 /// Windows 8.1; CopyFile2: Windows 8): Windows would refuse to load it (error 127), Wine binds
 /// them to stubs and runs Python 3.12 (its `faulthandler` and `shutil` call them only on paths
 /// no case takes). The scan reads the prefix's System32 as a Windows that old and says so; the
-/// oracle checks that it says exactly what Wine's loader reported, and judges the rest.
+/// oracle checks that it says exactly what Wine's loader reported — and calls it a Windows older
+/// than the importer needs, not mixed versions — and judges the rest.
 pub fn without_wine_stubs(loud: Vec<Finding>, run: &Run) -> Vec<Finding> {
     let stubbed = run.stubbed_imports();
     let (missing, rest): (Vec<Finding>, Vec<Finding>) =
@@ -317,6 +318,14 @@ pub fn without_wine_stubs(loud: Vec<Finding>, run: &Run) -> Vec<Finding> {
             symbols, wine,
             "the scan's missing exports of {dll} for {importer} are the ones Wine stubbed: {f:#?}"
         );
+        if dll == "kernel32.dll" {
+            assert!(
+                f.detail.contains("part of Windows") && f.detail.contains("newer Windows"),
+                "a KERNEL32 without {importer}'s imports is a Windows older than {importer} \
+                 needs, not a mixed-versions copy: {}",
+                f.detail
+            );
+        }
     }
     rest
 }

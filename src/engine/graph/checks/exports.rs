@@ -8,11 +8,13 @@
 //! first on the search path), read from the files only for ELF edges.
 
 use crate::engine::binfmt::{BinaryInfo, Format, SymbolNeed, SymbolTable};
+use crate::engine::context::Platform;
 use crate::engine::context::SystemContext;
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use crate::engine::graph::{DependencyGraph, Node};
 use crate::engine::loader::How;
+use crate::engine::loader::runtime::is_os_library;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::sync::Arc;
 
@@ -65,20 +67,35 @@ pub(super) fn check(ctx: &SystemContext, graph: &DependencyGraph) -> Vec<Finding
         } else {
             Severity::Error
         };
+        let explanation = if parent.format == Format::Pe && is_windows_component(ctx, p, path) {
+            format!(
+                "{child_name} is part of Windows ({path}), and this Windows's copy lacks functions \
+                 {parent_name} imports: {parent_name} was built for a newer Windows than this one, \
+                 and loading fails with {what}. Update Windows, or use a build of {parent_name} \
+                 made for this Windows version (for a Python DLL, a Python release that still \
+                 supports it)."
+            )
+        } else {
+            format!(
+                "{parent_name} was built against a different version of {} than the one that \
+                 resolved ({path}); loading fails with {what}. Use the matching version, or put the \
+                 right copy first on the search path.",
+                node.name
+            )
+        };
         let f = Finding::new(
             code,
             severity,
             format!(
                 "{child_name} lacks {} {} that {parent_name} needs",
                 missing.len(),
-                if missing.len() == 1 { "symbol" } else { "symbols" }
+                if missing.len() == 1 {
+                    "symbol"
+                } else {
+                    "symbols"
+                }
             ),
-            format!(
-                "{parent_name} was built against a different version of {} than the one that \
-                 resolved ({path}); loading fails with {what}. Use the matching version, or put the \
-                 right copy first on the search path.",
-                node.name
-            ),
+            explanation,
         )
         .with_libraries([node.name.clone(), parent_name.clone()])
         .with_evidence(Evidence::at(
@@ -86,7 +103,11 @@ pub(super) fn check(ctx: &SystemContext, graph: &DependencyGraph) -> Vec<Finding
             format!(
                 "{}{}",
                 listed.join(", "),
-                if more > 0 { format!(" and {more} more") } else { String::new() }
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
             ),
             path.to_string(),
         ))
@@ -94,6 +115,15 @@ pub(super) fn check(ctx: &SystemContext, graph: &DependencyGraph) -> Vec<Finding
         out.push(f);
     }
     out
+}
+
+/// Whether the DLL that resolved to `path` is Windows' own: in the Windows folder, System32 or
+/// SysWOW64 and not a library the knowledge tables know (an NVIDIA DLL copied into System32 is
+/// still a mixed-versions case, not an old Windows).
+fn is_windows_component(ctx: &SystemContext, p: Platform, path: &str) -> bool {
+    let system_root = ctx.env.get("SystemRoot").unwrap_or(r"C:\Windows");
+    is_os_library(p, path, system_root)
+        && crate::engine::knowledge::identify_library(p.file_name(path)).is_none()
 }
 
 /// Symbols `parent` imports from `dll_name` that `child` does not export (by name or `#ordinal`).

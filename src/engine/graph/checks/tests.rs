@@ -179,6 +179,68 @@ fn missing_exports_versions_and_duplicates() {
     assert!(exports::missing_versions(&parent, &libc, "libc.so.6").is_empty());
 }
 
+/// A system DLL lacking what a program imports is an old Windows (python312.dll's `CopyFile2`
+/// from a KERNEL32 without it: Windows 7's, or Wine 8.0's, as the import oracle sees), while an
+/// NVIDIA DLL someone copied into System32 is still mixed versions.
+#[test]
+fn a_windows_component_lacking_exports_is_an_old_windows_not_mixed_versions() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("C");
+    let mut python = binary(
+        Format::Pe,
+        "x86_64",
+        64,
+        &["KERNEL32.dll", "cudart64_110.dll"],
+    );
+    python.imports[0].symbols = vec!["CreateFileW".into(), "CopyFile2".into()];
+    python.imports[1].symbols = vec!["cudaMalloc".into(), "cudaNew".into()];
+    put(&c, "Python312/python312.dll", &python);
+    let export = |name: &str| Export {
+        name: Some(name.into()),
+        ordinal: 1,
+        forwarder: None,
+    };
+    let mut kernel32 = binary(Format::Pe, "x86_64", 64, &[]);
+    kernel32.exports = vec![export("CreateFileW")];
+    put(&c, "Windows/System32/KERNEL32.dll", &kernel32);
+    let mut cudart = binary(Format::Pe, "x86_64", 64, &[]);
+    cudart.exports = vec![export("cudaMalloc")];
+    put(&c, "Windows/System32/cudart64_110.dll", &cudart);
+    let ctx = windows_machine(dir.path(), "");
+    let opts = GraphOptions {
+        runtime: false,
+        ..GraphOptions::default()
+    };
+    let graph = build_with(
+        &ctx,
+        r"C:\Python312\python312.dll",
+        &opts,
+        Reader::Custom(json_reader),
+    )
+    .unwrap();
+    let findings = check(&ctx, &graph);
+    let about = |lib: &str| {
+        findings
+            .iter()
+            .find(|f| f.code == "missing-export" && f.summary.starts_with(lib))
+            .unwrap_or_else(|| panic!("a missing-export finding about {lib}: {findings:#?}"))
+    };
+    let kernel = about("KERNEL32.dll");
+    assert_eq!(kernel.evidence[0].text, "CopyFile2");
+    assert!(
+        kernel.detail.contains("part of Windows"),
+        "{}",
+        kernel.detail
+    );
+    assert!(kernel.detail.contains("newer Windows"), "{}", kernel.detail);
+    let copied = about("cudart64_110.dll");
+    assert!(
+        copied.detail.contains("built against a different version"),
+        "{}",
+        copied.detail
+    );
+}
+
 #[test]
 fn stems() {
     assert_eq!(
