@@ -46,3 +46,46 @@ fn a_glog_check_against_a_library_success_value_reads_the_number() {
     let t = triage("Check failed: result == ncclSuccess (1 vs. 0)  unhandled cuda error");
     assert_eq!(names(&t), ["ncclUnhandledCudaError"]);
 }
+
+#[test]
+fn nccl_without_a_usable_ip_interface_points_at_the_container_network() {
+    // https://github.com/NVIDIA/nccl/issues/210 (the NCCL developer: no IP interface found)
+    let t = triage(
+        "include/socket.h:344 WARN Socket creation failed : Address family not supported by protocol",
+    );
+    let text = all_text(&t);
+    assert!(text.contains("no usable IP network interface"), "{text}");
+    assert!(text.contains("--network host"), "{text}");
+    // https://github.com/EasonXiao-888/MambaTree/issues/14 (NCCL 2.14.3 under torch.distributed)
+    let t = triage(
+        "ncclInternalError: Internal check failed.\nLast error:\nBootstrap : no socket interface found",
+    );
+    let text = all_text(&t);
+    assert!(text.contains("NCCL_SOCKET_IFNAME"), "{text}");
+    assert!(text.contains("no usable IP network interface"), "{text}");
+}
+
+#[test]
+fn a_refused_or_timed_out_nccl_connection_points_at_the_interface_choice() {
+    // https://github.com/NVIDIA/nccl/issues/111 (inter-node over sockets)
+    let t = triage(
+        "*server name* [0] include/socket.h:185 WARN Call to connect failed : Connection refused",
+    );
+    let text = all_text(&t);
+    assert!(
+        text.contains("over the network: Connection refused"),
+        "{text}"
+    );
+    assert!(text.contains("NCCL_SOCKET_IFNAME=^docker0,lo"), "{text}");
+    // https://github.com/pytorch/pytorch/issues/38702 (four nodes, an address none of them has)
+    let t = triage("NCCL WARN Connect to 10.38.10.112<21724> failed : Connection refused");
+    assert!(all_text(&t).contains("NCCL_SOCKET_IFNAME"));
+    // https://github.com/NVIDIA/nccl-tests/issues/15
+    let t = triage(
+        "gpu-bql-144-103:18553:18611 [0] include/socket.h:360 WARN Call to connect failed : Connection timed out",
+    );
+    assert!(all_text(&t).contains("over the network: Connection timed out"));
+    // A refused connection outside NCCL's WARN lines is not read as NCCL's.
+    let t = triage("requests.exceptions.ConnectionError: [Errno 111] Connection refused");
+    assert!(!all_text(&t).contains("NCCL_SOCKET_IFNAME"));
+}

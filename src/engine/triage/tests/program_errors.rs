@@ -413,3 +413,22 @@ fn cmake_failing_to_detect_a_cuda_architecture_names_the_compiler_variable() {
     assert!(message_ids(&t).contains(&"cmake-cuda-architecture-detection-failed"));
     assert!(all_text(&t).contains("-DCMAKE_CUDA_COMPILER="));
 }
+
+#[test]
+fn a_kokkos_start_up_mismatch_is_a_gpu_architecture_mismatch() {
+    // https://github.com/lammps/lammps/issues/2086 (LAMMPS built with -DKokkos_ARCH_VOLTA72=ON)
+    let t = triage("Kokkos::Cuda::initialize ERROR: likely mismatch of architecture");
+    let text = all_text(&t);
+    assert!(text.contains("another GPU architecture"), "{text}");
+    assert!(text.contains("VOLTA70 is sm_70"), "{text}");
+    // https://github.com/kokkos/kokkos/issues/6565 (LAMMPS with Kokkos on an A100 server)
+    let t = triage(
+        "LAMMPS built with KOKKOS results in \"Kokkos::Cuda::initialize ERROR: likely mismatch of architecture\" error",
+    );
+    assert!(all_text(&t).contains("Kokkos_ARCH_"));
+    // Kokkos' performance WARNING (an older architecture's build on a newer GPU runs) is no mismatch.
+    let t = triage(
+        "Kokkos::Cuda::initialize WARNING: running kernels compiled for compute capability 6.1 on device with compute capability 8.6 , this will likely reduce potential performance.",
+    );
+    assert!(!all_text(&t).contains("another GPU architecture"));
+}
