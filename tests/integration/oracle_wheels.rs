@@ -1,61 +1,44 @@
 //! Linux oracle over real NVIDIA libraries: every `.so` of the small CUDA 12 wheels
 //! (nvidia-cuda-runtime-cu12, -cupti-cu12, -nvjitlink-cu12, -nvrtc-cu12) must resolve exactly as
-//! the real loader resolves it. The wheels are downloaded once into tests/.cache/wheels (never
-//! committed); without network or pip the test says so and passes.
+//! the real loader resolves it. The wheels' files are read out of PyPI once (Range requests,
+//! `release_fetch.py`) into tests/.cache/wheels/site (never committed); a failed download fails
+//! the test with the reason.
 
 use crate::oracle_linux::assert_like_loader;
-use crate::oracle_support::cache_dir;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-const WHEELS: &[&str] = &[
-    "nvidia-cuda-runtime-cu12",
-    "nvidia-cuda-cupti-cu12",
-    "nvidia-nvjitlink-cu12",
-    "nvidia-cuda-nvrtc-cu12",
+const WHEELS: &[(&str, &str)] = &[
+    ("nvidia-cuda-runtime-cu12", "12.9.79"),
+    ("nvidia-cuda-cupti-cu12", "12.8.90"),
+    ("nvidia-nvjitlink-cu12", "12.9.86"),
+    ("nvidia-cuda-nvrtc-cu12", "12.9.86"),
 ];
 
-/// The extracted `site-packages`-like folder holding `nvidia/*/lib`, downloading if needed.
-pub fn wheel_site() -> Option<PathBuf> {
-    let base = cache_dir().join("wheels");
-    let site = base.join("site");
-    if site.join("nvidia").is_dir() {
-        return Some(site);
+/// The `site-packages`-like folder holding `nvidia/*/lib`, fetched on first use.
+pub fn wheel_site() -> PathBuf {
+    let site = crate::wheels::cache_root().join("site");
+    if site.join(".complete").is_file() {
+        return site;
     }
-    std::fs::create_dir_all(&base).ok()?;
-    let ok = Command::new("python3")
-        .args([
-            "-m",
-            "pip",
-            "download",
-            "--no-deps",
-            "--only-binary=:all:",
-            "--platform",
-        ])
-        .arg("manylinux2014_x86_64")
-        .args(WHEELS)
-        .arg("-d")
-        .arg(&base)
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        return None;
-    }
-    for entry in std::fs::read_dir(&base).ok()?.flatten() {
-        let p = entry.path();
-        if p.extension().is_some_and(|e| e == "whl") {
-            let o = Command::new("python3")
-                .args(["-m", "zipfile", "-e"])
-                .arg(&p)
-                .arg(&site)
-                .output()
-                .ok()?;
-            if !o.status.success() {
-                return None;
-            }
+    let tmp = crate::wheels::unique_tmp(&site);
+    for (dist, version) in WHEELS {
+        let spec = serde_json::json!({
+            "mode": "unpack", "dist": dist, "version": version, "platform": "linux",
+            "python": "3.11", "dest": tmp, "index_cache": crate::wheels::index_cache(),
+        });
+        if let Err(e) = crate::wheels::run_fetch(&spec) {
+            panic!("{dist} {version} (Linux) from PyPI: {e}");
         }
     }
-    site.join("nvidia").is_dir().then_some(site)
+    std::fs::write(tmp.join(".complete"), "").unwrap();
+    if !site.join(".complete").is_file() {
+        let _ = std::fs::remove_dir_all(&site); // a folder from before the marker
+    }
+    if std::fs::rename(&tmp, &site).is_err() {
+        // Another test process won the race; its copy is as good as ours.
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    site
 }
 
 fn shared_objects(site: &Path) -> Vec<PathBuf> {
@@ -82,10 +65,7 @@ fn shared_objects(site: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn nvidia_wheel_libraries_resolve_like_the_real_loader() {
-    let Some(site) = wheel_site() else {
-        eprintln!("NVIDIA wheels not available (no network or pip): skipped");
-        return;
-    };
+    let site = wheel_site();
     let sos = shared_objects(&site);
     assert!(sos.len() >= 4, "{sos:?}");
     for so in &sos {

@@ -1,11 +1,17 @@
-# Fetches chosen members of one PyPI wheel with HTTP Range requests (used by release_files.rs).
-# argv[1]: JSON {dist, version, platform: windows|linux, members: [regex], list: [regex],
-#                index_cache: folder}; argv[2]: the folder to fill (a site-packages tree).
-import io, json, os, re, sys, time, urllib.request, zipfile
+# Fetches members of one PyPI wheel with HTTP Range requests, so no whole wheel is stored (a
+# wheel is a zip: its central directory, then only the members wanted). Three uses:
+# - release_files.rs: argv[1] JSON {dist, version, platform, members: [regex], list: [regex],
+#   index_cache}; argv[2]: the folder to fill, as installed under site-packages.
+# - wheels.rs (mode "member"): the one member whose path ends with `suffix`, written to `out`.
+# - wine_python.rs (mode "unpack"): every member but import libraries and headers, written
+#   under `dest` by its path in the wheel (what the Windows loader and Python read).
+# platform: windows | linux | linux_aarch64; python ("3.11", optional): the CPython minor whose
+# wheel is taken (its cpXY tag first, then abi3, then pure-Python wheels).
+import io, json, os, re, shutil, sys, time, urllib.request, zipfile
 
 if __name__ == "__main__":
     spec = json.loads(sys.argv[1])
-    dest = sys.argv[2]
+    dest = sys.argv[2] if len(sys.argv) > 2 else None  # the "member" and "unpack" modes name theirs
 else:  # imported by knowledge_fetch.py, which sets spec["index_cache"]
     spec = {}
 
@@ -36,26 +42,49 @@ def index(dist):
         return json.load(f)
 
 
-def pick(dist, version, platform):
+def python_rank(filename, python):
+    """How well a wheel's tags fit CPython `python`: 3 its own cpXY, 2 abi3, 1 pure Python, 0 not."""
+    pys, abis = [t.split(".") for t in filename[:-len(".whl")].split("-")[-3:-1]]
+    cp = "cp" + python.replace(".", "")
+    if cp in pys and cp in abis:
+        return 3
+    if "abi3" in abis and any(p.startswith("cp3") and int(p[2:]) <= int(cp[2:]) for p in pys):
+        return 2
+    if "none" in abis and any(p in ("py3", "py2.py3") or p == "py" + cp[2:] for p in pys):
+        return 1
+    return 0
+
+
+def pick(dist, version, platform, python=None):
     stem = re.sub(r"[-_.]+", "_", dist).lower() + "-" + version + "-"
     files = [f for f in index(dist)["files"]
              if f["filename"].lower().startswith(stem) and f["filename"].endswith(".whl")]
     if platform == "windows":
         files = [f for f in files if f["filename"].endswith("win_amd64.whl")]
+    elif platform == "linux_aarch64":
+        files = [f for f in files if "linux" in f["filename"] and "aarch64" in f["filename"]]
     else:
         files = [f for f in files if "linux" in f["filename"] and "x86_64" in f["filename"]]
     files += [f for f in index(dist)["files"]
               if f["filename"].lower().startswith(stem) and f["filename"].endswith("-none-any.whl")]
+    if python:
+        files = [f for f in files if python_rank(f["filename"], python) > 0]
     if not files:
-        sys.exit("no %s wheel of %s %s in the simple index" % (platform, dist, version))
-    return sorted(files, key=lambda f: f["filename"])[-1]
+        sys.exit("no %s wheel of %s %s%s in the simple index"
+                 % (platform, dist, version, " for CPython " + python if python else ""))
+    rank = (lambda f: python_rank(f["filename"], python)) if python else (lambda f: 0)
+    return sorted(files, key=lambda f: (rank(f), f["filename"]))[-1]
 
 
 class RangeFile(io.RawIOBase):
-    """A read-only, seekable view of a remote file that fetches what is read, in 256 KiB blocks."""
+    """A read-only, seekable view of a remote file that fetches what is read. A read away from
+    what was fetched takes 256 KiB; reading on takes windows that double up to 32 MiB, so a
+    member or a whole wheel read in order costs a few requests, not one per block."""
+
+    SMALL, LARGE = 1 << 18, 1 << 25
 
     def __init__(self, url):
-        self.url, self.pos, self.blocks = url, 0, {}
+        self.url, self.pos, self.windows = url, 0, []  # [(start, bytes)], newest last
         status, headers, body = get(url, {"Range": "bytes=0-0"})
         if status != 206:
             sys.exit("%s does not answer Range requests (status %s)" % (url, status))
@@ -74,21 +103,27 @@ class RangeFile(io.RawIOBase):
         self.pos = [off, self.pos + off, self.size + off][whence]
         return self.pos
 
-    def block(self, n):
-        if n not in self.blocks:
-            start = n << 18
-            end = min(self.size, start + (1 << 18)) - 1
-            _, _, body = get(self.url, {"Range": "bytes=%d-%d" % (start, end)})
-            self.blocks[n] = body
-        return self.blocks[n]
+    def window(self, pos):
+        for start, data in self.windows:
+            if start <= pos < start + len(data):
+                return start, data
+        size = self.SMALL
+        if self.windows:
+            start, data = self.windows[-1]
+            if start + len(data) <= pos < start + len(data) + self.SMALL:  # reading on
+                size = min(self.LARGE, 2 * len(data))
+        end = min(self.size, pos + size) - 1
+        _, _, body = get(self.url, {"Range": "bytes=%d-%d" % (pos, end)})
+        self.windows = (self.windows + [(pos, body)])[-4:]
+        return pos, body
 
     def readinto(self, b):
         n = min(len(b), self.size - self.pos)
         got = 0
         while got < n:
-            blk = self.block((self.pos + got) >> 18)
-            off = (self.pos + got) & ((1 << 18) - 1)
-            chunk = blk[off:off + n - got]
+            start, data = self.window(self.pos + got)
+            off = self.pos + got - start
+            chunk = data[off:off + n - got]
             if not chunk:
                 break
             b[got:got + len(chunk)] = chunk
@@ -128,5 +163,35 @@ def main():
     open(os.path.join(dest, ".complete"), "w").close()
 
 
+def open_remote(wheel):
+    return zipfile.ZipFile(io.BufferedReader(RangeFile(wheel["url"]), 1 << 18))
+
+
+def member():
+    """The member whose path ends with spec["suffix"] (the shortest such path) into spec["out"]."""
+    wheel = pick(spec["dist"], spec["version"], spec["platform"], spec.get("python"))
+    z = open_remote(wheel)
+    names = [n for n in z.namelist() if n.endswith(spec["suffix"])]
+    if not names:
+        sys.exit("no member ending with %r in %s" % (spec["suffix"], wheel["filename"]))
+    with z.open(sorted(names, key=len)[0]) as src, open(spec["out"], "wb") as out:
+        shutil.copyfileobj(src, out, 1 << 20)
+
+
+# Import libraries (.lib, read by a linker) and headers: nothing a process loads or imports.
+NOT_LOADED = re.compile(r"\.lib$|(^|/)include/")
+
+
+def unpack():
+    """Every member but NOT_LOADED into spec["dest"], by its path in the wheel."""
+    wheel = pick(spec["dist"], spec["version"], spec["platform"], spec.get("python"))
+    z = open_remote(wheel)
+    names = [n for n in z.namelist() if not n.endswith("/") and not NOT_LOADED.search(n)]
+    for name in names:  # in the order they lie in the file: one pass of reads
+        z.extract(name, spec["dest"])
+    with open(os.path.join(spec["dest"], ".wheel-" + wheel["filename"]), "w") as f:
+        f.write("%d members\n" % len(names))
+
+
 if __name__ == "__main__":
-    main()
+    {"member": member, "unpack": unpack}.get(spec.get("mode"), main)()

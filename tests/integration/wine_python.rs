@@ -6,8 +6,8 @@
 //! with `Lib\site-packages` and `import site` added to its `python3XY._pth`. The pristine copy
 //! stays in `C:\Python3XY`; each framework build gets an environment of its own,
 //! `C:\envs\py3XY\<name>`, a copy of it with its own site-packages (two builds of one package
-//! cannot share one). Windows wheels are unpacked into a site-packages on the Linux side (a wheel
-//! is a zip; no pip runs in the prefix).
+//! cannot share one). Windows wheels are unpacked into a site-packages on the Linux side, read
+//! out of PyPI by Range requests (a wheel is a zip; no pip runs in the prefix, no wheel is kept).
 //!
 //! Each run starts the environment's `python.exe` by its Windows path with `WINEPATH` in front of
 //! the Windows PATH (Wine does not import the Unix PATH) and `WINEDEBUG=-all,+loaddll,err+module,warn+module`,
@@ -229,18 +229,6 @@ fn install_python(home: &Path, minor: &str, nodot: &str) {
     }
 }
 
-/// Unpacks members of `wheel` whose paths match one of `patterns` (Python regular expressions;
-/// none: every member) into `dest`.
-const UNPACK: &str = r#"
-import re, sys, zipfile
-wheel, dest, pats = sys.argv[1], sys.argv[2], [re.compile(p) for p in sys.argv[3:]]
-with zipfile.ZipFile(wheel) as z:
-    names = [n for n in z.namelist() if not pats or any(p.search(n) for p in pats)]
-    if pats and len(names) < len(pats):
-        sys.exit("%s: only %s match %s" % (wheel, names, sys.argv[3:]))
-    z.extractall(dest, names)
-"#;
-
 impl WinePython {
     /// `C:\Python311`: the pristine embeddable CPython every environment is copied from.
     pub fn base(&self) -> String {
@@ -298,32 +286,27 @@ impl PyEnv {
         self.py.host(windows_path)
     }
 
-    /// Unpacks (once per environment) the members of the wheel matching `patterns` (all when
-    /// empty) into site-packages.
-    pub fn install(&self, wheel: &Path, patterns: &[&str]) {
+    /// Unpacks (once per environment) the Windows wheel of `dist` `version` for this Python
+    /// minor into site-packages, read out of PyPI with Range requests (`release_fetch.py`'s
+    /// `unpack`: no wheel is kept on disk). Import libraries and headers stay out: nothing loads
+    /// them, and torch's `dnnl.lib` alone is 650 MB.
+    pub fn install_wheel(&self, dist: &str, version: &str) {
         let _guard = INSTALL.lock().unwrap_or_else(|p| p.into_inner());
         let site = self.host(&self.site());
-        let marker = site.join(format!(
-            ".installed-{}",
-            wheel.file_name().unwrap().to_string_lossy()
-        ));
+        let marker = site.join(format!(".installed-{dist}-{version}"));
         if marker.is_file() {
             return;
         }
-        let out = Command::new("python3")
-            .args(["-c", UNPACK])
-            .arg(wheel)
-            .arg(&site)
-            .args(patterns)
-            .output()
-            .expect("python3 runs (Debian package python3)");
-        assert!(
-            out.status.success(),
-            "unpacking {}: {}",
-            wheel.display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        std::fs::write(marker, patterns.join("\n")).unwrap();
+        let nodot = &self.py.nodot;
+        let spec = serde_json::json!({
+            "mode": "unpack", "dist": dist, "version": version, "platform": "windows",
+            "python": format!("{}.{}", &nodot[..1], &nodot[1..]),
+            "dest": site, "index_cache": crate::wheels::index_cache(),
+        });
+        if let Err(e) = crate::wheels::run_fetch(&spec) {
+            panic!("{dist} {version} for Windows, Python {nodot}, from PyPI: {e}");
+        }
+        std::fs::write(marker, "").unwrap();
     }
 
     /// Copies a site-packages tree (`release_files::wheel_files`) into site-packages.

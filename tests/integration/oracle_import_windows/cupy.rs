@@ -14,7 +14,7 @@
 use super::{
     TOOLKIT12_BIN, ZLIB, assert_only_no_driver, assert_same_file, ensure_zlib, error_libraries,
     is_cuda, made_once, place_toolkit_12_4, python, scan, scan_report, scan_with,
-    scanned_python_version, sorted, tree, tree_doc, wheel_for, without_wine_stubs,
+    scanned_python_version, sorted, tree, tree_doc, without_wine_stubs,
 };
 use crate::wine_python::{PyEnv, Run};
 
@@ -73,9 +73,9 @@ pub fn ready(build: &'static Build) -> &'static PyEnv {
     made_once(&format!("{} {}", build.python, build.env), || {
         let py = build.python;
         let env = python(py).env(build.env);
-        env.install(&wheel_for(py, "numpy", "1.26.4"), &[]);
-        env.install(&wheel_for(py, "fastrlock", "0.8.3"), &[]);
-        env.install(&wheel_for(py, build.wheel, build.version), &[]);
+        env.install_wheel("numpy", "1.26.4");
+        env.install_wheel("fastrlock", "0.8.3");
+        env.install_wheel(build.wheel, build.version);
         place_toolkits(&env);
         env
     })

@@ -79,13 +79,6 @@ pub fn ensure_zlib(env: &PyEnv) {
     }
 }
 
-/// A Windows wheel for CPython `python` ("3.10") from the shared cache (`wheels.rs`); a failed
-/// download fails the test.
-pub fn wheel_for(python: &str, dist: &str, version: &str) -> PathBuf {
-    crate::wheels::try_wheel_for(dist, version, crate::wheels::WheelPlatform::Windows, python)
-        .unwrap_or_else(|e| panic!("{dist} {version} for Windows, Python {python}: {e}"))
-}
-
 /// Puts the DLL `dll` of the Windows wheel `dist` `version` into `dir` of the prefix: extracted
 /// once into the shared wheel cache (`wheels::wheel_member`) and hard-linked from there (copied
 /// where a link cannot be made), so the environments and the toolkit that hold the same DLL

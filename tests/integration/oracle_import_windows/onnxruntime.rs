@@ -15,7 +15,7 @@
 use super::{
     CUDA32_DIR, ZLIB, assert_only_no_driver, assert_same_file, codes, ensure_zlib, error_libraries,
     is_cuda, made_once, member_tree, place_cuda32, place_dll, python, scan, scan_report, scan_with,
-    scanned_python_version, sorted, tree, wheel_for,
+    scanned_python_version, sorted, tree,
 };
 use crate::wine_python::{PyEnv, Run};
 use cuda_triage::engine::findings::Severity;
@@ -148,8 +148,8 @@ fn ready(b: &'static OrtBuild) -> &'static PyEnv {
 fn make(b: &'static OrtBuild) -> PyEnv {
     let env = python(b.python).env(b.env);
     // Both builds run with numpy 1.x (1.18 is built against it).
-    env.install(&wheel_for(b.python, "numpy", "1.26.4"), &[]);
-    env.install(&wheel_for(b.python, "onnxruntime-gpu", b.version), &[]);
+    env.install_wheel("numpy", "1.26.4");
+    env.install_wheel("onnxruntime-gpu", b.version);
     for (component, dist, version, dlls) in b.nvidia {
         for dll in *dlls {
             place_dll(&env, dist, version, dll, &nvidia_bin(&env, component));

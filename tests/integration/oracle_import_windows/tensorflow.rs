@@ -50,7 +50,7 @@ use super::{CUDA32_DIR, place_cuda32};
 use super::{
     TOOLKIT12_BIN, ZLIB, assert_only_no_driver, assert_same_file, codes, ensure_zlib,
     error_libraries, link_member, made_once, place_toolkit_12_4, python, scan, scan_report,
-    scan_with, scanned_python_version, sorted, tree_doc, wheel_for,
+    scan_with, scanned_python_version, sorted, tree_doc,
 };
 use crate::wine_python::{PyEnv, Run};
 use cuda_triage::engine::findings::{Finding, Severity};
@@ -130,7 +130,7 @@ fn ready_for(minor: &'static str) -> &'static PyEnv {
     made_once(&format!("{minor} tf-2.10.1"), || {
         let env = python(minor).env("tf-2.10.1");
         for (dist, version) in WHEELS.iter().copied().chain([numpy_for(minor)]) {
-            env.install(&wheel_for(minor, dist, version), &[]);
+            env.install_wheel(dist, version);
         }
         toolkit11::place(&env);
         place_toolkit_12_4(&env);

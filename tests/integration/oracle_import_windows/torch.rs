@@ -22,7 +22,7 @@
 
 use super::{
     assert_same_file, codes, error_libraries, made_once, python, scan, scan_report,
-    scanned_python_version, sorted, tree, wheel_for, without_wine_stubs,
+    scanned_python_version, sorted, tree, without_wine_stubs,
 };
 use crate::wine_python::PyEnv;
 use cuda_triage::engine::findings::Severity;
@@ -65,7 +65,7 @@ fn ready(minor: &'static str) -> &'static PyEnv {
         let env = python(minor).env(ENV);
         let wheels = if minor == "3.9" { WHEELS_PY39 } else { WHEELS };
         for (dist, version) in wheels {
-            env.install(&wheel_for(minor, dist, version), &[]);
+            env.install_wheel(dist, version);
         }
         env
     })
