@@ -183,14 +183,33 @@ NOT_LOADED = re.compile(r"\.lib$|(^|/)include/")
 
 
 def unpack():
-    """Every member but NOT_LOADED into spec["dest"], by its path in the wheel."""
+    """Every member but NOT_LOADED into spec["dest"], by its path in the wheel. With
+    spec["store"], a member of 1 MiB or more is kept once in that folder by its CRC-32 and size
+    (from the zip's directory, before any byte of it is read) and hard-linked from there, so
+    the same DLL in the wheels of several Python minors is downloaded and stored once."""
     wheel = pick(spec["dist"], spec["version"], spec["platform"], spec.get("python"))
     z = open_remote(wheel)
-    names = [n for n in z.namelist() if not n.endswith("/") and not NOT_LOADED.search(n)]
-    for name in names:  # in the order they lie in the file: one pass of reads
-        z.extract(name, spec["dest"])
+    store = spec.get("store")
+    if store:
+        os.makedirs(store, exist_ok=True)
+    members = [i for i in z.infolist() if not i.is_dir() and not NOT_LOADED.search(i.filename)]
+    for info in members:  # in the order they lie in the file: one pass of reads
+        if not store or info.file_size < 1 << 20:
+            z.extract(info, spec["dest"])
+            continue
+        kept = os.path.join(store, "%08x-%d" % (info.CRC, info.file_size))
+        if not os.path.exists(kept):
+            tmp = "%s.tmp-%d" % (kept, os.getpid())
+            with z.open(info) as src, open(tmp, "wb") as out:  # zipfile checks the CRC
+                shutil.copyfileobj(src, out, 1 << 20)
+            os.replace(tmp, kept)
+        out = os.path.join(spec["dest"], *info.filename.split("/"))
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        if os.path.exists(out):
+            os.remove(out)
+        os.link(kept, out)
     with open(os.path.join(spec["dest"], ".wheel-" + wheel["filename"]), "w") as f:
-        f.write("%d members\n" % len(names))
+        f.write("%d members\n" % len(members))
 
 
 if __name__ == "__main__":

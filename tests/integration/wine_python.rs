@@ -289,7 +289,9 @@ impl PyEnv {
     /// Unpacks (once per environment) the Windows wheel of `dist` `version` for this Python
     /// minor into site-packages, read out of PyPI with Range requests (`release_fetch.py`'s
     /// `unpack`: no wheel is kept on disk). Import libraries and headers stay out: nothing loads
-    /// them, and torch's `dnnl.lib` alone is 650 MB.
+    /// them, and torch's `dnnl.lib` alone is 650 MB. A file of 1 MiB or more is stored once for every
+    /// environment (`wine-python/store`, by CRC-32 and size) and hard-linked: ONNX Runtime's
+    /// provider DLLs are the same in its wheel for each minor, and are read from PyPI once.
     pub fn install_wheel(&self, dist: &str, version: &str) {
         let _guard = INSTALL.lock().unwrap_or_else(|p| p.into_inner());
         let site = self.host(&self.site());
@@ -301,7 +303,8 @@ impl PyEnv {
         let spec = serde_json::json!({
             "mode": "unpack", "dist": dist, "version": version, "platform": "windows",
             "python": format!("{}.{}", &nodot[..1], &nodot[1..]),
-            "dest": site, "index_cache": crate::wheels::index_cache(),
+            "dest": site, "store": cache_root().join("store"),
+            "index_cache": crate::wheels::index_cache(),
         });
         if let Err(e) = crate::wheels::run_fetch(&spec) {
             panic!("{dist} {version} for Windows, Python {nodot}, from PyPI: {e}");
