@@ -60,6 +60,12 @@ pub fn made_once(key: &str, make: impl FnOnce() -> PyEnv) -> &'static PyEnv {
     slot.get_or_init(|| Box::leak(Box::new(make())))
 }
 
+/// numpy 1.26.4, or under Python 3.8 its last release there, 1.24.4 (1.25 needs 3.9): the
+/// numpy 1.x the frameworks here are built against.
+pub fn numpy_for(minor: &str) -> (&'static str, &'static str) {
+    ("numpy", if minor == "3.8" { "1.24.4" } else { "1.26.4" })
+}
+
 /// The folder of the 64-bit zlibwapi.dll (as zlib's Windows download unpacks, the one cuDNN 8's
 /// install guide points to), made once per prefix: a mingw-built stand-in exporting zlib's
 /// entry points. No cuDNN 8 DLL imports it (cudnn_cnn_infer64_8.dll opens it at the first

