@@ -38,6 +38,11 @@
 //! TensorFlow cannot load it and loads no CUDA library but the runtime it opens at import; the
 //! scan says there is no driver.
 //!
+//! Python 3.9, which TensorFlow 2.10.1 has wheels for too, is left out: its cp39 wheel (455 MB)
+//! unpacks to another 1.2 GB environment (`_pywrap_tensorflow_internal.pyd`, 938 MB, is a build
+//! per minor) for a healthy case whose loads are TensorFlow's own PATH search, judged under 3.8
+//! and 3.10 on either side of it; its breakages likewise need no second minor.
+//!
 //! Downloads: tensorflow 2.10.1's cp310 and cp38 wheels (456 and 435 MB, each unpacked once into
 //! its environment: 1.3 GB), the small wheels `import tensorflow` needs (about 22 MB; for 3.8
 //! numpy 1.24.4 and the cp38 builds of protobuf, wrapt, h5py and charset-normalizer, the
