@@ -231,8 +231,7 @@ fn cupy_13_cuda11_with_the_toolkit_only_on_path_fails_and_the_scan_names_each_li
 /// Under Python 3.9 (the oldest CuPy 13 supports) and 3.10: healthy with `CUDA_PATH`; the scan
 /// reads the environment's Python as that minor (its `python3XY.dll`).
 #[test]
-fn cupy_13_cuda11_under_python39_and_310_with_cuda_path_imports_every_module_and_the_scan_is_silent()
- {
+fn cupy_13_cuda11_python39_and_310_with_cuda_path_import_every_module_and_the_scan_is_silent() {
     for build in CUDA11_OTHER_MINORS {
         eprintln!("cupy-cuda11x under Python {}", build.python);
         assert_healthy(build, TOOLKIT);
@@ -242,8 +241,7 @@ fn cupy_13_cuda11_under_python39_and_310_with_cuda_path_imports_every_module_and
 /// Under Python 3.9 and 3.10 with the toolkit only on PATH: their extension search ignores PATH
 /// as 3.11's does, and the scan names each library.
 #[test]
-fn cupy_13_cuda11_under_python39_and_310_with_the_toolkit_only_on_path_fails_and_the_scan_names_each_library()
- {
+fn cupy_13_cuda11_python39_and_310_with_the_toolkit_only_on_path_fail_and_the_scan_names_each() {
     for build in CUDA11_OTHER_MINORS {
         eprintln!("cupy-cuda11x under Python {}", build.python);
         assert_only_on_path_fails(build);

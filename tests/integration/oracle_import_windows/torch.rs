@@ -19,7 +19,7 @@
 //! the healthy case and the PATH copy are judged, under 3.10 and 3.12 the healthy case and no
 //! copy (one breakage per minor: the 0x1100 load runs with the DLL directory Python >= 3.8's
 //! `os.add_dll_directory` added). Their own downloads are torch's cp39, cp310 and cp312 wheels
-//! (194 MB each: each minor's `torch\lib` DLLs are builds of their own, ~430 MB unpacked),
+//! (194 MB each: each minor's `torch\lib` DLLs are builds of their own, ~400 MB unpacked),
 //! numpy's and markupsafe's, and under 3.9 and 3.10 older releases of filelock, networkx and
 //! fsspec (3.11's need 3.11 or 3.10).
 
@@ -130,8 +130,7 @@ const OTHER_MINORS: &[&str] = &["3.9", "3.10", "3.12"];
 
 /// Under each other minor: the same DLL-directory logic, the same agreement.
 #[test]
-fn torch_251_cpu_under_every_other_minor_imports_its_dlls_from_torch_lib_where_the_torch_context_resolves_them()
- {
+fn torch_251_cpu_other_minors_import_their_dlls_from_torch_lib_where_the_torch_context_resolves() {
     for minor in OTHER_MINORS {
         eprintln!("torch under Python {minor}");
         assert_healthy(minor);
