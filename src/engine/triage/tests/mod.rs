@@ -11,6 +11,7 @@ mod gpu_generations;
 mod host_versions;
 mod nccl_statuses;
 mod program_errors;
+mod runtime_policies;
 mod status_family;
 
 /// The finding of a code, if the text gave one.
