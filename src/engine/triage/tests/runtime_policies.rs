@@ -54,3 +54,62 @@ fn a_refused_capability_change_names_selinux() {
     assert!(text.contains("SELinux"), "{text}");
     assert!(text.contains("no-cgroups = true"), "{text}");
 }
+
+#[test]
+fn a_torch_symbol_missing_from_an_extension_names_its_package() {
+    // https://github.com/Dao-AILab/flash-attention/issues/940 (fixed by reinstalling flash-attn
+    // for the installed torch)
+    let t = triage(
+        "flash-attn error flash_attn_2_cuda.cpython-311-x86_64-linux-gnu.so: undefined symbol: _ZN3c105ErrorC2ENS_14SourceLocationENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE",
+    );
+    let f = finding(&t, "torch-extension-other-torch").expect("package finding");
+    assert!(
+        f.summary.contains("flash_attn_2_cuda (part of flash-attn)"),
+        "{}",
+        f.summary
+    );
+    assert!(all_text(&t).contains("pip install flash-attn --no-build-isolation"));
+}
+
+#[test]
+fn windows_error_127_while_importing_an_extension_names_its_package() {
+    // https://github.com/turboderp-org/exllamav2/issues/434 (the wheels were compiled for
+    // PyTorch 2.3.0; torch 2.2.1 was installed)
+    let t = triage(
+        " DLL load failed while importing exllamav2_ext: The specified procedure could not be found.",
+    );
+    let f = finding(&t, "torch-extension-other-torch").expect("package finding");
+    assert!(f.summary.contains("part of exllamav2"), "{}", f.summary);
+    assert!(all_text(&t).contains("+cu121.torch2.3.1"));
+}
+
+#[test]
+fn a_bare_c_module_names_no_package_without_its_folder() {
+    // https://github.com/kijai/ComfyUI-WanVideoWrapper/issues/854: every extension calls its
+    // module _C, so the line alone names no package
+    let t = triage(
+        "WanVideoModelLoader DLL load failed while importing _C: The specified procedure could not be found.",
+    );
+    assert!(finding(&t, "torch-extension-other-torch").is_none());
+    // The traceback above it does: https://github.com/facebookresearch/pytorch3d/issues/1515
+    // (the maintainers, in #1169 and #1872: the wheel must be built for the installed torch)
+    let t = triage(
+        "  File \"D:\\_programsLarge\\envs\\hybrik\\lib\\site-packages\\pytorch3d-0.7.2-py3.8-win-amd64.egg\\pytorch3d\\renderer\\blending.py\", line 10, in <module>\n    from pytorch3d import _C\nImportError: DLL load failed while importing _C: 找不到指定的程序。",
+    );
+    let f = finding(&t, "torch-extension-other-torch").expect("package finding");
+    assert!(
+        f.summary.contains("pytorch3d's compiled extension"),
+        "{}",
+        f.summary
+    );
+}
+
+#[test]
+fn a_library_of_torch_itself_missing_a_symbol_names_no_extension() {
+    // https://github.com/Dao-AILab/flash-attention/issues/723 quotes only the symbol: no module,
+    // no package named
+    let t = triage(
+        "undefined symbol: _ZN2at4_ops9_pad_enum4callERKNS_6TensorEN3c108ArrayRefINS5_6SymIntEEElNS5_8optionalIdEE",
+    );
+    assert!(finding(&t, "torch-extension-other-torch").is_none());
+}
