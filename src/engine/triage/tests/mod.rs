@@ -8,6 +8,7 @@ mod driver_lines;
 mod entity_reading;
 mod general_families;
 mod gpu_generations;
+mod host_programs;
 mod host_versions;
 mod nccl_statuses;
 mod program_errors;
