@@ -1,8 +1,8 @@
 //! Lines of host programs around CUDA rather than CUDA itself: NVENC in FFmpeg and OBS Studio (a
 //! driver older than the NVENC API, a session that cannot open), FFmpeg's CUDA context without the
-//! driver library, OpenCV's DNN module without (or older than) its CUDA backend, and DeepSpeed's
-//! op builder refusing a toolkit that is not torch's CUDA. Each input is a real line from the
-//! public thread cited above it.
+//! driver library, OpenCV's DNN module without (or older than) its CUDA backend, DeepSpeed's op
+//! builder refusing a toolkit that is not torch's CUDA, and vLLM's KV cache too small for the
+//! model's context. Each input is a real line from the public thread cited above it.
 
 use super::*;
 
@@ -84,4 +84,17 @@ fn deepspeed_refusing_a_toolkit_names_both_versions_and_the_skip_switch() {
         "{text}"
     );
     assert!(text.contains("DS_SKIP_CUDA_CHECK=1"), "{text}");
+}
+
+#[test]
+fn a_vllm_kv_cache_smaller_than_the_context_names_max_model_len() {
+    // https://github.com/Graph-COM/SubgraphRAG/issues/19 (two RTX 3090s; a max_model_len below the
+    // KV cache size worked)
+    let t = triage(
+        "\"ValueError: The model's max seq len (131072) is larger than the maximum number of tokens that can be stored in KV cache (39024). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.\"",
+    );
+    assert!(message_ids(&t).contains(&"vllm-kv-cache-too-small"));
+    let text = all_text(&t);
+    assert!(text.contains("--max-model-len"), "{text}");
+    assert!(text.contains("Not a driver or CUDA problem"), "{text}");
 }
