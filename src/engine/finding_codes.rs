@@ -82,6 +82,7 @@ finding_codes! {
     REPORT_REDACTION_FAILED = "report-redaction-failed",
     RUNTIME_LIBRARY_NOT_FOUND = "runtime-library-not-found",
     TENSORFLOW_WINDOWS_NO_GPU = "tensorflow-windows-no-gpu",
+    TORCH_EXTENSION_OTHER_TORCH = "torch-extension-other-torch",
     VERSION_MISMATCH_REPORTED = "version-mismatch-reported",
     VERSION_NUMBERS_DECODED = "version-numbers-decoded",
     WSL_LIB_NOT_SEARCHED = "wsl-lib-not-searched",

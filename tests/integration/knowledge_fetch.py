@@ -58,6 +58,7 @@ HEADERS = {
     "cudnn": [r"include/cudnn_graph\.h$", r"include/cudnn_ops_infer\.h$"],
     "nccl": [r"include/nccl\.h$"],
     "nvml-dev": [r"include/nvml\.h$"],
+    "nvjpeg": [r"include/nvjpeg\.h$"],
 }
 # Libraries outside the toolkit meta-package: distribution stems and their CUDA suffixes.
 OUTSIDE = {

@@ -22,6 +22,7 @@ pub mod libraries;
 pub mod locations;
 pub mod onnxruntime;
 pub mod ptx_isa;
+pub mod torch_extensions;
 pub mod version;
 
 #[cfg(test)]

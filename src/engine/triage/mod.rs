@@ -15,6 +15,7 @@ mod code_findings;
 pub mod corpus;
 mod driver_library;
 mod driver_runtime;
+mod extension_package;
 pub mod extract;
 mod folders;
 pub mod gpu_generation;
@@ -135,6 +136,7 @@ pub fn triage(text: &str) -> Triage {
     findings.extend(text_findings::pair_findings(&t.version_pairs));
     findings.extend(requester::importer_findings(text, k));
     findings.extend(classify::message_findings(&t.messages, k));
+    findings.extend(extension_package::extension_package_findings(text, k));
     findings.extend(driver_library::driver_library_findings(text, &t.identities));
     let driver = text_findings::driver_symbol_findings(&t.symbols, k);
     let generic: Vec<extract::MissingSymbol> = t

@@ -104,6 +104,12 @@ const SPECS: &[Spec] = &[
         type_name: "nvmlReturn_t",
         library: "NVML",
     },
+    Spec {
+        header: "include/nvjpeg.h",
+        wanted: "nvjpegStatus_t",
+        type_name: "nvjpegStatus_t",
+        library: "nvJPEG",
+    },
 ];
 
 /// The releases a listing's headers stand for: "CUDA 12.4" for a toolkit wheel (each CUDA

@@ -92,6 +92,10 @@ const ASSET_TABLES: &[(&str, &str)] = &[
         include_str!("../../../../assets/knowledge/tensorflow_builds.toml"),
     ),
     (
+        "torch_extensions.toml",
+        include_str!("../../../../assets/knowledge/torch_extensions.toml"),
+    ),
+    (
         "generated/driver_entry_points.toml",
         include_str!("../../../../assets/knowledge/generated/driver_entry_points.toml"),
     ),

@@ -8,9 +8,11 @@ mod driver_lines;
 mod entity_reading;
 mod general_families;
 mod gpu_generations;
+mod host_programs;
 mod host_versions;
 mod nccl_statuses;
 mod program_errors;
+mod runtime_policies;
 mod status_family;
 
 /// The finding of a code, if the text gave one.

@@ -112,3 +112,31 @@ fn a_pycuda_device_call_failing_to_initialise_is_not_read_as_a_stale_kernel_cach
     let f = finding(&t, "cuda-error-3");
     assert!(!all_text(&t).contains("compiler cache"), "{}", f.detail);
 }
+
+#[test]
+fn nvjpeg_statuses_come_from_nvjpeg_h_and_say_what_they_mean() {
+    // https://github.com/NVIDIA/CUDALibrarySamples/issues/153 (the issue's title; maintainer: a T4
+    // has no hardware JPEG decoder, fall back to NVJPEG_BACKEND_DEFAULT)
+    let t = triage("NVJPEG_STATUS_ARCH_MISMATCH");
+    let code = t
+        .codes
+        .iter()
+        .find(|c| c.kind == "nvjpeg")
+        .expect("nvjpeg status");
+    assert_eq!(code.number, Some(7), "{code:?}");
+    let text = all_text(&t);
+    assert!(text.contains("hardware JPEG decoder"), "{text}");
+    assert!(text.contains("NVJPEG_BACKEND_DEFAULT"), "{text}");
+    // https://github.com/NVIDIA/DALI/issues/3084 (an image the A100's hardware decoder could not take)
+    let t =
+        triage("NVJPEG error \"4\" : NVJPEG_STATUS_JPEG_NOT_SUPPORTED on A100, but works on V100");
+    let code = t
+        .codes
+        .iter()
+        .find(|c| c.kind == "nvjpeg")
+        .expect("nvjpeg status");
+    assert_eq!(code.number, Some(4), "{code:?}");
+    let text = all_text(&t);
+    assert!(text.contains("could not decode this image"), "{text}");
+    assert!(text.contains("CPU decoder"), "{text}");
+}
