@@ -21,27 +21,42 @@ pub struct MessageMatch {
 
 /// Matches every line against the catalog; a specific message drops the ones it overrides.
 /// A message a paste broke over two lines (a terminal or an issue form wrapping it, mid-word or
-/// at a space) is read across the break as well, when no single line holds it.
+/// at a space) is read across the break as well, when no single line holds it; read so, it
+/// drops what it overrides on either of the two lines (the generic reading of its first half).
 pub fn match_messages(text: &str, k: &Knowledge) -> Vec<MessageMatch> {
-    let mut out = Vec::new();
     let lines: Vec<&str> = text.lines().collect();
-    for line in &lines {
-        out.extend(line_matches(line, k, None));
+    let mut out: Vec<(usize, MessageMatch)> = Vec::new();
+    for (at, line) in lines.iter().enumerate() {
+        out.extend(line_matches(line, k, None).into_iter().map(|m| (at, m)));
     }
     if lines.len() <= MAX_REJOINED_LINES {
-        for pair in lines.windows(2) {
+        for (at, pair) in lines.windows(2).enumerate() {
             for glue in ["", " "] {
                 let joined = format!("{}{glue}{}", pair[0].trim_end(), pair[1].trim_start());
                 let seam = pair[0].trim_end().len();
                 for m in line_matches(&joined, k, Some(seam)) {
-                    if !out.iter().any(|o| o.id == m.id) {
-                        out.push(m);
+                    let overrides = overrides_of(&m.id, k);
+                    out.retain(|(line, o)| {
+                        !((*line == at || *line == at + 1) && overrides.contains(&o.id))
+                    });
+                    if !out.iter().any(|(_, o)| o.id == m.id) {
+                        out.push((at, m));
                     }
                 }
             }
         }
     }
-    out
+    out.into_iter().map(|(_, m)| m).collect()
+}
+
+/// The less specific messages `id` drops when it matches.
+fn overrides_of<'k>(id: &str, k: &'k Knowledge) -> &'k [String] {
+    k.catalog
+        .messages
+        .iter()
+        .find(|m| m.id == id)
+        .map(|m| m.overrides.as_slice())
+        .unwrap_or_default()
 }
 
 /// Longer texts are read line by line only (a log, not a wrapped paste).

@@ -56,6 +56,22 @@ fn a_refused_capability_change_names_selinux() {
 }
 
 #[test]
+fn a_capability_refusal_broken_over_two_lines_drops_the_generic_reading_of_its_first_half() {
+    // The line of https://github.com/NVIDIA/enroot/issues/88 as a narrow terminal wraps it: the
+    // first half alone reads as a generic nvidia-container-cli error, the two together as the
+    // refused capability change, which overrides it.
+    let t = triage(
+        "nvidia-container-cli: permission error: capability change\nfailed: operation not permitted",
+    );
+    let ids = message_ids(&t);
+    assert!(
+        ids.contains(&"container-cli-capability-change-refused"),
+        "{ids:?}"
+    );
+    assert!(!ids.contains(&"container-cli-error"), "{ids:?}");
+}
+
+#[test]
 fn a_torch_symbol_missing_from_an_extension_names_its_package() {
     // https://github.com/Dao-AILab/flash-attention/issues/940 (fixed by reinstalling flash-attn
     // for the installed torch)
