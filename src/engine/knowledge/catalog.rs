@@ -23,6 +23,10 @@ pub struct MessageRow {
     pub fix: String,
     #[serde(default)]
     pub overrides: Vec<String>,
+    /// A general reading of a family of messages (any program's "built without CUDA"): dropped
+    /// wherever a row that is not a fallback reads the same line.
+    #[serde(default)]
+    pub fallback: bool,
     #[serde(default = "super::yes")]
     pub verified: bool,
     #[serde(default)]

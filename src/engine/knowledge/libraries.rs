@@ -30,6 +30,10 @@ pub struct LibraryRow {
     /// 32 for a library of 32-bit processes (`cudart32_110.dll`); None for 64-bit.
     #[serde(default)]
     pub bits: Option<u8>,
+    /// For the driver's own libraries: the driver capability (`compute`, `utility`, `video`,
+    /// `graphics`, `ngx`) with which the NVIDIA Container Toolkit mounts it into a container.
+    #[serde(default)]
+    pub container_capability: Option<String>,
     pub source: String,
 }
 
@@ -54,6 +58,9 @@ pub struct LibraryIdentity {
     pub verified: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The driver capability a container needs for this driver library (see [`LibraryRow`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub container_capability: Option<String>,
     pub source: String,
 }
 
@@ -158,6 +165,7 @@ impl LibraryTable {
             toolkits: row.toolkits.clone(),
             verified: row.verified,
             note: row.note.clone(),
+            container_capability: row.container_capability.clone(),
             source: row.source.clone(),
         }
     }
@@ -366,6 +374,7 @@ fn shipped_identity(asked: &str) -> Option<LibraryIdentity> {
                     row.wheels.join(", "),
                     wheel_folders(&row.folders)
                 )),
+                container_capability: None,
                 source: format!(
                     "the file lists of the wheels on PyPI that ship it: {}",
                     row.wheels.join(", ")
@@ -493,6 +502,7 @@ fn stem_identity(asked: &str) -> Option<LibraryIdentity> {
         note: Some(format!(
             "Identified by its name only: no wheel CUDA Triage read ships {asked}."
         )),
+        container_capability: None,
         source: "the library's file name (the NVIDIA component names of the wheels' file lists)"
             .into(),
     };

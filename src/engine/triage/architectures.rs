@@ -44,7 +44,7 @@ fn patterns() -> &'static Patterns {
                 r"(?i)\b(?:minimum|at least)\b[^0-9\n]{0,48}?\b([0-9]{1,2}\.[0-9])\b|\b(?:requires?\b[^0-9\n]{0,24}?\bcompute capability\s+(?:of\s+)?|capability\s*>=\s*)([0-9]{1,2}\.[0-9])",
             ),
             arch_refused: re(
-                r"(?i)is not defined for option|unsupported gpu architecture|not compatible with|not supported by|no kernel image|unknown (?:target|architecture)|invalid value .*gpu-(?:name|architecture)|does not support|no longer supports?|too old|invalid.option|not compiled for|\bat least\b[^\n]{0,30}capability|capability\b[^\n]{0,30}\bat least|minimum required cuda capability|ignoring visible gpu device",
+                r"(?i)is not defined for option|unsupported gpu architecture|not compatible with|not supported by|no kernel image|unknown (?:target|architecture)|invalid value .*gpu-(?:name|architecture)|does not support|no longer supports?|too old|invalid.option|not compiled for|\bat least\b[^\n]{0,30}capability|capability\b[^\n]{0,30}\bat least|minimum required cuda capability|ignoring visible gpu device|\b(?:no|(?:could not|couldn't|cannot|can't) find)\s+(?:compatible\s+)?(?:[\w.-]+\s+)?(?:kernel image|binary|binaries|extension|kernels?|cubin|sass)\s+(?:is\s+)?(?:available\s+|compiled\s+|built\s+)?for\b",
             ),
         }
     })

@@ -19,7 +19,8 @@ pub struct MessageMatch {
     pub groups: Vec<String>,
 }
 
-/// Matches every line against the catalog; a specific message drops the ones it overrides.
+/// Matches every line against the catalog; a specific message drops the ones it overrides, and
+/// any row that is not a fallback drops the fallbacks (general family readings) of its line.
 /// A message a paste broke over two lines (a terminal or an issue form wrapping it, mid-word or
 /// at a space) is read across the break as well, when no single line holds it; read so, it
 /// drops what it overrides on either of the two lines (the generic reading of its first half).
@@ -86,8 +87,10 @@ fn line_matches(line: &str, k: &Knowledge, seam: Option<usize>) -> Vec<MessageMa
         .iter()
         .flat_map(|(i, _)| k.catalog.messages[*i].overrides.iter().map(String::as_str))
         .collect();
+    let specific = hits.iter().any(|(i, _)| !k.catalog.messages[*i].fallback);
     hits.into_iter()
         .filter(|(i, _)| !overridden.contains(&k.catalog.messages[*i].id.as_str()))
+        .filter(|(i, _)| !(specific && k.catalog.messages[*i].fallback))
         .map(|(i, groups)| MessageMatch {
             id: k.catalog.messages[i].id.clone(),
             line: clip(line),

@@ -48,42 +48,94 @@ pub fn driver_library_findings(text: &str, identities: &[LibraryIdentity]) -> Ve
         }) else {
             continue;
         };
-        out.push(
-            Finding::new(
-                codes::DRIVER_LIBRARY_NOT_LOADED,
-                Severity::Error,
-                format!(
-                    "{} could not be loaded: it is the NVIDIA driver's library, so no NVIDIA driver is installed where the program looks",
-                    id.file
-                ),
-                format!(
-                    "{} ({}) is installed by the NVIDIA display driver, not by the CUDA toolkit, cuDNN or \
-                     a pip wheel, and nothing else provides it. The program could not load it: the driver \
-                     is not installed, was installed without its CUDA component, is for another \
-                     architecture, or (in a container) the host's driver was not mounted into it. A CUDA \
-                     toolkit alone never makes CUDA programs run. The CUDA driver library is libcuda.so.1 \
-                     (libcuda.so) on Linux, where WSL 2 has it in /usr/lib/wsl/lib, and nvcuda.dll in \
-                     System32 on Windows (there is no libcuda.dll): a program that asks for the other \
-                     platform's name, or a folder not on the loader's search path, fails the same way.",
-                    id.file, id.component
-                ),
-            )
-            .with_libraries([id.file.clone()])
-            .with_evidence(Evidence::new("log", super::extract::clip(line.trim())))
-            .with_evidence(Evidence::new(
-                "source",
-                "https://docs.nvidia.com/cuda/cuda-installation-guide-microsoft-windows/ (the driver provides nvcuda.dll); \
-                 https://docs.nvidia.com/deploy/cuda-compatibility/ (the driver package includes the user mode CUDA driver, libcuda.so)",
-            ))
-            .with_fix(FixRef {
-                id: "advice-install-driver".into(),
-                kind: FixKind::Manual,
-                summary: "Install (or reinstall) the NVIDIA driver for this GPU from nvidia.com or the \
-                          distribution's packages, then check with `nvidia-smi`; in a container, start it \
-                          with `--gpus all` (or a CDI device) on a host that has the NVIDIA Container Toolkit."
-                    .into(),
-            }),
-        );
+        let capability = id
+            .container_capability
+            .as_deref()
+            .filter(|c| !matches!(*c, "compute" | "utility"));
+        let log = Evidence::new("log", super::extract::clip(line.trim()));
+        out.push(match capability {
+            Some(cap) => capability_library_finding(id, cap, log),
+            None => core_library_finding(id, log),
+        });
     }
     out
+}
+
+/// The CUDA driver or NVML: nothing but an installed (or, in a container, mounted) driver has it.
+fn core_library_finding(id: &LibraryIdentity, log: Evidence) -> Finding {
+    Finding::new(
+        codes::DRIVER_LIBRARY_NOT_LOADED,
+        Severity::Error,
+        format!(
+            "{} could not be loaded: it is the NVIDIA driver's library, so no NVIDIA driver is installed where the program looks",
+            id.file
+        ),
+        format!(
+            "{} ({}) is installed by the NVIDIA display driver, not by the CUDA toolkit, cuDNN or \
+             a pip wheel, and nothing else provides it. The program could not load it: the driver \
+             is not installed, was installed without its CUDA component, is for another \
+             architecture, or (in a container) the host's driver was not mounted into it. A CUDA \
+             toolkit alone never makes CUDA programs run. The CUDA driver library is libcuda.so.1 \
+             (libcuda.so) on Linux, where WSL 2 has it in /usr/lib/wsl/lib, and nvcuda.dll in \
+             System32 on Windows (there is no libcuda.dll): a program that asks for the other \
+             platform's name, or a folder not on the loader's search path, fails the same way.",
+            id.file, id.component
+        ),
+    )
+    .with_libraries([id.file.clone()])
+    .with_evidence(log)
+    .with_evidence(Evidence::new(
+        "source",
+        "https://docs.nvidia.com/cuda/cuda-installation-guide-microsoft-windows/ (the driver provides nvcuda.dll); \
+         https://docs.nvidia.com/deploy/cuda-compatibility/ (the driver package includes the user mode CUDA driver, libcuda.so)",
+    ))
+    .with_fix(FixRef {
+        id: "advice-install-driver".into(),
+        kind: FixKind::Manual,
+        summary: "Install (or reinstall) the NVIDIA driver for this GPU from nvidia.com or the \
+                  distribution's packages, then check with `nvidia-smi`; in a container, start it \
+                  with `--gpus all` (or a CDI device) on a host that has the NVIDIA Container Toolkit."
+            .into(),
+    })
+}
+
+/// A driver library of the video, graphics or NGX capability: CUDA itself may work (the default
+/// container capabilities are compute and utility), but this part of the driver is not there.
+fn capability_library_finding(id: &LibraryIdentity, cap: &str, log: Evidence) -> Finding {
+    Finding::new(
+        codes::DRIVER_LIBRARY_NOT_LOADED,
+        Severity::Error,
+        format!(
+            "{} could not be loaded: it is the NVIDIA driver's {} library, which a container gets only with the `{cap}` driver capability",
+            id.file, id.component
+        ),
+        format!(
+            "{} ({}) is installed by the NVIDIA display driver, not by the CUDA toolkit or a wheel. \
+             In a container the NVIDIA Container Toolkit mounts the host's driver libraries by \
+             capability, and only those named in NVIDIA_DRIVER_CAPABILITIES: the default is \
+             `compute,utility`, which brings libcuda and nvidia-smi but leaves out the `{cap}` \
+             libraries, so CUDA works while this one is missing. On a host, the driver was \
+             installed without it (a compute-only or headless driver package) or the library's \
+             version differs from the running kernel module's.",
+            id.file, id.component
+        ),
+    )
+    .with_libraries([id.file.clone()])
+    .with_evidence(log)
+    .with_evidence(Evidence::new(
+        "source",
+        "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/docker-specialized.html#driver-capabilities \
+         (NVIDIA_DRIVER_CAPABILITIES, default compute,utility); the libraries of each capability: \
+         https://github.com/NVIDIA/libnvidia-container/blob/00b4b47e2a3eed09f8059eb39feaa0b4540d22d9/src/nvc_info.c",
+    ))
+    .with_fix(FixRef {
+        id: "advice-driver-capability".into(),
+        kind: FixKind::Manual,
+        summary: format!(
+            "In a container, ask for the `{cap}` capability: `docker run --gpus all -e \
+             NVIDIA_DRIVER_CAPABILITIES=compute,utility,{cap}` (or `all`; in compose, \
+             `capabilities: [gpu, compute, utility, {cap}]`). On a host, install the full NVIDIA \
+             driver package of the running module's version."
+        ),
+    })
 }

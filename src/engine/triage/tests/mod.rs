@@ -5,6 +5,7 @@ use super::*;
 
 mod container_runtime;
 mod driver_lines;
+mod driver_parts;
 mod entity_reading;
 mod general_families;
 mod gpu_generations;

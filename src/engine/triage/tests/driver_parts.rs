@@ -1,0 +1,87 @@
+//! The parts of an install a library search cannot fix: the driver's libraries of other container
+//! capabilities (video, graphics), a kernel module that is not built or not loaded, a package
+//! built without CUDA or for other GPUs, and CUDA through a translation layer on another vendor's
+//! GPU. Each input is a real line from the public thread cited above it.
+
+use super::*;
+use crate::engine::finding_codes as codes;
+
+#[test]
+fn a_video_library_of_the_driver_names_the_capability_a_container_lacks() {
+    // https://github.com/NVIDIA/DALI/issues/2362 (maintainer: the runtime does not expose the
+    // video capability by default)
+    let t = triage(
+        "[/opt/dali/dali/operators/reader/loader/video_loader.h:182] Assert on \"lib_handle_\" failed: Failed to load libnvcuvid.so, needed by the VideoReader operator. If you are running in a Docker container, please refer to https://github.com/NVIDIA/nvidia-docker/wiki/Usage",
+    );
+    let f = finding(&t, codes::DRIVER_LIBRARY_NOT_LOADED).expect("libnvcuvid is the driver's");
+    assert!(f.summary.contains("`video`"), "{}", f.summary);
+    assert!(
+        f.fixes[0]
+            .summary
+            .contains("NVIDIA_DRIVER_CAPABILITIES=compute,utility,video"),
+        "{}",
+        f.fixes[0].summary
+    );
+    assert_eq!(t.findings[0].code, codes::DRIVER_LIBRARY_NOT_LOADED);
+}
+
+#[test]
+fn the_cuda_driver_itself_keeps_the_install_the_driver_advice() {
+    // https://github.com/xorbitsai/inference/issues/2865
+    let t = triage("OSError: libcuda.so.1: cannot open shared object file: No such file or directory");
+    let f = finding(&t, codes::DRIVER_LIBRARY_NOT_LOADED).expect("libcuda is the driver's");
+    assert!(!f.summary.contains("capability"), "{}", f.summary);
+    assert_eq!(f.fixes[0].id, "advice-install-driver");
+}
+
+#[test]
+fn a_missing_kernel_module_is_a_module_built_for_another_kernel() {
+    // https://github.com/compiler-explorer/infra/issues/1413
+    let t = triage("modprobe: FATAL: Module nvidia not found in directory /lib/modules/6.8.0-1015-aws");
+    assert_eq!(message_ids(&t), ["kernel-module-not-installed"]);
+    assert!(all_text(&t).contains("dkms"), "{}", all_text(&t));
+}
+
+#[test]
+fn nvml_driver_not_loaded_is_the_kernel_module_and_yields_to_a_specific_reading() {
+    // https://github.com/bentoml/BentoML/issues/4940
+    let t = triage("pynvml.NVMLError_DriverNotLoaded: Driver Not Loaded");
+    assert_eq!(message_ids(&t), ["nvml-driver-not-loaded"]);
+    assert!(t.findings[0].summary.contains("kernel module"));
+    // https://github.com/NVIDIA/nvidia-container-toolkit/issues/1269: the container CLI's own
+    // reading of the same words is kept, the general one dropped.
+    let t = triage(
+        "nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown.",
+    );
+    let ids = message_ids(&t);
+    assert!(!ids.is_empty());
+    assert!(!ids.contains(&"nvml-driver-not-loaded"), "{ids:?}");
+}
+
+#[test]
+fn a_package_built_without_cuda_is_read_whatever_the_program() {
+    // https://github.com/traveller59/spconv/issues/423
+    let t = triage("ValueError: /io/include/tensorview/tensor.h(171) don't compiled with cuda");
+    assert_eq!(message_ids(&t), ["program-built-without-cuda"]);
+    // PyTorch's own message keeps its own reading alone.
+    let t = triage("AssertionError: Torch not compiled with CUDA enabled");
+    assert_eq!(message_ids(&t), ["torch-not-compiled-with-cuda"]);
+}
+
+#[test]
+fn an_extension_without_code_for_the_gpu_is_an_architecture_refusal() {
+    // https://github.com/nerfstudio-project/nerfstudio/issues/1173 (tiny-cuda-nn on a Tesla K40m)
+    let t = triage("OSError: Could not find compatible tinycudann extension for compute capability 35.");
+    assert_eq!(t.architectures[0].arch, "sm_35");
+    assert!(finding(&t, codes::GPU_ARCH_REFUSED).is_some());
+}
+
+#[test]
+fn zluda_is_cuda_on_another_vendors_gpu() {
+    // https://github.com/CS1o/Stable-Diffusion-Info/issues/5
+    let t = triage(
+        "ZLUDA device failed to pass basic operation test: index=None, device_name=AMD Radeon RX 7900 XT [ZLUDA]\nCUDA error: operation not supported",
+    );
+    assert!(message_ids(&t).contains(&"zluda-translation-layer"));
+    assert!(t.findings[0].summary.contains("ZLUDA"), "{}", t.findings[0].summary);
+}
