@@ -166,8 +166,29 @@ pub fn generation_minimums(text: &str) -> Vec<(String, String)> {
             re(r"(?i)\b(?:requires?|required|needs?|minimum|at least|supports? only)\b[^\n]{0,24}?(?:\b(?:compute )?capability(?: \(?sm\)?)?\s*(?:of|is|>=|=>|:)?\s*([1-9][0-9]?\.[0-9])\b|\b([1-9][0-9]?\.[0-9]) (?:compute )?capability)|\bcompute capability\s*(?:>=\s*)?([1-9][0-9]?\.[0-9]) (?:or|and) (?:newer|higher|greater|later|above|up)|\bcapability\b[^\n]{0,60}?\b(?:but|while|and)\b[^\n]{0,30}?\b(?:requires?|needs?)\s+(?:at least\s+)?([1-9][0-9]?\.[0-9])\b"),
         ]
     });
+    // A floor said as an architecture: "pre SM 80 GPUs do not support", "requires .target sm_80
+    // or higher" (ptxas), "sm_75 or newer".
+    static SM_FLOOR: OnceLock<Regex> = OnceLock::new();
+    let sm_floor = SM_FLOOR.get_or_init(|| {
+        crate::engine::static_regex::compile(
+            r"(?i)\bpre[- ]?sm[ _]?([1-9][0-9]?)([0-9])\b|\bsm_?([1-9][0-9]?)([0-9])[a-z]?\s+(?:or|and)\s+(?:higher|newer|above|later)\b",
+        )
+    });
     let mut out: Vec<(String, String)> = Vec::new();
     for line in text.lines() {
+        if let Some(c) = sm_floor.captures(line)
+            && res.iter().all(|re| !re.is_match(line))
+        {
+            let (major, minor) = match (c.get(1), c.get(2), c.get(3), c.get(4)) {
+                (Some(a), Some(b), ..) | (None, None, Some(a), Some(b)) => (a.as_str(), b.as_str()),
+                _ => continue,
+            };
+            let name = format!("{major}.{minor}");
+            if !out.iter().any(|(n, _)| *n == name) {
+                out.push((name, clip(line)));
+            }
+            continue;
+        }
         if let Some(c) = res.iter().find_map(|re| re.captures(line)) {
             let Some(name) = (1..c.len())
                 .find_map(|i| c.get(i))

@@ -46,7 +46,7 @@ fn a_missing_kernel_module_is_a_module_built_for_another_kernel() {
 fn nvml_driver_not_loaded_is_the_kernel_module_and_yields_to_a_specific_reading() {
     // https://github.com/bentoml/BentoML/issues/4940
     let t = triage("pynvml.NVMLError_DriverNotLoaded: Driver Not Loaded");
-    assert_eq!(message_ids(&t), ["nvml-driver-not-loaded"]);
+    assert_eq!(message_ids(&t), ["nvidia-kernel-module-not-loaded"]);
     assert!(t.findings[0].summary.contains("kernel module"));
     // https://github.com/NVIDIA/nvidia-container-toolkit/issues/1269: the container CLI's own
     // reading of the same words is kept, the general one dropped.
@@ -55,7 +55,7 @@ fn nvml_driver_not_loaded_is_the_kernel_module_and_yields_to_a_specific_reading(
     );
     let ids = message_ids(&t);
     assert!(!ids.is_empty());
-    assert!(!ids.contains(&"nvml-driver-not-loaded"), "{ids:?}");
+    assert!(!ids.contains(&"nvidia-kernel-module-not-loaded"), "{ids:?}");
 }
 
 #[test]
@@ -84,4 +84,26 @@ fn zluda_is_cuda_on_another_vendors_gpu() {
     );
     assert!(message_ids(&t).contains(&"zluda-translation-layer"));
     assert!(t.findings[0].summary.contains("ZLUDA"), "{}", t.findings[0].summary);
+}
+
+#[test]
+fn the_x_servers_kernel_module_line_is_the_same_family() {
+    // https://github.com/MrMEEE/bumblebee-Old-and-abbandoned/issues/71
+    let t = triage("(EE) NVIDIA: Failed to load the NVIDIA kernel module. Please check your");
+    assert_eq!(message_ids(&t), ["nvidia-kernel-module-not-loaded"]);
+}
+
+#[test]
+fn a_floor_said_as_an_architecture_is_a_generation_minimum() {
+    // TensorRT-LLM's plugins check it (cpp/tensorrt_llm/plugins/gptAttentionCommon/gptAttentionCommon.cpp,
+    // https://github.com/NVIDIA/TensorRT-LLM)
+    let mins = architectures::generation_minimums(
+        "[TensorRT-LLM][ERROR] Assertion failed: Unsupported data type, pre SM 80 GPUs do not support bfloat16",
+    );
+    assert_eq!(mins[0].0, "8.0");
+    // ptxas refusing a PTX feature for the target compiled.
+    let mins = architectures::generation_minimums(
+        "ptxas /tmp/tmpxft_0000_kernel.ptx, line 42; error   : Feature '.bf16' requires .target sm_80 or higher",
+    );
+    assert_eq!(mins[0].0, "8.0");
 }
