@@ -102,6 +102,9 @@ fn core_library_finding(id: &LibraryIdentity, log: Evidence) -> Finding {
 /// A driver library of the video, graphics or NGX capability: CUDA itself may work (the default
 /// container capabilities are compute and utility), but this part of the driver is not there.
 fn capability_library_finding(id: &LibraryIdentity, cap: &str, log: Evidence) -> Finding {
+    if cap == "jetson" {
+        return jetson_library_finding(id, log);
+    }
     Finding::new(
         codes::DRIVER_LIBRARY_NOT_LOADED,
         Severity::Error,
@@ -137,5 +140,43 @@ fn capability_library_finding(id: &LibraryIdentity, cap: &str, log: Evidence) ->
              `capabilities: [gpu, compute, utility, {cap}]`). On a host, install the full NVIDIA \
              driver package of the running module's version."
         ),
+    })
+}
+
+/// A Jetson (L4T) driver library: containers get these from the host only through the NVIDIA
+/// runtime's CSV mounts, so a container run (or a `docker build` step) without that runtime, or an
+/// image made for another L4T release, lacks them.
+fn jetson_library_finding(id: &LibraryIdentity, log: Evidence) -> Finding {
+    Finding::new(
+        codes::DRIVER_LIBRARY_NOT_LOADED,
+        Severity::Error,
+        format!(
+            "{} could not be loaded: it is the Jetson (L4T) driver's, which a container gets only from the NVIDIA runtime",
+            id.file
+        ),
+        format!(
+            "{} ({}) belongs to the Jetson Linux driver in /usr/lib/aarch64-linux-gnu/tegra on the \
+             host; no CUDA toolkit, wheel or image provides it. A container sees it only when it \
+             runs under the NVIDIA runtime, which mounts the host's L4T libraries listed in its CSV \
+             files: `docker run` without `--runtime nvidia`, and every `docker build` step unless \
+             the daemon's default runtime is nvidia, run without them. An image built for another \
+             L4T/JetPack release than the host's can also ask for libraries the host does not have.",
+            id.file, id.component
+        ),
+    )
+    .with_libraries([id.file.clone()])
+    .with_evidence(log)
+    .with_evidence(Evidence::new(
+        "source",
+        "https://github.com/dusty-nv/jetson-containers/blob/master/docs/setup.md (docker default runtime); \
+         https://github.com/dusty-nv/jetson-inference/issues/1543 (maintainer: set the default docker runtime to nvidia)",
+    ))
+    .with_fix(FixRef {
+        id: "advice-jetson-runtime".into(),
+        kind: FixKind::Manual,
+        summary: "Run the container with `--runtime nvidia`; for `docker build` (and compose) set \
+                  `\"default-runtime\": \"nvidia\"` in /etc/docker/daemon.json and restart docker; use an \
+                  image made for the host's L4T release (`cat /etc/nv_tegra_release`)."
+            .into(),
     })
 }

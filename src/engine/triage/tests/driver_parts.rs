@@ -28,7 +28,8 @@ fn a_video_library_of_the_driver_names_the_capability_a_container_lacks() {
 #[test]
 fn the_cuda_driver_itself_keeps_the_install_the_driver_advice() {
     // https://github.com/xorbitsai/inference/issues/2865
-    let t = triage("OSError: libcuda.so.1: cannot open shared object file: No such file or directory");
+    let t =
+        triage("OSError: libcuda.so.1: cannot open shared object file: No such file or directory");
     let f = finding(&t, codes::DRIVER_LIBRARY_NOT_LOADED).expect("libcuda is the driver's");
     assert!(!f.summary.contains("capability"), "{}", f.summary);
     assert_eq!(f.fixes[0].id, "advice-install-driver");
@@ -37,7 +38,8 @@ fn the_cuda_driver_itself_keeps_the_install_the_driver_advice() {
 #[test]
 fn a_missing_kernel_module_is_a_module_built_for_another_kernel() {
     // https://github.com/compiler-explorer/infra/issues/1413
-    let t = triage("modprobe: FATAL: Module nvidia not found in directory /lib/modules/6.8.0-1015-aws");
+    let t =
+        triage("modprobe: FATAL: Module nvidia not found in directory /lib/modules/6.8.0-1015-aws");
     assert_eq!(message_ids(&t), ["kernel-module-not-installed"]);
     assert!(all_text(&t).contains("dkms"), "{}", all_text(&t));
 }
@@ -71,7 +73,9 @@ fn a_package_built_without_cuda_is_read_whatever_the_program() {
 #[test]
 fn an_extension_without_code_for_the_gpu_is_an_architecture_refusal() {
     // https://github.com/nerfstudio-project/nerfstudio/issues/1173 (tiny-cuda-nn on a Tesla K40m)
-    let t = triage("OSError: Could not find compatible tinycudann extension for compute capability 35.");
+    let t = triage(
+        "OSError: Could not find compatible tinycudann extension for compute capability 35.",
+    );
     assert_eq!(t.architectures[0].arch, "sm_35");
     assert!(finding(&t, codes::GPU_ARCH_REFUSED).is_some());
 }
@@ -83,7 +87,11 @@ fn zluda_is_cuda_on_another_vendors_gpu() {
         "ZLUDA device failed to pass basic operation test: index=None, device_name=AMD Radeon RX 7900 XT [ZLUDA]\nCUDA error: operation not supported",
     );
     assert!(message_ids(&t).contains(&"zluda-translation-layer"));
-    assert!(t.findings[0].summary.contains("ZLUDA"), "{}", t.findings[0].summary);
+    assert!(
+        t.findings[0].summary.contains("ZLUDA"),
+        "{}",
+        t.findings[0].summary
+    );
 }
 
 #[test]
@@ -106,4 +114,16 @@ fn a_floor_said_as_an_architecture_is_a_generation_minimum() {
         "ptxas /tmp/tmpxft_0000_kernel.ptx, line 42; error   : Feature '.bf16' requires .target sm_80 or higher",
     );
     assert_eq!(mins[0].0, "8.0");
+}
+
+#[test]
+fn a_jetson_driver_library_in_a_container_is_the_nvidia_runtime() {
+    // https://github.com/OE4T/meta-tegra/issues/1281
+    let t = triage(
+        "ImportError: libnvdla_compiler.so: cannot open shared object file: No such file or directory",
+    );
+    let f = finding(&t, codes::DRIVER_LIBRARY_NOT_LOADED).expect("an L4T library");
+    assert!(f.summary.contains("Jetson"), "{}", f.summary);
+    assert_eq!(f.fixes[0].id, "advice-jetson-runtime");
+    assert!(f.fixes[0].summary.contains("default-runtime"));
 }
