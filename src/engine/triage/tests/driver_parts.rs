@@ -127,3 +127,27 @@ fn a_jetson_driver_library_in_a_container_is_the_nvidia_runtime() {
     assert_eq!(f.fixes[0].id, "advice-jetson-runtime");
     assert!(f.fixes[0].summary.contains("default-runtime"));
 }
+
+#[test]
+fn podman_without_cdi_is_told_to_use_cdi() {
+    // https://github.com/NVIDIA/nvidia-container-runtime/issues/190
+    let t = triage(
+        "Error: crun: executable file `nvidia-smi` not found in $PATH: No such file or directory: OCI runtime attempted to invoke a command that was not found",
+    );
+    assert_eq!(message_ids(&t), ["podman-no-gpu-cdi"]);
+    assert!(all_text(&t).contains("--device nvidia.com/gpu=all"));
+}
+
+#[test]
+fn a_stub_nvml_is_named_as_the_toolkits_stub() {
+    // https://github.com/NVIDIA/DALI/issues/1863
+    let t = triage(
+        "You should always run with libnvidia-ml.so that is installed with your\nNVIDIA Display Driver. By default it's installed in /usr/lib and /usr/lib64.",
+    );
+    assert!(message_ids(&t).contains(&"nvml-stub-library"));
+    assert!(
+        t.findings[0].summary.contains("stub"),
+        "{}",
+        t.findings[0].summary
+    );
+}
