@@ -151,3 +151,24 @@ fn a_stub_nvml_is_named_as_the_toolkits_stub() {
         t.findings[0].summary
     );
 }
+
+#[test]
+fn tensorrt_refusing_the_gpus_sm_names_it_from_hex() {
+    // https://github.com/NVIDIA/TensorRT/issues (TensorRT on a GTX 10-series GPU: 'Unsupported SM: 0x601')
+    let t = triage("[04/25/2024-15:52:54] [TRT] [E] 1: Unsupported SM: 0x601");
+    assert!(message_ids(&t).contains(&"tensorrt-unsupported-sm"));
+    assert!(
+        t.findings[0].summary.contains("SM 601"),
+        "{}",
+        t.findings[0].summary
+    );
+}
+
+#[test]
+fn a_dkms_build_failure_names_the_kernel() {
+    // NVIDIA driver README, DKMS installation (the make.log of a failed build)
+    let t =
+        triage("Error! Bad return status for module build on kernel: 6.8.0-45-generic (x86_64)");
+    assert_eq!(message_ids(&t), ["dkms-nvidia-build-failed"]);
+    assert!(t.findings[0].summary.contains("6.8.0-45-generic"));
+}
