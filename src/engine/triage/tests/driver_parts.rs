@@ -154,7 +154,7 @@ fn a_stub_nvml_is_named_as_the_toolkits_stub() {
 
 #[test]
 fn tensorrt_refusing_the_gpus_sm_names_it_from_hex() {
-    // https://github.com/NVIDIA/TensorRT/issues (TensorRT on a GTX 10-series GPU: 'Unsupported SM: 0x601')
+    // https://github.com/NVIDIA/TensorRT/issues/3826
     let t = triage("[04/25/2024-15:52:54] [TRT] [E] 1: Unsupported SM: 0x601");
     assert!(message_ids(&t).contains(&"tensorrt-unsupported-sm"));
     assert!(
