@@ -330,12 +330,17 @@ pub fn codes(text: &str, catalog: &Catalog) -> Vec<ErrorCode> {
         for c in p.cudnn_status.captures_iter(line) {
             add("cudnn", None, Some(c[1].to_string()), line);
         }
-        for (kind, n) in status::library_numbers_on(line) {
+        let library_numbers = status::library_numbers_on(line);
+        for &(kind, n) in &library_numbers {
             let name = status::row_for(kind, Some(n), None).map(|r| r.name.clone());
             add(kind, Some(n), name, line);
         }
         let mut cuda_numbered = false;
-        for n in status::cuda_numbers_on(line) {
+        // A number a library's name claims ("nvml ... init failure: 9") is not also CUDA's.
+        for n in status::cuda_numbers_on(line)
+            .into_iter()
+            .filter(|n| !library_numbers.iter().any(|(_, m)| m == n))
+        {
             cuda_numbered = true;
             add("cuda", Some(n), None, line);
         }

@@ -172,3 +172,15 @@ fn a_dkms_build_failure_names_the_kernel() {
     assert_eq!(message_ids(&t), ["dkms-nvidia-build-failed"]);
     assert!(t.findings[0].summary.contains("6.8.0-45-generic"));
 }
+
+#[test]
+fn a_number_after_nvml_is_nvmls_status_not_cudas() {
+    // https://github.com/ollama/ollama/issues/1898 (Ollama under WSL)
+    let t = triage("gpu.go:39: CUDA not detected: nvml vram init failure: 9");
+    assert!(
+        t.codes
+            .iter()
+            .any(|c| c.kind == "nvml" && c.number == Some(9))
+    );
+    assert!(!t.codes.iter().any(|c| c.kind == "cuda"), "{:?}", t.codes);
+}
