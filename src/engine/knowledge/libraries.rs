@@ -31,7 +31,8 @@ pub struct LibraryRow {
     #[serde(default)]
     pub bits: Option<u8>,
     /// For the driver's own libraries: the driver capability (`compute`, `utility`, `video`,
-    /// `graphics`, `ngx`) with which the NVIDIA Container Toolkit mounts it into a container.
+    /// `graphics`, `ngx`) with which the NVIDIA Container Toolkit mounts it into a container, or
+    /// `jetson` for Jetson's L4T libraries, which the NVIDIA runtime mounts from its CSV files.
     #[serde(default)]
     pub container_capability: Option<String>,
     pub source: String,

@@ -158,47 +158,38 @@ pub fn refused_architectures(text: &str) -> Vec<RefusedArch> {
 /// "requires compute capability >= 7.0": the oldest GPU a program says it supports, as a
 /// generation name or a compute capability ("5.0"), with its line.
 pub fn generation_minimums(text: &str) -> Vec<(String, String)> {
-    static RE: OnceLock<[Regex; 2]> = OnceLock::new();
-    let res = RE.get_or_init(|| {
+    static RE: OnceLock<([Regex; 2], Regex)> = OnceLock::new();
+    let (res, sm_floor) = RE.get_or_init(|| {
         let re = crate::engine::static_regex::compile;
-        [
-            re(r"(?i)\b(Fermi|Kepler|Maxwell|Pascal|Volta|Turing|Ampere|Ada Lovelace|Ada|Hopper|Blackwell)\b(?:[ -](?:GPUs?|architecture|cards?|or later GPUs?))?\s+(?:or|and) (?:newer|later|above|up)"),
-            re(r"(?i)\b(?:requires?|required|needs?|minimum|at least|supports? only)\b[^\n]{0,24}?(?:\b(?:compute )?capability(?: \(?sm\)?)?\s*(?:of|is|>=|=>|:)?\s*([1-9][0-9]?\.[0-9])\b|\b([1-9][0-9]?\.[0-9]) (?:compute )?capability)|\bcompute capability\s*(?:>=\s*)?([1-9][0-9]?\.[0-9]) (?:or|and) (?:newer|higher|greater|later|above|up)|\bcapability\b[^\n]{0,60}?\b(?:but|while|and)\b[^\n]{0,30}?\b(?:requires?|needs?)\s+(?:at least\s+)?([1-9][0-9]?\.[0-9])\b"),
-        ]
-    });
-    // A floor said as an architecture: "pre SM 80 GPUs do not support", "requires .target sm_80
-    // or higher" (ptxas), "sm_75 or newer".
-    static SM_FLOOR: OnceLock<Regex> = OnceLock::new();
-    let sm_floor = SM_FLOOR.get_or_init(|| {
-        crate::engine::static_regex::compile(
-            r"(?i)\bpre[- ]?sm[ _]?([1-9][0-9]?)([0-9])\b|\bsm_?([1-9][0-9]?)([0-9])[a-z]?\s+(?:or|and)\s+(?:higher|newer|above|later)\b",
+        (
+            [
+                re(r"(?i)\b(Fermi|Kepler|Maxwell|Pascal|Volta|Turing|Ampere|Ada Lovelace|Ada|Hopper|Blackwell)\b(?:[ -](?:GPUs?|architecture|cards?|or later GPUs?))?\s+(?:or|and) (?:newer|later|above|up)"),
+                re(r"(?i)\b(?:requires?|required|needs?|minimum|at least|supports? only)\b[^\n]{0,24}?(?:\b(?:compute )?capability(?: \(?sm\)?)?\s*(?:of|is|>=|=>|:)?\s*([1-9][0-9]?\.[0-9])\b|\b([1-9][0-9]?\.[0-9]) (?:compute )?capability)|\bcompute capability\s*(?:>=\s*)?([1-9][0-9]?\.[0-9]) (?:or|and) (?:newer|higher|greater|later|above|up)|\bcapability\b[^\n]{0,60}?\b(?:but|while|and)\b[^\n]{0,30}?\b(?:requires?|needs?)\s+(?:at least\s+)?([1-9][0-9]?\.[0-9])\b"),
+            ],
+            // A floor said as an architecture: "pre SM 80 GPUs do not support", "requires
+            // .target sm_80 or higher" (ptxas), "sm_75 or newer".
+            re(
+                r"(?i)\bpre[- ]?sm[ _]?([1-9][0-9]?)([0-9])\b|\bsm_?([1-9][0-9]?)([0-9])[a-z]?\s+(?:or|and)\s+(?:higher|newer|above|later)\b",
+            ),
         )
     });
     let mut out: Vec<(String, String)> = Vec::new();
     for line in text.lines() {
-        if let Some(c) = sm_floor.captures(line)
-            && res.iter().all(|re| !re.is_match(line))
-        {
-            let (major, minor) = match (c.get(1), c.get(2), c.get(3), c.get(4)) {
-                (Some(a), Some(b), ..) | (None, None, Some(a), Some(b)) => (a.as_str(), b.as_str()),
-                _ => continue,
-            };
-            let name = format!("{major}.{minor}");
-            if !out.iter().any(|(n, _)| *n == name) {
-                out.push((name, clip(line)));
-            }
-            continue;
-        }
-        if let Some(c) = res.iter().find_map(|re| re.captures(line)) {
-            let Some(name) = (1..c.len())
+        // A generation or a dotted capability first; an architecture's two digits otherwise.
+        let name = match res.iter().find_map(|re| re.captures(line)) {
+            Some(c) => (1..c.len())
                 .find_map(|i| c.get(i))
-                .map(|m| m.as_str().to_string())
-            else {
-                continue;
-            };
-            if !out.iter().any(|(n, _)| n.eq_ignore_ascii_case(&name)) {
-                out.push((name, clip(line)));
-            }
+                .map(|m| m.as_str().to_string()),
+            None => sm_floor.captures(line).and_then(|c| {
+                let major = c.get(1).or(c.get(3))?;
+                let minor = c.get(2).or(c.get(4))?;
+                Some(format!("{}.{}", major.as_str(), minor.as_str()))
+            }),
+        };
+        if let Some(name) = name
+            && !out.iter().any(|(n, _)| n.eq_ignore_ascii_case(&name))
+        {
+            out.push((name, clip(line)));
         }
     }
     out

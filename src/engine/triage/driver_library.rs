@@ -48,14 +48,11 @@ pub fn driver_library_findings(text: &str, identities: &[LibraryIdentity]) -> Ve
         }) else {
             continue;
         };
-        let capability = id
-            .container_capability
-            .as_deref()
-            .filter(|c| !matches!(*c, "compute" | "utility"));
         let log = Evidence::new("log", super::extract::clip(line.trim()));
-        out.push(match capability {
+        out.push(match id.container_capability.as_deref() {
+            None | Some("compute" | "utility") => core_library_finding(id, log),
+            Some("jetson") => jetson_library_finding(id, log),
             Some(cap) => capability_library_finding(id, cap, log),
-            None => core_library_finding(id, log),
         });
     }
     out
@@ -102,9 +99,6 @@ fn core_library_finding(id: &LibraryIdentity, log: Evidence) -> Finding {
 /// A driver library of the video, graphics or NGX capability: CUDA itself may work (the default
 /// container capabilities are compute and utility), but this part of the driver is not there.
 fn capability_library_finding(id: &LibraryIdentity, cap: &str, log: Evidence) -> Finding {
-    if cap == "jetson" {
-        return jetson_library_finding(id, log);
-    }
     Finding::new(
         codes::DRIVER_LIBRARY_NOT_LOADED,
         Severity::Error,
