@@ -31,9 +31,10 @@ fn patterns() -> &'static Patterns {
         let re = crate::engine::static_regex::compile;
         Patterns {
             // An architecture by name, a capability "8.6" (also "Compute Capability: 8.6"), or
-            // the two digits some programs print ("compute cap 75", "gpu architecture 21").
+            // the two digits some programs print ("compute cap 75", "gpu architecture 21"), or
+            // ggml's `__CUDA_ARCH__` value ("CUDA arch 520").
             arch: re(
-                r"(?i)\b((?:sm|compute)_[0-9]{2,3}[a-z]?)\b|\bcapability\s*[:=(]?\s*(?:of\s+|is\s+)?([0-9]{1,2})\.([0-9])\b|\b(?:compute cap(?:ability)?|gpu architecture)\s*[:=]?\s*([1-9][0-9]?)([0-9])\b",
+                r"(?i)\b((?:sm|compute)_[0-9]{2,3}[a-z]?)\b|\bcapability\s*[:=(]?\s*(?:of\s+|is\s+)?([0-9]{1,2})\.([0-9])\b|\b(?:compute cap(?:ability)?|gpu architecture)\s*[:=]?\s*([1-9][0-9]?)([0-9])\b|\bcuda arch\s+([1-9][0-9]?)([0-9])0\b",
             ),
             empty_arch: re(r"(?i)unsupported gpu architecture '((?:compute|sm)_(?:[^0-9'][^']*)?)'"),
             // Broader refusals, read only when the same line names the architecture.
@@ -44,7 +45,7 @@ fn patterns() -> &'static Patterns {
                 r"(?i)\b(?:minimum|at least)\b[^0-9\n]{0,48}?\b([0-9]{1,2}\.[0-9])\b|\b(?:requires?\b[^0-9\n]{0,24}?\bcompute capability\s+(?:of\s+)?|capability\s*>=\s*)([0-9]{1,2}\.[0-9])",
             ),
             arch_refused: re(
-                r"(?i)is not defined for option|unsupported gpu architecture|not compatible with|not supported by|no kernel image|unknown (?:target|architecture)|invalid value .*gpu-(?:name|architecture)|does not support|no longer supports?|too old|invalid.option|not compiled for|\bat least\b[^\n]{0,30}capability|capability\b[^\n]{0,30}\bat least|minimum required cuda capability|ignoring visible gpu device|\b(?:binary|kernel|cubin)\b[^\n]{0,60}?\bnot found\b|\b(?:no|(?:could not|couldn't|cannot|can't) find)\s+(?:compatible\s+)?(?:[\w.-]+\s+)?(?:kernel image|binary|binaries|extension|kernels?|cubin|sass)\s+(?:is\s+)?(?:available\s+|compiled\s+|built\s+)?for\b",
+                r"(?i)is not defined for option|unsupported gpu architecture|not compatible with|not supported by|no kernel image|unknown (?:target|architecture)|invalid value .*gpu-(?:name|architecture)|does not support|no longer supports?|too old|invalid.option|not compiled for|\bat least\b[^\n]{0,30}capability|capability\b[^\n]{0,30}\bat least|minimum required cuda capability|minimum and maximum cuda capability|no device code compatible with|ignoring visible gpu device|\b(?:binary|kernel|cubin)\b[^\n]{0,60}?\bnot found\b|\b(?:no|(?:could not|couldn't|cannot|can't) find)\s+(?:compatible\s+)?(?:[\w.-]+\s+)?(?:kernel image|binary|binaries|extension|kernels?|cubin|sass)\s+(?:is\s+)?(?:available\s+|compiled\s+|built\s+)?for\b",
             ),
         }
     })
@@ -90,13 +91,17 @@ fn named_arch_on(line: &str) -> Option<String> {
         {
             return None;
         }
-        match (c.get(1), c.get(2), c.get(3), c.get(4), c.get(5)) {
-            (Some(name), ..) => Some(name.as_str().to_ascii_lowercase()),
-            (None, Some(major), Some(minor), ..) | (None, None, None, Some(major), Some(minor)) => {
-                Some(format!("sm_{}{}", major.as_str(), minor.as_str()))
-            }
-            _ => None,
+        if let Some(name) = c.get(1) {
+            return Some(name.as_str().to_ascii_lowercase());
         }
+        // The capability's major and minor digits, whichever form matched.
+        [(2, 3), (4, 5), (6, 7)].iter().find_map(|&(major, minor)| {
+            Some(format!(
+                "sm_{}{}",
+                c.get(major)?.as_str(),
+                c.get(minor)?.as_str()
+            ))
+        })
     })
 }
 
@@ -164,7 +169,7 @@ pub fn generation_minimums(text: &str) -> Vec<(String, String)> {
         (
             [
                 re(r"(?i)\b(Fermi|Kepler|Maxwell|Pascal|Volta|Turing|Ampere|Ada Lovelace|Ada|Hopper|Blackwell)\b(?:[ -](?:GPUs?|architecture|cards?|or later GPUs?))?\s+(?:or|and) (?:newer|later|above|up)"),
-                re(r"(?i)\b(?:requires?|required|needs?|minimum|at least|supports? only)\b[^\n]{0,24}?(?:\b(?:compute )?capability(?: \(?sm\)?)?\s*(?:of|is|>=|=>|:)?\s*([1-9][0-9]?\.[0-9])\b|\b([1-9][0-9]?\.[0-9]) (?:compute )?capability)|\bcompute capability\s*(?:>=\s*)?([1-9][0-9]?\.[0-9]) (?:or|and) (?:newer|higher|greater|later|above|up)|\bcapability\b[^\n]{0,60}?\b(?:but|while|and)\b[^\n]{0,30}?\b(?:requires?|needs?)\s+(?:at least\s+)?([1-9][0-9]?\.[0-9])\b"),
+                re(r"(?i)\b(?:requires?|required|needs?|minimum|at least|supports? only)\b[^\n]{0,24}?(?:(?:\b(?:compute )?capability(?: \(?sm\)?)?|\bCC)\s*(?:of|is|>=|=>|:)?\s*([1-9][0-9]?\.[0-9])\b|\b([1-9][0-9]?\.[0-9]) (?:compute )?capability)|\bcompute capability\s*(?:>=\s*)?([1-9][0-9]?\.[0-9]) (?:or|and) (?:newer|higher|greater|later|above|up)|\bcapability\b[^\n]{0,60}?\b(?:but|while|and)\b[^\n]{0,30}?\b(?:requires?|needs?)\s+(?:at least\s+)?([1-9][0-9]?\.[0-9])\b"),
             ],
             // A floor said as an architecture: "pre SM 80 GPUs do not support", "requires
             // .target sm_80 or higher" (ptxas), "sm_75 or newer".
@@ -212,5 +217,19 @@ mod tests {
         );
         assert_eq!(a[0].arch, "sm_35");
         assert_eq!(a[0].minimum.as_deref(), Some("3.7"));
+        // whisper.cpp's ggml names the architecture as __CUDA_ARCH__ (ggml-org/whisper.cpp#2050).
+        let a = refused_architectures(
+            "ERROR: CUDA kernel vec_dot_q5_0_q8_1_impl has no device code compatible with CUDA arch 520. ggml-cuda.cu was compiled for: 520",
+        );
+        assert_eq!(a[0].arch, "sm_52");
+    }
+
+    #[test]
+    fn a_floor_said_as_cc_is_a_generation_minimum() {
+        // OpenCV's modules/dnn/CMakeLists.txt.
+        let m = generation_minimums(
+            "CUDA backend for DNN module requires CC 5.3 or higher.  Please remove",
+        );
+        assert_eq!(m[0].0, "5.3");
     }
 }

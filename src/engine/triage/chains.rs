@@ -346,6 +346,16 @@ pub fn driver_versions(text: &str) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
     for line in text.lines() {
         for c in p.driver.captures_iter(line) {
+            // A kernel's release ("4.18.0-240.23.2.el8_3") holds driver-like numbers: a
+            // version is only one whose token starts with it.
+            let start = c.get(1).map_or(0, |m| m.start());
+            if line[..start]
+                .chars()
+                .next_back()
+                .is_some_and(|ch| ch == '-' || ch == '.' || ch == '_' || ch.is_ascii_alphanumeric())
+            {
+                continue;
+            }
             let v = c[1].trim_end_matches(".0").to_string();
             if !out.iter().any(|(x, _)| *x == v) {
                 out.push((v, clip(line)));
@@ -375,6 +385,21 @@ mod tests {
             "Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file",
         );
         assert!(plain.is_empty(), "{plain:?}");
+    }
+
+    #[test]
+    fn a_kernel_release_is_not_a_driver_version() {
+        // NVIDIA/gpu-operator#234: dnf could not find this kernel's headers.
+        assert!(
+            driver_versions(
+                "Error: Unable to find a match: kernel-headers-4.18.0-240.23.2.el8_3.x86_64 kernel-devel-4.18.0-240.23.2.el8_3.x86_64"
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            driver_versions("Missing 6.2.1-zen1-1-zen kernel headers for module nvidia/525.89.02.")[0].0,
+            "525.89.02"
+        );
     }
 
     #[test]

@@ -41,11 +41,8 @@ pub fn driver_library_findings(text: &str, identities: &[LibraryIdentity]) -> Ve
         .iter()
         .filter(|id| id.version_family == "driver" || id.component == "driver")
     {
-        let file = id.file.to_ascii_lowercase();
-        let Some(line) = text.lines().find(|line| {
-            let lower = line.to_ascii_lowercase();
-            lower.contains(&file) && FAILURE_WORDS.iter().any(|w| lower.contains(w))
-        }) else {
+        let Some(line) = super::library_failure::failure_line(text, &id.file, &[FAILURE_WORDS])
+        else {
             continue;
         };
         let log = Evidence::new("log", super::extract::clip(line.trim()));

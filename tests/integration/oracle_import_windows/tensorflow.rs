@@ -38,13 +38,12 @@
 //! TensorFlow cannot load it and loads no CUDA library but the runtime it opens at import; the
 //! scan says there is no driver.
 //!
-//! Python 3.9, which TensorFlow 2.10.1 has wheels for too, is left out: its cp39 wheel (455 MB)
-//! unpacks to another 1.2 GB environment (`_pywrap_tensorflow_internal.pyd`, 938 MB, is a build
-//! per minor) for a healthy case whose loads are TensorFlow's own PATH search, judged under 3.8
-//! and 3.10 on either side of it; its breakages likewise need no second minor.
+//! Python 3.9, between them, gets the healthy case too: its cp39 wheel (455 MB) unpacks to
+//! another 1.2 GB environment (`_pywrap_tensorflow_internal.pyd`, 938 MB, is a build per
+//! minor); its breakages need no second minor (the loads are TensorFlow's own PATH search).
 //!
-//! Downloads: tensorflow 2.10.1's cp310 and cp38 wheels (456 and 435 MB, each unpacked once into
-//! its environment: 1.3 GB), the small wheels `import tensorflow` needs (about 22 MB; for 3.8
+//! Downloads: tensorflow 2.10.1's cp310, cp39 and cp38 wheels (456, 455 and 435 MB, each unpacked
+//! once into its environment: 1.3 GB), the small wheels `import tensorflow` needs (about 22 MB; for 3.8
 //! numpy 1.24.4 and the cp38 builds of protobuf, wrapt, h5py and charset-normalizer, the
 //! pure-Python ones shared with 3.10), ptxas from nvidia-cuda-nvcc-cu11 and CUPTI from
 //! nvidia-cuda-cupti-cu11; the CUDA 11.8 libraries are the ones the CuPy and ONNX Runtime cases
@@ -304,6 +303,12 @@ fn tf_210_healthy_install_lists_the_gpu_and_the_scan_warns_only_of_cupti() {
 #[test]
 fn tf_210_python38_healthy_install_lists_the_gpu_and_the_scan_warns_only_of_cupti() {
     assert_healthy(PYTHON_OLDEST);
+}
+
+/// The same under Python 3.9, the minor between them.
+#[test]
+fn tf_210_python39_healthy_install_lists_the_gpu_and_the_scan_warns_only_of_cupti() {
+    assert_healthy("3.9");
 }
 
 fn assert_healthy(minor: &'static str) {
