@@ -34,7 +34,7 @@ fn patterns() -> &'static Patterns {
             // the two digits some programs print ("compute cap 75", "gpu architecture 21"), or
             // ggml's `__CUDA_ARCH__` value ("CUDA arch 520").
             arch: re(
-                r"(?i)\b((?:sm|compute)_[0-9]{2,3}[a-z]?)\b|\bcapability\s*[:=(]?\s*(?:of\s+|is\s+)?([0-9]{1,2})\.([0-9])\b|\b(?:compute cap(?:ability)?|gpu architecture)\s*[:=]?\s*([1-9][0-9]?)([0-9])\b|\bcuda arch\s+([1-9][0-9]?)([0-9])0\b",
+                r"(?i)\b((?:sm|compute)_[0-9]{2,3}[a-z]?)\b|\bcapability\s*[:=(]?\s*(?:of\s+|is\s+)?([0-9]{1,2})\.([0-9])\b|\b(?:compute cap(?:ability)?|gpu architecture|current capability)\s*[:=]?\s*([1-9][0-9]?)([0-9])\b|\bcuda arch\s+([1-9][0-9]?)([0-9])0\b",
             ),
             empty_arch: re(r"(?i)unsupported gpu architecture '((?:compute|sm)_(?:[^0-9'][^']*)?)'"),
             // Broader refusals, read only when the same line names the architecture.
@@ -68,7 +68,10 @@ fn named_arch_on(line: &str) -> Option<String> {
     patterns().arch.captures_iter(line).find_map(|c| {
         let start = c.get(0)?.start();
         let before = line[..start].to_ascii_lowercase();
-        let recent = &before[before.len().saturating_sub(24)..];
+        let recent = tail_chars(&before, 24);
+        // A floor in the sentence before ("Minimum capability: 75. Current capability: 70.")
+        // is not this one's.
+        let recent = recent.rsplit_once(". ").map_or(recent, |(_, tail)| tail);
         if ["least", "minimum", "require", ">=", "or higher", "or newer"]
             .iter()
             .any(|w| recent.contains(w))
@@ -77,7 +80,7 @@ fn named_arch_on(line: &str) -> Option<String> {
         }
         // "compute capability 8.9 or higher required": a floor stated after the number.
         let after = line[c.get(0)?.end()..].to_ascii_lowercase();
-        let next = &after[..after.len().min(16)];
+        let next: String = after.chars().take(16).collect();
         if [
             "or higher",
             "or newer",
@@ -103,6 +106,16 @@ fn named_arch_on(line: &str) -> Option<String> {
             ))
         })
     })
+}
+
+/// The last `n` characters of `s` (never cutting one).
+fn tail_chars(s: &str, n: usize) -> &str {
+    let start = s
+        .char_indices()
+        .rev()
+        .nth(n.saturating_sub(1))
+        .map_or(0, |(i, _)| i);
+    &s[start..]
 }
 
 /// The GPU's architecture a text names: a capability it states (not a floor), else a product.
@@ -169,12 +182,12 @@ pub fn generation_minimums(text: &str) -> Vec<(String, String)> {
         (
             [
                 re(r"(?i)\b(Fermi|Kepler|Maxwell|Pascal|Volta|Turing|Ampere|Ada Lovelace|Ada|Hopper|Blackwell)\b(?:[ -](?:GPUs?|architecture|cards?|or later GPUs?))?\s+(?:or|and) (?:newer|later|above|up)"),
-                re(r"(?i)\b(?:requires?|required|needs?|minimum|at least|supports? only)\b[^\n]{0,24}?(?:(?:\b(?:compute )?capability(?: \(?sm\)?)?|\bCC)\s*(?:of|is|>=|=>|:)?\s*([1-9][0-9]?\.[0-9])\b|\b([1-9][0-9]?\.[0-9]) (?:compute )?capability)|\bcompute capability\s*(?:>=\s*)?([1-9][0-9]?\.[0-9]) (?:or|and) (?:newer|higher|greater|later|above|up)|\bcapability\b[^\n]{0,60}?\b(?:but|while|and)\b[^\n]{0,30}?\b(?:requires?|needs?)\s+(?:at least\s+)?([1-9][0-9]?\.[0-9])\b"),
+                re(r"(?i)\b(?:requires?|required|needs?|minimum|at least|supports? only)\b[^\n]{0,24}?(?:(?:\b(?:compute )?capability(?: \(?sm\)?)?|\bCC)\s*(?:of|is|>=|=>|:)?\s*([1-9][0-9]?\.[0-9])\b|\b([1-9][0-9]?\.[0-9]) (?:compute )?capability)|\bcompute capability\s*(?:>=\s*)?([1-9][0-9]?\.[0-9])\)? (?:or|and) (?:newer|higher|greater|later|above|up)|\bcapability\b[^\n]{0,60}?\b(?:but|while|and)\b[^\n]{0,30}?\b(?:requires?|needs?)\s+(?:at least\s+)?([1-9][0-9]?\.[0-9])\b"),
             ],
             // A floor said as an architecture: "pre SM 80 GPUs do not support", "requires
-            // .target sm_80 or higher" (ptxas), "sm_75 or newer".
+            // .target sm_80 or higher" (ptxas), "sm_75 or newer", vLLM's "Minimum capability: 75".
             re(
-                r"(?i)\bpre[- ]?sm[ _]?([1-9][0-9]?)([0-9])\b|\bsm_?([1-9][0-9]?)([0-9])[a-z]?\s+(?:or|and)\s+(?:higher|newer|above|later)\b",
+                r"(?i)\bpre[- ]?sm[ _]?([1-9][0-9]?)([0-9])\b|\bsm_?([1-9][0-9]?)([0-9])[a-z]?\s+(?:or|and)\s+(?:higher|newer|above|later)\b|\bminimum capability:\s*([1-9])([0-9])\b",
             ),
         )
     });
@@ -186,8 +199,8 @@ pub fn generation_minimums(text: &str) -> Vec<(String, String)> {
                 .find_map(|i| c.get(i))
                 .map(|m| m.as_str().to_string()),
             None => sm_floor.captures(line).and_then(|c| {
-                let major = c.get(1).or(c.get(3))?;
-                let minor = c.get(2).or(c.get(4))?;
+                let major = c.get(1).or(c.get(3)).or(c.get(5))?;
+                let minor = c.get(2).or(c.get(4)).or(c.get(6))?;
                 Some(format!("{}.{}", major.as_str(), minor.as_str()))
             }),
         };
@@ -225,11 +238,32 @@ mod tests {
     }
 
     #[test]
+    fn multibyte_text_before_an_architecture_is_not_cut() {
+        // "™" and CJK characters right before a capability: the look-behind counts characters.
+        for line in [
+            "中文中文中文中文中文中文中文中文中文 capability 8.6 is not supported",
+            "Pascal™™™™™™™™™™™™ (Compute Capability 6.0) or newer architecture is required",
+        ] {
+            let _ = refused_architectures(line);
+            let _ = gpu_arch_in(line);
+        }
+    }
+
+    #[test]
     fn a_floor_said_as_cc_is_a_generation_minimum() {
         // OpenCV's modules/dnn/CMakeLists.txt.
         let m = generation_minimums(
             "CUDA backend for DNN module requires CC 5.3 or higher.  Please remove",
         );
         assert_eq!(m[0].0, "5.3");
+        // vLLM's quantization check (vllm-project/vllm#1488).
+        let line = "The quantization method awq is not supported for the current GPU. Minimum capability: 75. Current capability: 70.";
+        assert_eq!(generation_minimums(line)[0].0, "7.5");
+        assert_eq!(gpu_arch_in(line).as_deref(), Some("sm_70"));
+        // cuDF's import check (NVIDIA/cudf#12812).
+        let m = generation_minimums(
+            "UserWarning: A GPU with NVIDIA Pascal™ (Compute Capability 6.0) or newer architecture is required.",
+        );
+        assert!(m[0].0 == "6.0" || m[0].0 == "Pascal", "{m:?}");
     }
 }

@@ -397,7 +397,9 @@ mod tests {
             .is_empty()
         );
         assert_eq!(
-            driver_versions("Missing 6.2.1-zen1-1-zen kernel headers for module nvidia/525.89.02.")[0].0,
+            driver_versions("Missing 6.2.1-zen1-1-zen kernel headers for module nvidia/525.89.02.")
+                [0]
+            .0,
             "525.89.02"
         );
     }

@@ -11,6 +11,9 @@ use crate::engine::knowledge::LibraryIdentity;
 /// Words with which loaders and frameworks say a library did not load.
 pub(super) const FAILURE_WORDS: &[&str] = &[
     "could not load",
+    "could not be loaded",
+    "cannot be loaded",
+    "can't be loaded",
     "cannot load",
     "couldn't load",
     "cannot open",

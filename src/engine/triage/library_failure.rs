@@ -100,7 +100,10 @@ pub(super) fn failure_line<'a>(text: &'a str, file: &str, words: &[&[&str]]) -> 
     let lines: Vec<&str> = text.lines().collect();
     let fails = |line: &str| {
         let lower = line.to_ascii_lowercase();
-        words.iter().flat_map(|w| w.iter()).any(|w| lower.contains(w))
+        words
+            .iter()
+            .flat_map(|w| w.iter())
+            .any(|w| lower.contains(w))
     };
     let bare_failure = |i: usize| {
         lines
