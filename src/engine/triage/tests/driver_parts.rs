@@ -45,11 +45,22 @@ fn a_missing_kernel_module_is_a_module_built_for_another_kernel() {
 }
 
 #[test]
-fn nvml_driver_not_loaded_is_the_kernel_module_and_yields_to_a_specific_reading() {
+fn nvml_driver_not_loaded_is_one_code_reading_and_yields_to_a_specific_reading() {
     // https://github.com/bentoml/BentoML/issues/4940
+    // pynvml's words are the message row's; NVML's status name is its [[code]] row's: one
+    // reading each, never both.
     let t = triage("pynvml.NVMLError_DriverNotLoaded: Driver Not Loaded");
     assert_eq!(message_ids(&t), ["nvidia-kernel-module-not-loaded"]);
+    assert_eq!(t.findings.len(), 1, "{:#?}", t.findings);
     assert!(t.findings[0].summary.contains("kernel module"));
+    let t = triage("nvmlInit failed: NVML_ERROR_DRIVER_NOT_LOADED");
+    assert!(message_ids(&t).is_empty(), "{:?}", message_ids(&t));
+    assert_eq!(t.findings.len(), 1, "{:#?}", t.findings);
+    assert!(
+        t.findings[0].detail.contains("kernel module"),
+        "{:#?}",
+        t.findings
+    );
     // https://github.com/NVIDIA/nvidia-container-toolkit/issues/1269: the container CLI's own
     // reading of the same words is kept, the general one dropped.
     let t = triage(
