@@ -96,7 +96,10 @@ pub fn extension_package_findings(text: &str, k: &Knowledge) -> Vec<Finding> {
         let abi_break = patterns().torch_symbol.is_match(line)
             || ((patterns().importing.is_match(line) || line.contains("WinError 127"))
                 && says_procedure_not_found(line, k));
-        if !abi_break {
+        // Windows refused the module's DLL with another error (126: a DLL it needs was not
+        // found) or none: the build does not fit what is installed next to it.
+        let load_failed = !abi_break && patterns().importing.is_match(line);
+        if !abi_break && !load_failed {
             continue;
         }
         // A traceback names the importing file on the lines above `… importing _C`.
@@ -112,25 +115,17 @@ pub fn extension_package_findings(text: &str, k: &Knowledge) -> Vec<Finding> {
             continue;
         }
         seen.push(&row.package);
+        let (summary, detail) = if load_failed {
+            load_failure_words(&module, row)
+        } else {
+            abi_break_words(&module, row)
+        };
         out.push(
             Finding::new(
                 codes::TORCH_EXTENSION_OTHER_TORCH,
                 Severity::Error,
-                format!(
-                    "{} was built for another PyTorch than the installed one: reinstall or rebuild {} for this torch",
-                    subject(&module, row),
-                    row.package
-                ),
-                format!(
-                    "{module} is a compiled extension of {}. It calls PyTorch's C++ functions (c10, ATen, \
-                     torch), whose names and signatures change between torch releases, so a build is tied \
-                     to the torch it was compiled against. The loaded torch lacks a function this build \
-                     needs (Linux: an undefined c10/at/torch symbol; Windows: error 127, the specified \
-                     procedure could not be found): torch was upgraded or downgraded after {} was \
-                     installed, or a wheel for another torch (or CUDA, or C++ ABI) was installed. Updating \
-                     CUDA or the driver does not help.",
-                    row.package, row.package
-                ),
+                summary,
+                detail,
             )
             .with_evidence(Evidence::new("log", super::extract::clip(line.trim())))
             .with_evidence(Evidence::new("source", row.source.clone()))
@@ -145,4 +140,46 @@ pub fn extension_package_findings(text: &str, k: &Knowledge) -> Vec<Finding> {
         );
     }
     out
+}
+
+/// A build whose PyTorch functions the loaded torch lacks (an undefined symbol, error 127).
+fn abi_break_words(module: &str, row: &TorchExtension) -> (String, String) {
+    (
+        format!(
+            "{} was built for another PyTorch than the installed one: reinstall or rebuild {} for this torch",
+            subject(module, row),
+            row.package
+        ),
+        format!(
+            "{module} is a compiled extension of {}. It calls PyTorch's C++ functions (c10, ATen, \
+                     torch), whose names and signatures change between torch releases, so a build is tied \
+                     to the torch it was compiled against. The loaded torch lacks a function this build \
+                     needs (Linux: an undefined c10/at/torch symbol; Windows: error 127, the specified \
+                     procedure could not be found): torch was upgraded or downgraded after {} was \
+                     installed, or a wheel for another torch (or CUDA, or C++ ABI) was installed. Updating \
+                     CUDA or the driver does not help.",
+            row.package, row.package
+        ),
+    )
+}
+
+/// A module Windows could not load at all (error 126, or no code): a DLL it was linked against
+/// is not there.
+fn load_failure_words(module: &str, row: &TorchExtension) -> (String, String) {
+    (
+        format!(
+            "{} could not be loaded: a build of {} that does not fit the installed torch and CUDA",
+            subject(module, row),
+            row.package
+        ),
+        format!(
+            "{module} is a compiled extension of {}. Windows could not load its DLL or one it was \
+             linked against: torch's own DLLs of the torch it was built for (a wheel for another torch \
+             version), the CUDA runtime DLLs of the CUDA version it was built with, or (error 127) a \
+             function the installed torch lacks. A build is tied to the torch and CUDA it was \
+             compiled against; the usual cause is a {} wheel for another torch or CUDA, or torch \
+             upgraded after it was installed.",
+            row.package, row.package
+        ),
+    )
 }

@@ -146,15 +146,17 @@ pub fn library_stems(text: &str) -> Vec<String> {
 }
 
 /// Libraries named in words by a failure ("Failed to initialize NVIDIA RTC library", "could not
-/// load the cuDNN library"): the file stem each component's name stands for.
+/// load the cuDNN library", scikit-cuda's "cublas library not found"): the file stem each
+/// component's name stands for.
 fn prose_library_stems(text: &str) -> Vec<String> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
-        crate::engine::static_regex::compile(r"(?i)\b(?:failed to|could not|couldn't|cannot|can't|unable to)\s+(?:initiali[sz]e|load|find|open|locate)\s+(?:the\s+)?(?:nvidia\s+)?(cuDNN|cuBLASLt|cuBLAS|cuFFT|cuRAND|cuSOLVER|cuSPARSE|NVRTC|RTC|NVML|NCCL|CUPTI|nvJitLink|TensorRT|CUDA runtime|CUDA driver)\s+(?:shared\s+|dynamic\s+)?librar(?:y|ies)\b")
+        crate::engine::static_regex::compile(r"(?i)\b(?:failed to|could not|couldn't|cannot|can't|unable to)\s+(?:initiali[sz]e|load|find|open|locate)\s+(?:the\s+)?(?:nvidia\s+)?(cuDNN|cuBLASLt|cuBLAS|cuFFT|cuRAND|cuSOLVER|cuSPARSE|NVRTC|RTC|NVML|NCCL|CUPTI|nvJitLink|TensorRT|CUDA runtime|CUDA driver)\s+(?:shared\s+|dynamic\s+)?librar(?:y|ies)\b|\b(cuDNN|cuBLASLt|cuBLAS|cuFFT|cuRAND|cuSOLVER|cuSPARSE|NVRTC|NVML|NCCL|CUPTI|nvJitLink|TensorRT|CUDA runtime)\s+(?:shared\s+|dynamic\s+)?librar(?:y|ies)\s+(?:was\s+|is\s+)?(?:not found|missing|could not be (?:found|loaded))")
     });
     re.captures_iter(text)
-        .map(|c| {
-            match c[1].to_ascii_lowercase().as_str() {
+        .filter_map(|c| c.get(1).or(c.get(2)))
+        .map(|name| {
+            match name.as_str().to_ascii_lowercase().as_str() {
                 "rtc" | "nvrtc" => "nvrtc",
                 "nvml" => "nvidia-ml",
                 "tensorrt" => "nvinfer",

@@ -138,6 +138,19 @@ pub fn unknown_library_failure_findings(
         let Some(line) = failure_line(text, name, &[FAILURE_WORDS, MORE_FAILURE_WORDS]) else {
             continue;
         };
+        // "llamamodel-mainline-cuda.dll", "…\llama_cpp_cuda\lib\llama.dll", "win-cuda-12-0/…":
+        // the program's own CUDA build, whose load also needs the driver and a CUDA runtime.
+        let lower = line.to_ascii_lowercase();
+        let cuda_build = ["cuda", "cublas"].iter().any(|w| lower.contains(w));
+        let cuda_needs = if cuda_build {
+            " Its name or folder says it is a CUDA build of the program: besides the file itself, \
+             loading it needs the NVIDIA driver's library (nvcuda.dll on Windows, libcuda.so.1 on \
+             Linux) and the CUDA runtime libraries it was linked against (cudart, cuBLAS of the CUDA \
+             version it was built for). On Windows 'could not be found' (error 126, 0x7e) more often \
+             means one of those is missing than the file itself."
+        } else {
+            ""
+        };
         out.push(
             Finding::new(
                 codes::LIBRARY_NOT_FOUND,
@@ -147,7 +160,8 @@ pub fn unknown_library_failure_findings(
                     "The program asked the loader for {name} and did not get it. {name} is not a \
                      CUDA, cuDNN or driver library in CUDA Triage's tables: it belongs to the program \
                      itself or to another package it depends on, which is not installed, not in the \
-                     version the program was built for, or in a folder the loader does not search."
+                     version the program was built for, or in a folder the loader does not search.\
+                     {cuda_needs}"
                 ),
             )
             .with_libraries([name.clone()])
