@@ -31,11 +31,7 @@ pub fn library_failure_findings(
         .filter(|id| id.version_family != "driver" && id.component != "driver")
     {
         // Any finding that names it already says how it failed (a warning for an optional one).
-        let named = |f: &Finding| {
-            f.libraries.iter().any(|l| l.eq_ignore_ascii_case(&id.file))
-                || f.summary.contains(&id.file)
-        };
-        if earlier.iter().any(named) {
+        if earlier.iter().any(|f| names_library(f, &id.file)) {
             continue;
         }
         let Some(line) = failure_line(text, &id.file, &[FAILURE_WORDS, MORE_FAILURE_WORDS]) else {
@@ -91,6 +87,11 @@ pub fn library_failure_findings(
     out
 }
 
+/// Whether a finding already names `file` (among its libraries or in its summary).
+fn names_library(f: &Finding, file: &str) -> bool {
+    f.libraries.iter().any(|l| l.eq_ignore_ascii_case(file)) || f.summary.contains(file)
+}
+
 /// The line of `text` that names `file` and says it did not load: the line itself holds one of
 /// `words`, or (a message wrapped over lines, MATLAB's "The CUDA driver could not be loaded. /
 /// The library name used was 'nvcuda.dll'.") the line before or after does and names no library
@@ -129,10 +130,7 @@ pub fn unknown_library_failure_findings(
 ) -> Vec<Finding> {
     let mut out = Vec::new();
     for name in unrecognized {
-        let named = |f: &Finding| {
-            f.libraries.iter().any(|l| l.eq_ignore_ascii_case(name)) || f.summary.contains(name)
-        };
-        if earlier.iter().any(named) || out.iter().any(named) {
+        if earlier.iter().chain(&out).any(|f| names_library(f, name)) {
             continue;
         }
         let Some(line) = failure_line(text, name, &[FAILURE_WORDS, MORE_FAILURE_WORDS]) else {

@@ -11,6 +11,7 @@ mod general_families;
 mod gpu_generations;
 mod host_programs;
 mod host_versions;
+mod library_lines;
 mod nccl_statuses;
 mod program_errors;
 mod runtime_policies;

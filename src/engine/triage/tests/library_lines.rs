@@ -1,0 +1,60 @@
+//! Libraries a text says did not load, in the shapes real logs take: a name the tables do not
+//! know, a message wrapped over lines, a CUDA build of a program's own DLL, and a log where one
+//! library opened next to one that did not.
+
+use super::*;
+use crate::engine::finding_codes as codes;
+
+#[test]
+fn an_unknown_library_that_did_not_load_is_named_as_such() {
+    // https://github.com/flashcatcloud/categraf/issues/886 (DCGM's library)
+    let t = triage("exporter.go:167: libdcgm.so not Found");
+    let f = finding(&t, codes::LIBRARY_NOT_FOUND).expect("the text says it was not found");
+    assert_eq!(f.libraries, ["libdcgm.so"]);
+    assert!(!f.detail.contains("CUDA build"), "{}", f.detail);
+    // Named only, not failing: nothing to report.
+    assert!(
+        finding(
+            &triage("loaded plugin libdcgm.so"),
+            codes::LIBRARY_NOT_FOUND
+        )
+        .is_none()
+    );
+}
+
+#[test]
+fn a_message_wrapped_over_lines_still_names_the_library_that_did_not_load() {
+    // https://github.com/cortex-lab/KiloSort/issues/229 (MATLAB on a machine without a driver)
+    let t = triage(
+        "Caused by:\n    The CUDA driver could not be loaded. The library name used was 'nvcuda.dll'. The error was:\n    The specified module could not be found.",
+    );
+    let f = finding(&t, codes::DRIVER_LIBRARY_NOT_LOADED).expect("nvcuda.dll is the driver's");
+    assert!(f.summary.contains("nvcuda.dll"), "{}", f.summary);
+}
+
+#[test]
+fn a_library_that_opened_next_to_one_that_did_not_is_not_blamed() {
+    // TensorFlow's log: one line per library, each saying what happened to it.
+    let t = triage(
+        "I tensorflow/stream_executor/platform/default/dso_loader.cc:53] Successfully opened dynamic library libcudart.so.11.0\nW tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared object file: No such file or directory",
+    );
+    let blamed: Vec<&str> = t
+        .findings
+        .iter()
+        .filter(|f| f.severity == crate::engine::findings::Severity::Error)
+        .flat_map(|f| f.libraries.iter().map(String::as_str))
+        .collect();
+    assert!(blamed.contains(&"libcudnn.so.8"), "{blamed:?}");
+    assert!(!blamed.contains(&"libcudart.so.11.0"), "{blamed:?}");
+}
+
+#[test]
+fn a_programs_own_cuda_build_that_did_not_load_names_the_driver_and_runtime() {
+    // https://github.com/nomic-ai/gpt4all/pull/2389 (nvcuda.dll missing: no NVIDIA driver)
+    let t = triage(
+        "Failed to load llamamodel-mainline-cuda-avxonly.dll: LoadLibraryExA failed with error 0x7e",
+    );
+    let text = all_text(&t);
+    assert!(text.contains("nvcuda.dll"), "{text}");
+    assert!(text.contains("cudart"), "{text}");
+}
