@@ -12,6 +12,7 @@ use crate::engine::knowledge::LibraryIdentity;
 pub(super) const FAILURE_WORDS: &[&str] = &[
     "could not load",
     "could not be loaded",
+    "error while loading shared libraries",
     "cannot be loaded",
     "can't be loaded",
     "cannot load",

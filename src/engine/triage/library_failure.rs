@@ -15,6 +15,8 @@ const MORE_FAILURE_WORDS: &[&str] = &[
     "cannot found",
     "can't find",
     "failed to locate",
+    // NVEncC's "requires \"nppc64_11.dll\", not available on your system"
+    "not available on your system",
     // cuDNN's "Please make sure cudnn_cnn_infer64_8.dll is in your library path!"
     "is in your library path",
 ];
