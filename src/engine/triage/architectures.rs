@@ -187,7 +187,7 @@ pub fn generation_minimums(text: &str) -> Vec<(String, String)> {
             // A floor said as an architecture: "pre SM 80 GPUs do not support", "requires
             // .target sm_80 or higher" (ptxas), "sm_75 or newer", vLLM's "Minimum capability: 75".
             re(
-                r"(?i)\bpre[- ]?sm[ _]?([1-9][0-9]?)([0-9])\b|\bsm_?([1-9][0-9]?)([0-9])[a-z]?\s+(?:or|and)\s+(?:higher|newer|above|later)\b|\bminimum capability:\s*([1-9])([0-9])\b",
+                r"(?i)\bpre[- ]?sm[ _]?([1-9][0-9]?)([0-9])\b|\bsm_?([1-9][0-9]?)([0-9])[a-z]?\s+(?:or|and)\s+(?:higher|newer|above|later)\b|\b(?:minimum capability:|capability\s*>=)\s*([1-9])([0-9])\b",
             ),
         )
     });
@@ -265,6 +265,11 @@ mod tests {
         let line = "The quantization method awq is not supported for the current GPU. Minimum capability: 75. Current capability: 70.";
         assert_eq!(generation_minimums(line)[0].0, "7.5");
         assert_eq!(gpu_arch_in(line).as_deref(), Some("sm_70"));
+        // xFormers' floor as the two digits of __CUDA_ARCH__'s style.
+        let m = generation_minimums(
+            "RuntimeError: Your device is too old. We require compute capability >= 50",
+        );
+        assert_eq!(m[0].0, "5.0");
         // cuDF's import check (NVIDIA/cudf#12812).
         let m = generation_minimums(
             "UserWarning: A GPU with NVIDIA Pascal™ (Compute Capability 6.0) or newer architecture is required.",

@@ -56,14 +56,14 @@ fn patterns() -> &'static Patterns {
                 re(r"(?i)\bcode\s*[=:]\s*([0-9]{1,4})\s*\(\s*(?:cuda|cu)"),
                 re(r"(?i)\bcuda[a-z_ ]{0,24}?\b(?:error|err|failure|status)(?:\s*(?:code|number))?\s*[:=(#]?\s*([0-9]{1,4})\b"),
                 re(r"\b(?:cu[A-Z][A-Za-z0-9_]*|cuda[A-Z][A-Za-z0-9_]*)(?:\([^)]{0,40}\))?\s*(?:returned|failed with(?: error)?|failed:?|error)\s*(?:code\s*)?[:=(]?\s*([0-9]{1,4})\b"),
-                re(r"(?i)\bcuda\b[^\n]{0,40}?\b(?:failure|error|failed|code|status)\b\s*[:=(#]?\s*([0-9]{1,4})(?:[^0-9.]|$)"),
+                re(r"(?i)\bcuda\b[^\n]{0,40}?\b(?:failure|error|failed|code|status)\b\s*[:=(#]?\s*([0-9]{1,4})(?:[^0-9.]|\.(?:[^0-9]|$)|$)"),
                 re(r"(?i)\bcuda\w*?(?:error|err)\b\s*[:=(#\[\s]*([0-9]{1,4})\]"),
                 re(r"\bcuda[A-Za-z]*\s*\(([0-9]{1,4}) vs\. 0\)"),
                 // Go's and C's bindings print the driver API's type with the number
                 // ("Unknown CUresult: 35", "CUresult 100").
                 re(r"\bCUresult\s*[:=(]?\s*([0-9]{1,4})\b"),
                 // Ollama's "cuda driver library failed to get device context 800".
-                re(r"(?i)\bcuda\b[^\n]{0,40}?\bfailed to [a-z ]{1,40}?\b([0-9]{1,4})(?:[^0-9.]|$)"),
+                re(r"(?i)\bcuda\b[^\n]{0,40}?\bfailed to [a-z ]{1,40}?\b([0-9]{1,4})(?:[^0-9.]|\.(?:[^0-9]|$)|$)"),
             ],
             // `nvmlErrorString` spells the enumerator in words: "nvml error: driver not loaded",
             // "Failed to initialize NVML: Insufficient Permissions".

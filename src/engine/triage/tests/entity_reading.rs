@@ -258,3 +258,25 @@ fn context_words_choose_which_cause_of_a_code_comes_first() {
         }
     }
 }
+
+#[test]
+fn a_cuda_number_at_the_end_of_a_sentence_is_read() {
+    // https://github.com/lewes6369/TensorRT-Yolov3/issues/61 (TensorRT's start-up check): "error 35." ends a sentence.
+    let t = triage(
+        "ERROR: Cuda initialization failure with error 35. Please check cuda installation:  http://docs.nvidia.com/cuda/cuda-installation-guide-linux/index.html.",
+    );
+    assert!(
+        t.codes
+            .iter()
+            .any(|c| c.kind == "cuda" && c.number == Some(35)),
+        "{:?}",
+        t.codes
+    );
+    // A version ("CUDA error 12.4") is still not a number.
+    let t = triage("built with CUDA version 12.4.1");
+    assert!(
+        t.codes.iter().all(|c| c.number != Some(12)),
+        "{:?}",
+        t.codes
+    );
+}
