@@ -59,6 +59,7 @@ HEADERS = {
     "nccl": [r"include/nccl\.h$"],
     "nvml-dev": [r"include/nvml\.h$"],
     "nvjpeg": [r"include/nvjpeg\.h$"],
+    "npp": [r"include/nppdefs\.h$"],
 }
 # Libraries outside the toolkit meta-package: distribution stems and their CUDA suffixes.
 OUTSIDE = {

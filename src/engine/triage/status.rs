@@ -27,6 +27,7 @@ pub fn kind_of(type_name: &str) -> &'static str {
         "ncclResult_t" => "nccl",
         "nvmlReturn_t" => "nvml",
         "nvjpegStatus_t" => "nvjpeg",
+        "NppStatus" => "npp",
         _ => "other",
     }
 }
@@ -46,7 +47,7 @@ fn patterns() -> &'static Patterns {
         let re = crate::engine::static_regex::compile;
         Patterns {
             name: re(
-                r"\b(CUDA_ERROR_[A-Z0-9_]+|cudaError[A-Z][A-Za-z0-9]*|CUBLAS_STATUS_[A-Z0-9_]+|CUDNN_STATUS_[A-Z0-9_]+|CUPTI_ERROR_[A-Z0-9_]+|NVRTC_ERROR_[A-Z0-9_]+|NVJITLINK_ERROR_[A-Z0-9_]+|CUFFT_[A-Z0-9_]+|CURAND_STATUS_[A-Z0-9_]+|CUSOLVER_STATUS_[A-Z0-9_]+|CUSPARSE_STATUS_[A-Z0-9_]+|NVML_ERROR_[A-Z0-9_]+|NVJPEG_STATUS_[A-Z0-9_]+|nccl[A-Z][A-Za-z]+)\b",
+                r"\b(CUDA_ERROR_[A-Z0-9_]+|cudaError[A-Z][A-Za-z0-9]*|CUBLAS_STATUS_[A-Z0-9_]+|CUDNN_STATUS_[A-Z0-9_]+|CUPTI_ERROR_[A-Z0-9_]+|NVRTC_ERROR_[A-Z0-9_]+|NVJITLINK_ERROR_[A-Z0-9_]+|CUFFT_[A-Z0-9_]+|CURAND_STATUS_[A-Z0-9_]+|CUSOLVER_STATUS_[A-Z0-9_]+|CUSPARSE_STATUS_[A-Z0-9_]+|NVML_ERROR_[A-Z0-9_]+|NVJPEG_STATUS_[A-Z0-9_]+|NPP_[A-Z0-9_]+_(?:ERROR|WARNING)|nccl[A-Z][A-Za-z]+)\b",
             ),
             // Rust bindings (RustaCUDA, cust, rust-gpu-tools) turn `CUresult` into an enum whose
             // variants are the enumerators in CamelCase: `Cuda(NoBinaryForGpu)`,

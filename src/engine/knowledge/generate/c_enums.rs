@@ -13,6 +13,34 @@ pub struct Enumerator {
 }
 
 /// The enumerators of the enum whose tag or typedef name is `wanted`; empty when absent.
+/// `text` with its C comments (`/* … */`, `// …` to the end of the line) left out.
+fn without_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    loop {
+        let block = rest.find("/*");
+        let line = rest.find("//");
+        match (block, line) {
+            (Some(b), l) if l.is_none_or(|l| b < l) => {
+                out.push_str(&rest[..b]);
+                rest = rest[b + 2..]
+                    .split_once("*/")
+                    .map_or("", |(_, after)| after);
+                out.push(' ');
+            }
+            (_, Some(l)) => {
+                out.push_str(&rest[..l]);
+                rest = rest[l..].split_once('\n').map_or("", |(_, after)| after);
+                out.push(' ');
+            }
+            _ => {
+                out.push_str(rest);
+                return out;
+            }
+        }
+    }
+}
+
 pub fn enumerators(header: &str, wanted: &str) -> Vec<Enumerator> {
     let mut from = 0;
     while let Some(at) = header[from..].find("enum") {
@@ -28,7 +56,10 @@ pub fn enumerators(header: &str, wanted: &str) -> Vec<Enumerator> {
         if header.as_bytes()[open] == b';' {
             continue;
         }
-        let tag_words: Vec<&str> = header[from..open].split_whitespace().collect();
+        // A comment may sit between `enum` and its brace (nppdefs.h: `typedef enum /**< NppStatus
+        // NPP return value */ {`).
+        let tag = without_comments(&header[from..open]);
+        let tag_words: Vec<&str> = tag.split_whitespace().collect();
         let declaration = tag_words.len() <= 3
             && tag_words
                 .iter()
@@ -232,6 +263,23 @@ mod tests {
         );
         assert_eq!(enumerators(h, "cudaError_enum").len(), 4);
         assert!(enumerators(h, "cudaError").is_empty());
+    }
+
+    #[test]
+    fn a_comment_between_enum_and_its_brace_and_negative_values() {
+        // nppdefs.h's form.
+        let h = "typedef enum /**< NppStatus NPP return value */\n{\n    NPP_STEP_ERROR = -14,       /**<  Step is less or equal zero. */\n    NPP_NO_ERROR = 0\n} NppStatus;\n";
+        let got: Vec<(String, i64)> = enumerators(h, "NppStatus")
+            .into_iter()
+            .map(|e| (e.name, e.value))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("NPP_STEP_ERROR".to_string(), -14),
+                ("NPP_NO_ERROR".to_string(), 0)
+            ]
+        );
     }
 
     #[test]

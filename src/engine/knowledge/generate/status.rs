@@ -110,6 +110,12 @@ const SPECS: &[Spec] = &[
         type_name: "nvjpegStatus_t",
         library: "nvJPEG",
     },
+    Spec {
+        header: "include/nppdefs.h",
+        wanted: "NppStatus",
+        type_name: "NppStatus",
+        library: "NPP",
+    },
 ];
 
 /// The releases a listing's headers stand for: "CUDA 12.4" for a toolkit wheel (each CUDA
