@@ -151,7 +151,7 @@ pub fn library_stems(text: &str) -> Vec<String> {
 fn prose_library_stems(text: &str) -> Vec<String> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
-        crate::engine::static_regex::compile(r"(?i)\b(?:failed to|could not|couldn't|cannot|can't|unable to)\s+(?:initiali[sz]e|load|find|open|locate)\s+(?:the\s+)?(?:nvidia\s+)?(cuDNN|cuBLASLt|cuBLAS|cuFFT|cuRAND|cuSOLVER|cuSPARSE|NVRTC|RTC|NVML|NCCL|CUPTI|nvJitLink|TensorRT|CUDA runtime|CUDA driver)\s+(?:shared\s+|dynamic\s+)?librar(?:y|ies)\b|\b(cuDNN|cuBLASLt|cuBLAS|cuFFT|cuRAND|cuSOLVER|cuSPARSE|NVRTC|NVML|NCCL|CUPTI|nvJitLink|TensorRT|CUDA runtime)\s+(?:shared\s+|dynamic\s+)?librar(?:y|ies)\s+(?:was\s+|is\s+)?(?:not found|missing|could not be (?:found|loaded))")
+        crate::engine::static_regex::compile(r"(?i)\b(?:failed to|could not|couldn't|cannot|can't|unable to)\s+(?:initiali[sz]e|load|find|open|locate)\s+(?:the\s+)?(?:nvidia\s+)?(cuDNN|cuBLASLt|cuBLAS|cuFFT|cuRAND|cuSOLVER|cuSPARSE|NVRTC|RTC|NVML|NCCL|CUPTI|nvJitLink|TensorRT|CUDA runtime|CUDA driver)\s+(?:shared\s+|dynamic\s+)?(?:librar(?:y|ies)|DSO)\b|\b(cuDNN|cuBLASLt|cuBLAS|cuFFT|cuRAND|cuSOLVER|cuSPARSE|NVRTC|NVML|NCCL|CUPTI|nvJitLink|TensorRT|CUDA runtime)\s+(?:shared\s+|dynamic\s+)?librar(?:y|ies)\s+(?:was\s+|is\s+)?(?:not found|missing|could not be (?:found|loaded))")
     });
     re.captures_iter(text)
         .filter_map(|c| c.get(1).or(c.get(2)))

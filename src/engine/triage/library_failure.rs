@@ -115,7 +115,11 @@ pub(super) fn failure_line<'a>(text: &'a str, file: &str, words: &[&[&str]]) -> 
     };
     lines.iter().enumerate().find_map(|(i, line)| {
         let lower = line.to_ascii_lowercase();
-        if !lower.contains(&file) || lower.contains("success") {
+        // "libm.so.6: version `GLIBC_2.27' not found": the library loaded, a symbol version of it
+        // is missing (a finding of its own).
+        let symbol_version = (lower.contains("version `") || lower.contains("version '"))
+            && lower.contains("' not found");
+        if !lower.contains(&file) || lower.contains("success") || symbol_version {
             return None;
         }
         (fails(line) || (i > 0 && bare_failure(i - 1)) || bare_failure(i + 1)).then_some(*line)
