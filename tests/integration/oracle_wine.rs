@@ -23,7 +23,7 @@ use std::sync::OnceLock;
 fn wine() -> &'static Prefix {
     static WINE_PREFIX: OnceLock<Prefix> = OnceLock::new();
     WINE_PREFIX.get_or_init(|| {
-        let w = Prefix::new();
+        let w = Prefix::kept_at(PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("oracle-wine"));
         build_c(&w.c(r"C:\app\probe.exe"), LOAD_PROBE_C, &["-municode"]);
         w
     })
@@ -130,7 +130,7 @@ fn run_case(w: &Prefix, i: usize, case: &Case) -> (Answer, Answer) {
         format!("d{i}.dll"),
         format!("m{i}.dll"),
     );
-    let build = w.dir.path().join(format!("build{i}"));
+    let build = w.folder().join(format!("build{i}"));
     let built = |piece: Piece| -> PathBuf {
         let (sub, bits32) = match piece {
             Piece::Root32 | Piece::Dep32 => ("x86", true),
@@ -219,7 +219,7 @@ fn run_case(w: &Prefix, i: usize, case: &Case) -> (Answer, Answer) {
     };
 
     // The prediction, from a machine file whose drive C is the prefix's drive_c.
-    let toml = w.dir.path().join(format!("machine{i}.toml"));
+    let toml = w.folder().join(format!("machine{i}.toml"));
     std::fs::write(
         &toml,
         format!(

@@ -133,7 +133,7 @@ fn double_click(wine: &Prefix, exe: &str) -> String {
     use std::process::{Command, Stdio};
     let xvfb = crate::xvfb::Xvfb::start();
     // The log goes to a file: Wine's own helpers (explorer.exe) may inherit a pipe and hold it.
-    let log_path = wine.dir.path().join("wizard-stderr.txt");
+    let log_path = wine.folder().join("wizard-stderr.txt");
     let log = std::fs::File::create(&log_path).unwrap();
     let mut app = wine
         .command(exe)

@@ -95,7 +95,7 @@ pub(crate) fn replicate(wine: &Prefix, machine: &Path) -> PathBuf {
     doc.insert("env".into(), toml::Value::Table(wine_environment(wine)));
     doc.remove("driver");
     doc.remove("gpu");
-    let replica = wine.dir.path().join("replica.toml");
+    let replica = wine.folder().join("replica.toml");
     std::fs::write(&replica, toml::to_string(&doc).unwrap()).unwrap();
     replica
 }
@@ -214,7 +214,7 @@ fn tree_in_wine_agrees_with_wines_loader() {
     build_c(&wine.c(r"C:\app\probe.exe"), LOAD_PROBE_C, &["-municode"]);
     // lv.dll imports ldep.dll, which sits in a folder of the user's Path (registry); lmiss.dll
     // imports lgone.dll, which is nowhere.
-    let build = wine.dir.path().join("build");
+    let build = wine.folder().join("build");
     build_dll(&build, "ldep.dll", &[], false);
     build_dll(&build, "lv.dll", &["ldep.dll"], false);
     build_dll(&build, "lgone.dll", &[], false);

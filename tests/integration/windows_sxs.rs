@@ -61,7 +61,7 @@ fn put(wine: &Prefix, windows_path: &str, bytes: impl AsRef<[u8]>) {
 #[test]
 fn side_by_side_assemblies_resolve_as_wines_activation_context_does() {
     let wine = Prefix::new();
-    let build = wine.dir.path().join("build");
+    let build = wine.folder().join("build");
     let private = build_dll(&build, "ctpriv.dll", &[], false);
     let shared = build_dll(&build, "ctshared.dll", &[], false);
     // The program, linked against both DLLs, with its manifest as resource 1 of type 24.
@@ -124,7 +124,7 @@ fn side_by_side_assemblies_resolve_as_wines_activation_context_does() {
     );
 
     // The emulation, on a machine file over the same drive.
-    let machine = wine.dir.path().join("machine.toml");
+    let machine = wine.folder().join("machine.toml");
     std::fs::write(
         &machine,
         format!(

@@ -13,8 +13,15 @@ pub const WINE_TARGET: &str = "x86_64-pc-windows-gnu";
 
 /// A fresh Wine prefix in a temporary folder, with its wineserver running.
 pub struct Prefix {
-    pub dir: tempfile::TempDir,
+    folder: Folder,
     pub prefix: PathBuf,
+}
+
+/// Where a prefix lives: a temporary folder removed when the prefix is dropped, or a fixed one
+/// for a prefix held in a static (never dropped), emptied when the next run makes it again.
+enum Folder {
+    Temporary(tempfile::TempDir),
+    Kept(PathBuf),
 }
 
 impl Prefix {
@@ -33,15 +40,40 @@ impl Prefix {
     }
 
     pub fn new() -> Prefix {
-        let dir = tempfile::tempdir().unwrap();
-        let prefix = dir.path().join("prefix");
+        Prefix::booted(Folder::Temporary(tempfile::tempdir().unwrap()))
+    }
+
+    /// A fresh prefix in `folder`, emptied first: for a prefix a static holds, which is never
+    /// dropped, so that each run leaves one prefix of about 0.7 GB under `target/tmp` rather than
+    /// one more in `/tmp` every time.
+    pub fn kept_at(folder: PathBuf) -> Prefix {
+        if folder.exists() {
+            std::fs::remove_dir_all(&folder).unwrap();
+        }
+        std::fs::create_dir_all(&folder).unwrap();
+        Prefix::booted(Folder::Kept(folder))
+    }
+
+    fn booted(folder: Folder) -> Prefix {
+        let prefix = match &folder {
+            Folder::Temporary(dir) => dir.path().join("prefix"),
+            Folder::Kept(dir) => dir.join("prefix"),
+        };
         wineboot(&prefix);
         // One wineserver for every run (each run would otherwise start and stop its own).
         let _ = Command::new("/usr/lib/wine/wineserver")
             .arg("-p30")
             .env("WINEPREFIX", &prefix)
             .status();
-        Prefix { dir, prefix }
+        Prefix { folder, prefix }
+    }
+
+    /// The folder that holds the prefix, for a test's own files beside it.
+    pub fn folder(&self) -> &Path {
+        match &self.folder {
+            Folder::Temporary(dir) => dir.path(),
+            Folder::Kept(dir) => dir,
+        }
     }
 
     pub fn drive_c(&self) -> PathBuf {
