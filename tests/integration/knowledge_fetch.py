@@ -6,7 +6,7 @@
 # that declare status enums, cuda.h, the CUDA runtime library and ptxas. Only the bytes needed
 # are downloaded (HTTP Range requests, release_fetch.py's RangeFile).
 # argv[1]: the cache folder. Writes <cache>/manifest.json last; a present manifest means done.
-import io, json, os, re, sys, threading, zipfile
+import io, json, os, re, shutil, subprocess, sys, tempfile, threading, zipfile
 from concurrent.futures import ThreadPoolExecutor
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
@@ -60,7 +60,12 @@ HEADERS = {
     "nvml-dev": [r"include/nvml\.h$"],
     "nvjpeg": [r"include/nvjpeg\.h$"],
     "npp": [r"include/nppdefs\.h$"],
+    "cuda-opencl": [r"include/CL/cl\.h$", r"include/CL/cl_ext\.h$"],
 }
+# Headers NVIDIA ships outside PyPI, from Debian's packages at a pinned version (apt-get download;
+# .ci/run installs the package too, which leaves apt's package lists in place): the Video Codec
+# SDK's nvEncodeAPI.h, as FFmpeg's nv-codec-headers carry it (NVENCSTATUS).
+DEBIAN = {"libffmpeg-nvenc-dev": ("11.1.5.2-1", ["usr/include/ffnvcodec/nvEncodeAPI.h"])}
 # Libraries outside the toolkit meta-package: distribution stems and their CUDA suffixes.
 OUTSIDE = {
     "nvidia-cudnn": ["-cu11", "-cu12", "-cu13"],
@@ -184,6 +189,25 @@ def listing(dist, version, platform):
     return record
 
 
+def debian(name, version, members):
+    """Extracts `members` of Debian's package `name` at `version` into <cache>/debian/."""
+    out = os.path.join(cache, "debian", "%s_%s" % (name, version))
+    if all(os.path.exists(os.path.join(out, m)) for m in members):
+        return ["debian/%s_%s/%s" % (name, version, m) for m in members]
+    with tempfile.TemporaryDirectory() as tmp:
+        got = subprocess.run(["apt-get", "download", "%s=%s" % (name, version)], cwd=tmp,
+                             capture_output=True, text=True)
+        debs = [f for f in os.listdir(tmp) if f.endswith(".deb")]
+        if got.returncode != 0 or not debs:
+            sys.exit("apt-get download %s=%s failed (a Debian 12 package; run apt-get update): %s"
+                     % (name, version, got.stderr.strip()))
+        subprocess.run(["dpkg-deb", "-x", os.path.join(tmp, debs[0]), os.path.join(tmp, "x")], check=True)
+        for m in members:
+            os.makedirs(os.path.dirname(os.path.join(out, m)), exist_ok=True)
+            shutil.copyfile(os.path.join(tmp, "x", m), os.path.join(out, m))
+    return ["debian/%s_%s/%s" % (name, version, m) for m in members]
+
+
 def main():
     toolkits = {}
     for v in newest_per_minor("cuda-toolkit"):
@@ -223,8 +247,10 @@ def main():
         packages[name] = files is not None
         with open(os.path.join(cache, "packages", name + ".json"), "w") as f:
             json.dump({"name": name, "files": files or []}, f)
+    debian_files = {name: {"version": v, "files": debian(name, v, members)}
+                    for name, (v, members) in DEBIAN.items()}
     manifest = {"toolkits": toolkits, "outside": outside, "packages": packages,
-                "listings": ["listings/%s-%s-%s.json" % r for r in work]}
+                "listings": ["listings/%s-%s-%s.json" % r for r in work], "debian": debian_files}
     with open(os.path.join(cache, "manifest.json.tmp"), "w") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
     os.replace(os.path.join(cache, "manifest.json.tmp"), os.path.join(cache, "manifest.json"))

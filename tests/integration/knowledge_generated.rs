@@ -90,12 +90,35 @@ fn knowledge_generated_tables_hold_what_the_artefacts_say() {
         "cusolverStatus_t",
         "cusparseStatus_t",
         "ncclResult_t",
+        "NppStatus",
+        "cl_int",
+        "NVENCSTATUS",
     ] {
         assert!(
             g.status.code.iter().filter(|c| c.type_name == t).count() >= 5,
             "{t}: fewer than 5 codes generated"
         );
     }
+    // OpenCL's codes from the toolkit's CL/cl.h (a #define block) and its extensions' from
+    // CL/cl_ext.h; NVENC's from the Video Codec SDK header, with NVIDIA's comment.
+    assert_eq!(
+        g.status_named("CL_OUT_OF_HOST_MEMORY")
+            .first()
+            .map(|c| c.number),
+        Some(-6)
+    );
+    assert_eq!(
+        g.status_named("CL_PLATFORM_NOT_FOUND_KHR")
+            .first()
+            .map(|c| c.number),
+        Some(-1001)
+    );
+    let invalid_param = g.status_numbered("NVENCSTATUS", 8).expect("NVENCSTATUS 8");
+    assert_eq!(invalid_param.name, "NV_ENC_ERR_INVALID_PARAM");
+    assert!(
+        invalid_param.comment.contains("parameter"),
+        "{invalid_param:?}"
+    );
     // cuDNN 8 and 9 number the same name differently: both rows are there.
     let bad_param: Vec<i64> = g
         .status_named("CUDNN_STATUS_BAD_PARAM")

@@ -22,26 +22,43 @@ pub struct MessageMatch {
 /// Matches every line against the catalog; a specific message drops the ones it overrides, and
 /// any row that is not a fallback drops the fallbacks (general family readings) of its line.
 /// A message a paste broke over two lines (a terminal or an issue form wrapping it, mid-word or
-/// at a space) is read across the break as well, when no single line holds it; read so, it
-/// drops what it overrides on either of the two lines (the generic reading of its first half).
+/// at a space, or with a blank line between its parts) is read across the break as well, when
+/// no single line holds it: the two lines joined directly, with a space and with a line break
+/// (for a pattern that spells the break); read so, it drops what it overrides on either of the
+/// two lines (the generic reading of its first half).
 pub fn match_messages(text: &str, k: &Knowledge) -> Vec<MessageMatch> {
     let lines: Vec<&str> = text.lines().collect();
     let mut out: Vec<(usize, MessageMatch)> = Vec::new();
     for (at, line) in lines.iter().enumerate() {
-        out.extend(line_matches(line, k, None).into_iter().map(|m| (at, m)));
+        out.extend(line_matches(line, k, &[]).into_iter().map(|m| (at, m)));
     }
-    if lines.len() <= MAX_REJOINED_LINES {
-        for (at, pair) in lines.windows(2).enumerate() {
-            for glue in ["", " "] {
-                let joined = format!("{}{glue}{}", pair[0].trim_end(), pair[1].trim_start());
-                let seam = pair[0].trim_end().len();
-                for m in line_matches(&joined, k, Some(seam)) {
-                    let overrides = overrides_of(&m.id, k);
-                    out.retain(|(line, o)| {
-                        !((*line == at || *line == at + 1) && overrides.contains(&o.id))
-                    });
-                    if !out.iter().any(|(_, o)| o.id == m.id) {
-                        out.push((at, m));
+    let written: Vec<(usize, &str)> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(at, l)| (at, *l))
+        .collect();
+    if written.len() <= MAX_REJOINED_LINES {
+        // Two lines, then three (a message wrapped twice); a match must span every seam, so
+        // that what fewer lines hold is not read again.
+        for width in [2, 3] {
+            for group in written.windows(width) {
+                for glue in ["", " ", "\n"] {
+                    let mut joined = group[0].1.trim_end().to_string();
+                    let mut seams = Vec::new();
+                    for (_, next) in &group[1..] {
+                        joined.push_str(glue);
+                        seams.push(joined.len() - glue.len());
+                        joined.push_str(next.trim());
+                    }
+                    for m in line_matches(&joined, k, &seams) {
+                        let overrides = overrides_of(&m.id, k);
+                        out.retain(|(line, o)| {
+                            !(group.iter().any(|(at, _)| at == line) && overrides.contains(&o.id))
+                        });
+                        if !out.iter().any(|(_, o)| o.id == m.id) {
+                            out.push((group[0].0, m));
+                        }
                     }
                 }
             }
@@ -63,14 +80,14 @@ fn overrides_of<'k>(id: &str, k: &'k Knowledge) -> &'k [String] {
 /// Longer texts are read line by line only (a log, not a wrapped paste).
 const MAX_REJOINED_LINES: usize = 400;
 
-/// The catalog messages on one line; with `seam`, only those whose match spans that byte
-/// offset (the join of two pasted lines).
-fn line_matches(line: &str, k: &Knowledge, seam: Option<usize>) -> Vec<MessageMatch> {
+/// The catalog messages on one line; with `seams`, only those whose match spans each of those
+/// byte offsets (the joins of pasted lines).
+fn line_matches(line: &str, k: &Knowledge, seams: &[usize]) -> Vec<MessageMatch> {
     let mut hits: Vec<(usize, Vec<String>)> = Vec::new();
     for (i, re) in k.catalog.patterns.iter().enumerate() {
         for caps in re.captures_iter(line) {
             let whole = caps.get(0).map(|m| m.range()).unwrap_or_default();
-            if seam.is_some_and(|s| !(whole.start < s && s < whole.end)) {
+            if seams.iter().any(|&s| !(whole.start < s && s < whole.end)) {
                 continue;
             }
             let groups = (1..caps.len())

@@ -28,12 +28,17 @@ pub fn kind_of(type_name: &str) -> &'static str {
         "nvmlReturn_t" => "nvml",
         "nvjpegStatus_t" => "nvjpeg",
         "NppStatus" => "npp",
+        "cl_int" => "opencl",
+        "NVENCSTATUS" => "nvenc",
         _ => "other",
     }
 }
 
 struct Patterns {
     name: Regex,
+    opencl_bare: Regex,
+    opencl_call_number: Regex,
+    dotnet_variant: Regex,
     rust_variant: Regex,
     nvml_words: Regex,
     numbers: Vec<Regex>,
@@ -47,8 +52,15 @@ fn patterns() -> &'static Patterns {
         let re = crate::engine::static_regex::compile;
         Patterns {
             name: re(
-                r"\b(CUDA_ERROR_[A-Z0-9_]+|cudaError[A-Z][A-Za-z0-9]*|CUBLAS_STATUS_[A-Z0-9_]+|CUDNN_STATUS_[A-Z0-9_]+|CUPTI_ERROR_[A-Z0-9_]+|NVRTC_ERROR_[A-Z0-9_]+|NVJITLINK_ERROR_[A-Z0-9_]+|CUFFT_[A-Z0-9_]+|CURAND_STATUS_[A-Z0-9_]+|CUSOLVER_STATUS_[A-Z0-9_]+|CUSPARSE_STATUS_[A-Z0-9_]+|NVML_ERROR_[A-Z0-9_]+|NVJPEG_STATUS_[A-Z0-9_]+|NPP_[A-Z0-9_]+_(?:ERROR|WARNING)|nccl[A-Z][A-Za-z]+)\b",
+                r"\b(CUDA_ERROR_[A-Z0-9_]+|cudaError[A-Z][A-Za-z0-9]*|CUBLAS_STATUS_[A-Z0-9_]+|CUDNN_STATUS_[A-Z0-9_]+|CUPTI_ERROR_[A-Z0-9_]+|NVRTC_ERROR_[A-Z0-9_]+|NVJITLINK_ERROR_[A-Z0-9_]+|CUFFT_[A-Z0-9_]+|CURAND_STATUS_[A-Z0-9_]+|CUSOLVER_STATUS_[A-Z0-9_]+|CUSPARSE_STATUS_[A-Z0-9_]+|NVML_ERROR_[A-Z0-9_]+|NVJPEG_STATUS_[A-Z0-9_]+|NPP_[A-Z0-9_]+_(?:ERROR|WARNING)|NV_ENC_ERR_[A-Z0-9_]+|CL_[A-Z][A-Z0-9_]+|nccl[A-Z][A-Za-z]+)\b",
             ),
+            // PyOpenCL drops OpenCL's `CL_` prefix: "clGetPlatformIDs failed: PLATFORM_NOT_FOUND_KHR".
+            opencl_bare: re(r"\bcl[A-Z][A-Za-z]*(?:\(\))?\s+failed:\s*([A-Z][A-Z0-9_]+)\b"),
+            // An OpenCL call with its (negative) result in brackets: "clGetPlatformIDs(-1001)".
+            opencl_call_number: re(r"\bcl[A-Z][A-Za-z]*\s*\(\s*(-[0-9]{1,4})\s*\)"),
+            // .NET bindings (ManagedCuda's CUResult, CUDAfy's "CUDA.NET exception") name the
+            // driver API's enumerators `ErrorInvalidPtx`, `ErrorNoBinaryForGPU`.
+            dotnet_variant: re(r"\bError((?:[A-Z][a-z0-9]+|[A-Z]{2,}(?:[a-z0-9]+)?)+)\b"),
             // Rust bindings (RustaCUDA, cust, rust-gpu-tools) turn `CUresult` into an enum whose
             // variants are the enumerators in CamelCase: `Cuda(NoBinaryForGpu)`,
             // `CudaError::InvalidPtx`.
@@ -77,7 +89,7 @@ fn patterns() -> &'static Patterns {
                 r"\b((?:nccl|cupti|nvrtc|nvJitLink)Success|[A-Z]+_STATUS_SUCCESS|CUFFT_SUCCESS|NVML_SUCCESS|CUPTI_SUCCESS|NVRTC_SUCCESS)\s*\((-?[0-9]{1,4}) vs\. 0\)",
             ),
             library_numbers: re(
-                r"(?:\b(?i:(cupti|cublas|cudnn|cufft|curand|cusolver|cusparse|nvrtc|nvjitlink|nccl|nvml))\b|\b(cupti|cublas|cudnn|cufft|curand|cusolver|cusparse|nvrtc|nvJitLink|nccl|nvml)[A-Z][A-Za-z0-9_]*)(?i:[^0-9\n]{0,40}?\b(?:error|status|code|returned|failed|failure|result)\b[^0-9\n]{0,12}?\(?(-?[0-9]{1,4})(?:[^0-9.]|\.(?:[^0-9]|$)|$))",
+                r"(?:\b(?i:(cupti|cublas|cudnn|cufft|curand|cusolver|cusparse|nvrtc|nvjitlink|nccl|nvml|opencl))\b|\b(cupti|cublas|cudnn|cufft|curand|cusolver|cusparse|nvrtc|nvJitLink|nccl|nvml|cl)[A-Z][A-Za-z0-9_]*)(?i:[^0-9\n]{0,40}?\b(?:error|status|code|returned|failed|failure|result)\b[^0-9\n]{0,12}?\(?(-?[0-9]{1,4})(?:[^0-9.]|\.(?:[^0-9]|$)|$))",
             ),
         }
     })
@@ -104,11 +116,28 @@ pub fn names_on(line: &str) -> Vec<(&'static str, String, Option<i64>)> {
             .then_some(first.number);
         out.push((kind_of(&first.type_name), first.name.clone(), number));
     }
+    for c in patterns().opencl_bare.captures_iter(line) {
+        if let Some(row) = rows_named(&format!("CL_{}", &c[1])).into_iter().next()
+            && row.number != 0
+            && !out.iter().any(|(_, n, _)| *n == row.name)
+        {
+            out.push(("opencl", row.name.clone(), Some(row.number)));
+        }
+    }
     for c in patterns().rust_variant.captures_iter(line) {
         if let Some(row) = rows_named(&driver_enumerator(&c[1])).into_iter().next()
             && !out.iter().any(|(_, n, _)| *n == row.name)
         {
             out.push(("cuda", row.name.clone(), Some(row.number)));
+        }
+    }
+    if line.to_ascii_lowercase().contains("cuda") {
+        for c in patterns().dotnet_variant.captures_iter(line) {
+            if let Some(row) = rows_named(&driver_enumerator(&c[1])).into_iter().next()
+                && !out.iter().any(|(_, n, _)| *n == row.name)
+            {
+                out.push(("cuda", row.name.clone(), Some(row.number)));
+            }
         }
     }
     for c in patterns().nvml_words.captures_iter(line) {
@@ -121,12 +150,18 @@ pub fn names_on(line: &str) -> Vec<(&'static str, String, Option<i64>)> {
     out
 }
 
-/// The driver API enumerator a Rust binding's CamelCase variant stands for
-/// (`NoBinaryForGpu` → `CUDA_ERROR_NO_BINARY_FOR_GPU`).
+/// The driver API enumerator a binding's CamelCase variant stands for (`NoBinaryForGpu` and
+/// `NoBinaryForGPU` → `CUDA_ERROR_NO_BINARY_FOR_GPU`): a word starts at a capital that follows
+/// a lower-case letter or digit, or that a lower-case letter follows after other capitals.
 fn driver_enumerator(variant: &str) -> String {
+    let chars: Vec<char> = variant.chars().collect();
     let mut name = String::from("CUDA_ERROR");
-    for c in variant.chars() {
-        if c.is_ascii_uppercase() {
+    for (i, &c) in chars.iter().enumerate() {
+        let after_lower = i > 0 && !chars[i - 1].is_ascii_uppercase();
+        let starts_word = i > 0
+            && chars[i - 1].is_ascii_uppercase()
+            && chars.get(i + 1).is_some_and(char::is_ascii_lowercase);
+        if i == 0 || (c.is_ascii_uppercase() && (after_lower || starts_word)) {
             name.push('_');
         }
         name.push(c.to_ascii_uppercase());
@@ -199,6 +234,14 @@ pub fn library_numbers_on(line: &str) -> Vec<(&'static str, i64)> {
             out.push((kind, n));
         }
     }
+    for c in patterns().opencl_call_number.captures_iter(line) {
+        if let Ok(n) = c[1].parse::<i64>()
+            && row_for("opencl", Some(n), None).is_some()
+            && !out.contains(&("opencl", n))
+        {
+            out.push(("opencl", n));
+        }
+    }
     for c in patterns().library_numbers.captures_iter(line) {
         let Some(library) = c.get(1).or(c.get(2)) else {
             continue;
@@ -214,6 +257,7 @@ pub fn library_numbers_on(line: &str) -> Vec<(&'static str, i64)> {
             "nvrtc" => "nvrtc",
             "nvjitlink" => "nvjitlink",
             "nvml" => "nvml",
+            "opencl" | "cl" => "opencl",
             _ => "nccl",
         };
         if let Ok(n) = c[3].parse::<i64>()

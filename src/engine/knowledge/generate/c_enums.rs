@@ -2,7 +2,8 @@
 //! `enum __device_builtin__ tag { ... };`, anonymous `typedef enum { ... } name;`, values in
 //! decimal or hex, implicit (previous + 1) or naming an earlier enumerator, and the doc comment
 //! of each enumerator whether it stands before it (`/** ... */`) or after it on the same line
-//! (`///<`, `/**< */`, `//`). Preprocessor lines inside the body are skipped.
+//! (`///<`, `/**< */`, `//`). Preprocessor lines inside the body are skipped. Also a block of
+//! `#define NAME value` lines under a section comment (OpenCL's `/* Error Codes */` in CL/cl.h).
 
 /// One enumerator.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,6 +86,47 @@ fn word_boundary(text: &str, start: usize, len: usize) -> bool {
     let b = text.as_bytes();
     let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
     (start == 0 || !ident(b[start - 1])) && b.get(start + len).is_none_or(|&c| !ident(c))
+}
+
+/// The integer `#define`s of every section that a line holding `section` (a comment such as
+/// `/* Error Codes */`) opens, each up to the next line that starts with a comment; `#ifdef`/
+/// `#endif` lines inside are skipped. Empty when there is no such section.
+pub fn defines_in_section(header: &str, section: &str) -> Vec<Enumerator> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in header.lines() {
+        let line = line.trim();
+        if line.contains(section) {
+            inside = true;
+        } else if line.starts_with("/*") || line.starts_with("//") {
+            inside = false;
+        } else if inside {
+            out.extend(integer_define(line));
+        }
+    }
+    out
+}
+
+/// Every `#define NAME <integer>` of the header.
+pub fn integer_defines(header: &str) -> Vec<Enumerator> {
+    header
+        .lines()
+        .filter_map(|l| integer_define(l.trim()))
+        .collect()
+}
+
+fn integer_define(line: &str) -> Option<Enumerator> {
+    let mut words = line.split_whitespace();
+    if words.next() != Some("#define") {
+        return None;
+    }
+    let name = words.next()?;
+    let value = words.next()?.trim_matches(['(', ')']).parse::<i64>().ok()?;
+    Some(Enumerator {
+        name: name.to_string(),
+        value,
+        comment: String::new(),
+    })
 }
 
 /// Cleans a doc comment: no comment markers, no Doxygen commands, one line.
@@ -280,6 +322,27 @@ mod tests {
                 ("NPP_NO_ERROR".to_string(), 0)
             ]
         );
+    }
+
+    #[test]
+    fn defines_of_each_section_up_to_the_next_comment() {
+        // CL/cl.h's form.
+        let h = "#define CL_PLATFORM 1\n/* Error Codes */\n#define CL_SUCCESS   0\n#define CL_DEVICE_NOT_FOUND -1\n#ifdef CL_VERSION_1_1\n#define CL_MISALIGNED_SUB_BUFFER_OFFSET -13\n#endif\n\n#define CL_INVALID_VALUE -30\n/* cl_bool */\n#define CL_FALSE 0\n/* Error Codes */\n#define CL_PLATFORM_NOT_FOUND_KHR -1001\n";
+        let got: Vec<(String, i64)> = defines_in_section(h, "/* Error Codes */")
+            .into_iter()
+            .map(|e| (e.name, e.value))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("CL_SUCCESS".to_string(), 0),
+                ("CL_DEVICE_NOT_FOUND".to_string(), -1),
+                ("CL_MISALIGNED_SUB_BUFFER_OFFSET".to_string(), -13),
+                ("CL_INVALID_VALUE".to_string(), -30),
+                ("CL_PLATFORM_NOT_FOUND_KHR".to_string(), -1001)
+            ]
+        );
+        assert!(defines_in_section(h, "/* Status */").is_empty());
     }
 
     #[test]

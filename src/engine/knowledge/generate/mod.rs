@@ -49,6 +49,17 @@ pub struct Manifest {
     /// Packages a fix may name: whether PyPI has them.
     #[serde(default)]
     pub packages: BTreeMap<String, bool>,
+    /// Debian's packages whose files were extracted, by package name.
+    #[serde(default)]
+    pub debian: BTreeMap<String, DebianFiles>,
+}
+
+/// One Debian package's extracted files (`manifest.debian`): its version and the files, relative
+/// to the cache.
+#[derive(Debug, Clone, Deserialize)]
+pub struct DebianFiles {
+    pub version: String,
+    pub files: Vec<String>,
 }
 
 /// One wheel's file list (`listings/*.json`).
@@ -161,7 +172,7 @@ pub fn generate(cache_root: &Path) -> Result<Vec<(&'static str, String)>, Genera
         (
             "status_codes.toml",
             header(
-                "status enums of NVIDIA's headers in the nvidia-* wheels; cudaGetErrorString of their libcudart",
+                "status enums of NVIDIA's headers in the nvidia-* wheels and of nvEncodeAPI.h in Debian's libffmpeg-nvenc-dev; cudaGetErrorString of their libcudart",
             ) + &to_toml(&status::status_codes(&cache)?),
         ),
         (

@@ -1,9 +1,11 @@
 //! Every status enum NVIDIA's headers declare, across the sampled releases: name, number,
 //! NVIDIA's comment, the first and last release that has it; for `cudaError_t` also the message
 //! the CUDA runtime itself prints (`cudaGetErrorString` of each major's `libcudart`, called
-//! here: it needs no driver and no GPU).
+//! here: it needs no driver and no GPU). OpenCL's error codes come from the `CL/cl.h` that the
+//! CUDA toolkit ships (`nvidia-cuda-opencl`), NVENC's from the Video Codec SDK's
+//! `nvEncodeAPI.h` in Debian's `libffmpeg-nvenc-dev` (FFmpeg's nv-codec-headers).
 
-use super::c_enums::enumerators;
+use super::c_enums::{Enumerator, defines_in_section, enumerators, integer_defines};
 use super::{Cache, GenerateError, Listing, major_minor, read, short_name};
 use crate::engine::knowledge::generated::{StatusCode, StatusFile};
 use crate::engine::knowledge::version::compare;
@@ -14,109 +16,167 @@ use std::path::Path;
 /// Which enum of which header, its C type and the library that returns it.
 struct Spec {
     header: &'static str,
-    wanted: &'static str,
+    wanted: Wanted,
     type_name: &'static str,
     library: &'static str,
+}
+
+/// What a spec reads of its header.
+#[derive(Clone, Copy)]
+enum Wanted {
+    /// The enum of this tag or typedef name.
+    Enum(&'static str),
+    /// The `#define`s under the line holding this section comment.
+    Defines(&'static str),
+    /// Every integer `#define` of this value or lower.
+    DefinesAtMost(i64),
+}
+
+impl Wanted {
+    fn read(self, text: &str) -> Vec<Enumerator> {
+        match self {
+            Wanted::Enum(name) => enumerators(text, name),
+            Wanted::Defines(section) => defines_in_section(text, section),
+            Wanted::DefinesAtMost(most) => integer_defines(text)
+                .into_iter()
+                .filter(|e| e.value <= most)
+                .collect(),
+        }
+    }
+
+    fn describe(self) -> String {
+        match self {
+            Wanted::Enum(name) => format!("no enum {name}"),
+            Wanted::Defines(section) => format!("no #define section {section}"),
+            Wanted::DefinesAtMost(most) => format!("no #define of {most} or lower"),
+        }
+    }
 }
 
 const SPECS: &[Spec] = &[
     Spec {
         header: "include/cuda.h",
-        wanted: "cudaError_enum",
+        wanted: Wanted::Enum("cudaError_enum"),
         type_name: "CUresult",
         library: "CUDA driver API",
     },
     Spec {
         header: "include/driver_types.h",
-        wanted: "cudaError",
+        wanted: Wanted::Enum("cudaError"),
         type_name: "cudaError_t",
         library: "CUDA runtime",
     },
     Spec {
         header: "include/cublas_api.h",
-        wanted: "cublasStatus_t",
+        wanted: Wanted::Enum("cublasStatus_t"),
         type_name: "cublasStatus_t",
         library: "cuBLAS",
     },
     Spec {
         header: "include/cudnn_graph.h",
-        wanted: "cudnnStatus_t",
+        wanted: Wanted::Enum("cudnnStatus_t"),
         type_name: "cudnnStatus_t",
         library: "cuDNN",
     },
     Spec {
         header: "include/cudnn_ops_infer.h",
-        wanted: "cudnnStatus_t",
+        wanted: Wanted::Enum("cudnnStatus_t"),
         type_name: "cudnnStatus_t",
         library: "cuDNN",
     },
     Spec {
         header: "include/cupti_result.h",
-        wanted: "CUptiResult",
+        wanted: Wanted::Enum("CUptiResult"),
         type_name: "CUptiResult",
         library: "CUPTI",
     },
     Spec {
         header: "include/nvrtc.h",
-        wanted: "nvrtcResult",
+        wanted: Wanted::Enum("nvrtcResult"),
         type_name: "nvrtcResult",
         library: "NVRTC",
     },
     Spec {
         header: "include/nvJitLink.h",
-        wanted: "nvJitLinkResult",
+        wanted: Wanted::Enum("nvJitLinkResult"),
         type_name: "nvJitLinkResult",
         library: "nvJitLink",
     },
     Spec {
         header: "include/cufft.h",
-        wanted: "cufftResult_t",
+        wanted: Wanted::Enum("cufftResult_t"),
         type_name: "cufftResult",
         library: "cuFFT",
     },
     Spec {
         header: "include/curand.h",
-        wanted: "curandStatus",
+        wanted: Wanted::Enum("curandStatus"),
         type_name: "curandStatus_t",
         library: "cuRAND",
     },
     Spec {
         header: "include/cusolver_common.h",
-        wanted: "cusolverStatus_t",
+        wanted: Wanted::Enum("cusolverStatus_t"),
         type_name: "cusolverStatus_t",
         library: "cuSOLVER",
     },
     Spec {
         header: "include/cusparse.h",
-        wanted: "cusparseStatus_t",
+        wanted: Wanted::Enum("cusparseStatus_t"),
         type_name: "cusparseStatus_t",
         library: "cuSPARSE",
     },
     Spec {
         header: "include/nccl.h",
-        wanted: "ncclResult_t",
+        wanted: Wanted::Enum("ncclResult_t"),
         type_name: "ncclResult_t",
         library: "NCCL",
     },
     Spec {
         header: "include/nvml.h",
-        wanted: "nvmlReturn_enum",
+        wanted: Wanted::Enum("nvmlReturn_enum"),
         type_name: "nvmlReturn_t",
         library: "NVML",
     },
     Spec {
         header: "include/nvjpeg.h",
-        wanted: "nvjpegStatus_t",
+        wanted: Wanted::Enum("nvjpegStatus_t"),
         type_name: "nvjpegStatus_t",
         library: "nvJPEG",
     },
     Spec {
         header: "include/nppdefs.h",
-        wanted: "NppStatus",
+        wanted: Wanted::Enum("NppStatus"),
         type_name: "NppStatus",
         library: "NPP",
     },
+    Spec {
+        header: "include/CL/cl.h",
+        wanted: Wanted::Defines("/* Error Codes */"),
+        type_name: "cl_int",
+        library: "OpenCL",
+    },
+    // The extensions' codes (CL_PLATFORM_NOT_FOUND_KHR, -1001: no OpenCL driver registered):
+    // Khronos gives extensions error codes from -1000 down; the header's comments over them vary
+    // from release to release.
+    Spec {
+        header: "include/CL/cl_ext.h",
+        wanted: Wanted::DefinesAtMost(-1000),
+        type_name: "cl_int",
+        library: "OpenCL",
+    },
 ];
+
+/// Headers of Debian's packages (`manifest.debian`): the package, the header and what it holds.
+const DEBIAN_SPECS: &[(&str, Spec)] = &[(
+    "libffmpeg-nvenc-dev",
+    Spec {
+        header: "usr/include/ffnvcodec/nvEncodeAPI.h",
+        wanted: Wanted::Enum("_NVENCSTATUS"),
+        type_name: "NVENCSTATUS",
+        library: "NVENC (Video Codec SDK)",
+    },
+)];
 
 /// The releases a listing's headers stand for: "CUDA 12.4" for a toolkit wheel (each CUDA
 /// release that pins it), "cuDNN 9.1" / "NCCL 2.21" for the others.
@@ -146,6 +206,74 @@ struct Seen {
     source: String,
 }
 
+/// Records what one header holds for `labels` (the releases it stands for).
+fn record(
+    seen: &mut BTreeMap<(usize, i64, String), Seen>,
+    spec: &Spec,
+    path: &Path,
+    labels: &[String],
+    source: &str,
+) -> Result<(), GenerateError> {
+    // cuDNN 8's and 9's headers share a type: one key space.
+    let order = all_specs()
+        .position(|s| s.type_name == spec.type_name)
+        .unwrap_or(0);
+    let text = read(path)?;
+    let found = spec.wanted.read(&text);
+    if found.is_empty() {
+        return Err(GenerateError::Missing(format!(
+            "{}: {}",
+            path.display(),
+            spec.wanted.describe()
+        )));
+    }
+    for e in found {
+        let entry = seen.entry((order, e.value, e.name.clone())).or_default();
+        entry.library = spec.library;
+        for label in labels {
+            entry.labels.push(label.clone());
+            if entry.newest.is_empty() || label_cmp(label, &entry.newest) == Ordering::Greater {
+                entry.newest = label.clone();
+                if !e.comment.is_empty() || entry.comment.is_empty() {
+                    entry.comment = e.comment.clone();
+                }
+                entry.source = source.to_string();
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The specs of the wheels' headers, then those of Debian's packages.
+fn all_specs() -> impl Iterator<Item = &'static Spec> {
+    SPECS
+        .iter()
+        .chain(DEBIAN_SPECS.iter().map(|(_, spec)| spec))
+}
+
+/// "Video Codec SDK 11.1", from `nvEncodeAPI.h`'s `NVENCAPI_MAJOR_VERSION`/`MINOR_VERSION`.
+fn video_codec_sdk_label(path: &Path) -> Result<String, GenerateError> {
+    let text = read(path)?;
+    let define = |name: &str| {
+        text.lines().find_map(|l| {
+            let mut w = l.split_whitespace();
+            (w.next() == Some("#define") && w.next() == Some(name))
+                .then(|| w.next().map(str::to_string))
+                .flatten()
+        })
+    };
+    match (
+        define("NVENCAPI_MAJOR_VERSION"),
+        define("NVENCAPI_MINOR_VERSION"),
+    ) {
+        (Some(major), Some(minor)) => Ok(format!("Video Codec SDK {major}.{minor}")),
+        _ => Err(GenerateError::Missing(format!(
+            "{}: no NVENCAPI_MAJOR_VERSION/NVENCAPI_MINOR_VERSION",
+            path.display()
+        ))),
+    }
+}
+
 pub fn status_codes(cache: &Cache) -> Result<StatusFile, GenerateError> {
     let mut seen: BTreeMap<(usize, i64, String), Seen> = BTreeMap::new();
     for l in cache.listings.iter().filter(|l| l.platform == "linux") {
@@ -154,41 +282,30 @@ pub fn status_codes(cache: &Cache) -> Result<StatusFile, GenerateError> {
             continue;
         }
         for spec in SPECS {
-            // cuDNN 8's and 9's headers share a type: one key space.
-            let order = SPECS
-                .iter()
-                .position(|s| s.type_name == spec.type_name)
-                .unwrap_or(0);
             let Some(path) = cache.fetched(l, spec.header) else {
                 continue;
             };
-            let text = read(&path)?;
-            let found = enumerators(&text, spec.wanted);
-            if found.is_empty() {
-                return Err(GenerateError::Missing(format!(
-                    "{}: no enum {}",
-                    path.display(),
-                    spec.wanted
-                )));
-            }
-            for e in found {
-                let entry = seen.entry((order, e.value, e.name.clone())).or_default();
-                entry.library = spec.library;
-                for label in &labels {
-                    entry.labels.push(label.clone());
-                    if entry.newest.is_empty()
-                        || label_cmp(label, &entry.newest) == Ordering::Greater
-                    {
-                        entry.newest = label.clone();
-                        if !e.comment.is_empty() || entry.comment.is_empty() {
-                            entry.comment = e.comment.clone();
-                        }
-                        entry.source =
-                            format!("{} of {} {} (PyPI)", spec.header, l.dist, l.version);
-                    }
-                }
-            }
+            let source = format!("{} of {} {} (PyPI)", spec.header, l.dist, l.version);
+            record(&mut seen, spec, &path, &labels, &source)?;
         }
+    }
+    for (package, spec) in DEBIAN_SPECS {
+        let fetched = cache.manifest.debian.get(*package);
+        let Some((version, file)) = fetched.and_then(|d| {
+            d.files
+                .iter()
+                .find(|f| f.ends_with(spec.header))
+                .map(|f| (&d.version, f))
+        }) else {
+            return Err(GenerateError::Missing(format!(
+                "{}: not in the cache's manifest (Debian's {package})",
+                spec.header
+            )));
+        };
+        let path = cache.root.join(file);
+        let labels = [video_codec_sdk_label(&path)?];
+        let source = format!("{} of Debian's {package} {version}", spec.header);
+        record(&mut seen, spec, &path, &labels, &source)?;
     }
     let texts = runtime_texts(cache);
     let mut out = StatusFile::default();
@@ -205,7 +322,7 @@ pub fn status_codes(cache: &Cache) -> Result<StatusFile, GenerateError> {
             .max_by(|a, b| label_cmp(a, b))
             .cloned()
             .unwrap_or_default();
-        let type_name = SPECS[order].type_name;
+        let type_name = all_specs().nth(order).map_or("", |s| s.type_name);
         out.code.push(StatusCode {
             type_name: type_name.to_string(),
             library: s.library.to_string(),

@@ -58,3 +58,19 @@ fn a_programs_own_cuda_build_that_did_not_load_names_the_driver_and_runtime() {
     assert!(text.contains("nvcuda.dll"), "{text}");
     assert!(text.contains("cudart"), "{text}");
 }
+
+#[test]
+fn a_message_is_read_across_a_blank_line_and_over_three_lines() {
+    // https://github.com/clearlinux/distribution/issues/1970: the installer's message with a
+    // blank line after its first line and a wrap in its second.
+    let t = triage(
+        "Compiler version check failed:\n\nThe major and minor number of the compiler used to\ncompile the kernel:",
+    );
+    assert!(
+        t.findings
+            .iter()
+            .any(|f| f.code == "log-dkms-compiler-version-mismatch"),
+        "{:#?}",
+        t.findings
+    );
+}

@@ -29,6 +29,26 @@ fn a_rust_binding_variant_is_the_driver_status_it_wraps() {
 }
 
 #[test]
+fn a_dotnet_binding_variant_is_the_driver_status_it_wraps() {
+    // https://github.com/lepoco/CUDAfy.NET/issues/3
+    let t = triage(
+        "Cudafy.Host.CudafyHostException: CUDA.NET exception: ErrorInvalidPtx (Ensure that latest Display Driver version is installed).",
+    );
+    let names: Vec<_> = t.codes.iter().filter_map(|c| c.name.as_deref()).collect();
+    assert!(names.contains(&"CUDA_ERROR_INVALID_PTX"), "{names:?}");
+    // ManagedCuda's spelling keeps an abbreviation in capitals.
+    let t = triage("ManagedCuda.CudaException: ErrorNoBinaryForGPU: No binary for GPU");
+    let names: Vec<_> = t.codes.iter().filter_map(|c| c.name.as_deref()).collect();
+    assert!(names.contains(&"CUDA_ERROR_NO_BINARY_FOR_GPU"), "{names:?}");
+    // The same spelling on a line that is not about CUDA is no status.
+    assert!(
+        triage("System.IO.IOException: ErrorInvalidValue while reading the file")
+            .codes
+            .is_empty()
+    );
+}
+
+#[test]
 fn a_label_outside_the_classes_is_the_data_not_the_install() {
     // https://github.com/open-mmlab/mmdetection/issues/2461
     let t = triage(

@@ -140,3 +140,29 @@ fn nvjpeg_statuses_come_from_nvjpeg_h_and_say_what_they_mean() {
     assert!(text.contains("could not decode this image"), "{text}");
     assert!(text.contains("CPU decoder"), "{text}");
 }
+
+#[test]
+fn opencl_and_nvenc_statuses_are_read_from_the_generated_tables() {
+    // https://github.com/hashcat/hashcat/issues/1671 (fixed by a newer driver)
+    let t = triage("clCreateContext(): CL_OUT_OF_HOST_MEMORY");
+    let code = finding(&t, "opencl-status-cl-out-of-host-memory");
+    assert!(code.detail.contains("driver"), "{}", code.detail);
+    // PyOpenCL drops the CL_ prefix; C programs print the bare number.
+    // https://github.com/NVIDIA/nvidia-docker/issues/919,
+    // https://github.com/KhronosGroup/OpenCL-Guide/issues/33
+    for line in [
+        "pyopencl._cl.LogicError: clGetPlatformIDs failed: PLATFORM_NOT_FOUND_KHR",
+        "I compiled with gcc main.c -o ./main -lOpenCL, output: clGetPlatformIDs(-1001)",
+    ] {
+        let t = triage(line);
+        let code = finding(&t, "opencl-status-cl-platform-not-found-khr");
+        assert!(code.detail.contains("nvidia.icd"), "{}", code.detail);
+    }
+    // https://github.com/obsproject/obs-studio/issues/7980
+    let t = triage(
+        "21:00:23.653: [jim-nvenc] init_encoder_h264: nv.nvEncInitializeEncoder(enc->session, &enc->params) failed: 8 (NV_ENC_ERR_INVALID_PARAM)",
+    );
+    let code = finding(&t, "nvenc-status-nv-enc-err-invalid-param");
+    assert!(code.detail.contains("multipass"), "{}", code.detail);
+    assert!(code.detail.contains("Video Codec SDK"), "{}", code.detail);
+}
