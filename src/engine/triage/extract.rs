@@ -38,6 +38,7 @@ pub struct ErrorCode {
 
 struct Patterns {
     dll: Regex,
+    dotnet_dll: Regex,
     soname: Regex,
     undefined: Regex,
     entry_point: Regex,
@@ -57,6 +58,10 @@ fn patterns() -> &'static Patterns {
         let re = crate::engine::static_regex::compile;
         Patterns {
             dll: re(r"(?i)([A-Za-z0-9_+\-][A-Za-z0-9_.+\-]*\*?[A-Za-z0-9_.+\-]*\.dll)\b"),
+            // .NET's DllNotFoundException names the DLL as P/Invoke asked for it, often without
+            // its extension: "Unable to load DLL 'npps64_75': The specified module could not be
+            // found." (the loader adds `.dll`).
+            dotnet_dll: re(r"(?i)\bUnable to load DLL '([A-Za-z0-9_+\-]+)'"),
             soname: re(r"(?:^|[^A-Za-z0-9_.+\-])(lib[A-Za-z0-9_+\-]+\.so(?:\.[0-9]+)*(?:\*|\b))"),
             undefined: re(r"undefined symbol:?\s*([A-Za-z_][A-Za-z0-9_@.$]*)"),
             entry_point: re(
@@ -100,6 +105,11 @@ pub fn libraries(text: &str) -> Vec<String> {
     for m in p.soname.captures_iter(text) {
         if let Some(g) = m.get(1) {
             found.push((g.start(), g.as_str().to_string()));
+        }
+    }
+    for m in p.dotnet_dll.captures_iter(text) {
+        if let Some(g) = m.get(1) {
+            found.push((g.start(), format!("{}.dll", g.as_str())));
         }
     }
     found.sort_by_key(|(pos, _)| *pos);

@@ -100,6 +100,11 @@ fn names_library(f: &Finding, file: &str) -> bool {
 /// of its own. A line that says the library opened is never one.
 pub(super) fn failure_line<'a>(text: &'a str, file: &str, words: &[&[&str]]) -> Option<&'a str> {
     let file = file.to_ascii_lowercase();
+    // .NET names a DLL without its extension: "Unable to load DLL 'npps64_75'".
+    let quoted_stem = file.strip_suffix(".dll").map(|stem| format!("'{stem}'"));
+    let names = |lower: &str| {
+        lower.contains(&file) || quoted_stem.as_ref().is_some_and(|q| lower.contains(q))
+    };
     let lines: Vec<&str> = text.lines().collect();
     let fails = |line: &str| {
         let lower = line.to_ascii_lowercase();
@@ -119,7 +124,7 @@ pub(super) fn failure_line<'a>(text: &'a str, file: &str, words: &[&[&str]]) -> 
         // is missing (a finding of its own).
         let symbol_version = (lower.contains("version `") || lower.contains("version '"))
             && lower.contains("' not found");
-        if !lower.contains(&file) || lower.contains("success") || symbol_version {
+        if !names(&lower) || lower.contains("success") || symbol_version {
             return None;
         }
         (fails(line) || (i > 0 && bare_failure(i - 1)) || bare_failure(i + 1)).then_some(*line)

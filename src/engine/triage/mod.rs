@@ -126,6 +126,13 @@ pub fn triage(text: &str) -> Triage {
     t.symbols = extract::symbols(text);
     t.codes = extract::codes(text, &k.catalog);
     t.messages = classify::match_messages(text, k);
+    // pynvml's exception class (`NVMLError_DriverNotLoaded`) is read as its NVML status only on
+    // a line no catalog row reads: one reading of a line's words, never two.
+    t.codes.retain(|c| {
+        !(c.kind == "nvml"
+            && c.line.contains("NVMLError_")
+            && t.messages.iter().any(|m| m.line == c.line))
+    });
 
     t.chains = chains::chains(text);
     t.versions = chains::version_integers(text);

@@ -39,6 +39,7 @@ struct Patterns {
     opencl_bare: Regex,
     opencl_call_number: Regex,
     dotnet_variant: Regex,
+    pynvml_class: Regex,
     rust_variant: Regex,
     nvml_words: Regex,
     numbers: Vec<Regex>,
@@ -60,6 +61,9 @@ fn patterns() -> &'static Patterns {
             opencl_call_number: re(r"\bcl[A-Z][A-Za-z]*\s*\(\s*(-[0-9]{1,4})\s*\)"),
             // .NET bindings (ManagedCuda's CUResult, CUDAfy's "CUDA.NET exception") name the
             // driver API's enumerators `ErrorInvalidPtx`, `ErrorNoBinaryForGPU`.
+            // pynvml raises one exception class per NVML status: `NVMLError_NotSupported`,
+            // `NVMLError_NoPermission`, `NVMLError_LibRmVersionMismatch`.
+            pynvml_class: re(r"\bNVMLError_([A-Z][A-Za-z0-9]+)\b"),
             dotnet_variant: re(r"\bError((?:[A-Z][a-z0-9]+|[A-Z]{2,}(?:[a-z0-9]+)?)+)\b"),
             // Rust bindings (RustaCUDA, cust, rust-gpu-tools) turn `CUresult` into an enum whose
             // variants are the enumerators in CamelCase: `Cuda(NoBinaryForGpu)`,
@@ -140,6 +144,14 @@ pub fn names_on(line: &str) -> Vec<(&'static str, String, Option<i64>)> {
             }
         }
     }
+    for c in patterns().pynvml_class.captures_iter(line) {
+        let name = snake_upper(&c[1]);
+        if let Some(row) = rows_named(&format!("NVML_ERROR_{name}")).into_iter().next()
+            && !out.iter().any(|(_, n, _)| *n == row.name)
+        {
+            out.push(("nvml", row.name.clone(), Some(row.number)));
+        }
+    }
     for c in patterns().nvml_words.captures_iter(line) {
         if let Some(row) = nvml_row_in_words(&c[1])
             && !out.iter().any(|(_, n, _)| *n == row.name)
@@ -151,17 +163,23 @@ pub fn names_on(line: &str) -> Vec<(&'static str, String, Option<i64>)> {
 }
 
 /// The driver API enumerator a binding's CamelCase variant stands for (`NoBinaryForGpu` and
-/// `NoBinaryForGPU` → `CUDA_ERROR_NO_BINARY_FOR_GPU`): a word starts at a capital that follows
-/// a lower-case letter or digit, or that a lower-case letter follows after other capitals.
+/// `NoBinaryForGPU` → `CUDA_ERROR_NO_BINARY_FOR_GPU`).
 fn driver_enumerator(variant: &str) -> String {
-    let chars: Vec<char> = variant.chars().collect();
-    let mut name = String::from("CUDA_ERROR");
+    format!("CUDA_ERROR_{}", snake_upper(variant))
+}
+
+/// A CamelCase name in upper snake case (`NoBinaryForGPU` → `NO_BINARY_FOR_GPU`): a word starts
+/// at a capital that follows a lower-case letter or digit, or that a lower-case letter follows
+/// after other capitals.
+fn snake_upper(camel: &str) -> String {
+    let chars: Vec<char> = camel.chars().collect();
+    let mut name = String::new();
     for (i, &c) in chars.iter().enumerate() {
         let after_lower = i > 0 && !chars[i - 1].is_ascii_uppercase();
         let starts_word = i > 0
             && chars[i - 1].is_ascii_uppercase()
             && chars.get(i + 1).is_some_and(char::is_ascii_lowercase);
-        if i == 0 || (c.is_ascii_uppercase() && (after_lower || starts_word)) {
+        if i > 0 && c.is_ascii_uppercase() && (after_lower || starts_word) {
             name.push('_');
         }
         name.push(c.to_ascii_uppercase());

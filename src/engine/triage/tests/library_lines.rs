@@ -74,3 +74,23 @@ fn a_message_is_read_across_a_blank_line_and_over_three_lines() {
         t.findings
     );
 }
+
+#[test]
+fn a_dotnet_dll_named_without_its_extension_is_the_library_that_failed() {
+    // .NET's DllNotFoundException, as managedCuda users paste it
+    // (https://github.com/kunzmi/managedCuda/issues/32 names CUDA 7.5's NPP the same way).
+    let t = triage(
+        "Additional information: Unable to load DLL 'cublas64_80': The specified module could not be found. (Exception from HRESULT: 0x8007007E)",
+    );
+    let missing = t
+        .findings
+        .iter()
+        .find(|f| f.code == codes::LIBRARY_NOT_FOUND)
+        .unwrap_or_else(|| panic!("{:#?}", t.findings));
+    assert!(
+        missing.summary.contains("cublas64_80.dll"),
+        "{}",
+        missing.summary
+    );
+    assert!(missing.summary.contains("CUDA 8.0"), "{}", missing.summary);
+}

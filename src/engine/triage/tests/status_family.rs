@@ -166,3 +166,14 @@ fn opencl_and_nvenc_statuses_are_read_from_the_generated_tables() {
     assert!(code.detail.contains("multipass"), "{}", code.detail);
     assert!(code.detail.contains("Video Codec SDK"), "{}", code.detail);
 }
+
+#[test]
+fn a_pynvml_exception_class_is_the_nvml_status_it_raises() {
+    // https://github.com/jwohlwend/boltz/issues/355
+    let t = triage("pynvml.NVMLError_NotSupported: Not Supported");
+    finding(&t, "nvml-status-nvml-error-not-supported");
+    let t = triage(
+        "pynvml.NVMLError_LibRmVersionMismatch: RM has detected an NVML/RM version mismatch.",
+    );
+    finding(&t, "nvml-status-nvml-error-lib-rm-version-mismatch");
+}
