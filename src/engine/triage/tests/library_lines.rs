@@ -94,3 +94,32 @@ fn a_dotnet_dll_named_without_its_extension_is_the_library_that_failed() {
     );
     assert!(missing.summary.contains("CUDA 8.0"), "{}", missing.summary);
 }
+
+#[test]
+fn a_load_error_says_which_release_the_missing_name_belongs_to() {
+    // https://github.com/pytorch/pytorch/issues/41975 (a torch built for CUDA 10.0); the
+    // loader's message names only the file.
+    let t = triage(
+        "ImportError: libcufft.so.10.0: cannot open shared object file: No such file or directory",
+    );
+    let error = t
+        .findings
+        .iter()
+        .find(|f| f.code == "log-dlopen-cannot-open")
+        .unwrap_or_else(|| panic!("{:#?}", t.findings));
+    assert!(
+        error.detail.contains("cuFFT (CUDA 10.0)"),
+        "{}",
+        error.detail
+    );
+    assert!(error.detail.contains("built against"), "{}", error.detail);
+    // A name of no known release adds nothing.
+    let t = triage(
+        "ImportError: libfoo_cuda.so.3: cannot open shared object file: No such file or directory",
+    );
+    assert!(
+        t.findings
+            .iter()
+            .all(|f| !f.detail.contains("built against that release"))
+    );
+}
