@@ -116,10 +116,15 @@ fn line_matches(line: &str, k: &Knowledge, seams: &[usize]) -> Vec<MessageMatch>
         .collect()
 }
 
+/// The template with the pattern's groups filled in; a group the message left out (an optional
+/// part, or another alternative of the pattern) leaves no empty brackets or quotes behind.
 fn fill(template: &str, groups: &[String]) -> String {
     let mut s = template.to_string();
     for (i, g) in groups.iter().enumerate() {
         s = s.replace(&format!("{{{}}}", i + 1), g);
+    }
+    for empty in [" ()", "()", " ''", " \"\""] {
+        s = s.replace(empty, "");
     }
     s
 }

@@ -452,3 +452,19 @@ fn a_kokkos_start_up_mismatch_is_a_gpu_architecture_mismatch() {
     );
     assert!(!all_text(&t).contains("another GPU architecture"));
 }
+
+#[test]
+fn an_optional_part_the_message_left_out_leaves_no_empty_brackets() {
+    // nerfstudio's FAQ quotes the older wording, without the detected version
+    // (https://docs.nerf.studio/quickstart/installation.html#installation-faq).
+    let t = triage(
+        "The detected CUDA version mismatches the version that was used to compile PyTorch (10.2). Please make sure to use the same CUDA versions.",
+    );
+    assert!(message_ids(&t).contains(&"torch-extension-cuda-mismatch"));
+    let text = all_text(&t);
+    assert!(
+        text.contains("found for building is not CUDA 10.2"),
+        "{text}"
+    );
+    assert!(!text.contains("()"), "{text}");
+}
