@@ -121,10 +121,13 @@ fn line_matches(line: &str, k: &Knowledge, seams: &[usize]) -> Vec<MessageMatch>
 fn fill(template: &str, groups: &[String]) -> String {
     let mut s = template.to_string();
     for (i, g) in groups.iter().enumerate() {
-        s = s.replace(&format!("{{{}}}", i + 1), g);
-    }
-    for empty in [" ()", "()", " ''", " \"\""] {
-        s = s.replace(empty, "");
+        let placeholder = format!("{{{}}}", i + 1);
+        if g.is_empty() {
+            for wrapped in [" ({p})", "({p})", " '{p}'", " \"{p}\""] {
+                s = s.replace(&wrapped.replace("{p}", &placeholder), "");
+            }
+        }
+        s = s.replace(&placeholder, g);
     }
     s
 }

@@ -21,6 +21,45 @@ const MORE_FAILURE_WORDS: &[&str] = &[
     "is in your library path",
 ];
 
+/// A catalog message whose line says a library did not load ("The Linux loader could not find
+/// libcufft.so.10.0") names the file; what the file's name says of its release (cuFFT of CUDA
+/// 10.0, cuDNN 8) is added to the error itself, so the reading says which release is missing and
+/// that what asks for it was built for that release, not only in a note below. A message about a
+/// library that did load (a symbol version it lacks, the glibc it needs) gets nothing: its log
+/// line must pass [`failure_line`], as a library's own failure finding must.
+pub fn name_releases_in_load_errors(findings: &mut [Finding], identities: &[LibraryIdentity]) {
+    for f in findings
+        .iter_mut()
+        .filter(|f| f.severity == Severity::Error && f.code.starts_with("log-"))
+    {
+        let named: Vec<&LibraryIdentity> = identities
+            .iter()
+            .filter(|id| f.summary.contains(&id.file))
+            .collect();
+        let [id] = named.as_slice() else {
+            continue;
+        };
+        let said_to_fail = f.evidence.iter().any(|e| {
+            e.kind == "log"
+                && failure_line(&e.text, &id.file, &[FAILURE_WORDS, MORE_FAILURE_WORDS]).is_some()
+        });
+        if !said_to_fail
+            || matches!(
+                id.version_family.as_str(),
+                "unknown" | "unversioned" | "any" | "driver"
+            )
+            || f.detail.contains(&id.describe())
+        {
+            continue;
+        }
+        f.detail.push_str(&format!(
+            " {} is {}: what asks for it was built against that release, so that release's library is the one missing (installing another release does not satisfy it).",
+            id.file,
+            id.describe()
+        ));
+    }
+}
+
 /// One error per identified library that a line says did not load and no finding names yet.
 pub fn library_failure_findings(
     text: &str,

@@ -32,7 +32,7 @@ pub mod version_check;
 mod tests;
 
 use crate::engine::context::SystemContext;
-use crate::engine::findings::{Finding, Severity, sort_by_severity};
+use crate::engine::findings::{Finding, sort_by_severity};
 use crate::engine::knowledge::{self, LibraryIdentity};
 use serde::Serialize;
 
@@ -183,42 +183,11 @@ pub fn triage(text: &str) -> Triage {
     let unknown =
         library_failure::unknown_library_failure_findings(text, &t.unrecognized, &findings);
     findings.extend(unknown);
-    name_versions_in_load_errors(&mut findings, &t.identities);
+    library_failure::name_releases_in_load_errors(&mut findings, &t.identities);
     findings.extend(classify::library_findings(&t.identities));
     sort_by_severity(&mut findings);
     t.findings = findings;
     t
-}
-
-/// A catalog message that says a library did not load ("The Linux loader could not find
-/// libcufft.so.10.0") names the file; what the file's name says of its release (cuFFT of CUDA
-/// 10.0, cuDNN 8) is added to the error itself, so the reading says which release is missing and
-/// that what asks for it was built for that release, not only in a note below.
-fn name_versions_in_load_errors(findings: &mut [Finding], identities: &[LibraryIdentity]) {
-    for f in findings
-        .iter_mut()
-        .filter(|f| f.severity == Severity::Error && f.code.starts_with("log-"))
-    {
-        let named: Vec<&LibraryIdentity> = identities
-            .iter()
-            .filter(|id| f.summary.contains(&id.file))
-            .collect();
-        let [id] = named.as_slice() else {
-            continue;
-        };
-        if matches!(
-            id.version_family.as_str(),
-            "unknown" | "unversioned" | "any" | "driver"
-        ) || f.detail.contains(&id.describe())
-        {
-            continue;
-        }
-        f.detail.push_str(&format!(
-            " {} is {}: what asks for it was built against that release, so that release's library is the one missing (installing another release does not satisfy it).",
-            id.file,
-            id.describe()
-        ));
-    }
 }
 
 /// Identifies a name from the text; a wildcard name (`nvJitLink*.dll`, `libnvJitLink.so*`, as

@@ -113,6 +113,18 @@ fn a_load_error_says_which_release_the_missing_name_belongs_to() {
         error.detail
     );
     assert!(error.detail.contains("built against"), "{}", error.detail);
+    // A message about a library that did load (the glibc it needs) says nothing of a missing
+    // release.
+    let t = triage(
+        "glxgears: /lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.34' not found (required by /usr/lib/libcudart.so.12)",
+    );
+    assert!(
+        t.findings
+            .iter()
+            .all(|f| !f.detail.contains("built against that release")),
+        "{:#?}",
+        t.findings
+    );
     // A name of no known release adds nothing.
     let t = triage(
         "ImportError: libfoo_cuda.so.3: cannot open shared object file: No such file or directory",
