@@ -32,7 +32,7 @@ pub mod version_check;
 mod tests;
 
 use crate::engine::context::SystemContext;
-use crate::engine::findings::{Finding, sort_by_severity};
+use crate::engine::findings::{Finding, Severity, sort_by_severity};
 use crate::engine::knowledge::{self, LibraryIdentity};
 use serde::Serialize;
 
@@ -138,6 +138,17 @@ pub fn triage(text: &str) -> Triage {
     t.versions = chains::version_integers(text);
     t.architectures = architectures::refused_architectures(text);
     t.version_pairs = chains::version_pairs(text);
+    // A program that prints its own version pair as a warning ("TensorRT was linked against
+    // cuDNN 8.9.0 but loaded cuDNN 8.8.0", which NVIDIA says to ignore) is read by its row: the
+    // pair is not made an error beside it.
+    t.version_pairs.retain(|v| {
+        !t.messages.iter().any(|m| {
+            m.line == v.line
+                && k.catalog
+                    .message(&m.id)
+                    .is_some_and(|row| !row.fallback && row.severity != Severity::Error)
+        })
+    });
     // A chain names the library really missing: its finding comes first among the errors.
     let mut findings = text_findings::chain_findings(&t.chains, k);
     findings.extend(text_findings::pair_findings(&t.version_pairs));

@@ -47,3 +47,33 @@ fn compose_before_device_reservations_needs_1_28() {
     let text = all_text(&t);
     assert!(text.contains("Compose 1.28.0"), "{text}");
 }
+
+#[test]
+fn a_version_pair_the_program_prints_as_a_warning_is_not_made_an_error() {
+    // https://github.com/NVIDIA/TensorRT/issues/3534 (maintainer: a warning, it can be ignored)
+    let t = triage("[TRT] TensorRT was linked against cuDNN 8.9.0 but loaded cuDNN 8.8.0");
+    assert!(
+        finding(&t, codes::VERSION_MISMATCH_REPORTED).is_none(),
+        "{:?}",
+        t.findings
+    );
+    assert!(
+        t.findings
+            .iter()
+            .all(|f| f.severity != crate::engine::findings::Severity::Error),
+        "{:?}",
+        t.findings
+    );
+    // The same pair printed as an error by its program stays one.
+    // https://github.com/google-research/deeplab2/issues/66
+    let t = triage(
+        "E tensorflow/stream_executor/cuda/cuda_dnn.cc:362] Loaded runtime CuDNN library: 8.0.4 but source was compiled with: 8.1.0.",
+    );
+    assert!(
+        t.findings
+            .iter()
+            .any(|f| f.severity == crate::engine::findings::Severity::Error),
+        "{:?}",
+        t.findings
+    );
+}
