@@ -480,7 +480,35 @@ pub fn driver_symbol_findings(symbols: &[MissingSymbol], k: &Knowledge) -> Vec<F
             } else {
                 format!("CUDA {} or earlier", e.since)
             };
-            let (summary, detail, fix) = if e.api == "runtime" {
+            // A stub (the toolkit's stubs/libcuda.so, a package's libcudart_stub.so) exports next
+            // to nothing: the symbol is missing because the wrong file answered, not an old one.
+            let stub = s
+                .library
+                .as_deref()
+                .filter(|l| l.to_ascii_lowercase().contains("stub"));
+            let (summary, detail, fix) = if let Some(lib) = stub {
+                (
+                    format!(
+                        "{} was looked up in {lib}, a stub library, not the real CUDA {}: the wrong library answered",
+                        s.symbol,
+                        if e.api == "runtime" { "runtime" } else { "driver" }
+                    ),
+                    format!(
+                        "{lib} is a stub or look-alike: stubs (the CUDA toolkit's lib64/stubs/libcuda.so, a \
+                         package's *_stub.so) exist to link against or to stand in, and export few or none of \
+                         the real library's functions, so {} is not found in it. The process loaded or picked \
+                         the stub instead of the real library: a stubs folder on LD_LIBRARY_PATH or the library \
+                         path, or a program that finds the library among those loaded by its name prefix and \
+                         took the wrong one.",
+                        s.symbol
+                    ),
+                    "Take the stubs folder off LD_LIBRARY_PATH (and the ld cache); make the real library \
+                     (libcudart.so.* of the toolkit or the nvidia-cuda-runtime wheel, the driver's \
+                     libcuda.so.1) the one found; where a package picks a loaded library by name prefix, \
+                     update it or report it to its project."
+                        .to_string(),
+                )
+            } else if e.api == "runtime" {
                 (
                     format!("The CUDA runtime library loaded is older than the program needs: it lacks {}", s.symbol),
                     format!(

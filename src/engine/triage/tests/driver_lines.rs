@@ -109,3 +109,19 @@ fn nvidia_smi_without_a_device_handle_is_a_gpu_the_driver_lost() {
     assert!(text.contains("Xid"), "{text}");
     assert!(text.contains("nvidia-smi -r"), "{text}");
 }
+
+#[test]
+fn a_cuda_symbol_missing_from_a_stub_blames_the_stub_not_an_old_runtime() {
+    // https://github.com/flashinfer-ai/flashinfer/issues/3676 (a co-loaded libcudart_stub.so was
+    // taken for the CUDA runtime)
+    let t = triage("AttributeError: .../libcudart_stub.so: undefined symbol: cudaDeviceReset");
+    let f = finding(&t, codes::DRIVER_ENTRY_POINT_MISSING).expect("the symbol is read");
+    assert!(f.summary.contains("stub library"), "{}", f.summary);
+    assert!(!f.summary.contains("older"), "{}", f.summary);
+    // The real runtime lacking a newer function is still an old runtime.
+    let t = triage(
+        "ImportError: /usr/lib/libcudart.so.11.0: undefined symbol: cudaGraphInstantiateWithParams",
+    );
+    let f = finding(&t, codes::DRIVER_ENTRY_POINT_MISSING).expect("a runtime function");
+    assert!(f.summary.contains("older"), "{}", f.summary);
+}
