@@ -445,7 +445,11 @@ fn the_error_catalog_loads() {
     // An id names one row: a finding's code and `overrides` refer to rows by it.
     let mut ids: Vec<&str> = c.messages.iter().map(|m| m.id.as_str()).collect();
     ids.sort_unstable();
-    let twice: Vec<&&str> = ids.windows(2).filter(|w| w[0] == w[1]).map(|w| &w[0]).collect();
+    let twice: Vec<&&str> = ids
+        .windows(2)
+        .filter(|w| w[0] == w[1])
+        .map(|w| &w[0])
+        .collect();
     assert!(twice.is_empty(), "message ids used twice: {twice:?}");
 }
 
