@@ -202,6 +202,50 @@ fn tensorflow_2_18_registers_its_gpu_from_its_wheels_and_the_scan_warns_only_of_
     );
     let doc = scan(&c, &ld, None);
     assert_eq!(loud_about_libraries(&doc), Vec::<&Value>::new(), "{doc:#}");
+    // TensorFlow's own log of this healthy start, pasted into `why`: none of its lines is read
+    // as a failure. The one warning allowed is TF-TRT's, about TensorRT, which this install
+    // really lacks (it is no part of the `and-cuda` extra).
+    let read = why_on_log(&out);
+    let loud: Vec<&Value> = read
+        .iter()
+        .filter(|f| f["severity"] == "error" || f["severity"] == "warning")
+        .collect();
+    assert!(
+        loud.iter().all(|f| f["severity"] == "warning"
+            && f.to_string().to_ascii_lowercase().contains("tensorrt")),
+        "a healthy TensorFlow log is read as failing: {loud:#?}\n{out}"
+    );
+}
+
+/// `why --json` on a real log, keeping the findings read from its lines (not those about the
+/// machine running the test).
+fn why_on_log(log: &str) -> Vec<Value> {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cuda-triage"))
+        .args(["why", "--json", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("the built binary runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(log.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("why prints JSON");
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| {
+            f["evidence"]
+                .as_array()
+                .is_some_and(|e| e.iter().any(|e| e["kind"] == "log"))
+        })
+        .cloned()
+        .collect()
 }
 
 /// A library gone from its wheel (cuFFT): TensorFlow cannot dlopen it and registers no GPU; the
@@ -211,9 +255,23 @@ fn tensorflow_without_cufft_registers_no_gpu_and_the_scan_names_it() {
     let c = Copy::of(tf_venv(), "tf-no-cufft");
     c.replace("nvidia/cufft/lib/libcufft.so.11", None);
     let ld = ld_path(&[]);
-    let out = run_python(&c, TF_GPUS, &ld, None);
+    // The loader's own lines ("Could not load dynamic library ...") are logged at dso_loader=1.
+    let out = run_python_with(
+        &c,
+        TF_GPUS,
+        &ld,
+        None,
+        &[("TF_CPP_VMODULE", "dso_loader=1")],
+    );
     assert!(out.contains("GPUS []"), "{out}");
     assert!(out.contains("Cannot dlopen some GPU libraries"), "{out}");
+    // TensorFlow's own log says which library it could not open; `why` names it as an error.
+    let read = why_on_log(&out);
+    assert!(
+        read.iter()
+            .any(|f| f["severity"] == "error" && f.to_string().contains("libcufft.so.11")),
+        "{read:#?}\n{out}"
+    );
     let doc = scan(&c, &ld, None);
     let named = naming(&c.errors_here(&doc), "libcufft.so.11");
     assert_eq!(named.len(), 1, "{doc:#}");

@@ -237,6 +237,8 @@ const PRODUCTS: &[(&str, &str)] = &[
     ("cudnn", "cuDNN"),
     ("tensorrt", "TensorRT"),
     ("cublas", "cuBLAS"),
+    // After cuBLAS: at the same position the later entry wins, and "cublaslt" holds "cublas".
+    ("cublaslt", "cuBLASLt"),
     ("nccl", "NCCL"),
     ("cuda", "CUDA"),
 ];
@@ -248,6 +250,7 @@ const LOADED: &[&str] = &[
     "in your machine",
     "runtime version",
     "detected",
+    "running against",
 ];
 
 fn last_of(window: &str, words: &[&str]) -> Option<usize> {

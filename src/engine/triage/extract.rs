@@ -251,7 +251,7 @@ fn is_tensorrt_line(line: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
         crate::engine::static_regex::compile(
-            r"(?i)\[TRT\]|\bTensorRT\b|nvinfer1::|\[[A-Za-z0-9_]+\.cpp::[^\]]*\]\s*Error Code",
+            r"(?i)\[TRT\]|\bTensorRT\b|nvinfer1::|\[[A-Za-z0-9_]+\.cpp::[^\]]*\]\s*Error Code|\bError Code [0-9]+: (?:Myelin|Cuda (?:Runtime|Driver)|Internal Error|Serialization|API Usage Error|Cask|Tactic|Unsupported|OutOfMemory)\b",
         )
     });
     re.is_match(line)

@@ -40,6 +40,7 @@ struct Patterns {
     opencl_call_number: Regex,
     dotnet_variant: Regex,
     pynvml_class: Regex,
+    nvml_bare: Regex,
     rust_variant: Regex,
     nvml_words: Regex,
     numbers: Vec<Regex>,
@@ -64,6 +65,9 @@ fn patterns() -> &'static Patterns {
             // pynvml raises one exception class per NVML status: `NVMLError_NotSupported`,
             // `NVMLError_NoPermission`, `NVMLError_LibRmVersionMismatch`.
             pynvml_class: re(r"\bNVMLError_([A-Z][A-Za-z0-9]+)\b"),
+            // go-nvml's `Return.String()` and other bindings drop the prefix: "error initializing
+            // NVML: ERROR_LIBRARY_NOT_FOUND".
+            nvml_bare: re(r"(?:^|[^A-Za-z0-9_])ERROR_([A-Z][A-Z_]*[A-Z])\b"),
             dotnet_variant: re(r"\bError((?:[A-Z][a-z0-9]+|[A-Z]{2,}(?:[a-z0-9]+)?)+)\b"),
             // Rust bindings (RustaCUDA, cust, rust-gpu-tools) turn `CUresult` into an enum whose
             // variants are the enumerators in CamelCase: `Cuda(NoBinaryForGpu)`,
@@ -150,6 +154,17 @@ pub fn names_on(line: &str) -> Vec<(&'static str, String, Option<i64>)> {
             && !out.iter().any(|(_, n, _)| *n == row.name)
         {
             out.push(("nvml", row.name.clone(), Some(row.number)));
+        }
+    }
+    if line.to_ascii_lowercase().contains("nvml") {
+        for c in patterns().nvml_bare.captures_iter(line) {
+            if let Some(row) = rows_named(&format!("NVML_ERROR_{}", &c[1]))
+                .into_iter()
+                .next()
+                && !out.iter().any(|(_, n, _)| *n == row.name)
+            {
+                out.push(("nvml", row.name.clone(), Some(row.number)));
+            }
         }
     }
     for c in patterns().nvml_words.captures_iter(line) {

@@ -280,3 +280,47 @@ fn a_cuda_number_at_the_end_of_a_sentence_is_read() {
         t.codes
     );
 }
+
+#[test]
+fn tensorrts_error_code_with_a_component_is_its_own_and_its_version_pair_is_read() {
+    // https://github.com/NVIDIA/TensorRT/issues/2580 (engine built with another CUDA's cuBLASLt)
+    let t = triage(
+        "Error Code 1: Myelin (Compiled against cuBLASLt 11.5.1.0 but running against cuBLASLt 11.4.2.0.)",
+    );
+    assert!(
+        t.codes.iter().all(|c| c.kind != "win32"),
+        "not a Windows error: {:?}",
+        t.codes
+    );
+    assert!(
+        t.codes.iter().any(|c| c.kind == "tensorrt"),
+        "{:?}",
+        t.codes
+    );
+    let f = finding(&t, codes::VERSION_MISMATCH_REPORTED).expect("the pair is read");
+    assert!(
+        f.summary
+            .contains("built with cuBLASLt 11.5.1.0, but cuBLASLt 11.4.2.0 was loaded"),
+        "{}",
+        f.summary
+    );
+}
+
+#[test]
+fn an_nvml_status_without_its_prefix_is_read_on_an_nvml_line() {
+    // https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/issues/1272 (go-nvml's spelling)
+    let t = triage(
+        "Error: error creating driver: error enumerating all possible devices: error enumerating GPUs and MIG devices: error initializing NVML: ERROR_LIBRARY_NOT_FOUND",
+    );
+    assert!(
+        t.codes
+            .iter()
+            .any(|c| c.kind == "nvml" && c.name.as_deref() == Some("NVML_ERROR_LIBRARY_NOT_FOUND")),
+        "{:?}",
+        t.codes
+    );
+    assert!(all_text(&t).contains("libnvidia-ml.so.1"));
+    // The same bare word on a line that says nothing of NVML is not NVML's.
+    let t = triage("ERROR_LIBRARY_NOT_FOUND while loading the plugin");
+    assert!(t.codes.iter().all(|c| c.kind != "nvml"), "{:?}", t.codes);
+}

@@ -207,3 +207,12 @@ fn broad_refusal_words_count_only_with_an_architecture_on_the_line() {
     let t = triage("Using sm_86\nfp16 is not supported on this platform");
     assert!(t.architectures.is_empty(), "{:?}", t.architectures);
 }
+
+#[test]
+fn dgls_device_api_gpu_not_enabled_is_a_build_without_cuda() {
+    // https://github.com/THUDM/GraphMAE/issues/9 (a CPU-only DGL)
+    let t = triage(
+        "dgl._ffi.base.DGLError: [21:48:49] /opt/dgl/src/runtime/c_runtime_api.cc:88: Check failed: allow_missing: Device API gpu is not enabled. Please install the cuda version of dgl.",
+    );
+    assert!(message_ids(&t).contains(&"program-built-without-cuda"));
+}
