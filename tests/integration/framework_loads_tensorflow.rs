@@ -202,9 +202,18 @@ fn tensorflow_2_18_registers_its_gpu_from_its_wheels_and_the_scan_warns_only_of_
     );
     let doc = scan(&c, &ld, None);
     assert_eq!(loud_about_libraries(&doc), Vec::<&Value>::new(), "{doc:#}");
-    // TensorFlow's own log of this healthy start, pasted into `why`: none of its lines is read
-    // as a failure. The one warning allowed is TF-TRT's, about TensorRT, which this install
-    // really lacks (it is no part of the `and-cuda` extra).
+    // TensorFlow's own log of a healthy start (its loader's lines included, no profiler: CUPTI
+    // cannot reach the stand-in driver), pasted into `why`: none of its lines is read as a
+    // failure. The one warning allowed is TF-TRT's, about TensorRT, which this install really
+    // lacks (it is no part of the `and-cuda` extra).
+    let out = run_python_with(
+        &c,
+        TF_GPUS,
+        &ld,
+        None,
+        &[("TF_CPP_VMODULE", "dso_loader=1")],
+    );
+    assert!(out.contains("/physical_device:GPU:0"), "{out}");
     let read = why_on_log(&out);
     let loud: Vec<&Value> = read
         .iter()
