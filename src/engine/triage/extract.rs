@@ -257,6 +257,36 @@ fn is_tensorrt_line(line: &str) -> bool {
     re.is_match(line)
 }
 
+/// "If you encounter CUDA out of memory, try to set --tile ...": advice printed with any error,
+/// not a report of one.
+fn is_conditional_hint(line: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        crate::engine::static_regex::compile(
+            r"(?i)^\W*(?:if|when) you (?:encounter|see|get|run into|hit|experience)\b",
+        )
+    })
+    .is_match(line)
+}
+
+/// Names a check's expression compares with (`e == cudaSuccess || e == cudaErrorCudartUnloading`,
+/// `status != CUBLAS_STATUS_SUCCESS`).
+fn compared_names(line: &str) -> Vec<String> {
+    static RE: OnceLock<[Regex; 2]> = OnceLock::new();
+    // Each side on its own: one match would take the `==` the other side needs.
+    let sides = RE.get_or_init(|| {
+        let re = crate::engine::static_regex::compile;
+        [
+            re(r"(?:==|!=)\s*([A-Za-z_][A-Za-z0-9_]*)"),
+            re(r"([A-Za-z_][A-Za-z0-9_]*)\s*(?:==|!=)"),
+        ]
+    });
+    sides
+        .iter()
+        .flat_map(|re| re.captures_iter(line).map(|c| c[1].to_string()))
+        .collect()
+}
+
 /// A line AMD's HIP (ROCm) wrote: its messages copy CUDA's ("HIP error: invalid device
 /// function"), but no CUDA, driver or Windows code is meant.
 fn is_hip_line(line: &str) -> bool {
@@ -328,18 +358,34 @@ pub fn codes(text: &str, catalog: &Catalog) -> Vec<ErrorCode> {
             add("ibverbs", Some(n), name, line);
             continue;
         }
+        // A line that only says what to do if an error comes ("If you encounter CUDA out of
+        // memory, try ...") reports none.
+        if is_conditional_hint(line) {
+            continue;
+        }
+        // A name a check compares with ("Check failed: e == cudaSuccess || e ==
+        // cudaErrorCudartUnloading") is a value the check accepts, not the error that happened.
+        let compared = compared_names(line);
+        let reported = |name: &str| !compared.iter().any(|c| c == name);
         // Status names NVIDIA's headers declare come first: their number says which code a
         // bare number on the same line (`code=222(cudaErrorUnsupportedPtxVersion)`) is.
-        let named = status::names_on(line);
+        let named: Vec<_> = status::names_on(line)
+            .into_iter()
+            .filter(|(_, name, _)| reported(name))
+            .collect();
         for (kind, name, number) in &named {
             add(kind, *number, Some(name.clone()), line);
         }
-        for c in p.cuda_name.captures_iter(line) {
+        for c in p.cuda_name.captures_iter(line).filter(|c| reported(&c[1])) {
             let name = c[1].to_string();
             let number = catalog.code_named(&name).and_then(|r| r.number);
             add("cuda", number, Some(name), line);
         }
-        for c in p.cudnn_status.captures_iter(line) {
+        for c in p
+            .cudnn_status
+            .captures_iter(line)
+            .filter(|c| reported(&c[1]))
+        {
             add("cudnn", None, Some(c[1].to_string()), line);
         }
         let library_numbers = status::library_numbers_on(line);
@@ -370,10 +416,12 @@ pub fn codes(text: &str, catalog: &Catalog) -> Vec<ErrorCode> {
             "win32"
         };
         if !cuda_numbered && !unix_only(line) {
-            for re in &p.win_numbers {
+            for (i, re) in p.win_numbers.iter().enumerate() {
+                // `[WinError N]` is Python's spelling of a Windows error whatever else the line names.
+                let kind = if i == 0 { "win32" } else { number_kind };
                 for c in re.captures_iter(line) {
                     if let Ok(n) = c[1].parse::<i64>() {
-                        add(number_kind, Some(n), None, line);
+                        add(kind, Some(n), None, line);
                     }
                 }
             }

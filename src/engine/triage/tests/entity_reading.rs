@@ -324,3 +324,58 @@ fn an_nvml_status_without_its_prefix_is_read_on_an_nvml_line() {
     let t = triage("ERROR_LIBRARY_NOT_FOUND while loading the plugin");
     assert!(t.codes.iter().all(|c| c.kind != "nvml"), "{:?}", t.codes);
 }
+
+#[test]
+fn a_status_a_check_compares_with_is_not_the_error_reported() {
+    // https://github.com/TuSimple/mx-maskrcnn/issues/52 (MXNet's check accepts two statuses)
+    let t = triage(
+        "src/storage/storage.cc:59: Check failed: e == cudaSuccess || e == cudaErrorCudartUnloading CUDA: invalid device ordinal",
+    );
+    let names: Vec<_> = t.codes.iter().filter_map(|c| c.name.as_deref()).collect();
+    assert!(!names.contains(&"cudaErrorCudartUnloading"), "{names:?}");
+    assert!(
+        t.codes
+            .iter()
+            .any(|c| c.kind == "cuda" && c.number == Some(101)),
+        "the message's own error is read: {:?}",
+        t.codes
+    );
+    // https://github.com/deepinsight/insightface/issues/1449
+    let t = triage(
+        "mxnet.base.MXNetError: [09:20:39] src/operator/nn/./cudnn/cudnn_convolution-inl.h:683: Check failed: e == CUDNN_STATUS_SUCCESS (4 vs. 0) : cuDNN: CUDNN_STATUS_INTERNAL_ERROR",
+    );
+    let names: Vec<_> = t.codes.iter().filter_map(|c| c.name.as_deref()).collect();
+    assert!(!names.contains(&"CUDNN_STATUS_SUCCESS"), "{names:?}");
+    assert!(names.contains(&"CUDNN_STATUS_INTERNAL_ERROR"), "{names:?}");
+}
+
+#[test]
+fn pythons_winerror_is_windows_on_any_line_and_advice_reports_no_error() {
+    // https://github.com/ultralytics/yolov5/issues/10706 (a TensorRT export on Windows)
+    let t = triage("TensorRT: export failure  0.1s: [WinError 127]");
+    assert!(
+        t.codes
+            .iter()
+            .any(|c| c.kind == "win32" && c.number == Some(127)),
+        "{:?}",
+        t.codes
+    );
+    assert!(
+        t.codes.iter().all(|c| c.kind != "tensorrt"),
+        "{:?}",
+        t.codes
+    );
+    // https://github.com/xinntao/Real-ESRGAN/issues/710: the hint Real-ESRGAN prints after any
+    // error is no out-of-memory report.
+    let t = triage(
+        "Error \"slow_conv2d_cpu\" not implemented for 'Half'\nIf you encounter CUDA out of memory, try to set --tile with a smaller number.",
+    );
+    assert!(t.codes.iter().all(|c| c.number != Some(2)), "{:?}", t.codes);
+    assert!(
+        t.findings
+            .iter()
+            .all(|f| !f.summary.to_lowercase().contains("ran out of memory")),
+        "{:?}",
+        t.findings
+    );
+}
