@@ -206,13 +206,7 @@ fn tensorflow_2_18_registers_its_gpu_from_its_wheels_and_the_scan_warns_only_of_
     // cannot reach the stand-in driver), pasted into `why`: none of its lines is read as a
     // failure. The one warning allowed is TF-TRT's, about TensorRT, which this install really
     // lacks (it is no part of the `and-cuda` extra).
-    let out = run_python_with(
-        &c,
-        TF_GPUS,
-        &ld,
-        None,
-        &[("TF_CPP_VMODULE", "dso_loader=1")],
-    );
+    let out = run_logging_loads(&c, &ld);
     assert!(out.contains("/physical_device:GPU:0"), "{out}");
     let read = why_on_log(&out);
     let loud: Vec<&Value> = read
@@ -229,21 +223,7 @@ fn tensorflow_2_18_registers_its_gpu_from_its_wheels_and_the_scan_warns_only_of_
 /// `why --json` on a real log, keeping the findings read from its lines (not those about the
 /// machine running the test).
 fn why_on_log(log: &str) -> Vec<Value> {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cuda-triage"))
-        .args(["why", "--json", "-"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("the built binary runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(log.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let doc: Value = serde_json::from_slice(&out.stdout).expect("why prints JSON");
+    let doc = crate::support::json(&crate::support::run_cli_stdin(&["why", "--json", "-"], log));
     doc["findings"]
         .as_array()
         .unwrap()
@@ -257,6 +237,12 @@ fn why_on_log(log: &str) -> Vec<Value> {
         .collect()
 }
 
+/// TensorFlow's GPU query with its loader's own lines ("Successfully opened dynamic library",
+/// "Could not load dynamic library ..."), which it logs at dso_loader=1.
+fn run_logging_loads(c: &Copy, ld: &Path) -> String {
+    run_python_with(c, TF_GPUS, ld, None, &[("TF_CPP_VMODULE", "dso_loader=1")])
+}
+
 /// A library gone from its wheel (cuFFT): TensorFlow cannot dlopen it and registers no GPU; the
 /// scan reports it as an error that cites the loader's row.
 #[test]
@@ -264,14 +250,7 @@ fn tensorflow_without_cufft_registers_no_gpu_and_the_scan_names_it() {
     let c = Copy::of(tf_venv(), "tf-no-cufft");
     c.replace("nvidia/cufft/lib/libcufft.so.11", None);
     let ld = ld_path(&[]);
-    // The loader's own lines ("Could not load dynamic library ...") are logged at dso_loader=1.
-    let out = run_python_with(
-        &c,
-        TF_GPUS,
-        &ld,
-        None,
-        &[("TF_CPP_VMODULE", "dso_loader=1")],
-    );
+    let out = run_logging_loads(&c, &ld);
     assert!(out.contains("GPUS []"), "{out}");
     assert!(out.contains("Cannot dlopen some GPU libraries"), "{out}");
     // TensorFlow's own log says which library it could not open; `why` names it as an error.
