@@ -65,18 +65,7 @@ fn machine(gemm: bool) -> (tempfile::TempDir, FakeMachine, String) {
 }
 
 fn closure_findings(doc: &Value) -> Vec<&Value> {
-    doc["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| {
-            f["evidence"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|e| e["kind"] == "entry library")
-        })
-        .collect()
+    crate::support::findings_with_evidence(doc, "entry library")
 }
 
 #[test]

@@ -224,15 +224,8 @@ fn tensorflow_2_18_registers_its_gpu_from_its_wheels_and_the_scan_warns_only_of_
 /// machine running the test).
 fn why_on_log(log: &str) -> Vec<Value> {
     let doc = crate::support::json(&crate::support::run_cli_stdin(&["why", "--json", "-"], log));
-    doc["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| {
-            f["evidence"]
-                .as_array()
-                .is_some_and(|e| e.iter().any(|e| e["kind"] == "log"))
-        })
+    crate::support::findings_with_evidence(&doc, "log")
+        .into_iter()
         .cloned()
         .collect()
 }

@@ -174,3 +174,23 @@ pub fn release_binary(target: Option<&str>) -> PathBuf {
     assert!(exe.is_file(), "no {}", exe.display());
     exe
 }
+
+/// The findings of a JSON document that carry evidence of `kind` ("log": read from a pasted
+/// text; "entry library": a closure's).
+pub fn findings_with_evidence<'a>(
+    doc: &'a serde_json::Value,
+    kind: &str,
+) -> Vec<&'a serde_json::Value> {
+    doc["findings"]
+        .as_array()
+        .map(|all| {
+            all.iter()
+                .filter(|f| {
+                    f["evidence"]
+                        .as_array()
+                        .is_some_and(|e| e.iter().any(|e| e["kind"] == kind))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
