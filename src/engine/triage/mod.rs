@@ -136,19 +136,22 @@ pub fn triage(text: &str) -> Triage {
 
     t.chains = chains::chains(text);
     t.versions = chains::version_integers(text);
-    t.architectures = architectures::refused_architectures(text);
-    t.version_pairs = chains::version_pairs(text);
-    // A program that prints its own version pair as a warning ("TensorRT was linked against
-    // cuDNN 8.9.0 but loaded cuDNN 8.8.0", which NVIDIA says to ignore) is read by its row: the
-    // pair is not made an error beside it.
-    t.version_pairs.retain(|v| {
-        !t.messages.iter().any(|m| {
-            m.line == v.line
+    // A line its program prints as a warning or a note ("TensorRT was linked against cuDNN
+    // 8.9.0 but loaded cuDNN 8.8.0", which NVIDIA says to ignore; XLA's "ptxas does not support
+    // CC 9.0" before it falls back to the driver) is read by its row: the version pair or the
+    // refused architecture on it is not made an error beside it.
+    let read_as_notice = |line: &str| {
+        t.messages.iter().any(|m| {
+            m.line == line
                 && k.catalog
                     .message(&m.id)
                     .is_some_and(|row| !row.fallback && row.severity != Severity::Error)
         })
-    });
+    };
+    t.architectures = architectures::refused_architectures(text);
+    t.architectures.retain(|a| !read_as_notice(&a.line));
+    t.version_pairs = chains::version_pairs(text);
+    t.version_pairs.retain(|v| !read_as_notice(&v.line));
     // A chain names the library really missing: its finding comes first among the errors.
     let mut findings = text_findings::chain_findings(&t.chains, k);
     findings.extend(text_findings::pair_findings(&t.version_pairs));

@@ -77,3 +77,64 @@ fn a_version_pair_the_program_prints_as_a_warning_is_not_made_an_error() {
         t.findings
     );
 }
+
+#[test]
+fn a_cuda_minor_mismatch_deepspeed_accepts_is_no_error() {
+    // https://github.com/deepspeedai/DeepSpeed/issues/1846 (DeepSpeed's op builder accepts it)
+    let t = triage(
+        "Installed CUDA version 11.4 does not match the version torch was compiled with 11.5 but since the APIs are compatible, accepting this combination",
+    );
+    assert!(
+        t.findings
+            .iter()
+            .all(|f| f.severity == crate::engine::findings::Severity::Info),
+        "{:?}",
+        t.findings
+    );
+    assert!(message_ids(&t).contains(&"deepspeed-cuda-minor-mismatch-accepted"));
+}
+
+#[test]
+fn an_architecture_a_notice_names_is_not_made_an_error() {
+    // https://github.com/jax-ml/jax/issues/10083 (XLA falls back to the driver's PTX compiler)
+    let t = triage(
+        "Falling back to the CUDA driver for PTX compilation; ptxas does not support CC 9.0",
+    );
+    assert!(message_ids(&t).contains(&"xla-ptxas-cc-unsupported"));
+    assert!(
+        t.findings
+            .iter()
+            .all(|f| f.severity != crate::engine::findings::Severity::Error),
+        "{:?}",
+        t.findings
+    );
+}
+
+#[test]
+fn no_row_that_reads_its_line_as_a_notice_has_an_error_beside_it() {
+    // Every info or warning row, on its own example line (a real line from its source): no
+    // other reading of that line is an error, unless a more specific row overrides the notice.
+    use crate::engine::findings::{Evidence, Severity};
+    let k = crate::engine::knowledge::knowledge();
+    let mut loud = Vec::new();
+    for row in k
+        .catalog
+        .messages
+        .iter()
+        .filter(|r| r.severity != Severity::Error)
+    {
+        let t = triage(&row.example);
+        for f in t.findings.iter().filter(|f| f.severity == Severity::Error) {
+            let from_text = f.evidence.iter().any(|e: &Evidence| e.kind == "log");
+            let overriding = f
+                .code
+                .strip_prefix("log-")
+                .and_then(|id| k.catalog.message(id))
+                .is_some_and(|o| o.overrides.iter().any(|x| *x == row.id));
+            if from_text && !overriding {
+                loud.push(format!("{} -> {}: {}", row.id, f.code, f.summary));
+            }
+        }
+    }
+    assert!(loud.is_empty(), "{loud:#?}");
+}
