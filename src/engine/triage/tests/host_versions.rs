@@ -130,7 +130,7 @@ fn no_row_that_reads_its_line_as_a_notice_has_an_error_beside_it() {
                 .code
                 .strip_prefix("log-")
                 .and_then(|id| k.catalog.message(id))
-                .is_some_and(|o| o.overrides.iter().any(|x| *x == row.id));
+                .is_some_and(|o| o.overrides.contains(&row.id));
             if from_text && !overriding {
                 loud.push(format!("{} -> {}: {}", row.id, f.code, f.summary));
             }
