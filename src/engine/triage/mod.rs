@@ -174,11 +174,19 @@ pub fn triage(text: &str) -> Triage {
     findings.extend(classify::symbol_findings(&generic));
     findings.extend(code_findings::code_findings(&t.codes, text, k));
     findings.extend(text_findings::arch_findings(&t.architectures, text, k));
-    findings.extend(text_findings::generation_minimum_findings(
-        &architectures::generation_minimums(text),
-        text,
-        k,
-    ));
+    // A floor a specific row reads on its line ("SM80 kernel is not available. make sure you
+    // GPUs with compute capability 8.0 or higher", which a wheel built for another torch
+    // prints) is that row's reading, not a GPU-generation verdict beside it.
+    let read_by_row = |line: &str| {
+        t.messages
+            .iter()
+            .any(|m| m.line == line && k.catalog.message(&m.id).is_some_and(|row| !row.fallback))
+    };
+    let floors: Vec<(String, String)> = architectures::generation_minimums(text)
+        .into_iter()
+        .filter(|(_, line)| !read_by_row(line))
+        .collect();
+    findings.extend(text_findings::generation_minimum_findings(&floors, text, k));
     findings.extend(text_findings::ptx_isa_findings(
         &chains::ptx_isa_refusals(text),
         k,

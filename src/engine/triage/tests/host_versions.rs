@@ -138,3 +138,27 @@ fn no_row_that_reads_its_line_as_a_notice_has_an_error_beside_it() {
     }
     assert!(loud.is_empty(), "{loud:#?}");
 }
+
+#[test]
+fn a_floor_a_specific_row_reads_is_that_rows_reading() {
+    // https://github.com/Comfy-Org/ComfyUI/issues/7770: the line a SageAttention wheel built for
+    // another torch prints names a floor; its row says what it means, with no GPU-generation
+    // verdict beside it.
+    let t = triage(
+        "AssertionError: SM80 kernel is not available. make sure you GPUs with compute capability 8.0 or higher.",
+    );
+    assert!(message_ids(&t).contains(&"sageattention-kernel-not-available"));
+    assert!(
+        finding(&t, codes::GPU_ARCH_REFUSED).is_none(),
+        "{:?}",
+        t.findings
+    );
+    // A floor no specific row reads is still a verdict.
+    // https://github.com/Dao-AILab/flash-attention/issues/762
+    let t = triage("RuntimeError: FlashAttention only supports Ampere GPUs or newer.");
+    assert!(
+        finding(&t, codes::GPU_ARCH_REFUSED).is_some(),
+        "{:?}",
+        t.findings
+    );
+}
