@@ -5,6 +5,7 @@
 use super::extract::{MissingSymbol, clip};
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
+use crate::engine::knowledge::catalog::MessageRow;
 use crate::engine::knowledge::drivers::DriverTables;
 use crate::engine::knowledge::version::Version;
 use crate::engine::knowledge::{Knowledge, LibraryIdentity, decode_cudnn_version};
@@ -17,6 +18,20 @@ pub struct MessageMatch {
     pub line: String,
     /// The pattern's capture groups (empty string for a group that did not take part).
     pub groups: Vec<String>,
+}
+
+/// The rows that are not fallbacks (a program's own message, not a family reading) that read
+/// `line` among `messages`.
+pub fn specific_rows_on<'a>(
+    messages: &'a [MessageMatch],
+    k: &'a Knowledge,
+    line: &'a str,
+) -> impl Iterator<Item = &'a MessageRow> + 'a {
+    messages
+        .iter()
+        .filter(move |m| m.line == line)
+        .filter_map(|m| k.catalog.message(&m.id))
+        .filter(|row| !row.fallback)
 }
 
 /// Matches every line against the catalog; a specific message drops the ones it overrides, and

@@ -45,6 +45,9 @@ struct Patterns {
     entry_point_alt: Regex,
     versioned: Regex,
     cannot_load_symbol: Regex,
+    /// Python's `[WinError N]`: a Windows error whatever else the line names.
+    win_error: Regex,
+    /// Other spellings of a number that is a Windows error unless the line is TensorRT's.
     win_numbers: Vec<Regex>,
     win_hex: Regex,
     hresult: Regex,
@@ -76,8 +79,8 @@ fn patterns() -> &'static Patterns {
             cannot_load_symbol: re(
                 r"(?i)(?:(?:Cannot load|could not (?:find|get|load)|failed to (?:find|get|load)) (?:the )?symbol\s+['`\x22]?([A-Za-z_][A-Za-z0-9_]*)|function ['`\x22]([A-Za-z_][A-Za-z0-9_]*)['`\x22] not found)",
             ),
+            win_error: re(r"(?i)\[WinError\s+(\d+)\]"),
             win_numbers: vec![
-                re(r"(?i)\[WinError\s+(\d+)\]"),
                 re(r"(?i)error code[:\s]*(\d+)"),
                 re(r"(?i)LoadLibrary\w*\s+failed with error\s+(\d+)"),
                 re(r"(?i)(?:^|[^\w.])error[\s:#]*(126|127|193)\b"),
@@ -416,9 +419,9 @@ pub fn codes(text: &str, catalog: &Catalog) -> Vec<ErrorCode> {
             "win32"
         };
         if !cuda_numbered && !unix_only(line) {
-            for (i, re) in p.win_numbers.iter().enumerate() {
-                // `[WinError N]` is Python's spelling of a Windows error whatever else the line names.
-                let kind = if i == 0 { "win32" } else { number_kind };
+            let spellings = std::iter::once((&p.win_error, "win32"))
+                .chain(p.win_numbers.iter().map(|re| (re, number_kind)));
+            for (re, kind) in spellings {
                 for c in re.captures_iter(line) {
                     if let Ok(n) = c[1].parse::<i64>() {
                         add(kind, Some(n), None, line);

@@ -141,12 +141,7 @@ pub fn triage(text: &str) -> Triage {
     // CC 9.0" before it falls back to the driver) is read by its row: the version pair or the
     // refused architecture on it is not made an error beside it.
     let read_as_notice = |line: &str| {
-        t.messages.iter().any(|m| {
-            m.line == line
-                && k.catalog
-                    .message(&m.id)
-                    .is_some_and(|row| !row.fallback && row.severity != Severity::Error)
-        })
+        classify::specific_rows_on(&t.messages, k, line).any(|row| row.severity != Severity::Error)
     };
     t.architectures = architectures::refused_architectures(text);
     t.architectures.retain(|a| !read_as_notice(&a.line));
@@ -177,14 +172,13 @@ pub fn triage(text: &str) -> Triage {
     // A floor a specific row reads on its line ("SM80 kernel is not available. make sure you
     // GPUs with compute capability 8.0 or higher", which a wheel built for another torch
     // prints) is that row's reading, not a GPU-generation verdict beside it.
-    let read_by_row = |line: &str| {
-        t.messages
-            .iter()
-            .any(|m| m.line == line && k.catalog.message(&m.id).is_some_and(|row| !row.fallback))
-    };
     let floors: Vec<(String, String)> = architectures::generation_minimums(text)
         .into_iter()
-        .filter(|(_, line)| !read_by_row(line))
+        .filter(|(_, line)| {
+            classify::specific_rows_on(&t.messages, k, line)
+                .next()
+                .is_none()
+        })
         .collect();
     findings.extend(text_findings::generation_minimum_findings(&floors, text, k));
     findings.extend(text_findings::ptx_isa_findings(

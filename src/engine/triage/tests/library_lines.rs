@@ -102,11 +102,8 @@ fn a_load_error_says_which_release_the_missing_name_belongs_to() {
     let t = triage(
         "ImportError: libcufft.so.10.0: cannot open shared object file: No such file or directory",
     );
-    let error = t
-        .findings
-        .iter()
-        .find(|f| f.code == "log-dlopen-cannot-open")
-        .unwrap_or_else(|| panic!("{:#?}", t.findings));
+    let error =
+        finding(&t, "log-dlopen-cannot-open").unwrap_or_else(|| panic!("{:#?}", t.findings));
     assert!(
         error.detail.contains("cuFFT (CUDA 10.0)"),
         "{}",
