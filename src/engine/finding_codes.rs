@@ -31,6 +31,7 @@ finding_codes! {
     DRIVER_LIBRARY_NOT_LOADED = "driver-library-not-loaded",
     DRIVER_TOO_OLD = "driver-too-old",
     DUPLICATE_LIBRARY = "duplicate-library",
+    EXTENSION_MODULE_MISSING = "extension-module-missing",
     FRAMEWORK_CPU_BUILD = "framework-cpu-build",
     FRAMEWORK_CUPTI_MISSING = "framework-cupti-missing",
     FRAMEWORK_EXPECTATIONS_INFERRED = "framework-expectations-inferred",

@@ -262,7 +262,7 @@ fn is_tensorrt_line(line: &str) -> bool {
 
 /// "If you encounter CUDA out of memory, try to set --tile ...": advice printed with any error,
 /// not a report of one.
-fn is_conditional_hint(line: &str) -> bool {
+pub fn is_conditional_hint(line: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         crate::engine::static_regex::compile(

@@ -15,6 +15,7 @@ mod code_findings;
 pub mod corpus;
 mod driver_library;
 mod driver_runtime;
+mod driver_symbols;
 mod extension_package;
 pub mod extract;
 mod folders;
@@ -23,6 +24,7 @@ mod library_failure;
 pub mod machine;
 mod ptx_driver;
 mod requester;
+pub mod requirements;
 pub mod status;
 pub mod symbol_owner;
 mod text_findings;
@@ -154,7 +156,7 @@ pub fn triage(text: &str) -> Triage {
     findings.extend(classify::message_findings(&t.messages, k));
     findings.extend(extension_package::extension_package_findings(text, k));
     findings.extend(driver_library::driver_library_findings(text, &t.identities));
-    let driver = text_findings::driver_symbol_findings(&t.symbols, k);
+    let driver = driver_symbols::driver_symbol_findings(&t.symbols, k);
     let generic: Vec<extract::MissingSymbol> = t
         .symbols
         .iter()
@@ -172,15 +174,24 @@ pub fn triage(text: &str) -> Triage {
     // A floor a specific row reads on its line ("SM80 kernel is not available. make sure you
     // GPUs with compute capability 8.0 or higher", which a wheel built for another torch
     // prints) is that row's reading, not a GPU-generation verdict beside it.
+    let unread = |line: &str| {
+        classify::specific_rows_on(&t.messages, k, line)
+            .next()
+            .is_none()
+    };
     let floors: Vec<(String, String)> = architectures::generation_minimums(text)
         .into_iter()
-        .filter(|(_, line)| {
-            classify::specific_rows_on(&t.messages, k, line)
-                .next()
-                .is_none()
-        })
+        .filter(|(_, line)| unread(line))
         .collect();
     findings.extend(text_findings::generation_minimum_findings(&floors, text, k));
+    // A CUDA or driver floor, or a compiled extension that is not there, in the general words
+    // any program prints: a line a specific row reads keeps that row's reading.
+    let mut stated = requirements::stated_floors(text);
+    stated.retain(|f| unread(&f.line));
+    findings.extend(requirements::floor_findings(&stated, text, k));
+    let mut modules = requirements::missing_extensions(text);
+    modules.retain(|m| unread(&m.line));
+    findings.extend(requirements::extension_findings(&modules));
     findings.extend(text_findings::ptx_isa_findings(
         &chains::ptx_isa_refusals(text),
         k,

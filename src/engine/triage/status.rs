@@ -40,6 +40,7 @@ struct Patterns {
     opencl_call_number: Regex,
     dotnet_variant: Regex,
     pynvml_class: Regex,
+    nccl_upper: Regex,
     nvml_bare: Regex,
     rust_variant: Regex,
     nvml_words: Regex,
@@ -65,6 +66,9 @@ fn patterns() -> &'static Patterns {
             // pynvml raises one exception class per NVML status: `NVMLError_NotSupported`,
             // `NVMLError_NoPermission`, `NVMLError_LibRmVersionMismatch`.
             pynvml_class: re(r"\bNVMLError_([A-Z][A-Za-z0-9]+)\b"),
+            // CuPy names NCCL's results in upper snake case: `NCCL_ERROR_SYSTEM_ERROR` is
+            // `ncclSystemError`, `NCCL_ERROR_UNHANDLED_CUDA_ERROR` is `ncclUnhandledCudaError`.
+            nccl_upper: re(r"\bNCCL_ERROR_([A-Z][A-Z0-9_]*[A-Z0-9])\b"),
             // go-nvml's `Return.String()` and other bindings drop the prefix: "error initializing
             // NVML: ERROR_LIBRARY_NOT_FOUND".
             nvml_bare: re(r"(?:^|[^A-Za-z0-9_])ERROR_([A-Z][A-Z_]*[A-Z])\b"),
@@ -154,6 +158,18 @@ pub fn names_on(line: &str) -> Vec<(&'static str, String, Option<i64>)> {
             && !out.iter().any(|(_, n, _)| *n == row.name)
         {
             out.push(("nvml", row.name.clone(), Some(row.number)));
+        }
+    }
+    for c in patterns().nccl_upper.captures_iter(line) {
+        if let Some(row) = generated().status.code.iter().find(|r| {
+            r.type_name == "ncclResult_t"
+                && r.number != 0
+                && r.name
+                    .strip_prefix("nccl")
+                    .is_some_and(|camel| snake_upper(camel) == c[1])
+        }) && !out.iter().any(|(_, n, _)| *n == row.name)
+        {
+            out.push(("nccl", row.name.clone(), Some(row.number)));
         }
     }
     if line.to_ascii_lowercase().contains("nvml") {

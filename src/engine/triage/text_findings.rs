@@ -1,12 +1,9 @@
 //! Findings from what a message says beyond its names and codes ([`super::chains`]): the library
 //! that is really missing in a chain, version integers decoded, a GPU architecture a tool
-//! refused (with the CUDA releases whose `ptxas` knows it), and a driver API entry point the
-//! loaded driver lacks (with the CUDA release whose `cuda.h` introduced it).
+//! refused (with the CUDA releases whose `ptxas` knows it), and the CUDA a driver supports.
 
 use super::architectures::RefusedArch;
 use super::chains::{Chain, VersionInteger, VersionPair};
-use super::extract::MissingSymbol;
-use crate::engine::context::Platform;
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use crate::engine::knowledge::cudnn::ComputeTables;
@@ -462,105 +459,6 @@ pub fn generation_minimum_findings(
                          version or alternative of the program that supports older GPUs."
                     ),
                 }),
-            )
-        })
-        .collect()
-}
-
-/// Missing symbols that are CUDA API entry points: the driver (or, for `cuda*` names, the CUDA
-/// runtime library) that was loaded is older than the CUDA release that introduced them.
-pub fn driver_symbol_findings(symbols: &[MissingSymbol], k: &Knowledge) -> Vec<Finding> {
-    let g = generated();
-    symbols
-        .iter()
-        .filter_map(|s| {
-            let e = g.entry_point(&s.symbol)?;
-            let since = if e.exact {
-                format!("CUDA {}", e.since)
-            } else {
-                format!("CUDA {} or earlier", e.since)
-            };
-            // A stub (the toolkit's stubs/libcuda.so, a package's libcudart_stub.so) exports next
-            // to nothing: the symbol is missing because the wrong file answered, not an old one.
-            let stub = s
-                .library
-                .as_deref()
-                .filter(|l| l.to_ascii_lowercase().contains("stub"));
-            let (summary, detail, fix) = if let Some(lib) = stub {
-                (
-                    format!(
-                        "{} was looked up in {lib}, a stub library, not the real CUDA {}: the wrong library answered",
-                        s.symbol,
-                        if e.api == "runtime" { "runtime" } else { "driver" }
-                    ),
-                    format!(
-                        "{lib} is a stub or look-alike: stubs (the CUDA toolkit's lib64/stubs/libcuda.so, a \
-                         package's *_stub.so) exist to link against or to stand in, and export few or none of \
-                         the real library's functions, so {} is not found in it. The process loaded or picked \
-                         the stub instead of the real library: a stubs folder on LD_LIBRARY_PATH or the library \
-                         path, or a program that finds the library among those loaded by its name prefix and \
-                         took the wrong one.",
-                        s.symbol
-                    ),
-                    "Take the stubs folder off LD_LIBRARY_PATH (and the ld cache); make the real library \
-                     (libcudart.so.* of the toolkit or the nvidia-cuda-runtime wheel, the driver's \
-                     libcuda.so.1) the one found; where a package picks a loaded library by name prefix, \
-                     update it or report it to its project."
-                        .to_string(),
-                )
-            } else if e.api == "runtime" {
-                (
-                    format!("The CUDA runtime library loaded is older than the program needs: it lacks {}", s.symbol),
-                    format!(
-                        "{} is a CUDA runtime API function, first declared in {since}'s cuda_runtime_api.h. \
-                         The libcudart / cudart64_*.dll that was loaded does not export it, so it is older than \
-                         the CUDA the program was built with: an older CUDA runtime is found first on the \
-                         library path.",
-                        s.symbol
-                    ),
-                    "Put the CUDA runtime of the release the program was built with first on the library \
-                     path (or install it), and remove the older one from the path."
-                        .to_string(),
-                )
-            } else {
-                let mins: Vec<String> = [Platform::Linux, Platform::Windows]
-                    .iter()
-                    .filter_map(|p| {
-                        let r = k.drivers.min_driver(&e.since, *p)?;
-                        Some(format!("{} on {p:?}", r.min_driver))
-                    })
-                    .collect();
-                (
-                    format!("The NVIDIA driver is older than the program needs: it lacks {}", s.symbol),
-                    format!(
-                        "{} is a CUDA driver API entry point introduced in {since} (NVIDIA's cuda.h and \
-                         cudaTypedefs.h). The NVIDIA driver library that was loaded (libcuda.so.1 / \
-                         nvcuda.dll) does not export it, so the driver is older than {since}. {}",
-                        s.symbol,
-                        if mins.is_empty() {
-                            "Update the NVIDIA driver.".to_string()
-                        } else {
-                            format!("Its minimum driver is {}.", mins.join(", "))
-                        }
-                    ),
-                    "Install a newer NVIDIA driver (https://www.nvidia.com/Download/index.aspx) and \
-                     reboot, or use a build of the program made for an older CUDA."
-                        .to_string(),
-                )
-            };
-            Some(
-                Finding::new(codes::DRIVER_ENTRY_POINT_MISSING, Severity::Error, summary, detail)
-                    .with_libraries([s.library.clone().unwrap_or_default()].into_iter().filter(|l| !l.is_empty()))
-                    .with_evidence(Evidence::new("log", s.line.clone()))
-                    .with_evidence(Evidence::new(
-                        "source",
-                        "cuda.h, cudaTypedefs.h (PFN_<name>_v<CUDA version>) and cuda_runtime_api.h of each CUDA release's nvidia-cuda-runtime wheel",
-                    ))
-                    .with_fix(FixRef {
-                        id: "advice-update-cuda-library".into(),
-                        kind: FixKind::Manual,
-                        summary: fix,
-                    }),
             )
         })
         .collect()

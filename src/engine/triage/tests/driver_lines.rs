@@ -125,3 +125,48 @@ fn a_cuda_symbol_missing_from_a_stub_blames_the_stub_not_an_old_runtime() {
     let f = finding(&t, codes::DRIVER_ENTRY_POINT_MISSING).expect("a runtime function");
     assert!(f.summary.contains("older"), "{}", f.summary);
 }
+
+#[test]
+fn a_function_every_driver_exports_missing_is_no_old_driver() {
+    // https://github.com/numba/numba/issues/7104 (WSL2: the bindings did not find
+    // /usr/lib/wsl/lib/libcuda.so.1)
+    let t = triage("RuntimeError: Function \"cuDeviceGetCount\" not found");
+    let f = finding(&t, codes::DRIVER_ENTRY_POINT_MISSING).expect("the entry point is read");
+    assert!(
+        f.summary.contains("not a working NVIDIA driver"),
+        "{}",
+        f.summary
+    );
+    assert!(!f.summary.contains("older"), "{}", f.summary);
+    assert!(f.detail.contains("/usr/lib/wsl/lib"), "{}", f.detail);
+    // A function a newer CUDA introduced still means an older driver (the issue's own example).
+    let t =
+        triage("ImportError: /lib/x86_64-linux-gnu/libcuda.so.1: undefined symbol: cuCtxCreate_v4");
+    let f = finding(&t, codes::DRIVER_ENTRY_POINT_MISSING).expect("the entry point is read");
+    assert!(f.summary.contains("older"), "{}", f.summary);
+}
+
+#[test]
+fn cuinit_not_finding_a_symbol_is_the_driver_not_a_kernel() {
+    // https://github.com/tensorflow/tensorflow/issues/68711 (Docker Desktop on WSL2 with a
+    // Windows driver of the 555 series)
+    let t = triage("failed call to cuInit: CUDA_ERROR_NOT_FOUND: named symbol not found");
+    let text = all_text(&t);
+    assert!(text.contains("cuInit, the driver's first call"), "{text}");
+    assert!(text.contains("/usr/lib/wsl/lib"), "{text}");
+    // The same status from a kernel lookup keeps the architecture reading.
+    let t = triage("CUDA error: named symbol not found");
+    assert!(!all_text(&t).contains("cuInit, the driver's first call"));
+}
+
+#[test]
+fn a_driver_floor_in_a_containers_words_names_both_drivers() {
+    // https://github.com/NVIDIA/TensorRT-LLM/issues/23
+    let t = triage(
+        "ERROR: This container was built for NVIDIA Driver Release 535.86 or later, but\n       version 510.85.02 was detected and compatibility mode is UNAVAILABLE.",
+    );
+    let f = finding(&t, codes::DRIVER_TOO_OLD).expect("the floor is read");
+    assert_eq!(f.severity, Severity::Error);
+    assert!(f.summary.contains("535.86 or newer"), "{}", f.summary);
+    assert!(f.detail.contains("510.85.02"), "{}", f.detail);
+}

@@ -41,6 +41,17 @@ fn an_nccl_number_from_a_binding_gets_the_curated_cause() {
 }
 
 #[test]
+fn cupys_upper_case_nccl_names_are_nccls_results() {
+    // https://github.com/vllm-project/vllm/issues/19613 (NCCL_BUFFSIZE too large: a failed
+    // memory registration)
+    let t = triage(
+        "cupy_backends.cuda.libs.nccl.NcclError: NCCL_ERROR_SYSTEM_ERROR: unhandled system error (run with NCCL_DEBUG=INFO for details)",
+    );
+    assert_eq!(names(&t), ["ncclSystemError"]);
+    assert!(all_text(&t).contains("NCCL_DEBUG=INFO"));
+}
+
+#[test]
 fn a_glog_check_against_a_library_success_value_reads_the_number() {
     // https://github.com/NVIDIA/caffe/issues/492
     let t = triage("Check failed: result == ncclSuccess (1 vs. 0)  unhandled cuda error");

@@ -1,0 +1,390 @@
+//! What a program states it needs, read in the general form any program prints it: a CUDA
+//! floor ("requires CUDA >= 12.1", "CUDA 11.8 or higher is required", "only supported on CUDA
+//! 11.6 and above"), an NVIDIA driver floor ("requires NVIDIA driver version 535 or newer"), and
+//! a compiled extension module that is not there (`No module named 'causal_conv1d_cuda'`,
+//! `cannot import name '_C' from 'groundingdino'`). A program's own row, where the catalog has
+//! one for the line, reads it instead (the caller drops lines a specific row reads).
+
+use super::extract::clip;
+use crate::engine::finding_codes as codes;
+use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
+use crate::engine::knowledge::Knowledge;
+use crate::engine::knowledge::drivers::requirement_words;
+use crate::engine::knowledge::torch_extensions::package_of;
+use crate::engine::knowledge::version::compare;
+use regex::Regex;
+use std::sync::OnceLock;
+
+/// A floor a line states: what (`Cuda` or `Driver`), the version, the line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatedFloor {
+    pub of: FloorOf,
+    pub version: String,
+    pub line: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FloorOf {
+    Cuda,
+    Driver,
+}
+
+/// An extension module Python could not import: the module as written, its package.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingExtension {
+    pub module: String,
+    pub package: String,
+    pub line: String,
+}
+
+struct Patterns {
+    cuda: [Regex; 3],
+    driver: [Regex; 3],
+    /// A version the line says was found ("found 11.4", "CUDA 11.3 is installed").
+    found: Regex,
+    /// A driver version the line says was found ("version 510.85.02 was detected").
+    found_driver: Regex,
+    /// A line that reports a fallback or a notice, not a failure.
+    notice: Regex,
+    no_module: Regex,
+    cannot_import: Regex,
+}
+
+fn patterns() -> &'static Patterns {
+    static RE: OnceLock<Patterns> = OnceLock::new();
+    RE.get_or_init(|| {
+        let re = crate::engine::static_regex::compile;
+        // CUDA, its toolkit or runtime, or nvcc; a version of one or two parts.
+        const CUDA: &str = r"\b(?:CUDA(?:[ _-]?(?:toolkit|runtime))?|nvcc)\s*(?:version\s*)?";
+        const DRIVER: &str = r"\b(?:NVIDIA\s+)?(?:(?:graphics|display|GPU)\s+)?driver(?:\s+(?:version|release))?\s*";
+        const MORE: &str = r"\+?\s*(?:or|and)\s*(?:newer|higher|later|above|greater|up)\b";
+        const ASKS: &str = r"\b(?:requires?|required|needs?|at least|minimum(?:\s+required)?(?:\s+version)?(?:\s+of)?|only supported (?:on|with|for)|supports? only)\s+(?:an?\s+|the\s+)?";
+        Patterns {
+            cuda: [
+                re(&format!(r"(?i){CUDA}(?:>=|≥|=>)\s*v?(\d{{1,2}}(?:\.\d+)?)\b")),
+                re(&format!(r"(?i){CUDA}v?(\d{{1,2}}(?:\.\d+)?){MORE}")),
+                re(&format!(
+                    r"(?i){ASKS}(?:NVIDIA\s+)?{CUDA}(?:of\s+)?(?:>=\s*)?v?(\d{{1,2}}(?:\.\d+)?)\b(?:[^.\d]|$)"
+                )),
+            ],
+            driver: [
+                re(&format!(r"(?i){DRIVER}(?:>=|≥|=>)\s*[rR]?(\d{{3}}(?:\.\d+){{0,2}})\b")),
+                re(&format!(r"(?i){DRIVER}[rR]?(\d{{3}}(?:\.\d+){{0,2}}){MORE}")),
+                re(&format!(
+                    r"(?i){ASKS}{DRIVER}(?:of\s+)?(?:>=\s*)?[rR]?(\d{{3}}(?:\.\d+){{0,2}})\b"
+                )),
+            ],
+            found: re(
+                r"(?i)(?:\b(?:found|got|detected|current(?:ly)?|installed|you have|but)\b[^0-9]{0,24}?(\d{1,2}\.\d+)\b|\b(\d{1,2}\.\d+) (?:is|was) (?:installed|found|detected))",
+            ),
+            found_driver: re(
+                r"(?i)(?:\b(?:found|got|detected|current(?:ly)?|installed|you have)\b[^0-9]{0,24}?(\d{3}\.\d+(?:\.\d+)?)\b|\b(\d{3}\.\d+(?:\.\d+)?) (?:is|was) (?:installed|found|detected))",
+            ),
+            notice: re(
+                r"(?i)\bwarn(?:ing)?\b|fall(?:ing)? ?back|will (?:not|be disabled)|\bdisabl|\bskipp|\bignor|\boptional\b",
+            ),
+            no_module: re(r#"No module named ['"]?([A-Za-z_][A-Za-z0-9_.]*)"#),
+            cannot_import: re(
+                r#"cannot import name ['"]?(_[A-Za-z0-9_]*|[A-Za-z0-9_]*_(?:C|ext|cuda))['"]? from ['"]?([A-Za-z_][A-Za-z0-9_.]*)"#,
+            ),
+        }
+    })
+}
+
+/// The CUDA and driver floors the text states, once each.
+pub fn stated_floors(text: &str) -> Vec<StatedFloor> {
+    let p = patterns();
+    let mut out: Vec<StatedFloor> = Vec::new();
+    for line in text.lines() {
+        if super::extract::is_conditional_hint(line) {
+            continue;
+        }
+        for (of, res) in [(FloorOf::Cuda, &p.cuda), (FloorOf::Driver, &p.driver)] {
+            let Some(version) = res
+                .iter()
+                .find_map(|re| re.captures(line).map(|c| c[1].to_string()))
+            else {
+                continue;
+            };
+            if !out.iter().any(|f| f.of == of && f.version == version) {
+                out.push(StatedFloor {
+                    of,
+                    version,
+                    line: clip(line),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Whether a module's last part names a compiled extension: `_C`, `_ext`, a name ending in
+/// `_C`/`_ext`, or an underscore-joined name with a `cuda` part (`selective_scan_cuda`).
+fn is_extension_module(last: &str) -> bool {
+    last.starts_with('_') && last.len() > 1
+        || last.ends_with("_C")
+        || last.ends_with("_ext")
+        || (last.contains('_') && last.split('_').any(|part| part == "cuda"))
+}
+
+/// Compiled extension modules Python could not import, with the package each belongs to.
+pub fn missing_extensions(text: &str) -> Vec<MissingExtension> {
+    let p = patterns();
+    let mut out: Vec<MissingExtension> = Vec::new();
+    for line in text.lines() {
+        let module = if let Some(c) = p.cannot_import.captures(line) {
+            format!("{}.{}", &c[2], &c[1])
+        } else if let Some(c) = p.no_module.captures(line) {
+            c[1].trim_end_matches('.').to_string()
+        } else {
+            continue;
+        };
+        let parts: Vec<&str> = module.split('.').collect();
+        let last = parts.last().copied().unwrap_or_default();
+        if !is_extension_module(last) {
+            continue;
+        }
+        // A dotted module belongs to its top package; a flat one to the package the extension
+        // table names, else to its name without the extension suffix.
+        let package = if parts.len() > 1 {
+            package_of(parts[0]).map_or(parts[0].to_string(), |row| row.package.clone())
+        } else {
+            package_of(last).map_or_else(
+                || {
+                    last.split("_cuda")
+                        .next()
+                        .unwrap_or(last)
+                        .trim_end_matches("_ext")
+                        .trim_end_matches("_C")
+                        .to_string()
+                },
+                |row| row.package.clone(),
+            )
+        };
+        if package.is_empty() || out.iter().any(|m| m.module == module) {
+            continue;
+        }
+        out.push(MissingExtension {
+            module,
+            package,
+            line: clip(line),
+        });
+    }
+    out
+}
+
+/// The severity of a floor on `line`: a notice or a fallback is a warning, else an error.
+fn floor_severity(line: &str) -> Severity {
+    if patterns().notice.is_match(line) {
+        Severity::Warning
+    } else {
+        Severity::Error
+    }
+}
+
+/// The version the line says was found (by `found`), if it names one other than the floor.
+fn found_version(found: &Regex, line: &str, floor: &str) -> Option<String> {
+    found
+        .captures_iter(line)
+        .filter_map(|c| c.get(1).or(c.get(2)).map(|m| m.as_str().to_string()))
+        .find(|v| v != floor)
+}
+
+/// A finding per stated floor; the version found is looked for on the floor's line, then in
+/// the rest of `text` (a message that goes on to the next line).
+pub fn floor_findings(floors: &[StatedFloor], text: &str, k: &Knowledge) -> Vec<Finding> {
+    floors
+        .iter()
+        .map(|f| match f.of {
+            FloorOf::Cuda => cuda_floor_finding(f, text, k),
+            FloorOf::Driver => driver_floor_finding(f, text, k),
+        })
+        .collect()
+}
+
+fn cuda_floor_finding(f: &StatedFloor, text: &str, k: &Knowledge) -> Finding {
+    let v = &f.version;
+    let found = found_version(&patterns().found, &f.line, v)
+        .or_else(|| found_version(&patterns().found, text, v))
+        .map(|o| format!(" The text shows CUDA {o}."))
+        .unwrap_or_default();
+    let driver = requirement_words(v, &k.drivers)
+        .map(|w| format!(" {w}"))
+        .unwrap_or_default();
+    Finding::new(
+        codes::VERSION_MISMATCH_REPORTED,
+        floor_severity(&f.line),
+        format!("The program needs CUDA {v} or newer, and the CUDA it found is older"),
+        format!(
+            "The line states a minimum CUDA version, {v}.{found} Which CUDA counts depends on the \
+             step: a build (a package compiling its CUDA extension) uses the toolkit that nvcc on \
+             PATH, CUDA_HOME or CUDA_PATH points at (nvcc --version shows it); a running program \
+             uses the CUDA runtime it ships or loads (a framework's +cuXXX build) and the NVIDIA \
+             driver, which must support CUDA {v}.{driver}"
+        ),
+    )
+    .with_evidence(Evidence::new("log", f.line.clone()))
+    .with_evidence(Evidence::new(
+        "source",
+        "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html (CUDA Toolkit and minimum driver versions)",
+    ))
+    .with_fix(FixRef {
+        id: "advice-cuda-floor".into(),
+        kind: FixKind::Manual,
+        summary: format!(
+            "Give the program CUDA {v} or newer where it looks: for a build, install a CUDA \
+             toolkit {v}+ and point CUDA_HOME (CUDA_PATH on Windows) and PATH at it; for a \
+             framework, install its build for CUDA {v} or newer; and keep an NVIDIA driver that \
+             supports CUDA {v} (nvidia-smi shows the newest CUDA the driver supports)."
+        ),
+    })
+}
+
+fn driver_floor_finding(f: &StatedFloor, text: &str, k: &Knowledge) -> Finding {
+    let v = &f.version;
+    let cuda = k
+        .drivers
+        .releases
+        .iter()
+        .filter(|r| compare(&r.linux, v).is_some_and(|o| o != std::cmp::Ordering::Greater))
+        .map(|r| r.cuda.clone())
+        .max_by(|a, b| compare(a, b).unwrap_or(std::cmp::Ordering::Equal))
+        .map(|c| format!(" (driver {v} is the one for CUDA {c} on Linux, in NVIDIA's table)"))
+        .unwrap_or_default();
+    let found = found_version(&patterns().found_driver, &f.line, v)
+        .or_else(|| found_version(&patterns().found_driver, text, v))
+        .map(|o| format!(" The text shows driver {o}."))
+        .unwrap_or_default();
+    Finding::new(
+        codes::DRIVER_TOO_OLD,
+        floor_severity(&f.line),
+        format!("The program needs NVIDIA driver {v} or newer, and the driver installed is older"),
+        format!(
+            "The line states a minimum NVIDIA driver, {v}{cuda}.{found} The driver is the kernel module \
+             and its user-space libraries (libcuda, nvcuda.dll); a CUDA runtime or toolkit \
+             installed beside an older driver does not raise it. In a container or WSL the \
+             driver is the host's."
+        ),
+    )
+    .with_evidence(Evidence::new("log", f.line.clone()))
+    .with_evidence(Evidence::new(
+        "source",
+        "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html (CUDA Toolkit and minimum driver versions)",
+    ))
+    .with_fix(FixRef {
+        id: "advice-update-driver".into(),
+        kind: FixKind::Manual,
+        summary: format!(
+            "Update the NVIDIA driver to {v} or newer (nvidia-smi shows the installed one; in a \
+             container or WSL, update the host's driver), then reboot or reload the kernel module."
+        ),
+    })
+}
+
+/// A finding per missing extension module.
+pub fn extension_findings(missing: &[MissingExtension]) -> Vec<Finding> {
+    missing
+        .iter()
+        .map(|m| {
+            let install = package_of(&m.package)
+                .or_else(|| package_of(m.module.split('.').next().unwrap_or_default()))
+                .map(|row| format!(" Its maintainers say: {}.", row.install))
+                .unwrap_or_default();
+            Finding::new(
+                codes::EXTENSION_MODULE_MISSING,
+                Severity::Error,
+                format!(
+                    "{}'s compiled extension {} is missing: the package was installed or run without it",
+                    m.package, m.module
+                ),
+                format!(
+                    "{} is a compiled (C++/CUDA) part of {}, built when the package is built. It is \
+                     missing when pip built the package from source without a CUDA toolkit (no nvcc, \
+                     CUDA_HOME unset) and skipped the extension, when a CPU-only or pure-Python \
+                     package was installed, when its build failed earlier in the install log, or when \
+                     Python imports the package's unbuilt source folder (running from a checkout).",
+                    m.module, m.package
+                ),
+            )
+            .with_evidence(Evidence::new("log", m.line.clone()))
+            .with_fix(FixRef {
+                id: "advice-build-extension".into(),
+                kind: FixKind::Manual,
+                summary: format!(
+                    "Reinstall {} with its extension built: a prebuilt wheel for your Python, torch and \
+                     CUDA where the project publishes one, or a source build with the CUDA toolkit \
+                     present (nvcc on PATH, CUDA_HOME set) and pip install --no-build-isolation \
+                     --no-cache-dir --force-reinstall; run from outside its source folder.{install}",
+                    m.package
+                ),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cuda_and_driver_floors_in_their_common_spellings() {
+        let floors = |t: &str| {
+            stated_floors(t)
+                .into_iter()
+                .map(|f| (f.of, f.version))
+                .collect::<Vec<_>>()
+        };
+        // https://github.com/OptimalScale/LMFlow/issues/88
+        assert_eq!(
+            floors(
+                "ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using Ampere GPU with cuda>=11.0"
+            ),
+            [(FloorOf::Cuda, "11.0".to_string())]
+        );
+        // https://github.com/NVIDIA/TensorRT-LLM/issues/23
+        assert_eq!(
+            floors(
+                "ERROR: This container was built for NVIDIA Driver Release 535.86 or later, but\n       version 510.85.02 was detected and compatibility mode is UNAVAILABLE."
+            ),
+            [(FloorOf::Driver, "535.86".to_string())]
+        );
+        // A capability is no CUDA floor
+        // (https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/3003), nor is
+        // nvidia-smi's header.
+        assert!(
+            floors(
+                "Found GPU0 NVIDIA GTX TITAN Black which is of cuda capability 3.5. PyTorch no longer supports this GPU because it is too old. The minimum cuda capability supported by this library is 3.7."
+            )
+            .is_empty()
+        );
+        assert!(
+            floors(
+                "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |"
+            )
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn extension_modules_and_their_packages() {
+        // The extension causal-conv1d builds (CUDAExtension name in
+        // https://github.com/Dao-AILab/causal-conv1d/blob/main/setup.py).
+        let m = missing_extensions("ModuleNotFoundError: No module named 'causal_conv1d_cuda'");
+        assert_eq!(m[0].module, "causal_conv1d_cuda");
+        assert!(m[0].package.contains("causal-conv1d"), "{}", m[0].package);
+        // https://github.com/Ksuriuri/index-tts-vllm/issues/6
+        let m = missing_extensions("ModuleNotFoundError: No module named 'vllm._C'");
+        assert_eq!(
+            (m[0].module.as_str(), m[0].package.as_str()),
+            ("vllm._C", "vllm")
+        );
+        // https://github.com/open-mmlab/mmdetection/issues/3272
+        let m = missing_extensions("ModuleNotFoundError: No module named 'mmcv._ext'");
+        assert_eq!(m[0].package, "mmcv");
+        let m = missing_extensions("ModuleNotFoundError: No module named 'fused_layer_norm_cuda'");
+        assert_eq!(m[0].package, "apex");
+        // A package, not an extension, is no extension finding.
+        assert!(missing_extensions("ModuleNotFoundError: No module named 'triton'").is_empty());
+        assert!(missing_extensions("No module named 'pycuda'").is_empty());
+    }
+}
