@@ -34,7 +34,7 @@ fn patterns() -> &'static Patterns {
             // the two digits some programs print ("compute cap 75", "gpu architecture 21"), or
             // ggml's `__CUDA_ARCH__` value ("CUDA arch 520").
             arch: re(
-                r"(?i)\b((?:sm|compute)_[0-9]{2,3}[a-z]?)\b|\b(?:capability|CC)\s*[:=(]?\s*(?:of\s+|is\s+|v)?([0-9]{1,2})\.([0-9])\b|\b(?:compute cap(?:ability)?|gpu architecture|current capability)\s*[:=]?\s*([1-9][0-9]?)([0-9])\b|\bcuda arch\s+([1-9][0-9]?)([0-9])0\b",
+                r"(?i)\b((?:sm|compute)_[0-9]{2,3}[a-z]?)\b|\b(?:capability|CC)\s*[:=(]?\s*(?:of\s+|is\s+|v)?([0-9]{1,2})(?:\.|,\s*|\s)([0-9])\b|\b(?:compute cap(?:ability)?|gpu architecture|current capability)\s*[:=]?\s*([1-9][0-9]?)([0-9])\b|\bcuda arch\s+([1-9][0-9]?)([0-9])0\b",
             ),
             empty_arch: re(r"(?i)unsupported gpu architecture '((?:compute|sm)_(?:[^0-9'][^']*)?)'"),
             // Broader refusals, read only when the same line names the architecture.

@@ -235,6 +235,9 @@ pub fn version_integers(text: &str) -> Vec<VersionInteger> {
 
 const PRODUCTS: &[(&str, &str)] = &[
     ("cudnn", "cuDNN"),
+    // Theano calls cuDNN "dnn" ("Mixed dnn version. The header is version 5005 while the
+    // library is version 5110."); inside "cudnn" it names the same product.
+    ("dnn", "cuDNN"),
     ("tensorrt", "TensorRT"),
     ("cublas", "cuBLAS"),
     // After cuBLAS: at the same position the later entry wins, and "cublaslt" holds "cublas".
@@ -242,9 +245,11 @@ const PRODUCTS: &[(&str, &str)] = &[
     ("nccl", "NCCL"),
     ("cuda", "CUDA"),
 ];
-const BUILT: &[&str] = &["compiled", "linked", "built", "source was"];
+const BUILT: &[&str] = &["compiled", "linked", "built", "source was", "header"];
 const LOADED: &[&str] = &[
     "loaded",
+    "library is",
+    "library version",
     "found",
     "installed",
     "in your machine",

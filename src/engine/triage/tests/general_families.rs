@@ -216,3 +216,29 @@ fn dgls_device_api_gpu_not_enabled_is_a_build_without_cuda() {
     );
     assert!(message_ids(&t).contains(&"program-built-without-cuda"));
 }
+
+#[test]
+fn a_capability_printed_as_two_numbers_is_the_gpus() {
+    // https://github.com/huggingface/text-generation-inference/issues/1161 (Tesla T4)
+    let t = triage(
+        "2023-10-17T07:47:06.229031Z WARN text_generation_launcher: Unable to use Flash Attention V2: GPU with CUDA capability 7 5 is not supported for Flash Attention V2",
+    );
+    assert_eq!(t.architectures[0].arch, "sm_75");
+}
+
+#[test]
+fn a_header_and_library_version_pair_is_a_cudnn_mismatch() {
+    // https://github.com/Theano/Theano/issues/5581 (cuDNN 5.0.5 headers, 5.1.10 loaded)
+    let t = triage(
+        "RuntimeError: Mixed dnn version. The header is version 5005 while the library is version 5110.",
+    );
+    let pair = &t.version_pairs[0];
+    assert_eq!(
+        (
+            pair.product.as_str(),
+            pair.built.as_str(),
+            pair.loaded.as_str()
+        ),
+        ("cuDNN", "5.0.5", "5.1.10")
+    );
+}
