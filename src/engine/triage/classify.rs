@@ -354,7 +354,7 @@ fn owned_symbol_finding(
 
 /// " NVVM lives in {toolkit}/nvvm/lib64 on linux, ..." for a component the install-location
 /// table gives its own folders (outside the toolkit's lib64/bin).
-fn own_folders(component: &str) -> String {
+pub fn own_folders(component: &str) -> String {
     let rows: Vec<String> = crate::engine::knowledge::knowledge()
         .locations
         .locations

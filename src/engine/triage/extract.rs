@@ -77,7 +77,7 @@ fn patterns() -> &'static Patterns {
                 r"symbol ([A-Za-z_][A-Za-z0-9_]*),? version (\S+?) not defined in file (\S+?)(?: with link time reference|$|\s)",
             ),
             cannot_load_symbol: re(
-                r"(?i)(?:(?:Cannot load|could not (?:find|get|load)|failed to (?:find|get|load)) (?:the )?symbol\s+['`\x22]?([A-Za-z_][A-Za-z0-9_]*)|function ['`\x22]([A-Za-z_][A-Za-z0-9_]*)['`\x22] not found)",
+                r"(?i)(?:(?:Cannot load|could not (?:find|get|load)|failed to (?:find|get|load)) (?:the )?symbol\s+['`\x22]?([A-Za-z_][A-Za-z0-9_]*)|function ['`\x22]([A-Za-z_][A-Za-z0-9_]*)['`\x22] not found|function\s+((?:cu|cuda|nvml|nvrtc|cublas|cudnn|cufft|curand|cusparse|cusolver)[A-Z][A-Za-z0-9_]*)\s+not found)",
             ),
             win_error: re(r"(?i)\[WinError\s+(\d+)\]"),
             win_numbers: vec![
@@ -216,7 +216,7 @@ pub fn symbols(text: &str) -> Vec<MissingSymbol> {
             push_symbol(&mut out, c[1].to_string(), Some(library), line);
         }
         for c in p.cannot_load_symbol.captures_iter(line) {
-            if let Some(m) = c.get(1).or_else(|| c.get(2)) {
+            if let Some(m) = c.get(1).or_else(|| c.get(2)).or_else(|| c.get(3)) {
                 push_symbol(&mut out, m.as_str().to_string(), None, line);
             }
         }

@@ -60,6 +60,28 @@ pub fn name_releases_in_load_errors(findings: &mut [Finding], identities: &[Libr
     }
 }
 
+/// A load error for a library of a component that lives outside the folders a loader searches
+/// (NVVM in the toolkit's nvvm/lib64) says where it is and how programs are pointed at it.
+pub fn name_own_folders_in_load_errors(findings: &mut [Finding], identities: &[LibraryIdentity]) {
+    let k = crate::engine::knowledge::knowledge();
+    for f in findings
+        .iter_mut()
+        .filter(|f| f.severity == Severity::Error && f.code.starts_with("log-"))
+    {
+        for id in identities.iter().filter(|id| f.summary.contains(&id.file)) {
+            let off_path = k
+                .locations
+                .locations
+                .iter()
+                .any(|l| l.what == id.component && l.on_search_path == Some(false));
+            let words = super::classify::own_folders(&id.component);
+            if off_path && !f.detail.contains(words.trim()) {
+                f.detail.push_str(&words);
+            }
+        }
+    }
+}
+
 /// One error per identified library that a line says did not load and no finding names yet.
 pub fn library_failure_findings(
     text: &str,

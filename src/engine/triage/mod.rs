@@ -211,6 +211,7 @@ pub fn triage(text: &str) -> Triage {
         library_failure::unknown_library_failure_findings(text, &t.unrecognized, &findings);
     findings.extend(unknown);
     library_failure::name_releases_in_load_errors(&mut findings, &t.identities);
+    library_failure::name_own_folders_in_load_errors(&mut findings, &t.identities);
     findings.extend(classify::library_findings(&t.identities));
     sort_by_severity(&mut findings);
     t.findings = findings;

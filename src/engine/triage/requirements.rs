@@ -46,6 +46,8 @@ struct Patterns {
     found_driver: Regex,
     /// A line that reports a fallback or a notice, not a failure.
     notice: Regex,
+    /// A line a logger wrote at information or debug level (`INFO`, glog's `I0412`).
+    info_level: Regex,
     no_module: Regex,
     cannot_import: Regex,
 }
@@ -83,6 +85,7 @@ fn patterns() -> &'static Patterns {
             notice: re(
                 r"(?i)\bwarn(?:ing)?\b|fall(?:ing)? ?back|will (?:not|be disabled)|\bdisabl|\bskipp|\bignor|\boptional\b",
             ),
+            info_level: re(r"(?:^|[\s\[|:])(?:INFO|DEBUG)\b|^\s*I[0-9]{4} "),
             no_module: re(r#"No module named ['"]?([A-Za-z_][A-Za-z0-9_.]*)"#),
             cannot_import: re(
                 r#"cannot import name ['"]?(_[A-Za-z0-9_]*|[A-Za-z0-9_]*_(?:C|ext|cuda))['"]? from ['"]?([A-Za-z_][A-Za-z0-9_.]*)"#,
@@ -173,9 +176,12 @@ pub fn missing_extensions(text: &str) -> Vec<MissingExtension> {
     out
 }
 
-/// The severity of a floor on `line`: a notice or a fallback is a warning, else an error.
+/// The severity of a floor on `line`: a line logged at information level is information, a
+/// notice or a fallback a warning, anything else an error.
 fn floor_severity(line: &str) -> Severity {
-    if patterns().notice.is_match(line) {
+    if patterns().info_level.is_match(line) {
+        Severity::Info
+    } else if patterns().notice.is_match(line) {
         Severity::Warning
     } else {
         Severity::Error

@@ -170,3 +170,13 @@ fn a_driver_floor_in_a_containers_words_names_both_drivers() {
     assert!(f.summary.contains("535.86 or newer"), "{}", f.summary);
     assert!(f.detail.contains("510.85.02"), "{}", f.detail);
 }
+
+#[test]
+fn a_loaders_unquoted_function_name_is_a_driver_entry_point() {
+    // https://github.com/taichi-dev/taichi/issues/7826 (a driver older than the memory-pool API)
+    let t = triage(
+        "[E 04/17/23 11:09:22.656 3152] [dynamic_loader.cpp:taichi::DynamicLoader::load_function@32] Function cuDeviceGetDefaultMemPool not found",
+    );
+    let f = finding(&t, codes::DRIVER_ENTRY_POINT_MISSING).expect("the entry point is read");
+    assert!(f.summary.contains("older"), "{}", f.summary);
+}

@@ -132,3 +132,29 @@ fn a_load_error_says_which_release_the_missing_name_belongs_to() {
             .all(|f| !f.detail.contains("built against that release"))
     );
 }
+
+#[test]
+fn a_library_outside_the_searched_folders_says_where_it_lives() {
+    // https://github.com/numba/numba/issues/9216 (CUDA_HOME set to a list of folders)
+    let t =
+        triage("OSError: libnvvm.so: cannot open shared object file: No such file or directory");
+    let f = t
+        .findings
+        .iter()
+        .find(|f| f.severity == crate::engine::findings::Severity::Error)
+        .expect("the load failure is an error");
+    assert!(f.detail.contains("{toolkit}/nvvm/lib64"), "{}", f.detail);
+    assert!(f.detail.contains("CUDA_HOME"), "{}", f.detail);
+}
+
+#[test]
+fn nvml_not_found_in_a_tools_words_is_nvml_missing() {
+    // https://github.com/XuehaiPan/nvitop/issues/78 (Jetson AGX Orin)
+    let t = triage("FATAL ERROR: NVIDIA Management Library (NVML) not found.");
+    assert!(
+        message_ids(&t).contains(&"nvml-init-failure-generic"),
+        "{:?}",
+        message_ids(&t)
+    );
+    assert!(all_text(&t).contains("Jetson"));
+}
