@@ -128,6 +128,16 @@ fn minimums(tables: &DriverTables, keep: impl Fn(&str) -> bool) -> Vec<String> {
 }
 
 impl DriverTables {
+    /// The newest CUDA release whose Linux minimum driver is `driver` or older: what a Linux
+    /// driver of that version supports.
+    pub fn newest_cuda_for_linux_driver(&self, driver: &str) -> Option<String> {
+        self.releases
+            .iter()
+            .filter(|r| compare(&r.linux, driver).is_some_and(|o| o != Ordering::Greater))
+            .map(|r| r.cuda.clone())
+            .max_by(|a, b| compare(a, b).unwrap_or(Ordering::Equal))
+    }
+
     /// The minimum driver for a CUDA toolkit version ("12.4", "12.4.1", "11.8.89") on a platform:
     /// the lowest requirement among the rows of that major.minor. `None` when the table has no
     /// row, or NVIDIA lists N/A (Windows for CUDA 13.x; see [`DriverTables::branch`]).

@@ -92,7 +92,10 @@ fn core_library_finding(id: &LibraryIdentity, log: Evidence) -> Finding {
         kind: FixKind::Manual,
         summary: "Install (or reinstall) the NVIDIA driver for this GPU from nvidia.com or the \
                   distribution's packages, then check with `nvidia-smi`; in a container, start it \
-                  with `--gpus all` (or a CDI device) on a host that has the NVIDIA Container Toolkit."
+                  with `--gpus all` (or a CDI device) on a host that has the NVIDIA Container Toolkit. \
+                  A machine or cloud instance without an NVIDIA GPU (a CPU instance type) has no \
+                  driver to install: run there the CPU build or image of the program, or move to a \
+                  GPU instance."
             .into(),
     })
 }

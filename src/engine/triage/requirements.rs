@@ -11,7 +11,6 @@ use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use crate::engine::knowledge::Knowledge;
 use crate::engine::knowledge::drivers::requirement_words;
 use crate::engine::knowledge::torch_extensions::package_of;
-use crate::engine::knowledge::version::compare;
 use regex::Regex;
 use std::sync::OnceLock;
 
@@ -196,6 +195,9 @@ fn found_version(found: &Regex, line: &str, floor: &str) -> Option<String> {
         .find(|v| v != floor)
 }
 
+/// NVIDIA's table of CUDA releases and the drivers they need.
+const DRIVER_TABLE_SOURCE: &str = "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html (CUDA Toolkit and minimum driver versions)";
+
 /// A finding per stated floor; the version found is looked for on the floor's line, then in
 /// the rest of `text` (a message that goes on to the next line).
 pub fn floor_findings(floors: &[StatedFloor], text: &str, k: &Knowledge) -> Vec<Finding> {
@@ -230,10 +232,7 @@ fn cuda_floor_finding(f: &StatedFloor, text: &str, k: &Knowledge) -> Finding {
         ),
     )
     .with_evidence(Evidence::new("log", f.line.clone()))
-    .with_evidence(Evidence::new(
-        "source",
-        "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html (CUDA Toolkit and minimum driver versions)",
-    ))
+    .with_evidence(Evidence::new("source", DRIVER_TABLE_SOURCE))
     .with_fix(FixRef {
         id: "advice-cuda-floor".into(),
         kind: FixKind::Manual,
@@ -250,11 +249,7 @@ fn driver_floor_finding(f: &StatedFloor, text: &str, k: &Knowledge) -> Finding {
     let v = &f.version;
     let cuda = k
         .drivers
-        .releases
-        .iter()
-        .filter(|r| compare(&r.linux, v).is_some_and(|o| o != std::cmp::Ordering::Greater))
-        .map(|r| r.cuda.clone())
-        .max_by(|a, b| compare(a, b).unwrap_or(std::cmp::Ordering::Equal))
+        .newest_cuda_for_linux_driver(v)
         .map(|c| format!(" (driver {v} is the one for CUDA {c} on Linux, in NVIDIA's table)"))
         .unwrap_or_default();
     let found = found_version(&patterns().found_driver, &f.line, v)
@@ -273,10 +268,7 @@ fn driver_floor_finding(f: &StatedFloor, text: &str, k: &Knowledge) -> Finding {
         ),
     )
     .with_evidence(Evidence::new("log", f.line.clone()))
-    .with_evidence(Evidence::new(
-        "source",
-        "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html (CUDA Toolkit and minimum driver versions)",
-    ))
+    .with_evidence(Evidence::new("source", DRIVER_TABLE_SOURCE))
     .with_fix(FixRef {
         id: "advice-update-driver".into(),
         kind: FixKind::Manual,

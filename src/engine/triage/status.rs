@@ -172,6 +172,28 @@ pub fn names_on(line: &str) -> Vec<(&'static str, String, Option<i64>)> {
             out.push(("nccl", row.name.clone(), Some(row.number)));
         }
     }
+    // ncclGetErrorString spells the enumerator in words on a line about NCCL ("NCCL failure
+    // all_reduce.cu:95 'unhandled cuda error'" is ncclUnhandledCudaError).
+    let lower = line.to_ascii_lowercase();
+    if lower.contains("nccl") {
+        for row in generated()
+            .status
+            .code
+            .iter()
+            .filter(|r| r.type_name == "ncclResult_t" && r.number != 0)
+        {
+            let Some(camel) = row.name.strip_prefix("nccl") else {
+                continue;
+            };
+            let words = snake_upper(camel).replace('_', " ").to_ascii_lowercase();
+            if words.contains(' ')
+                && lower.contains(&words)
+                && !out.iter().any(|(_, n, _)| *n == row.name)
+            {
+                out.push(("nccl", row.name.clone(), Some(row.number)));
+            }
+        }
+    }
     if line.to_ascii_lowercase().contains("nvml") {
         for c in patterns().nvml_bare.captures_iter(line) {
             if let Some(row) = rows_named(&format!("NVML_ERROR_{}", &c[1]))

@@ -107,19 +107,7 @@ pub fn driver_version_findings(drivers: &[(String, String)], k: &Knowledge) -> V
     drivers
         .iter()
         .map(|(v, line)| {
-            let newest = k
-                .drivers
-                .releases
-                .iter()
-                .filter(|r| {
-                    crate::engine::knowledge::version::compare(&r.linux, v)
-                        .is_some_and(|o| o != std::cmp::Ordering::Greater)
-                })
-                .map(|r| r.cuda.clone())
-                .max_by(|a, b| {
-                    crate::engine::knowledge::version::compare(a, b)
-                        .unwrap_or(std::cmp::Ordering::Equal)
-                });
+            let newest = k.drivers.newest_cuda_for_linux_driver(v);
             let detail = match &newest {
                 Some(c) => format!(
                     "NVIDIA driver {v} supports CUDA up to {c} (NVIDIA's minimum driver per CUDA release, \

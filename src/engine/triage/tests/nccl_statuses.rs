@@ -52,6 +52,16 @@ fn cupys_upper_case_nccl_names_are_nccls_results() {
 }
 
 #[test]
+fn nccls_error_string_on_an_nccl_line_is_its_result() {
+    // https://github.com/NVIDIA/nccl-tests/issues/5 (nccl-tests against NCCL 1.3.4)
+    let t = triage("NCCL failure all_reduce.cu:95 'unhandled cuda error'");
+    assert_eq!(names(&t), ["ncclUnhandledCudaError"]);
+    // The same words on a line about something else are not NCCL's.
+    let t = triage("RuntimeError: internal error while compiling the kernel");
+    assert!(t.codes.iter().all(|c| c.kind != "nccl"), "{:?}", t.codes);
+}
+
+#[test]
 fn a_glog_check_against_a_library_success_value_reads_the_number() {
     // https://github.com/NVIDIA/caffe/issues/492
     let t = triage("Check failed: result == ncclSuccess (1 vs. 0)  unhandled cuda error");
