@@ -135,6 +135,29 @@ impl Catalog {
     pub fn message(&self, id: &str) -> Option<&MessageRow> {
         self.messages.iter().find(|m| m.id == id)
     }
+
+    /// A catalog of only some of this one's message rows (a test reads a line with one row
+    /// alone, without the program's own row that would otherwise answer first).
+    #[cfg(test)]
+    pub fn only(&self, ids: &[&str]) -> Catalog {
+        let messages: Vec<MessageRow> = self
+            .messages
+            .iter()
+            .filter(|m| ids.contains(&m.id.as_str()))
+            .cloned()
+            .collect();
+        Catalog {
+            patterns: Patterns {
+                sources: messages
+                    .iter()
+                    .map(|m| format!("(?i){}", m.pattern))
+                    .collect(),
+                compiled: OnceLock::new(),
+            },
+            messages,
+            codes: Vec::new(),
+        }
+    }
 }
 
 /// The messages' patterns (checked by the tables' unit tests), compiled together the first time one is used.

@@ -120,9 +120,12 @@ fn line_matches(line: &str, k: &Knowledge, seams: &[usize]) -> Vec<MessageMatch>
         .flat_map(|(i, _)| k.catalog.messages[*i].overrides.iter().map(String::as_str))
         .collect();
     let specific = hits.iter().any(|(i, _)| !k.catalog.messages[*i].fallback);
+    // A line that only says what to do if an error comes ("If you encounter CUDA out of
+    // memory, try ...") is no report of it: no family reading takes it.
+    let advice = super::extract::is_conditional_hint(line);
     hits.into_iter()
         .filter(|(i, _)| !overridden.contains(&k.catalog.messages[*i].id.as_str()))
-        .filter(|(i, _)| !(specific && k.catalog.messages[*i].fallback))
+        .filter(|(i, _)| !((specific || advice) && k.catalog.messages[*i].fallback))
         .map(|(i, groups)| MessageMatch {
             id: k.catalog.messages[i].id.clone(),
             line: clip(line),

@@ -379,3 +379,30 @@ fn pythons_winerror_is_windows_on_any_line_and_advice_reports_no_error() {
         t.findings
     );
 }
+
+#[test]
+fn a_family_reading_does_not_take_an_advice_line() {
+    // The generic out-of-memory row alone, without Real-ESRGAN's own row for its hint
+    // (https://github.com/xinntao/Real-ESRGAN/issues/710).
+    let k = crate::engine::knowledge::Knowledge {
+        catalog: std::sync::LazyLock::new(|| {
+            crate::engine::knowledge::knowledge()
+                .catalog
+                .only(&["gpu-out-of-memory-generic"])
+        }),
+        ..Default::default()
+    };
+    let hint = "If you encounter CUDA out of memory, try to set --tile with a smaller number.";
+    assert!(
+        crate::engine::triage::classify::match_messages(hint, &k).is_empty(),
+        "an advice line is no out-of-memory report"
+    );
+    // The row's own example, PaddlePaddle's report, is still read.
+    let example = &k.catalog.messages[0].example;
+    let read = crate::engine::triage::classify::match_messages(example, &k);
+    assert!(!read.is_empty(), "the example is read");
+    assert!(
+        read.iter().all(|m| m.id == "gpu-out-of-memory-generic"),
+        "{read:?}"
+    );
+}
