@@ -58,10 +58,20 @@ pub fn driver_symbol_findings(symbols: &[MissingSymbol], k: &Knowledge) -> Vec<F
                         s.symbol
                     ),
                     format!(
-                        "{} has been in the CUDA driver API since {since}, older than every CUDA release in                          NVIDIA's driver table: every NVIDIA driver exports it, so an old driver is not the                          cause. The library that answered is not the real driver library: the toolkit's                          stub (lib64/stubs/libcuda.so) or another libcuda found first on the library path;                          under WSL a libcuda.so installed inside the distribution (by a Linux driver or                          toolkit package) instead of the Windows driver's /usr/lib/wsl/lib/libcuda.so.1; or                          a binding that found no libcuda at all and looked in the process itself.",
+                        "{} has been in the CUDA driver API since {since}, older than every CUDA release in \
+                         NVIDIA's driver table: every NVIDIA driver exports it, so an old driver is not the \
+                         cause. The library that answered is not the real driver library: the toolkit's \
+                         stub (lib64/stubs/libcuda.so) or another libcuda found first on the library path; \
+                         under WSL a libcuda.so installed inside the distribution (by a Linux driver or \
+                         toolkit package) instead of the Windows driver's /usr/lib/wsl/lib/libcuda.so.1; or \
+                         a binding that found no libcuda at all and looked in the process itself.",
                         s.symbol
                     ),
-                    "Make the real driver library the one found: ldconfig -p | grep libcuda shows which                      libcuda.so.1 the loader takes. Under WSL put /usr/lib/wsl/lib first                      (LD_LIBRARY_PATH=/usr/lib/wsl/lib) and remove any libcuda.so* installed inside the                      distribution; elsewhere take stubs folders off LD_LIBRARY_PATH, or reinstall the                      NVIDIA driver."
+                    "Make the real driver library the one found: ldconfig -p | grep libcuda shows which \
+                     libcuda.so.1 the loader takes. Under WSL put /usr/lib/wsl/lib first \
+                     (LD_LIBRARY_PATH=/usr/lib/wsl/lib) and remove any libcuda.so* installed inside the \
+                     distribution; elsewhere take stubs folders off LD_LIBRARY_PATH, or reinstall the \
+                     NVIDIA driver."
                         .to_string(),
                 )
             } else if e.api == "runtime" {
