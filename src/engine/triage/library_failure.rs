@@ -28,10 +28,7 @@ const MORE_FAILURE_WORDS: &[&str] = &[
 /// library that did load (a symbol version it lacks, the glibc it needs) gets nothing: its log
 /// line must pass [`failure_line`], as a library's own failure finding must.
 pub fn name_releases_in_load_errors(findings: &mut [Finding], identities: &[LibraryIdentity]) {
-    for f in findings
-        .iter_mut()
-        .filter(|f| f.severity == Severity::Error && f.code.starts_with("log-"))
-    {
+    for f in load_errors(findings) {
         let named: Vec<&LibraryIdentity> = identities
             .iter()
             .filter(|id| f.summary.contains(&id.file))
@@ -64,22 +61,29 @@ pub fn name_releases_in_load_errors(findings: &mut [Finding], identities: &[Libr
 /// (NVVM in the toolkit's nvvm/lib64) says where it is and how programs are pointed at it.
 pub fn name_own_folders_in_load_errors(findings: &mut [Finding], identities: &[LibraryIdentity]) {
     let k = crate::engine::knowledge::knowledge();
-    for f in findings
-        .iter_mut()
-        .filter(|f| f.severity == Severity::Error && f.code.starts_with("log-"))
-    {
+    for f in load_errors(findings) {
         for id in identities.iter().filter(|id| f.summary.contains(&id.file)) {
             let off_path = k
                 .locations
                 .locations
                 .iter()
                 .any(|l| l.what == id.component && l.on_search_path == Some(false));
+            if !off_path {
+                continue;
+            }
             let words = super::classify::own_folders(&id.component);
-            if off_path && !f.detail.contains(words.trim()) {
+            if !f.detail.contains(words.trim()) {
                 f.detail.push_str(&words);
             }
         }
     }
+}
+
+/// The error findings the catalog's message rows made (`log-…`): a load failure a log reports.
+fn load_errors(findings: &mut [Finding]) -> impl Iterator<Item = &mut Finding> {
+    findings
+        .iter_mut()
+        .filter(|f| f.severity == Severity::Error && f.code.starts_with("log-"))
 }
 
 /// One error per identified library that a line says did not load and no finding names yet.

@@ -59,6 +59,13 @@ fn patterns() -> &'static Patterns {
         const CUDA: &str = r"\b(?:CUDA(?:[ _-]?(?:toolkit|runtime))?|nvcc)\s*(?:version\s*)?";
         const DRIVER: &str = r"\b(?:NVIDIA\s+)?(?:(?:graphics|display|GPU)\s+)?driver(?:\s+(?:version|release))?\s*";
         const MORE: &str = r"\+?\s*(?:or|and)\s*(?:newer|higher|later|above|greater|up)\b";
+        // A version the line says was found: after a word that says so, or before "is
+        // installed" (`more` adds words to the first list).
+        let found = |more: &str, version: &str| {
+            format!(
+                r"(?i)(?:\b(?:found|got|detected|current(?:ly)?|installed|you have{more})\b[^0-9]{{0,24}}?({version})\b|\b({version}) (?:is|was) (?:installed|found|detected))"
+            )
+        };
         const ASKS: &str = r"\b(?:requires?|required|needs?|at least|minimum(?:\s+required)?(?:\s+version)?(?:\s+of)?|only supported (?:on|with|for)|supports? only)\s+(?:an?\s+|the\s+)?";
         Patterns {
             cuda: [
@@ -75,12 +82,8 @@ fn patterns() -> &'static Patterns {
                     r"(?i){ASKS}{DRIVER}(?:of\s+)?(?:>=\s*)?[rR]?(\d{{3}}(?:\.\d+){{0,2}})\b"
                 )),
             ],
-            found: re(
-                r"(?i)(?:\b(?:found|got|detected|current(?:ly)?|installed|you have|but)\b[^0-9]{0,24}?(\d{1,2}\.\d+)\b|\b(\d{1,2}\.\d+) (?:is|was) (?:installed|found|detected))",
-            ),
-            found_driver: re(
-                r"(?i)(?:\b(?:found|got|detected|current(?:ly)?|installed|you have)\b[^0-9]{0,24}?(\d{3}\.\d+(?:\.\d+)?)\b|\b(\d{3}\.\d+(?:\.\d+)?) (?:is|was) (?:installed|found|detected))",
-            ),
+            found: re(&found(r"|but", r"\d{1,2}\.\d+")),
+            found_driver: re(&found("", r"\d{3}\.\d+(?:\.\d+)?")),
             notice: re(
                 r"(?i)\bwarn(?:ing)?\b|fall(?:ing)? ?back|will (?:not|be disabled)|\bdisabl|\bskipp|\bignor|\boptional\b",
             ),
@@ -187,19 +190,21 @@ fn floor_severity(line: &str) -> Severity {
     }
 }
 
-/// The version the line says was found (by `found`), if it names one other than the floor.
-fn found_version(found: &Regex, line: &str, floor: &str) -> Option<String> {
-    found
-        .captures_iter(line)
-        .filter_map(|c| c.get(1).or(c.get(2)).map(|m| m.as_str().to_string()))
-        .find(|v| v != floor)
+/// The version the floor's line says was found (by `found`), else one the rest of `text` says
+/// was found (a message that goes on to the next line); never the floor itself.
+fn found_version(found: &Regex, line: &str, text: &str, floor: &str) -> Option<String> {
+    [line, text].into_iter().find_map(|t| {
+        found
+            .captures_iter(t)
+            .filter_map(|c| c.get(1).or(c.get(2)).map(|m| m.as_str().to_string()))
+            .find(|v| v != floor)
+    })
 }
 
 /// NVIDIA's table of CUDA releases and the drivers they need.
 const DRIVER_TABLE_SOURCE: &str = "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html (CUDA Toolkit and minimum driver versions)";
 
-/// A finding per stated floor; the version found is looked for on the floor's line, then in
-/// the rest of `text` (a message that goes on to the next line).
+/// A finding per stated floor, with the version `text` says was found.
 pub fn floor_findings(floors: &[StatedFloor], text: &str, k: &Knowledge) -> Vec<Finding> {
     floors
         .iter()
@@ -212,8 +217,7 @@ pub fn floor_findings(floors: &[StatedFloor], text: &str, k: &Knowledge) -> Vec<
 
 fn cuda_floor_finding(f: &StatedFloor, text: &str, k: &Knowledge) -> Finding {
     let v = &f.version;
-    let found = found_version(&patterns().found, &f.line, v)
-        .or_else(|| found_version(&patterns().found, text, v))
+    let found = found_version(&patterns().found, &f.line, text, v)
         .map(|o| format!(" The text shows CUDA {o}."))
         .unwrap_or_default();
     let driver = requirement_words(v, &k.drivers)
@@ -252,8 +256,7 @@ fn driver_floor_finding(f: &StatedFloor, text: &str, k: &Knowledge) -> Finding {
         .newest_cuda_for_linux_driver(v)
         .map(|c| format!(" (driver {v} is the one for CUDA {c} on Linux, in NVIDIA's table)"))
         .unwrap_or_default();
-    let found = found_version(&patterns().found_driver, &f.line, v)
-        .or_else(|| found_version(&patterns().found_driver, text, v))
+    let found = found_version(&patterns().found_driver, &f.line, text, v)
         .map(|o| format!(" The text shows driver {o}."))
         .unwrap_or_default();
     Finding::new(

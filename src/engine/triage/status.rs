@@ -161,13 +161,8 @@ pub fn names_on(line: &str) -> Vec<(&'static str, String, Option<i64>)> {
         }
     }
     for c in patterns().nccl_upper.captures_iter(line) {
-        if let Some(row) = generated().status.code.iter().find(|r| {
-            r.type_name == "ncclResult_t"
-                && r.number != 0
-                && r.name
-                    .strip_prefix("nccl")
-                    .is_some_and(|camel| snake_upper(camel) == c[1])
-        }) && !out.iter().any(|(_, n, _)| *n == row.name)
+        if let Some((row, _)) = nccl_results().find(|(_, upper)| *upper == c[1])
+            && !out.iter().any(|(_, n, _)| *n == row.name)
         {
             out.push(("nccl", row.name.clone(), Some(row.number)));
         }
@@ -176,16 +171,8 @@ pub fn names_on(line: &str) -> Vec<(&'static str, String, Option<i64>)> {
     // all_reduce.cu:95 'unhandled cuda error'" is ncclUnhandledCudaError).
     let lower = line.to_ascii_lowercase();
     if lower.contains("nccl") {
-        for row in generated()
-            .status
-            .code
-            .iter()
-            .filter(|r| r.type_name == "ncclResult_t" && r.number != 0)
-        {
-            let Some(camel) = row.name.strip_prefix("nccl") else {
-                continue;
-            };
-            let words = snake_upper(camel).replace('_', " ").to_ascii_lowercase();
+        for (row, upper) in nccl_results() {
+            let words = upper.replace('_', " ").to_ascii_lowercase();
             if words.contains(' ')
                 && lower.contains(&words)
                 && !out.iter().any(|(_, n, _)| *n == row.name)
@@ -194,7 +181,7 @@ pub fn names_on(line: &str) -> Vec<(&'static str, String, Option<i64>)> {
             }
         }
     }
-    if line.to_ascii_lowercase().contains("nvml") {
+    if lower.contains("nvml") {
         for c in patterns().nvml_bare.captures_iter(line) {
             if let Some(row) = rows_named(&format!("NVML_ERROR_{}", &c[1]))
                 .into_iter()
@@ -213,6 +200,18 @@ pub fn names_on(line: &str) -> Vec<(&'static str, String, Option<i64>)> {
         }
     }
     out
+}
+
+/// NCCL's failure results with their names in upper snake case, without the prefix
+/// (`ncclSystemError` → `SYSTEM_ERROR`): the form CuPy prints after `NCCL_ERROR_`, and in lower
+/// case with spaces the words ncclGetErrorString prints.
+fn nccl_results() -> impl Iterator<Item = (&'static StatusCode, String)> {
+    generated()
+        .status
+        .code
+        .iter()
+        .filter(|r| r.type_name == "ncclResult_t" && r.number != 0)
+        .filter_map(|r| Some((r, snake_upper(r.name.strip_prefix("nccl")?))))
 }
 
 /// The driver API enumerator a binding's CamelCase variant stands for (`NoBinaryForGpu` and
