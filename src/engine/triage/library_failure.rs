@@ -10,7 +10,7 @@ use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use crate::engine::knowledge::LibraryIdentity;
 
 /// Words some hosts use beyond the driver finding's list.
-const MORE_FAILURE_WORDS: &[&str] = &[
+pub(super) const MORE_FAILURE_WORDS: &[&str] = &[
     "cannot find",
     "cannot found",
     "can't find",
@@ -80,7 +80,7 @@ pub fn name_own_folders_in_load_errors(findings: &mut [Finding], identities: &[L
 }
 
 /// The error findings the catalog's message rows made (`log-…`): a load failure a log reports.
-fn load_errors(findings: &mut [Finding]) -> impl Iterator<Item = &mut Finding> {
+pub(super) fn load_errors(findings: &mut [Finding]) -> impl Iterator<Item = &mut Finding> {
     findings
         .iter_mut()
         .filter(|f| f.severity == Severity::Error && f.code.starts_with("log-"))
@@ -225,6 +225,15 @@ pub fn unknown_library_failure_findings(
         } else {
             ""
         };
+        // xmr-stak's "cannot load backend library: xmrstak_cuda_backend.dll": antivirus software
+        // had removed the program's own CUDA backend (fireice-uk/xmr-stak-nvidia#238).
+        let quarantined = if cuda_build && name.to_ascii_lowercase().ends_with(".dll") {
+            " Antivirus software also removes or blocks such files of GPU programs (miners above \
+             all): when the file is missing from the program's folder, check the antivirus \
+             quarantine, allow the folder, and extract the program again."
+        } else {
+            ""
+        };
         out.push(
             Finding::new(
                 codes::LIBRARY_NOT_FOUND,
@@ -235,7 +244,7 @@ pub fn unknown_library_failure_findings(
                      CUDA, cuDNN or driver library in CUDA Triage's tables: it belongs to the program \
                      itself or to another package it depends on, which is not installed, not in the \
                      version the program was built for, or in a folder the loader does not search.\
-                     {cuda_needs}"
+                     {cuda_needs}{quarantined}"
                 ),
             )
             .with_libraries([name.clone()])

@@ -21,6 +21,7 @@ pub mod extract;
 mod folders;
 pub mod gpu_generation;
 mod library_failure;
+mod load_error_sources;
 pub mod machine;
 mod ptx_driver;
 mod requester;
@@ -212,6 +213,7 @@ pub fn triage(text: &str) -> Triage {
     findings.extend(unknown);
     library_failure::name_releases_in_load_errors(&mut findings, &t.identities);
     library_failure::name_own_folders_in_load_errors(&mut findings, &t.identities);
+    load_error_sources::name_sources_in_load_errors(&mut findings, &t.identities);
     findings.extend(classify::library_findings(&t.identities));
     sort_by_severity(&mut findings);
     t.findings = findings;

@@ -168,9 +168,12 @@ pub fn names_on(line: &str) -> Vec<(&'static str, String, Option<i64>)> {
         }
     }
     // ncclGetErrorString spells the enumerator in words on a line about NCCL ("NCCL failure
-    // all_reduce.cu:95 'unhandled cuda error'" is ncclUnhandledCudaError).
+    // all_reduce.cu:95 'unhandled cuda error'" is ncclUnhandledCudaError). NCCL's own CUDA checks
+    // quote cudaGetErrorString instead ("NCCL WARN Cuda failure 'invalid argument'" is the CUDA
+    // runtime's cudaErrorInvalidValue: src/include/checks.h), read as the runtime's message.
     let lower = line.to_ascii_lowercase();
-    if lower.contains("nccl") {
+    let quotes_cuda = lower.contains("cuda failure") && !lower.contains("nccl failure");
+    if lower.contains("nccl") && !quotes_cuda {
         for (row, upper) in nccl_results() {
             let words = upper.replace('_', " ").to_ascii_lowercase();
             if words.contains(' ')
@@ -353,7 +356,11 @@ fn runtime_messages() -> &'static (Option<AhoCorasick>, Vec<&'static StatusCode>
             .iter()
             .filter(|c| c.number != 0 && c.text.as_deref().is_some_and(|t| t.len() >= 8))
             .collect();
-        let texts: Vec<&str> = rows.iter().filter_map(|r| r.text.as_deref()).collect();
+        let texts: Vec<&str> = rows
+            .iter()
+            .filter_map(|r| r.text.as_deref())
+            .map(message_core)
+            .collect();
         let ac = AhoCorasick::builder()
             .ascii_case_insensitive(true)
             .match_kind(aho_corasick::MatchKind::LeftmostLongest)
@@ -361,6 +368,24 @@ fn runtime_messages() -> &'static (Option<AhoCorasick>, Vec<&'static StatusCode>
             .ok();
         (ac, rows)
     })
+}
+
+/// The words of a runtime message that programs keep when they reword it: without the final
+/// full stop and without leading articles ("the provided PTX was compiled with an unsupported
+/// toolchain." is printed by miners as "The PTX was compiled with an unsupported toolchain"),
+/// as long as three words stay.
+fn message_core(text: &str) -> &str {
+    let mut core = text.trim().trim_end_matches('.');
+    while let Some((first, rest)) = core.split_once(' ') {
+        let droppable = ["the", "a", "an", "provided"]
+            .iter()
+            .any(|w| first.eq_ignore_ascii_case(w));
+        if !droppable || rest.split_whitespace().count() < 3 {
+            break;
+        }
+        core = rest;
+    }
+    core
 }
 
 /// The C library's `strerror` texts that CUDA runtime messages repeat word for word (glibc
@@ -395,7 +420,7 @@ pub fn runtime_messages_on(line: &str) -> Vec<&'static StatusCode> {
     let mut out: Vec<&'static StatusCode> = Vec::new();
     for m in ac.find_iter(line) {
         let row = rows[m.pattern().as_usize()];
-        let text = row.text.as_deref().unwrap_or("");
+        let text = message_core(row.text.as_deref().unwrap_or(""));
         let words = text.split_whitespace().count();
         // The CUDA runtime reuses a few of the C library's strerror texts ("operation not
         // permitted"): on a line that does not say CUDA they are the system's errno.

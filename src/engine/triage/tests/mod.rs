@@ -12,6 +12,7 @@ mod gpu_generations;
 mod host_programs;
 mod host_versions;
 mod library_lines;
+mod load_sources;
 mod nccl_statuses;
 mod program_errors;
 mod runtime_policies;
