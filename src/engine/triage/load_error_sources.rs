@@ -2,7 +2,8 @@
 //! with the CUDA toolkit or its `nvidia-*` pip wheel and never with the driver (the wheels' file
 //! lists, generated); an unversioned name (`libnvidia-ml.so`, `libcudart.so`) is a development
 //! link that the runtime packages do not install, so a program that opens the bare name needs the
-//! development package or a link to the versioned file.
+//! development package or a link to the versioned file; a Windows error 126 for a library whose
+//! note names the dependency that error usually stands for (zlibwapi.dll) says so.
 
 use super::driver_library::FAILURE_WORDS;
 use super::library_failure::{MORE_FAILURE_WORDS, failure_line, load_errors};
@@ -28,6 +29,9 @@ pub fn name_sources_in_load_errors(findings: &mut [Finding], identities: &[Libra
         if !said_to_fail {
             continue;
         }
+        if let Some(words) = dependency_note(id, f) {
+            f.detail.push_str(&words);
+        }
         if id.version_family == "unversioned" {
             if let Some((words, fix)) = unversioned_link(id) {
                 if !f.detail.contains(words.trim()) {
@@ -41,6 +45,27 @@ pub fn name_sources_in_load_errors(findings: &mut [Finding], identities: &[Libra
             }
         }
     }
+}
+
+/// What the library's own note says a Windows "module not found" (error 126, "or one of its
+/// dependencies") for it can mean (the cuDNN 8.3+ DLLs' zlibwapi.dll), for a load error that
+/// is one and does not say it yet.
+fn dependency_note(id: &LibraryIdentity, f: &Finding) -> Option<String> {
+    let log_says_126 = f.evidence.iter().any(|e| {
+        let lower = e.text.to_ascii_lowercase();
+        e.kind == "log" && (lower.contains("126") || lower.contains("one of its dependencies"))
+    });
+    if !log_says_126 {
+        return None;
+    }
+    let sentences: Vec<&str> = id
+        .note
+        .as_deref()?
+        .split(". ")
+        .filter(|s| s.contains("error 126"))
+        .collect();
+    let words = format!(" {}", sentences.join(". ").trim_end_matches('.'));
+    (!sentences.is_empty() && !f.detail.contains(words.trim())).then(|| format!("{words}."))
 }
 
 /// The wheels' row for a name, as asked or (a soname) with trailing version numbers taken off

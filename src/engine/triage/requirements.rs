@@ -146,7 +146,9 @@ pub fn missing_extensions(text: &str) -> Vec<MissingExtension> {
         };
         let parts: Vec<&str> = module.split('.').collect();
         let last = parts.last().copied().unwrap_or_default();
-        if !is_extension_module(last) {
+        // TensorFlow 1.x on Windows says "No module named '_pywrap_tensorflow_internal'" when
+        // the module's DLL failed to load (a catalog row reads it): not a missing extension.
+        if !is_extension_module(last) || last.starts_with("_pywrap_tensorflow") {
             continue;
         }
         // A dotted module belongs to its top package; a flat one to the package the extension

@@ -88,7 +88,7 @@ fn patterns() -> &'static Patterns {
                 // ("Unknown CUresult: 35", "CUresult 100").
                 re(r"\bCUresult\s*[:=(]?\s*([0-9]{1,4})\b"),
                 // Ollama's "cuda driver library failed to get device context 800".
-                re(r"(?i)\bcuda\b[^\n]{0,40}?\bfailed to [a-z ]{1,40}?\b([0-9]{1,4})(?:[^0-9.]|\.(?:[^0-9]|$)|$)"),
+                re(r"(?i)\b(?:nv)?cuda\b[^\n]{0,40}?\bfailed to [a-z ]{1,40}?\b([0-9]{1,4})(?:[^0-9.]|\.(?:[^0-9]|$)|$)"),
             ],
             // `nvmlErrorString` spells the enumerator in words: "nvml error: driver not loaded",
             // "Failed to initialize NVML: Insufficient Permissions".

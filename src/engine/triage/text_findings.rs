@@ -10,6 +10,8 @@ use crate::engine::knowledge::cudnn::ComputeTables;
 use crate::engine::knowledge::generated::generated;
 use crate::engine::knowledge::ptx_isa;
 use crate::engine::knowledge::{Knowledge, LibraryIdentity};
+use regex::Regex;
+use std::sync::OnceLock;
 
 fn what(id: Option<&LibraryIdentity>) -> String {
     id.map(LibraryIdentity::describe)
@@ -274,6 +276,16 @@ pub fn arch_findings(archs: &[RefusedArch], text: &str, k: &Knowledge) -> Vec<Fi
                     a.arch,
                     super::gpu_generation::older_build(text, &first)
                 ),
+                Some((first, Some(last))) if built_without(&a.line) => format!(
+                    "The program or package that refused {} was built without code for it: its build \
+                     listed other GPUs' architectures (often only those of the machine that built it), \
+                     or used a CUDA newer than {last}{}. CUDA {first} to {last} can build for it: \
+                     install a build that includes it, or rebuild with it listed.",
+                    a.arch,
+                    dropped_in(&a.arch, k)
+                        .map(|c| format!(" (CUDA {c} and newer cannot build for it)"))
+                        .unwrap_or_default()
+                ),
                 Some((first, Some(last))) => format!(
                     "{} is supported by the CUDA compiler from CUDA {first} to {last}, and dropped after \
                      {last}{}. The tool that refused it is newer: build for this GPU with CUDA {last} or \
@@ -314,6 +326,20 @@ pub fn arch_findings(archs: &[RefusedArch], text: &str, k: &Knowledge) -> Vec<Fi
             .with_fix(build_for_arch_fix(&a.arch))
         })
         .collect()
+}
+
+/// Whether a line says the program lacks code for an architecture ("no kernel image is
+/// available", "Could not find compatible tinycudann extension for compute capability 70")
+/// rather than a compiler refusing to build for it.
+fn built_without(line: &str) -> bool {
+    static BUILT_WITHOUT: OnceLock<Regex> = OnceLock::new();
+    BUILT_WITHOUT
+        .get_or_init(|| {
+            crate::engine::static_regex::compile(
+                r"(?i)no kernel image|not compiled for|no device code compatible|\b(?:could not|couldn't|cannot|can't) find\s+compatible\b|\bno\s+(?:compatible\s+)?(?:binary|binaries|kernels?|cubin|sass)\s+(?:is\s+)?(?:available\s+)?for\b",
+            )
+        })
+        .is_match(line)
 }
 
 /// The CUDA release whose notes drop an architecture (the compute table's `[[toolkit]]` rows).

@@ -2,6 +2,7 @@
 //! lines from the public threads cited above each test.
 
 use super::*;
+use crate::engine::finding_codes as codes;
 
 #[test]
 fn an_unversioned_driver_name_is_a_development_link_to_the_versioned_file() {
@@ -88,4 +89,70 @@ fn a_cuda_failure_that_nccl_quotes_is_the_runtime_code_not_ncclinvalidargument()
     );
     let f = finding(&t, "cuda-error-1").expect("cudaErrorInvalidValue");
     assert!(f.detail.contains("Fabric Manager"), "{}", f.detail);
+}
+
+#[test]
+fn a_cudnn_8_dll_that_error_126_names_points_at_zlibwapi() {
+    // https://github.com/pytorch/builder/pull/955 (the cuDNN 8 DLLs need zlibwapi.dll)
+    let t = triage(
+        "OSError: [WinError 126] The specified module could not be found. Error loading \
+         \"C:\\w\\b\\windows\\conda\\envs\\testenv\\lib\\site-packages\\torch\\lib\\cudnn_cnn_infer64_8.dll\" \
+         or one of its dependencies.",
+    );
+    let f = finding(&t, "log-torch-winerror-loading-dll").expect("PyTorch's message is read");
+    assert!(f.detail.contains("zlibwapi.dll"), "{}", f.detail);
+}
+
+#[test]
+fn a_package_built_without_an_architecture_is_not_a_compiler_refusal() {
+    // https://github.com/NVlabs/tiny-cuda-nn/issues/490 (built for compute capability 86 only)
+    let t = triage(
+        "OSError: Could not find compatible tinycudann extension for compute capability 70.",
+    );
+    let f = finding(&t, codes::GPU_ARCH_REFUSED).expect("sm_70 is named");
+    assert!(
+        f.detail.contains("was built without code for it"),
+        "{}",
+        f.detail
+    );
+    assert!(
+        !f.detail.contains("The tool that refused it is newer"),
+        "{}",
+        f.detail
+    );
+    // A compiler's refusal keeps the compiler's reading.
+    let t = triage("nvcc fatal   : Unsupported gpu architecture 'compute_70'");
+    let f = finding(&t, codes::GPU_ARCH_REFUSED).expect("compute_70 is named");
+    assert!(
+        f.detail.contains("The tool that refused it is newer"),
+        "{}",
+        f.detail
+    );
+}
+
+#[test]
+fn a_compiled_extension_missing_a_procedure_was_built_for_another_torch() {
+    // https://github.com/facebookresearch/xformers/issues/1248 (the Windows loader's dialog)
+    let t = triage(
+        "The procedure entry point could not be located in the dynamic link library \
+         Z:\\_PSTART_\\_APPS_\\_AI_\\ComfyUI_windows_portable\\python_embeded\\Lib\\site-packages\\xformers\\_C.pyd",
+    );
+    let f = finding(&t, "win32-error-127").expect("the dialog's wording is error 127");
+    assert!(
+        f.detail.contains("for another torch release"),
+        "{}",
+        f.detail
+    );
+}
+
+#[test]
+fn tensorflow_1_on_windows_names_its_native_module_when_a_dll_is_missing() {
+    // https://github.com/tensorflow/tensorflow/issues/10111 (cudnn64_5.dll was missing)
+    let t = triage("ImportError: No module named '_pywrap_tensorflow_internal'");
+    assert!(
+        finding(&t, codes::EXTENSION_MODULE_MISSING).is_none(),
+        "{:?}",
+        codes(&t)
+    );
+    assert!(message_ids(&t).contains(&"tensorflow-pywrap-no-module"));
 }
