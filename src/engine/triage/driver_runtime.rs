@@ -1,7 +1,8 @@
 //! A driver's CUDA version and a CUDA runtime's version printed side by side ("Driver API
 //! Version: 11.4, Runtime API Version: 11.7", "CUDA driver version 10.1 ... runtime version
 //! 10.2"): the runtime needs a driver at least as new as itself, except within one CUDA 11+ major,
-//! where minor-version compatibility lets it run without the newer PTX JIT and APIs.
+//! where minor-version compatibility lets it run without the newer PTX JIT and APIs. The two may
+//! also be on consecutive lines.
 
 use super::extract::clip;
 use crate::engine::context::Platform;
@@ -28,7 +29,12 @@ pub fn driver_runtime_pairs(text: &str) -> Vec<(String, String, String)> {
         ]
     });
     let mut out: Vec<(String, String, String)> = Vec::new();
-    for line in text.lines() {
+    let lines: Vec<&str> = text.lines().collect();
+    // Each line, then each line joined with the next: programs that log the two versions on
+    // consecutive lines ("Cuda driver version: 11.2" / "Cuda runtime API version: 11.4").
+    let joined = lines.windows(2).map(|w| format!("{} {}", w[0], w[1]));
+    for line in lines.iter().map(|l| l.to_string()).chain(joined) {
+        let line = line.as_str();
         let pair = driver_first
             .captures(line)
             .map(|c| (c[1].to_string(), c[2].to_string()))

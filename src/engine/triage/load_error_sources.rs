@@ -33,16 +33,16 @@ pub fn name_sources_in_load_errors(findings: &mut [Finding], identities: &[Libra
             f.detail.push_str(&words);
         }
         if id.version_family == "unversioned" {
-            if let Some((words, fix)) = unversioned_link(id) {
-                if !f.detail.contains(words.trim()) {
-                    f.detail.push_str(&words);
-                    f.fixes.push(fix);
-                }
-            }
-        } else if let Some(words) = installed_by(id) {
-            if !f.detail.contains(words.trim()) {
+            if let Some((words, fix)) = unversioned_link(id)
+                && !f.detail.contains(words.trim())
+            {
                 f.detail.push_str(&words);
+                f.fixes.push(fix);
             }
+        } else if let Some(words) = installed_by(id)
+            && !f.detail.contains(words.trim())
+        {
+            f.detail.push_str(&words);
         }
     }
 }
@@ -107,7 +107,7 @@ fn installed_by(id: &LibraryIdentity) -> Option<String> {
             format!("the CUDA toolkit (CUDA {first} to {last}) or the pip wheel {wheels}")
         }
         _ => format!(
-            "the pip wheel {wheels} or NVIDIA's own {} package (not part of the CUDA toolkit)",
+            "NVIDIA's own {} package (not part of the CUDA toolkit) or its pip wheels ({wheels})",
             row.component
         ),
     };

@@ -156,3 +156,15 @@ fn tensorflow_1_on_windows_names_its_native_module_when_a_dll_is_missing() {
     );
     assert!(message_ids(&t).contains(&"tensorflow-pywrap-no-module"));
 }
+
+#[test]
+fn a_driver_and_runtime_version_on_consecutive_lines_are_compared() {
+    // https://github.com/sp-hash/TeamBlackMiner/issues/285 (driver 460.32 supports CUDA 11.2)
+    let t = triage(
+        "00:00:00 [2022-05-03 15:10:57.644] Cuda driver version: 11.2\n\
+         00:00:00 [2022-05-03 15:10:57.644] Cuda runtime API version: 11.4",
+    );
+    let f = finding(&t, codes::DRIVER_TOO_OLD).expect("11.4 runtime on an 11.2 driver");
+    assert!(f.summary.contains("CUDA 11.2"), "{}", f.summary);
+    assert!(f.summary.contains("11.4"), "{}", f.summary);
+}
