@@ -29,7 +29,24 @@ pub fn driver_symbol_findings(symbols: &[MissingSymbol], k: &Knowledge) -> Vec<F
                 .library
                 .as_deref()
                 .filter(|l| l.to_ascii_lowercase().contains("stub"));
-            let (summary, detail, fix) = if let Some(lib) = stub {
+            let (summary, detail, fix) = if s.at_link {
+                (
+                    format!("The CUDA toolkit this build links against is older than the code: it lacks {}", s.symbol),
+                    format!(
+                        "{} is a CUDA {} API function, first declared in {since}. The linker found no \
+                         definition of it in the CUDA libraries it was given, so the CUDA toolkit the build \
+                         uses is older than the code was written for, or the build picked another CUDA than \
+                         intended (an old /usr/local/cuda, a distribution's nvidia-cuda-toolkit, a conda \
+                         cudatoolkit first on the path).",
+                        s.symbol,
+                        if e.api == "runtime" { "runtime" } else { "driver" }
+                    ),
+                    "Build with a newer CUDA toolkit (the project's README names its minimum): install it \
+                     and point the build at it (PATH and CUDA_HOME, CMake's CMAKE_CUDA_COMPILER or \
+                     CUDAToolkit_ROOT), then check nvcc --version and rebuild from a clean build folder."
+                        .to_string(),
+                )
+            } else if let Some(lib) = stub {
                 (
                     format!(
                         "{} was looked up in {lib}, a stub library, not the real CUDA {}: the wrong library answered",

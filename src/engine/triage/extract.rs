@@ -21,6 +21,9 @@ pub struct MissingSymbol {
     pub library: Option<String>,
     /// The line it came from.
     pub line: String,
+    /// Missing when the program was linked (`undefined reference to X`), not when it ran.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub at_link: bool,
 }
 
 /// An error code or status name found in the text.
@@ -41,6 +44,7 @@ struct Patterns {
     dotnet_dll: Regex,
     soname: Regex,
     undefined: Regex,
+    undefined_reference: Regex,
     entry_point: Regex,
     entry_point_alt: Regex,
     versioned: Regex,
@@ -67,6 +71,7 @@ fn patterns() -> &'static Patterns {
             dotnet_dll: re(r"(?i)\bUnable to load DLL '([A-Za-z0-9_+\-]+)'"),
             soname: re(r"(?:^|[^A-Za-z0-9_.+\-])(lib[A-Za-z0-9_+\-]+\.so(?:\.[0-9]+)*(?:\*|\b))"),
             undefined: re(r"undefined symbol:?\s*([A-Za-z_][A-Za-z0-9_@.$]*)"),
+            undefined_reference: re(r#"undefined references? to [`'"‘“]?([A-Za-z_][A-Za-z0-9_]*)"#),
             entry_point: re(
                 r"(?i)(?:procedure )?entry point\s+([A-Za-z_?@][A-Za-z0-9_?@$.]*)\s+could not be located in the dynamic link library\s+([^\r\n]+?\.dll)",
             ),
@@ -186,8 +191,8 @@ fn prose_library_stems(text: &str) -> Vec<String> {
 /// At most this many distinct library names are taken from one text.
 pub const MAX_NAMES: usize = 500;
 
-/// Missing symbols: `undefined symbol: X` (Linux) and `entry point X could not be located in
-/// the dynamic link library Y` (Windows).
+/// Missing symbols: `undefined symbol: X` (Linux), `entry point X could not be located in
+/// the dynamic link library Y` (Windows), and a CUDA API function the linker did not find.
 pub fn symbols(text: &str) -> Vec<MissingSymbol> {
     let p = patterns();
     let mut out: Vec<MissingSymbol> = Vec::new();
@@ -215,6 +220,22 @@ pub fn symbols(text: &str) -> Vec<MissingSymbol> {
             let library = crate::engine::knowledge::libraries::file_name(&c[3]).to_string();
             push_symbol(&mut out, c[1].to_string(), Some(library), line);
         }
+        // The linker's "undefined reference to `cudaGraphExecUpdate'": read only for CUDA API
+        // entry points (the generated table), whose release says how old the toolkit is.
+        for c in p.undefined_reference.captures_iter(line) {
+            if crate::engine::knowledge::generated::generated()
+                .entry_point(&c[1])
+                .is_some()
+                && !out.iter().any(|s| s.symbol == c[1])
+            {
+                out.push(MissingSymbol {
+                    symbol: c[1].to_string(),
+                    library: None,
+                    line: clip(line),
+                    at_link: true,
+                });
+            }
+        }
         for c in p.cannot_load_symbol.captures_iter(line) {
             if let Some(m) = c.get(1).or_else(|| c.get(2)).or_else(|| c.get(3)) {
                 push_symbol(&mut out, m.as_str().to_string(), None, line);
@@ -233,6 +254,7 @@ fn push_symbol(out: &mut Vec<MissingSymbol>, symbol: String, library: Option<Str
             symbol,
             library,
             line: clip(line),
+            at_link: false,
         });
     }
 }

@@ -168,3 +168,23 @@ fn a_driver_and_runtime_version_on_consecutive_lines_are_compared() {
     assert!(f.summary.contains("CUDA 11.2"), "{}", f.summary);
     assert!(f.summary.contains("11.4"), "{}", f.summary);
 }
+
+#[test]
+fn a_cuda_function_the_linker_did_not_find_means_an_old_toolkit_at_build_time() {
+    // https://github.com/NVlabs/instant-ngp#troubleshooting-compile-errors (update CUDA)
+    let t = triage("undefined references to \"cudaGraphExecUpdate\"");
+    assert!(
+        t.symbols
+            .iter()
+            .any(|s| s.symbol == "cudaGraphExecUpdate" && s.at_link)
+    );
+    let f = finding(&t, codes::DRIVER_ENTRY_POINT_MISSING).expect("a runtime API function");
+    assert!(
+        f.summary.contains("toolkit this build links against"),
+        "{}",
+        f.summary
+    );
+    // Any other symbol the linker misses is the program's own business: no CUDA reading.
+    let t = triage("main.o: undefined reference to `my_helper'");
+    assert!(t.symbols.is_empty(), "{:?}", t.symbols);
+}
