@@ -10,7 +10,7 @@ use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use crate::engine::knowledge::LibraryIdentity;
 
 /// Words some hosts use beyond the driver finding's list.
-pub(super) const MORE_FAILURE_WORDS: &[&str] = &[
+const MORE_FAILURE_WORDS: &[&str] = &[
     "cannot find",
     "cannot found",
     "can't find",
@@ -28,24 +28,11 @@ pub(super) const MORE_FAILURE_WORDS: &[&str] = &[
 /// library that did load (a symbol version it lacks, the glibc it needs) gets nothing: its log
 /// line must pass [`failure_line`], as a library's own failure finding must.
 pub fn name_releases_in_load_errors(findings: &mut [Finding], identities: &[LibraryIdentity]) {
-    for f in load_errors(findings) {
-        let named: Vec<&LibraryIdentity> = identities
-            .iter()
-            .filter(|id| f.summary.contains(&id.file))
-            .collect();
-        let [id] = named.as_slice() else {
-            continue;
-        };
-        let said_to_fail = f.evidence.iter().any(|e| {
-            e.kind == "log"
-                && failure_line(&e.text, &id.file, &[FAILURE_WORDS, MORE_FAILURE_WORDS]).is_some()
-        });
-        if !said_to_fail
-            || matches!(
-                id.version_family.as_str(),
-                "unknown" | "unversioned" | "any" | "driver"
-            )
-            || f.detail.contains(&id.describe())
+    for (f, id) in failed_libraries(findings, identities) {
+        if matches!(
+            id.version_family.as_str(),
+            "unknown" | "unversioned" | "any" | "driver"
+        ) || f.detail.contains(&id.describe())
         {
             continue;
         }
@@ -79,8 +66,27 @@ pub fn name_own_folders_in_load_errors(findings: &mut [Finding], identities: &[L
     }
 }
 
+/// Each load error that names exactly one identified library, with that library, where the
+/// error's log line says the library did not load (not a library that loaded and lacks a symbol).
+pub(super) fn failed_libraries<'f, 'i>(
+    findings: &'f mut [Finding],
+    identities: &'i [LibraryIdentity],
+) -> impl Iterator<Item = (&'f mut Finding, &'i LibraryIdentity)> {
+    load_errors(findings).filter_map(move |f| {
+        let mut named = identities.iter().filter(|id| f.summary.contains(&id.file));
+        let (Some(id), None) = (named.next(), named.next()) else {
+            return None;
+        };
+        let said_to_fail = f.evidence.iter().any(|e| {
+            e.kind == "log"
+                && failure_line(&e.text, &id.file, &[FAILURE_WORDS, MORE_FAILURE_WORDS]).is_some()
+        });
+        said_to_fail.then_some((f, id))
+    })
+}
+
 /// The error findings the catalog's message rows made (`log-…`): a load failure a log reports.
-pub(super) fn load_errors(findings: &mut [Finding]) -> impl Iterator<Item = &mut Finding> {
+fn load_errors(findings: &mut [Finding]) -> impl Iterator<Item = &mut Finding> {
     findings
         .iter_mut()
         .filter(|f| f.severity == Severity::Error && f.code.starts_with("log-"))

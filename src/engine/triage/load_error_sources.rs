@@ -5,8 +5,7 @@
 //! development package or a link to the versioned file; a Windows error 126 for a library whose
 //! note names the dependency that error usually stands for (zlibwapi.dll) says so.
 
-use super::driver_library::FAILURE_WORDS;
-use super::library_failure::{MORE_FAILURE_WORDS, failure_line, load_errors};
+use super::library_failure::failed_libraries;
 use crate::engine::findings::{Finding, FixKind, FixRef};
 use crate::engine::knowledge::generated::{LibraryFile, generated};
 use crate::engine::knowledge::{LibraryIdentity, knowledge};
@@ -14,21 +13,7 @@ use crate::engine::knowledge::{LibraryIdentity, knowledge};
 /// Adds, to each load error that names one identified library which its log line says did not
 /// load, what installs that library (and for an unversioned name, how the bare name is provided).
 pub fn name_sources_in_load_errors(findings: &mut [Finding], identities: &[LibraryIdentity]) {
-    for f in load_errors(findings) {
-        let named: Vec<&LibraryIdentity> = identities
-            .iter()
-            .filter(|id| f.summary.contains(&id.file))
-            .collect();
-        let [id] = named.as_slice() else {
-            continue;
-        };
-        let said_to_fail = f.evidence.iter().any(|e| {
-            e.kind == "log"
-                && failure_line(&e.text, &id.file, &[FAILURE_WORDS, MORE_FAILURE_WORDS]).is_some()
-        });
-        if !said_to_fail {
-            continue;
-        }
+    for (f, id) in failed_libraries(findings, identities) {
         if let Some(words) = dependency_note(id, f) {
             f.detail.push_str(&words);
         }
