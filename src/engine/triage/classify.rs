@@ -334,7 +334,7 @@ fn owned_symbol_finding(
              framework's wheel, LD_LIBRARY_PATH or PATH pointing at an older install, a base image's \
              copy), or a framework upgraded without the {} it needs.",
             s.symbol, owner.component, owner.files, owner.component, owner.component, owner.component
-        ),
+        ) + &unlinked_in_extension(&s.line, owner.component),
     )
     .with_evidence(Evidence::new("log", s.line.clone()))
     .with_evidence(Evidence::new("source", owner.source))
@@ -353,6 +353,22 @@ fn owned_symbol_finding(
         f = f.with_libraries([l.clone()]);
     }
     f
+}
+
+/// For a line that names a Python extension module (`cpu_adam_op.cpython-38-x86_64-linux-gnu.so`,
+/// `_C.pyd`) as the caller, the other way the symbol stays unresolved: the module was built without linking the
+/// library (DeepSpeed's cpu_adam op without -lcurand, https://github.com/deepspeedai/DeepSpeed/pull/1879).
+fn unlinked_in_extension(line: &str, component: &str) -> String {
+    let lower = line.to_ascii_lowercase();
+    if !(lower.contains(".cpython-") || lower.contains(".pyd") || lower.contains(".abi3.")) {
+        return String::new();
+    }
+    format!(
+        " A Python extension module such as this one can also lack it because it was built without \
+         linking {component} (no -l flag for it in the build, as with ops compiled on first use): \
+         the symbol then stays unresolved whichever {component} is installed, and the module must be \
+         rebuilt with the library linked."
+    )
 }
 
 /// " NVVM lives in {toolkit}/nvvm/lib64 on linux, ..." for a component the install-location

@@ -188,3 +188,18 @@ fn a_cuda_function_the_linker_did_not_find_means_an_old_toolkit_at_build_time() 
     let t = triage("main.o: undefined reference to `my_helper'");
     assert!(t.symbols.is_empty(), "{:?}", t.symbols);
 }
+
+#[test]
+fn an_extension_module_missing_a_library_function_may_not_link_the_library() {
+    // https://github.com/deepspeedai/DeepSpeed/pull/1879 (the op was built without -lcurand)
+    let t = triage(
+        "ImportError: /mnt/nvme0/code/github/00optimize/deepspeed/deepspeed/ops/adam/\
+         cpu_adam_op.cpython-38-x86_64-linux-gnu.so: undefined symbol: curandCreateGenerator",
+    );
+    let f = finding(&t, codes::MISSING_SYMBOL).expect("a cuRAND function");
+    assert!(
+        f.detail.contains("built without linking cuRAND"),
+        "{}",
+        f.detail
+    );
+}
