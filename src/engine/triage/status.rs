@@ -98,7 +98,7 @@ fn patterns() -> &'static Patterns {
             // glog's CHECK_EQ against a library's success value, as Caffe and other C++ hosts
             // print it: "Check failed: result == ncclSuccess (1 vs. 0)".
             checked_success: re(
-                r"\b((?:nccl|cupti|nvrtc|nvJitLink)Success|[A-Z]+_STATUS_SUCCESS|CUFFT_SUCCESS|NVML_SUCCESS|CUPTI_SUCCESS|NVRTC_SUCCESS)\s*\((-?[0-9]{1,4}) vs\. 0\)",
+                r"\b((?:nccl|cupti|nvrtc|nvJitLink)Success|[A-Z]+_STATUS_SUCCESS|CUFFT_SUCCESS|NVML_SUCCESS|CUPTI_SUCCESS|NVRTC_SUCCESS)\s*\((-?[0-9]{1,4}) (?i:vs)\. ?0\)",
             ),
             library_numbers: re(
                 r"(?:\b(?i:(cupti|cublas|cudnn|cufft|curand|cusolver|cusparse|nvrtc|nvjitlink|nccl|nvml|opencl))\b|\b(cupti|cublas|cudnn|cufft|curand|cusolver|cusparse|nvrtc|nvJitLink|nccl|nvml|cl)[A-Z][A-Za-z0-9_]*)(?i:[^0-9\n]{0,40}?\b(?:error|status|code|returned|failed|failure|result)\b[^0-9\n]{0,12}?\(?(-?[0-9]{1,4})(?:[^0-9.]|\.(?:[^0-9]|$)|$))",

@@ -177,3 +177,16 @@ fn a_pynvml_exception_class_is_the_nvml_status_it_raises() {
     );
     finding(&t, "nvml-status-nvml-error-lib-rm-version-mismatch");
 }
+
+#[test]
+fn a_check_against_success_is_read_in_any_case_of_vs() {
+    // https://github.com/BVLC/caffe/issues/5564 (glog's check with an upper-case "VS.")
+    let t = triage("Check failed: status ==CUBLAS_STATUS_SUCCESS(1 VS.0)CUBLAS_NOT_INITALIZATION");
+    assert!(
+        t.codes
+            .iter()
+            .any(|c| c.kind == "cublas" && c.number == Some(1)),
+        "{:?}",
+        t.codes
+    );
+}
