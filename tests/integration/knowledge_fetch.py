@@ -64,8 +64,10 @@ HEADERS = {
 }
 # Headers NVIDIA ships outside PyPI, from Debian's packages at a pinned version (apt-get download;
 # .ci/run installs the package too, which leaves apt's package lists in place): the Video Codec
-# SDK's nvEncodeAPI.h, as FFmpeg's nv-codec-headers carry it (NVENCSTATUS).
-DEBIAN = {"libffmpeg-nvenc-dev": ("11.1.5.2-1", ["usr/include/ffnvcodec/nvEncodeAPI.h"])}
+# SDK's nvEncodeAPI.h, as FFmpeg's nv-codec-headers carry it (NVENCSTATUS); and Windows' NTSTATUS
+# values (the exit codes of a crashed Windows process) from mingw-w64's ntstatus.h.
+DEBIAN = {"libffmpeg-nvenc-dev": ("11.1.5.2-1", ["usr/include/ffnvcodec/nvEncodeAPI.h"]),
+          "mingw-w64-common": ("10.0.0-3", ["usr/share/mingw-w64/include/ntstatus.h"])}
 # Libraries outside the toolkit meta-package: distribution stems and their CUDA suffixes.
 OUTSIDE = {
     "nvidia-cudnn": ["-cu11", "-cu12", "-cu13"],

@@ -93,6 +93,7 @@ fn knowledge_generated_tables_hold_what_the_artefacts_say() {
         "NppStatus",
         "cl_int",
         "NVENCSTATUS",
+        "NTSTATUS",
     ] {
         assert!(
             g.status.code.iter().filter(|c| c.type_name == t).count() >= 5,
@@ -112,6 +113,20 @@ fn knowledge_generated_tables_hold_what_the_artefacts_say() {
             .first()
             .map(|c| c.number),
         Some(-1001)
+    );
+    // Windows' NTSTATUS errors from mingw-w64's ntstatus.h: only error severity, facility 0
+    // (the values a crashed process exits with), numbered as Microsoft's MS-ERREF lists them.
+    let dll_not_found = g
+        .status_numbered("NTSTATUS", 0xC000_0135)
+        .expect("NTSTATUS 0xC0000135");
+    assert_eq!(dll_not_found.name, "STATUS_DLL_NOT_FOUND");
+    assert!(
+        g.status
+            .code
+            .iter()
+            .filter(|c| c.type_name == "NTSTATUS")
+            .all(|c| (0xC000_0000..=0xC000_FFFF).contains(&c.number)),
+        "an NTSTATUS row outside the error values of facility 0"
     );
     let invalid_param = g.status_numbered("NVENCSTATUS", 8).expect("NVENCSTATUS 8");
     assert_eq!(invalid_param.name, "NV_ENC_ERR_INVALID_PARAM");

@@ -58,6 +58,9 @@ pub struct CodeRow {
     pub fix: Option<String>,
     #[serde(default = "super::yes")]
     pub verified: bool,
+    /// The code reports no failure (a Windows process stopped by Ctrl+C): its finding is a note.
+    #[serde(default)]
+    pub benign: bool,
     pub source: String,
     /// Which of the row's causes the rest of the text points at: the first case whose `when`
     /// (a case-insensitive regular expression over the whole text) matches is named first.

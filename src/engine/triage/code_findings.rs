@@ -12,6 +12,7 @@ use crate::engine::knowledge::generated::StatusCode;
 
 fn label(c: &ErrorCode, row: Option<&StatusCode>, catalog_name: Option<&str>) -> String {
     match (&c.kind[..], c.number, &c.name) {
+        ("ntstatus", _, _) if row.is_some() => row.map(super::nt_status::label).unwrap_or_default(),
         ("win32", Some(n), _) => format!(
             "Windows error {n}{}",
             catalog_name.map(|r| format!(" ({r})")).unwrap_or_default()
@@ -41,6 +42,7 @@ fn finding_code(c: &ErrorCode, row: Option<&StatusCode>) -> String {
     let slug = |s: &str| s.to_ascii_lowercase().replace('_', "-");
     match (&c.kind[..], c.number.or(row.map(|r| r.number)), &c.name) {
         ("win32", Some(n), _) => format!("win32-error-{n}"),
+        ("ntstatus", Some(n), _) => format!("ntstatus-0x{n:08x}"),
         ("cudnn", _, Some(name)) => {
             format!(
                 "cudnn-status-{}",
@@ -56,6 +58,9 @@ fn finding_code(c: &ErrorCode, row: Option<&StatusCode>) -> String {
 
 /// NVIDIA's words for a code: the message, the comment, and where the name is declared.
 fn nvidia_words(r: &StatusCode) -> String {
+    if r.type_name == "NTSTATUS" {
+        return super::nt_status::words(r);
+    }
     let mut d = format!("{} {} = {} ({}).", r.library, r.type_name, r.number, r.name);
     if let Some(t) = &r.text {
         d.push_str(&format!(
@@ -262,7 +267,8 @@ pub fn code_findings(codes: &[ErrorCode], text: &str, k: &Knowledge) -> Vec<Find
                     if let Some(n) = nvidia {
                         d.push_str(&format!(" {}", nvidia_words(n)));
                     }
-                    (Severity::Error, format!("What {label} means"), d)
+                    let severity = if r.benign { Severity::Info } else { Severity::Error };
+                    (severity, format!("What {label} means"), d)
                 }
                 (None, Some(n)) => (
                     if success { Severity::Info } else { Severity::Error },

@@ -401,6 +401,11 @@ pub fn codes(text: &str, catalog: &Catalog) -> Vec<ErrorCode> {
         for (kind, name, number) in &named {
             add(kind, *number, Some(name.clone()), line);
         }
+        // A Windows process's exit code that is an NTSTATUS (0xC0000409, 3221225781,
+        // -1073741819): not a Windows error number and not a CUDA code.
+        for row in super::nt_status::rows_on(line) {
+            add("ntstatus", Some(row.number), Some(row.name.clone()), line);
+        }
         for c in p.cuda_name.captures_iter(line).filter(|c| reported(&c[1])) {
             let name = c[1].to_string();
             let number = catalog.code_named(&name).and_then(|r| r.number);
@@ -445,7 +450,9 @@ pub fn codes(text: &str, catalog: &Catalog) -> Vec<ErrorCode> {
                 .chain(p.win_numbers.iter().map(|re| (re, number_kind)));
             for (re, kind) in spellings {
                 for c in re.captures_iter(line) {
-                    if let Ok(n) = c[1].parse::<i64>() {
+                    if let Ok(n) = c[1].parse::<i64>()
+                        && !super::nt_status::is_nt_status_number(n)
+                    {
                         add(kind, Some(n), None, line);
                     }
                 }

@@ -23,6 +23,7 @@ pub mod gpu_generation;
 mod library_failure;
 mod load_error_sources;
 pub mod machine;
+mod nt_status;
 mod ptx_driver;
 mod requester;
 pub mod requirements;

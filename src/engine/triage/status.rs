@@ -30,6 +30,7 @@ pub fn kind_of(type_name: &str) -> &'static str {
         "NppStatus" => "npp",
         "cl_int" => "opencl",
         "NVENCSTATUS" => "nvenc",
+        "NTSTATUS" => "ntstatus",
         _ => "other",
     }
 }
@@ -55,7 +56,7 @@ fn patterns() -> &'static Patterns {
         let re = crate::engine::static_regex::compile;
         Patterns {
             name: re(
-                r"\b(CUDA_ERROR_[A-Z0-9_]+|cudaError[A-Z][A-Za-z0-9]*|CUBLAS_STATUS_[A-Z0-9_]+|CUDNN_STATUS_[A-Z0-9_]+|CUPTI_ERROR_[A-Z0-9_]+|NVRTC_ERROR_[A-Z0-9_]+|NVJITLINK_ERROR_[A-Z0-9_]+|CUFFT_[A-Z0-9_]+|CURAND_STATUS_[A-Z0-9_]+|CUSOLVER_STATUS_[A-Z0-9_]+|CUSPARSE_STATUS_[A-Z0-9_]+|NVML_ERROR_[A-Z0-9_]+|NVJPEG_STATUS_[A-Z0-9_]+|NPP_[A-Z0-9_]+_(?:ERROR|WARNING)|NV_ENC_ERR_[A-Z0-9_]+|CL_[A-Z][A-Z0-9_]+|nccl[A-Z][A-Za-z]+)\b",
+                r"\b(CUDA_ERROR_[A-Z0-9_]+|cudaError[A-Z][A-Za-z0-9]*|CUBLAS_STATUS_[A-Z0-9_]+|CUDNN_STATUS_[A-Z0-9_]+|CUPTI_ERROR_[A-Z0-9_]+|NVRTC_ERROR_[A-Z0-9_]+|NVJITLINK_ERROR_[A-Z0-9_]+|CUFFT_[A-Z0-9_]+|CURAND_STATUS_[A-Z0-9_]+|CUSOLVER_STATUS_[A-Z0-9_]+|CUSPARSE_STATUS_[A-Z0-9_]+|NVML_ERROR_[A-Z0-9_]+|NVJPEG_STATUS_[A-Z0-9_]+|NPP_[A-Z0-9_]+_(?:ERROR|WARNING)|NV_ENC_ERR_[A-Z0-9_]+|CL_[A-Z][A-Z0-9_]+|nccl[A-Z][A-Za-z]+|STATUS_[A-Z0-9_]+)\b",
             ),
             // PyOpenCL drops OpenCL's `CL_` prefix: "clGetPlatformIDs failed: PLATFORM_NOT_FOUND_KHR".
             opencl_bare: re(r"\bcl[A-Z][A-Za-z]*(?:\(\))?\s+failed:\s*([A-Z][A-Z0-9_]+)\b"),
@@ -276,11 +277,33 @@ fn nvml_row_by_comment(words: &str) -> Option<&'static StatusCode> {
     })
 }
 
+/// Whether the number a pattern caught is a process's exit status ("command
+/// '/usr/local/cuda/bin/nvcc' failed with exit status 1", "returned non-zero exit status 2"),
+/// which says a program failed, not which CUDA or library status it failed with.
+fn is_process_exit_status(line: &str, caught: &regex::Captures) -> bool {
+    let (Some(whole), Some(number)) = (caught.get(0), caught.get(caught.len() - 1)) else {
+        return false;
+    };
+    let before = line[whole.start()..number.start()].to_ascii_lowercase();
+    [
+        "exit status",
+        "exit code",
+        "exited with",
+        "return code",
+        "returncode",
+    ]
+    .iter()
+    .any(|words| before.contains(words))
+}
+
 /// CUDA error numbers in the forms printed next to "CUDA" or a CUDA function.
 pub fn cuda_numbers_on(line: &str) -> Vec<i64> {
     let mut out = Vec::new();
     for re in &patterns().numbers {
         for c in re.captures_iter(line) {
+            if is_process_exit_status(line, &c) {
+                continue;
+            }
             if let Ok(n) = c[1].parse::<i64>()
                 && !out.contains(&n)
             {
@@ -319,6 +342,9 @@ pub fn library_numbers_on(line: &str) -> Vec<(&'static str, i64)> {
         let Some(library) = c.get(1).or(c.get(2)) else {
             continue;
         };
+        if is_process_exit_status(line, &c) {
+            continue;
+        }
         let kind = match library.as_str().to_ascii_lowercase().as_str() {
             "cupti" => "cupti",
             "cublas" => "cublas",

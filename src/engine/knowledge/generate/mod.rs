@@ -172,7 +172,7 @@ pub fn generate(cache_root: &Path) -> Result<Vec<(&'static str, String)>, Genera
         (
             "status_codes.toml",
             header(
-                "status enums of NVIDIA's headers in the nvidia-* wheels and of nvEncodeAPI.h in Debian's libffmpeg-nvenc-dev; cudaGetErrorString of their libcudart",
+                "status enums of NVIDIA's headers in the nvidia-* wheels and of nvEncodeAPI.h in Debian's libffmpeg-nvenc-dev; Windows' NTSTATUS errors of mingw-w64's ntstatus.h; cudaGetErrorString of their libcudart",
             ) + &to_toml(&status::status_codes(&cache)?),
         ),
         (

@@ -30,6 +30,8 @@ enum Wanted {
     Defines(&'static str),
     /// Every integer `#define` of this value or lower.
     DefinesAtMost(i64),
+    /// Windows' `#define STATUS_X ((NTSTATUS)0xC000....)` of error severity and facility 0.
+    NtStatusErrors,
 }
 
 impl Wanted {
@@ -41,6 +43,7 @@ impl Wanted {
                 .into_iter()
                 .filter(|e| e.value <= most)
                 .collect(),
+            Wanted::NtStatusErrors => nt_status_errors(text),
         }
     }
 
@@ -49,6 +52,7 @@ impl Wanted {
             Wanted::Enum(name) => format!("no enum {name}"),
             Wanted::Defines(section) => format!("no #define section {section}"),
             Wanted::DefinesAtMost(most) => format!("no #define of {most} or lower"),
+            Wanted::NtStatusErrors => "no #define STATUS_X ((NTSTATUS)0xC000....)".to_string(),
         }
     }
 }
@@ -168,15 +172,62 @@ const SPECS: &[Spec] = &[
 ];
 
 /// Headers of Debian's packages (`manifest.debian`): the package, the header and what it holds.
-const DEBIAN_SPECS: &[(&str, Spec)] = &[(
-    "libffmpeg-nvenc-dev",
-    Spec {
-        header: "usr/include/ffnvcodec/nvEncodeAPI.h",
-        wanted: Wanted::Enum("_NVENCSTATUS"),
-        type_name: "NVENCSTATUS",
-        library: "NVENC (Video Codec SDK)",
-    },
-)];
+const DEBIAN_SPECS: &[(&str, Spec)] = &[
+    (
+        "libffmpeg-nvenc-dev",
+        Spec {
+            header: "usr/include/ffnvcodec/nvEncodeAPI.h",
+            wanted: Wanted::Enum("_NVENCSTATUS"),
+            type_name: "NVENCSTATUS",
+            library: "NVENC (Video Codec SDK)",
+        },
+    ),
+    // A Windows process that dies of an exception or a loader failure exits with its NTSTATUS
+    // (0xC0000135 STATUS_DLL_NOT_FOUND, 0xC0000409 STATUS_STACK_BUFFER_OVERRUN): the code an
+    // app's log prints when its GPU worker crashed.
+    (
+        "mingw-w64-common",
+        Spec {
+            header: "usr/share/mingw-w64/include/ntstatus.h",
+            wanted: Wanted::NtStatusErrors,
+            type_name: "NTSTATUS",
+            library: "Windows",
+        },
+    ),
+];
+
+/// `#define STATUS_DLL_NOT_FOUND ((NTSTATUS)0xC0000135)`: the error-severity values of
+/// facility 0 (0xC0000000 to 0xC000FFFF), the ones a process's exit code carries.
+fn nt_status_errors(text: &str) -> Vec<Enumerator> {
+    text.lines()
+        .filter_map(|l| {
+            let mut words = l.split_whitespace();
+            (words.next() == Some("#define")).then_some(())?;
+            let name = words.next().filter(|n| n.starts_with("STATUS_"))?;
+            let value = words.next()?.strip_prefix("((NTSTATUS)0x")?;
+            let hex = value.trim_end_matches(')').trim_end_matches(['L', 'l']);
+            let value = i64::from_str_radix(hex, 16).ok()?;
+            ((0xC000_0000..=0xC000_FFFF).contains(&value)).then(|| Enumerator {
+                name: name.to_string(),
+                value,
+                comment: String::new(),
+            })
+        })
+        .collect()
+}
+
+/// The release a Debian package's header stands for: the Video Codec SDK's version for
+/// nvEncodeAPI.h, the upstream version for the others ("mingw-w64 10.0.0").
+fn debian_label(package: &str, version: &str, path: &Path) -> Result<String, GenerateError> {
+    match package {
+        "libffmpeg-nvenc-dev" => video_codec_sdk_label(path),
+        "mingw-w64-common" => Ok(format!(
+            "mingw-w64 {}",
+            version.split('-').next().unwrap_or(version)
+        )),
+        _ => Ok(format!("{package} {version}")),
+    }
+}
 
 /// The releases a listing's headers stand for: "CUDA 12.4" for a toolkit wheel (each CUDA
 /// release that pins it), "cuDNN 9.1" / "NCCL 2.21" for the others.
@@ -303,7 +354,7 @@ pub fn status_codes(cache: &Cache) -> Result<StatusFile, GenerateError> {
             )));
         };
         let path = cache.root.join(file);
-        let labels = [video_codec_sdk_label(&path)?];
+        let labels = [debian_label(package, version, &path)?];
         let source = format!("{} of Debian's {package} {version}", spec.header);
         record(&mut seen, spec, &path, &labels, &source)?;
     }

@@ -190,3 +190,41 @@ fn a_check_against_success_is_read_in_any_case_of_vs() {
         t.codes
     );
 }
+
+#[test]
+fn a_build_tools_exit_status_is_not_a_cuda_status() {
+    // distutils/setuptools' spawn: "command %r failed with exit status %d" (CPython
+    // Lib/distutils/spawn.py), printed when nvcc fails while building an extension.
+    for line in [
+        "error: command '/usr/local/cuda/bin/nvcc' failed with exit status 1",
+        "subprocess.CalledProcessError: Command '['/usr/local/cuda/bin/nvcc', '-c', 'k.cu']' returned non-zero exit status 2.",
+    ] {
+        let t = triage(line);
+        assert!(t.codes.is_empty(), "{line}: {:?}", t.codes);
+    }
+    // The same words with a real CUDA status still read it.
+    let t = triage("CUDA error: cudaMalloc failed with error 2");
+    assert!(t.codes.iter().any(|c| c.number == Some(2)), "{:?}", t.codes);
+}
+
+#[test]
+fn a_windows_exit_status_is_read_as_the_ntstatus_it_is() {
+    // https://github.com/FoldingAtHome/fah-issues/issues/1212 (signed and hexadecimal)
+    let t = triage("WARNING:WU01:FS01:FahCore returned: UNKNOWN_ENUM (-1073741515 = 0xc0000135)");
+    let f = finding(&t, "ntstatus-0xc0000135");
+    assert!(f.summary.contains("STATUS_DLL_NOT_FOUND"), "{}", f.summary);
+    assert!(f.detail.contains("DLL"), "{}", f.detail);
+    assert!(!t.codes.iter().any(|c| c.kind == "win32"), "{:?}", t.codes);
+    // https://github.com/tensorflow/tensorflow/issues/35598 (unsigned decimal): the catalog's
+    // line leads, the status says the same.
+    let t = triage("dll load failed with errorcode 3221225501");
+    finding(&t, "ntstatus-0xc000001d");
+    assert!(!t.codes.iter().any(|c| c.kind == "win32"), "{:?}", t.codes);
+    // Ctrl+C is no failure: a note, not an error.
+    let t = triage("The program '[1234] python.exe' has exited with code 3221225786 (0xc000013a).");
+    let f = finding(&t, "ntstatus-0xc000013a");
+    assert_eq!(f.severity, crate::engine::findings::Severity::Info);
+    // A value no Windows header declares is left alone.
+    let t = triage("exit status 0xc000ffff");
+    assert!(t.codes.is_empty(), "{:?}", t.codes);
+}
