@@ -18,6 +18,8 @@ macro_rules! finding_codes {
 
 finding_codes! {
     ASSEMBLY_NOT_FOUND = "assembly-not-found",
+    BUILD_LIBRARY_NOT_FOUND = "build-library-not-found",
+    BUILD_LIBRARY_UNKNOWN_RELEASE = "build-library-unknown-release",
     CONTAINER_CUDA_TOO_NEW = "container-cuda-too-new",
     CONTAINER_DRIVER_NOT_MOUNTED = "container-driver-not-mounted",
     CUDA_COMPAT_SHADOWS_DRIVER = "cuda-compat-shadows-driver",

@@ -32,9 +32,9 @@ fn patterns() -> &'static Patterns {
         Patterns {
             // An architecture by name, a capability "8.6" (also "Compute Capability: 8.6"), or
             // the two digits some programs print ("compute cap 75", "gpu architecture 21"), or
-            // ggml's `__CUDA_ARCH__` value ("CUDA arch 520").
+            // ggml's `__CUDA_ARCH__` value ("CUDA arch 520"), or Ollama's `cc=610` (6.1).
             arch: re(
-                r"(?i)\b((?:sm|compute)_[0-9]{2,3}[a-z]?)\b|\b(?:capability|CC)\s*[:=(]?\s*(?:of\s+|is\s+|v)?([0-9]{1,2})(?:\.|,\s*|\s)([0-9])\b|\b(?:compute cap(?:ability)?|gpu architecture|current capability)\s*[:=]?\s*([1-9][0-9]?)([0-9])\b|\bcuda arch\s+([1-9][0-9]?)([0-9])0\b",
+                r"(?i)\b((?:sm|compute)_[0-9]{2,3}[a-z]?)\b|\b(?:capability|CC)\s*[:=(]?\s*(?:of\s+|is\s+|v)?([0-9]{1,2})(?:\.|,\s*|\s)([0-9])\b|\b(?:compute cap(?:ability)?|gpu architecture|current capability)\s*[:=]?\s*([1-9][0-9]?)([0-9])\b|\bcuda arch\s+([1-9][0-9]?)([0-9])0\b|\bcc=([1-9][0-9]?)([0-9])0\b",
             ),
             empty_arch: re(r"(?i)unsupported gpu architecture '((?:compute|sm)_(?:[^0-9'][^']*)?)'"),
             // Broader refusals, read only when the same line names the architecture.
@@ -45,7 +45,7 @@ fn patterns() -> &'static Patterns {
                 r"(?i)\b(?:minimum|at least)\b[^0-9\n]{0,48}?\b([0-9]{1,2}\.[0-9])\b|\b(?:requires?\b[^0-9\n]{0,24}?\bcompute capability\s+(?:of\s+)?|capability\s*>=\s*)([0-9]{1,2}\.[0-9])",
             ),
             arch_refused: re(
-                r"(?i)is not defined for option|unsupported gpu architecture|not compatible with|not supported by|no kernel image|unknown (?:target|architecture)|invalid value .*gpu-(?:name|architecture)|does not support|no longer supports?|too old|invalid.option|not compiled for|\bat least\b[^\n]{0,30}capability|capability\b[^\n]{0,30}\bat least|minimum required cuda capability|minimum and maximum cuda capability|no device code compatible with|ignoring visible gpu device|\b(?:binary|kernel|cubin)\b[^\n]{0,60}?\bnot found\b|\b(?:no|(?:could not|couldn't|cannot|can't) find)\s+(?:compatible\s+)?(?:[\w.-]+\s+)?(?:kernel image|binary|binaries|extension|kernels?|cubin|sass)\s+(?:is\s+)?(?:available\s+|compiled\s+|built\s+)?for\b",
+                r"(?i)is not defined for option|unsupported gpu architecture|not compatible with|not supported by|no kernel image|unknown (?:target|architecture)|invalid value .*gpu-(?:name|architecture)|does not support|no longer supports?|too old|invalid.option|not compiled for|\bat least\b[^\n]{0,30}capability|capability\b[^\n]{0,30}\bat least|minimum required cuda capability|minimum and maximum cuda capability|no device code compatible with|not in (?:the )?compiled architectures|ignoring visible gpu device|\b(?:binary|kernel|cubin)\b[^\n]{0,60}?\bnot found\b|\b(?:no|(?:could not|couldn't|cannot|can't) find)\s+(?:compatible\s+)?(?:[\w.-]+\s+)?(?:kernel image|binary|binaries|extension|kernels?|cubin|sass)\s+(?:is\s+)?(?:available\s+|compiled\s+|built\s+)?for\b",
             ),
         }
     })
@@ -98,13 +98,15 @@ fn named_arch_on(line: &str) -> Option<String> {
             return Some(name.as_str().to_ascii_lowercase());
         }
         // The capability's major and minor digits, whichever form matched.
-        [(2, 3), (4, 5), (6, 7)].iter().find_map(|&(major, minor)| {
-            Some(format!(
-                "sm_{}{}",
-                c.get(major)?.as_str(),
-                c.get(minor)?.as_str()
-            ))
-        })
+        [(2, 3), (4, 5), (6, 7), (8, 9)]
+            .iter()
+            .find_map(|&(major, minor)| {
+                Some(format!(
+                    "sm_{}{}",
+                    c.get(major)?.as_str(),
+                    c.get(minor)?.as_str()
+                ))
+            })
     })
 }
 

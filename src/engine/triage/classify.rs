@@ -99,8 +99,19 @@ const MAX_REJOINED_LINES: usize = 400;
 /// byte offsets (the joins of pasted lines).
 fn line_matches(line: &str, k: &Knowledge, seams: &[usize]) -> Vec<MessageMatch> {
     let mut hits: Vec<(usize, Vec<String>)> = Vec::new();
+    // A line as pasted and, for a whole line, in plain spacing and punctuation (a space before
+    // a colon, runs of spaces, typographic quotes and dashes, as issue forms and some programs
+    // print them): a row matches either.
+    let plain = (seams.is_empty())
+        .then(|| plain_punctuation(line))
+        .filter(|p| p != line);
     for (i, re) in k.catalog.patterns.iter().enumerate() {
-        for caps in re.captures_iter(line) {
+        let plain_caps = plain
+            .as_deref()
+            .filter(|_| !re.is_match(line))
+            .into_iter()
+            .flat_map(|p| re.captures_iter(p));
+        for caps in re.captures_iter(line).chain(plain_caps) {
             let whole = caps.get(0).map(|m| m.range()).unwrap_or_default();
             if seams.iter().any(|&s| !(whole.start < s && s < whole.end)) {
                 continue;
@@ -132,6 +143,29 @@ fn line_matches(line: &str, k: &Knowledge, seams: &[usize]) -> Vec<MessageMatch>
             groups,
         })
         .collect()
+}
+
+/// `line` with typographic quotes and dashes made plain, no space before a colon and no runs
+/// of spaces ("Call to posix_fallocate failed : No space left" reads as "failed: No space").
+fn plain_punctuation(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    for c in line.chars() {
+        let c = match c {
+            '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' => '\'',
+            '\u{201C}' | '\u{201D}' | '\u{201E}' => '"',
+            '\u{2013}' | '\u{2014}' | '\u{2212}' => '-',
+            '\u{00A0}' | '\t' => ' ',
+            other => other,
+        };
+        if c == ' ' && out.ends_with(' ') {
+            continue;
+        }
+        if c == ':' && out.ends_with(' ') {
+            out.pop();
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The template with the pattern's groups filled in; a group the message left out (an optional

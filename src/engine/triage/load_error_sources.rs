@@ -73,7 +73,7 @@ fn shipped_row(name: &str) -> Option<&'static LibraryFile> {
 /// " libnvrtc.so.11.2 is installed by the CUDA toolkit (CUDA 11.2-11.8) or the pip wheel
 /// nvidia-cuda-nvrtc-cu11, not by the NVIDIA driver." Nothing for a driver library or a name
 /// no wheel ships.
-fn installed_by(id: &LibraryIdentity) -> Option<String> {
+pub(super) fn installed_by(id: &LibraryIdentity) -> Option<String> {
     if id.version_family == "driver" || id.component == "driver" {
         return None;
     }

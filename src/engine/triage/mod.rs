@@ -8,6 +8,7 @@
 //! scan/resolve work fills in.
 
 pub mod architectures;
+mod build_links;
 pub mod build_tags;
 pub mod chains;
 pub mod classify;
@@ -194,6 +195,7 @@ pub fn triage(text: &str) -> Triage {
     let mut modules = requirements::missing_extensions(text);
     modules.retain(|m| unread(&m.line));
     findings.extend(requirements::extension_findings(&modules));
+    findings.extend(build_links::build_link_findings(text, k, &unread));
     findings.extend(text_findings::ptx_isa_findings(
         &chains::ptx_isa_refusals(text),
         k,

@@ -3,6 +3,7 @@
 
 use super::*;
 
+mod build_steps;
 mod container_runtime;
 mod driver_lines;
 mod driver_parts;
