@@ -245,7 +245,14 @@ const PRODUCTS: &[(&str, &str)] = &[
     ("nccl", "NCCL"),
     ("cuda", "CUDA"),
 ];
-const BUILT: &[&str] = &["compiled", "linked", "built", "source was", "header"];
+const BUILT: &[&str] = &[
+    "compiled",
+    "linked",
+    "built",
+    "source was",
+    "header",
+    "expected",
+];
 const LOADED: &[&str] = &[
     "loaded",
     "library is",
@@ -254,6 +261,7 @@ const LOADED: &[&str] = &[
     "installed",
     "in your machine",
     "runtime version",
+    "runtime is",
     "detected",
     "running against",
 ];

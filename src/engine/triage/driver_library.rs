@@ -103,12 +103,18 @@ fn core_library_finding(id: &LibraryIdentity, log: Evidence) -> Finding {
 /// A driver library of the video, graphics or NGX capability: CUDA itself may work (the default
 /// container capabilities are compute and utility), but this part of the driver is not there.
 fn capability_library_finding(id: &LibraryIdentity, cap: &str, log: Evidence) -> Finding {
+    // "NVIDIA driver (NVDEC/NVCUVID video decoder)" is the driver's "NVDEC/NVCUVID video decoder".
+    let part = id
+        .component
+        .strip_prefix("NVIDIA driver (")
+        .and_then(|p| p.strip_suffix(')'))
+        .unwrap_or(&id.component);
     Finding::new(
         codes::DRIVER_LIBRARY_NOT_LOADED,
         Severity::Error,
         format!(
-            "{} could not be loaded: it is the NVIDIA driver's {} library, which a container gets only with the `{cap}` driver capability",
-            id.file, id.component
+            "{} could not be loaded: it is the NVIDIA driver's {part} library, which a container gets only with the `{cap}` driver capability",
+            id.file
         ),
         format!(
             "{} ({}) is installed by the NVIDIA display driver, not by the CUDA toolkit or a wheel. \
