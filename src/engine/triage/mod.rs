@@ -195,7 +195,7 @@ pub fn triage(text: &str) -> Triage {
     let mut modules = requirements::missing_extensions(text);
     modules.retain(|m| unread(&m.line));
     findings.extend(requirements::extension_findings(&modules));
-    findings.extend(build_links::build_link_findings(text, k, &unread));
+    findings.extend(build_links::build_link_findings(text, k, unread));
     findings.extend(text_findings::ptx_isa_findings(
         &chains::ptx_isa_refusals(text),
         k,
