@@ -69,7 +69,8 @@ fn patterns() -> &'static Patterns {
             // its extension: "Unable to load DLL 'npps64_75': The specified module could not be
             // found." (the loader adds `.dll`).
             dotnet_dll: re(r"(?i)\bUnable to load DLL '([A-Za-z0-9_+\-]+)'"),
-            soname: re(r"(?:^|[^A-Za-z0-9_.+\-])(lib[A-Za-z0-9_+\-]+\.so(?:\.[0-9]+)*(?:\*|\b))"),
+            // "Libcudnn.so.8" as some Java stacks print it (capitalised, spaces lost).
+            soname: re(r"(?:^|[^A-Za-z0-9_.+\-])([Ll]ib[A-Za-z0-9_+\-]+\.so(?:\.[0-9]+)*(?:\*|\b))"),
             undefined: re(r"undefined symbol:?\s*([A-Za-z_][A-Za-z0-9_@.$]*)"),
             undefined_reference: re(r#"undefined references? to [`'"‘“]?([A-Za-z_][A-Za-z0-9_]*)"#),
             entry_point: re(
@@ -112,7 +113,13 @@ pub fn libraries(text: &str) -> Vec<String> {
     }
     for m in p.soname.captures_iter(text) {
         if let Some(g) = m.get(1) {
-            found.push((g.start(), g.as_str().to_string()));
+            // A soname always starts "lib": a capital is the printer's, not the file's.
+            let name = g.as_str();
+            let name = match name.strip_prefix("Lib") {
+                Some(rest) => format!("lib{rest}"),
+                None => name.to_string(),
+            };
+            found.push((g.start(), name));
         }
     }
     for m in p.dotnet_dll.captures_iter(text) {

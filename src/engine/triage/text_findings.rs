@@ -253,6 +253,26 @@ pub(super) fn arch_support(arch: &str, k: &Knowledge) -> Option<(String, Option<
     }
 }
 
+/// " The kernel without code for it: flash_attn_ext_f16 (ggml builds some kernels, FlashAttention's
+/// among them, only for the architectures that can run them, so one feature may fail where the
+/// others run)." for ggml's "CUDA kernel X has no device code compatible with CUDA arch N".
+fn kernel_without_code(line: &str) -> String {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        crate::engine::static_regex::compile(
+            r"\bCUDA kernel ([A-Za-z_][A-Za-z0-9_]*) has no device code compatible",
+        )
+    });
+    re.captures(line)
+        .map(|c| {
+            format!(
+                " The kernel without code for it: {} (ggml builds some kernels, FlashAttention's and some quantized matrix kernels among them, only for the architectures that can run them, so a feature that uses one fails where the rest runs: turn that feature off, such as --flash-attn, or use a build or release with a kernel for this GPU).",
+                &c[1]
+            )
+        })
+        .unwrap_or_default()
+}
+
 pub fn arch_findings(archs: &[RefusedArch], text: &str, k: &Knowledge) -> Vec<Finding> {
     let g = generated();
     let releases = g.ptxas_releases();
@@ -306,7 +326,7 @@ pub fn arch_findings(archs: &[RefusedArch], text: &str, k: &Knowledge) -> Vec<Fi
                     "The program that refused it supports compute capability {min} and newer. {detail}"
                 ),
                 None => detail,
-            };
+            } + &kernel_without_code(&a.line);
             let what = match (k.compute.generation(&a.arch), crate::engine::knowledge::cudnn::ComputeTables::cc_of(&a.arch)) {
                 (Some(g), Some(cc)) => format!("{} ({g}, compute capability {cc})", a.arch),
                 (None, Some(cc)) => format!("{} (compute capability {cc})", a.arch),

@@ -13,6 +13,7 @@ mod gpu_generations;
 mod host_programs;
 mod host_versions;
 mod library_lines;
+mod library_stand_ins;
 mod load_sources;
 mod nccl_statuses;
 mod program_errors;
