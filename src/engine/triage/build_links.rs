@@ -97,26 +97,25 @@ fn identify_stem(k: &Knowledge, stem: &str) -> Option<LibraryIdentity> {
     if let Some(id) = k.libraries.identify(&so).filter(known) {
         return Some(id);
     }
-    let prefix = format!("{}.", so.to_ascii_lowercase());
-    let versioned = generated()
+    // The versioned file stands for the link name: what installs it installs both.
+    k.libraries.identify(versioned_file(&so)?)
+}
+
+/// A versioned file the wheels ship under a link name (`libcufile.so` → `libcufile.so.0`).
+fn versioned_file(link_name: &str) -> Option<&'static str> {
+    let prefix = format!("{}.", link_name.to_ascii_lowercase());
+    generated()
         .libraries
         .file
         .iter()
-        .find(|f| f.name.to_ascii_lowercase().starts_with(&prefix))?;
-    // The versioned file stands for the link name: what installs it installs both.
-    k.libraries.identify(&versioned.name)
+        .find(|f| f.name.to_ascii_lowercase().starts_with(&prefix))
+        .map(|f| f.name.as_str())
 }
 
 /// What installs an unversioned link name, from the versioned file the wheels ship under it
 /// (`libcufile.so` → `libcufile.so.0`).
 fn versioned_install(k: &Knowledge, id: &LibraryIdentity) -> Option<String> {
-    let prefix = format!("{}.", id.file.to_ascii_lowercase());
-    let versioned = generated()
-        .libraries
-        .file
-        .iter()
-        .find(|f| f.name.to_ascii_lowercase().starts_with(&prefix))?;
-    installed_by(&k.libraries.identify(&versioned.name)?)
+    installed_by(&k.libraries.identify(versioned_file(&id.file)?)?)
 }
 
 /// Whether the driver installs the library (`libcuda.so.1`, `libnvidia-ml.so.1`).
