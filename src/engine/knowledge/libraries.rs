@@ -284,8 +284,13 @@ impl LibraryTable {
         id.verified = false;
         if unversioned {
             id.version_family = "unversioned".into();
+            let bare = if asked.contains('.') {
+                ""
+            } else {
+                " A program that asks for a bare name searches the versioned file names it knows: on Windows each CUDA major has its own DLL name (cusolver64_10.dll, cusolver64_11.dll), so a release whose name its list lacks is not found even when installed."
+            };
             id.note = Some(format!(
-                "An unversioned {} name: it does not say which release it is (usually a development symlink or a loader's fallback name).",
+                "An unversioned {} name: it does not say which release it is (usually a development symlink or a loader's fallback name).{bare}",
                 row.component
             ));
         } else {

@@ -55,3 +55,33 @@ fn a_ggml_kernel_without_code_for_the_gpu_is_named() {
     assert!(text.contains("flash_attn_ext_f16"), "{text}");
     assert!(text.contains("sm_61"), "{text}");
 }
+
+#[test]
+fn nccls_optional_net_plugin_is_no_error() {
+    // https://github.com/NVIDIA/nccl/issues/1231 (the maintainer: harmless, not the failure)
+    let t = triage(
+        "VM-0-14-tencentos:162637:162637 [6] NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or directory No plugin found (libnccl-net.so), using internal implementation",
+    );
+    assert!(message_ids(&t).contains(&"nccl-net-plugin-absent"));
+    assert!(
+        t.findings
+            .iter()
+            .all(|f| f.severity != crate::engine::findings::Severity::Error),
+        "{:?}",
+        t.findings
+            .iter()
+            .map(|f| (&f.code, f.severity))
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn wsl_gpus_have_no_device_minor_number() {
+    // https://github.com/NVIDIA/k8s-device-plugin/issues/332
+    let t = triage("Getting GPU device minor number: Not Supported");
+    let text = all_text(&t);
+    assert!(
+        text.contains("WSL 2") && text.contains("/dev/dxg"),
+        "{text}"
+    );
+}
