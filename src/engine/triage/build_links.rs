@@ -1,5 +1,5 @@
 //! A library a build cannot find: the linker's `cannot find -lnvinfer` (GNU ld, gold, lld's
-//! `unable to find library -lX`, MSVC's `LNK1181: cannot open input file 'X.lib'`) and CMake's
+//! `unable to find library -lX`, Apple ld's `library not found for -lX`, MSVC's `LNK1181: cannot open input file 'X.lib'`) and CMake's
 //! `Could NOT find NVML (missing: NVML_LIBRARIES)`. The name is identified from the library
 //! tables (the wheels' generated file lists first), and the finding says what installs it: the
 //! NVIDIA driver for its own libraries (the toolkit has only link-time stubs of them), the CUDA
@@ -38,7 +38,7 @@ fn patterns() -> &'static [(Regex, Asker); 3] {
         let re = crate::engine::static_regex::compile;
         [
             (
-                re(r"(?:cannot find|unable to find library) -l:?(?:lib)?([A-Za-z0-9_+\-]+?)(?:\.so[0-9.]*|\.a)?(?:[:\s]|$)"),
+                re(r"(?:cannot find|unable to find library|library not found for) -l:?(?:lib)?([A-Za-z0-9_+\-]+?)(?:\.so[0-9.]*|\.a)?(?:[:\s]|$)"),
                 Asker::Linker,
             ),
             (

@@ -38,6 +38,12 @@ fn a_link_name_is_identified_from_the_wheels_and_says_what_installs_it() {
     let f = finding(&t, codes::BUILD_LIBRARY_NOT_FOUND).expect("ld's line is read");
     assert!(f.summary.contains("cuFile"), "{}", f.summary);
     assert!(f.detail.contains("nvidia-cufile"), "{}", f.detail);
+    // Apple's ld: https://github.com/pyg-team/pytorch_geometric/blob/2.2.0/docs/source/notes/installation.rst
+    let t = triage(
+        "ld: warning: directory not found for option '-L/usr/local/cuda/lib64'\nld: library not found for -lcudart",
+    );
+    let f = finding(&t, codes::BUILD_LIBRARY_NOT_FOUND).expect("Apple ld's line is read");
+    assert!(f.summary.contains("CUDA runtime"), "{}", f.summary);
     // A library that is no NVIDIA package's is left to other readers.
     let t = triage("/usr/bin/ld: cannot find -lpng16");
     assert!(finding(&t, codes::BUILD_LIBRARY_NOT_FOUND).is_none());
