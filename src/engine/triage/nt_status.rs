@@ -23,8 +23,24 @@ fn spellings() -> &'static [Regex; 3] {
     })
 }
 
-/// The NTSTATUS rows whose values the line prints, in order of first mention.
+/// Words that say a number on the line is a result ("exit status", "error code", "returned",
+/// "exception"): a byte count or an address range near 0xC0000000 is not a status.
+fn says_result(line: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        crate::engine::static_regex::compile(
+            r"(?i)\b(?:exit|exited|code|status|error|errno|returned|return value|result|terminated|crash(?:ed)?|exception|fail(?:ed|ure)?|enum)\b|\bSTATUS_[A-Z]",
+        )
+    })
+    .is_match(line)
+}
+
+/// The NTSTATUS rows whose values the line prints, in order of first mention; none on a line
+/// that does not say a result.
 pub fn rows_on(line: &str) -> Vec<&'static StatusCode> {
+    if !says_result(line) {
+        return Vec::new();
+    }
     let [hex, unsigned, signed] = spellings();
     let mut values: Vec<(usize, i64)> = Vec::new();
     for c in hex.captures_iter(line) {

@@ -224,7 +224,20 @@ fn a_windows_exit_status_is_read_as_the_ntstatus_it_is() {
     let t = triage("The program '[1234] python.exe' has exited with code 3221225786 (0xc000013a).");
     let f = finding(&t, "ntstatus-0xc000013a");
     assert_eq!(f.severity, crate::engine::findings::Severity::Info);
-    // A value no Windows header declares is left alone.
+    // A value no Windows header declares is left alone, and so is a number that is no result
+    // (a byte count, an address range).
     let t = triage("exit status 0xc000ffff");
     assert!(t.codes.is_empty(), "{:?}", t.codes);
+    let t = triage("Tried to allocate 3221225781 bytes on the GPU");
+    assert!(
+        !t.codes.iter().any(|c| c.kind == "ntstatus"),
+        "{:?}",
+        t.codes
+    );
+    let t = triage("pci 0000:00:02.0: reg 0x10: [mem 0xc0000005-0xc00fffff]");
+    assert!(
+        !t.codes.iter().any(|c| c.kind == "ntstatus"),
+        "{:?}",
+        t.codes
+    );
 }
