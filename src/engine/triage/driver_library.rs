@@ -20,6 +20,10 @@ pub(super) const FAILURE_WORDS: &[&str] = &[
     "cannot open",
     "can't open",
     "could not open",
+    "couldn't open",
+    "couldn't find",
+    // ManagedCuda's own spelling: "Coudn't find a library nvrtc64_100".
+    "coudn't find",
     "unable to load",
     "unable to open",
     "failed to load",
@@ -43,7 +47,13 @@ pub fn driver_library_findings(text: &str, identities: &[LibraryIdentity]) -> Ve
     let mut out = Vec::new();
     for id in identities
         .iter()
-        .filter(|id| id.version_family == "driver" || id.component == "driver")
+        // An unversioned name of a driver library (`libnvidia-ml.so`) keeps its row's
+        // container capability: only the driver's libraries have one.
+        .filter(|id| {
+            id.version_family == "driver"
+                || id.component == "driver"
+                || id.container_capability.is_some()
+        })
     {
         let Some(line) = super::library_failure::failure_line(text, &id.file, &[FAILURE_WORDS])
         else {

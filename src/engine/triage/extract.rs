@@ -143,14 +143,15 @@ pub fn libraries(text: &str) -> Vec<String> {
 
 /// Library names written without an extension, as dlopen wrappers take them: Julia's
 /// `could not load library "libcuda"`, cudarc's `under the names ["cuda", "nvcuda"]`, Go's and
-/// Java's `load library 'cudnn'`. The caller resolves each to a platform's file name.
+/// Java's `load library 'cudnn'`, Alea GPU's `Couldn't open CUDA library 'cudnn64_5'` and
+/// ManagedCuda's unquoted Windows stem (`find a library nvrtc64_100`). The caller resolves each to a platform's file name.
 pub fn library_stems(text: &str) -> Vec<String> {
     static P: OnceLock<(Regex, Regex, Regex)> = OnceLock::new();
     let (single, list, quoted) = P.get_or_init(|| {
         let re = crate::engine::static_regex::compile;
         (
             re(
-                r#"(?i)\b(?:load|find|open|locate|dlopen)\w*\s+(?:the\s+)?(?:shared\s+|native\s+|dynamic\s+)?(?:library|lib|module)\s+["'`]([A-Za-z][A-Za-z0-9_+\-]{1,40})["'`]"#,
+                r#"(?i)\b(?:load|find|open|locate|dlopen)\w*\s+(?:the\s+|an?\s+)?(?:shared\s+|native\s+|dynamic\s+)?(?:CUDA\s+|NVIDIA\s+|GPU\s+)?(?:library|lib|module)\s+(?:["'`]([A-Za-z][A-Za-z0-9_+\-]{1,40})["'`]|([A-Za-z]+(?:64|32)_[0-9]{1,3})\b)"#,
             ),
             re(r"(?i)\bnames?\s*[:=]?\s*\[([^\]\n]{1,200})\]"),
             re(r#"["'`]([A-Za-z][A-Za-z0-9_+\-]{1,40})["'`]"#),
@@ -158,7 +159,9 @@ pub fn library_stems(text: &str) -> Vec<String> {
     });
     let mut out: Vec<String> = Vec::new();
     for c in single.captures_iter(text) {
-        out.push(c[1].to_string());
+        if let Some(name) = c.get(1).or(c.get(2)) {
+            out.push(name.as_str().to_string());
+        }
     }
     for c in list.captures_iter(text) {
         for q in quoted.captures_iter(&c[1]) {
@@ -410,7 +413,7 @@ pub fn codes(text: &str, catalog: &Catalog) -> Vec<ErrorCode> {
         }
         // A Windows process's exit code that is an NTSTATUS (0xC0000409, 3221225781,
         // -1073741819): not a Windows error number and not a CUDA code.
-        for row in super::nt_status::rows_on(line) {
+        for row in super::nt_status::rows_on(line, catalog) {
             add("ntstatus", Some(row.number), Some(row.name.clone()), line);
         }
         for c in p.cuda_name.captures_iter(line).filter(|c| reported(&c[1])) {

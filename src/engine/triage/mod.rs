@@ -139,6 +139,12 @@ pub fn triage(text: &str) -> Triage {
             && t.messages.iter().any(|m| m.line == c.line))
     });
 
+    // A status a row reads as harmless on its line (PyTorch 2.3.0's "Plan failed with a
+    // cudnnException: ... CUDNN_STATUS_NOT_SUPPORTED" warning) is that row's note, not an error.
+    t.codes.retain(|c| {
+        !classify::specific_rows_on(&t.messages, k, &c.line)
+            .any(|row| row.severity == Severity::Info)
+    });
     t.chains = chains::chains(text);
     t.versions = chains::version_integers(text);
     // A line its program prints as a warning or a note ("TensorRT was linked against cuDNN
@@ -156,6 +162,7 @@ pub fn triage(text: &str) -> Triage {
     let mut findings = text_findings::chain_findings(&t.chains, k);
     findings.extend(text_findings::pair_findings(&t.version_pairs));
     findings.extend(requester::importer_findings(text, k));
+    findings.extend(requester::preloaded_findings(text, k));
     findings.extend(classify::message_findings(&t.messages, k));
     findings.extend(extension_package::extension_package_findings(text, k));
     findings.extend(driver_library::driver_library_findings(text, &t.identities));

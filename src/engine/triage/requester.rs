@@ -2,7 +2,8 @@
 //! package whose import ended in "libX: cannot open shared object file" (the traceback's last
 //! `from pkg import` or `site-packages/pkg/` frame: the package's compiled extension was built
 //! for that CUDA release), and the framework a version line names ("the version torch was
-//! compiled with" is PyTorch's build).
+//! compiled with" is PyTorch's build), and a system program (`/bin/bash`) that cannot start for
+//! want of a CUDA library it never links: a library in LD_PRELOAD asked for it.
 
 use super::extract::clip;
 use crate::engine::finding_codes as codes;
@@ -39,6 +40,7 @@ pub fn framework_named(line: &str) -> Option<&'static str> {
 
 struct Patterns {
     missing: Regex,
+    system_program_missing: Regex,
     from_import: Regex,
     frame: Regex,
 }
@@ -50,6 +52,11 @@ fn patterns() -> &'static Patterns {
         Patterns {
             missing: re(
                 r"(?:ImportError|OSError)\b[^\n]*?\b(lib[A-Za-z0-9_+\-]+\.so(?:\.[0-9]+)*): cannot open shared object file",
+            ),
+            // ld.so's "prog: error while loading shared libraries: lib: cannot open shared object
+            // file" where prog is a shell, a core utility or the Python interpreter itself.
+            system_program_missing: re(
+                r"(?:^|[\s'\x22])(?:/usr)?(?:/s?bin/)?(bash|sh|dash|zsh|ksh|ls|cat|env|echo|sleep|mkdir|cp|mv|rm|ps|id|tail|grep|sed|awk|python[0-9.]*): error while loading shared libraries: (lib[A-Za-z0-9_+\-]+\.so(?:\.[0-9]+)*)",
             ),
             from_import: re(r"^\s*(?:from|import)\s+([A-Za-z_][A-Za-z0-9_]*)"),
             frame: re(r#"(?:site|dist)-packages[/\\]([A-Za-z_][A-Za-z0-9_]*)[/\\]"#),
@@ -117,6 +124,53 @@ pub fn importer_findings(text: &str, k: &Knowledge) -> Vec<Finding> {
                      torch; print(torch.version.cuda)\" for PyTorch), after removing every other build \
                      of it (pip list and conda list show them); or install {built_for} so that {lib} \
                      is found."
+                ),
+            }),
+        );
+    }
+    out
+}
+
+/// A shell, core utility or Python interpreter that ld.so could not start for want of an NVIDIA
+/// library: none of them links one, so a library preloaded into every process (LD_PRELOAD,
+/// /etc/ld.so.preload) needs it, and that library was built for a CUDA this environment lacks.
+pub fn preloaded_findings(text: &str, k: &Knowledge) -> Vec<Finding> {
+    let mut out: Vec<Finding> = Vec::new();
+    for line in text.lines() {
+        let Some(c) = patterns().system_program_missing.captures(line) else {
+            continue;
+        };
+        let (program, lib) = (&c[1], &c[2]);
+        let Some(id) = k.libraries.identify(lib) else {
+            continue;
+        };
+        let built_for = format!("{} {}", id.component, id.version_family);
+        out.push(
+            Finding::new(
+                codes::LIBRARY_PRELOADED_DEPENDENCY_MISSING,
+                Severity::Error,
+                format!(
+                    "{program} does not use {lib}: a preloaded library (LD_PRELOAD) built for {built_for} needs it"
+                ),
+                format!(
+                    "{program} links no NVIDIA library, so ld.so loads {lib} only because a library \
+                     injected into every process asks for it: one named in LD_PRELOAD or \
+                     /etc/ld.so.preload, typically a plugin (a TensorRT plugin library, a custom op, \
+                     a shim) built elsewhere against {built_for}. This environment (often a container \
+                     with another CUDA or TensorRT release) lacks {lib}, so every program started with \
+                     that preload fails the same way."
+                ),
+            )
+            .with_libraries([lib.to_string()])
+            .with_evidence(Evidence::new("log", clip(line)))
+            .with_fix(FixRef {
+                id: "advice-rebuild-preloaded-library".into(),
+                kind: FixKind::Manual,
+                summary: format!(
+                    "Find the preloaded library (echo $LD_PRELOAD; cat /etc/ld.so.preload; ldd on \
+                     it shows that it wants {lib}) and rebuild it against the CUDA and TensorRT release \
+                     of this environment, for a container inside that same image; or unset \
+                     LD_PRELOAD until it is rebuilt."
                 ),
             }),
         );

@@ -108,6 +108,32 @@ fn patterns() -> &'static Patterns {
     })
 }
 
+/// Whether a bare enumerator's words name something only CUDA has (its JIT, PTX, kernels,
+/// contexts, peers, NVLink, MPS, stub library, graphs), not a Windows error.
+fn names_cuda_only_thing(bare: &str) -> bool {
+    const WORDS: [&str; 18] = [
+        "JIT",
+        "PTX",
+        "KERNEL",
+        "LAUNCH",
+        "CONTEXT",
+        "GPU",
+        "PEER",
+        "ECC",
+        "NVLINK",
+        "MPS",
+        "STUB",
+        "BINARY",
+        "GRAPHICS",
+        "CAPTURE",
+        "COOPERATIVE",
+        "PROFILER",
+        "CUDART",
+        "DEVSIDE",
+    ];
+    bare.split('_').any(|w| WORDS.contains(&w))
+}
+
 /// The generated rows of a status name, or none.
 pub fn rows_named(name: &str) -> Vec<&'static StatusCode> {
     generated().status_named(name)
@@ -194,6 +220,22 @@ pub fn names_on(line: &str) -> Vec<(&'static str, String, Option<i64>)> {
             {
                 out.push(("nvml", row.name.clone(), Some(row.number)));
             }
+        }
+    }
+    // CUDA.jl and other bindings print the driver API's enumerator without its `CUDA_`
+    // ("ERROR_JIT_COMPILER_NOT_FOUND"): read on a line about CUDA, or where the name says
+    // something only CUDA has (so Windows' ERROR_NOT_FOUND is not taken for CUDA's).
+    for c in patterns().nvml_bare.captures_iter(line) {
+        let bare = &c[1];
+        if !(lower.contains("cuda") || names_cuda_only_thing(bare)) {
+            continue;
+        }
+        if let Some(row) = rows_named(&format!("CUDA_ERROR_{bare}")).into_iter().next()
+            && !out
+                .iter()
+                .any(|(_, n, _)| n.ends_with(&format!("_ERROR_{bare}")))
+        {
+            out.push(("cuda", row.name.clone(), Some(row.number)));
         }
     }
     for c in patterns().nvml_words.captures_iter(line) {
