@@ -105,7 +105,11 @@ fn core_library_finding(id: &LibraryIdentity, log: Evidence) -> Finding {
                   with `--gpus all` (or a CDI device) on a host that has the NVIDIA Container Toolkit. \
                   A machine or cloud instance without an NVIDIA GPU (a CPU instance type) has no \
                   driver to install: run there the CPU build or image of the program, or move to a \
-                  GPU instance."
+                  GPU instance. Where the driver's versioned file is there (ls \
+                  /usr/lib*/*/libnvidia-ml.so.* /usr/lib*/*/libcuda.so.*) but the name asked for is \
+                  not, the ld cache or the soname link is missing: run sudo ldconfig (inside the \
+                  container too) or recreate the link (libnvidia-ml.so.1 -> \
+                  libnvidia-ml.so.<driver version>)."
             .into(),
     })
 }

@@ -152,11 +152,17 @@ fn cuinit_not_finding_a_symbol_is_the_driver_not_a_kernel() {
     // Windows driver of the 555 series)
     let t = triage("failed call to cuInit: CUDA_ERROR_NOT_FOUND: named symbol not found");
     let text = all_text(&t);
-    assert!(text.contains("cuInit, the driver's first call"), "{text}");
+    assert!(text.contains("the first CUDA call (cuInit"), "{text}");
     assert!(text.contains("/usr/lib/wsl/lib"), "{text}");
     // The same status from a kernel lookup keeps the architecture reading.
     let t = triage("CUDA error: named symbol not found");
-    assert!(!all_text(&t).contains("cuInit, the driver's first call"));
+    assert!(!all_text(&t).contains("the first CUDA call (cuInit"));
+    // PyTorch's first call, cudaGetDeviceCount, under Docker Desktop
+    // (https://github.com/jhj0517/Whisper-WebUI/issues/279: updating Docker Desktop fixed it).
+    let t = triage(
+        "Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have already set an error? Error 500: named symbol not found",
+    );
+    assert!(all_text(&t).contains("Docker Desktop"), "{}", all_text(&t));
 }
 
 #[test]

@@ -17,6 +17,7 @@ mod library_stand_ins;
 mod load_sources;
 mod nccl_statuses;
 mod program_errors;
+mod quiet_requesters;
 mod runtime_policies;
 mod status_family;
 
