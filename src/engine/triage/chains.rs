@@ -1,6 +1,7 @@
 //! What a loader message says beyond the names in it: which library is really missing when one
 //! library failed because of another ("A due to B", "A: B: cannot open shared object file",
-//! the link editor's "B, needed by A, not found",
+//! the link editor's "B, needed by A, not found", musl's "Error loading shared library B: …
+//! (needed by A)",
 //! "dlerror: B: …", "error while loading shared libraries: B"), the CUDA/cuDNN version integers
 //! messages print (12010 = CUDA 12.1, 8902 = cuDNN 8.9.2, 90100 = cuDNN 9.1.0), the versions a
 //! program was built with and found, and the PTX ISA a ptxas refused. The GPU architectures a
@@ -45,6 +46,7 @@ struct Patterns {
     library: Regex,
     due_to: Regex,
     needed_by: Regex,
+    musl_needed_by: Regex,
     versioned_reference: Regex,
     cannot_open: Regex,
     while_loading: Regex,
@@ -66,6 +68,11 @@ fn patterns() -> &'static Patterns {
             due_to: re(&format!(r"(?i){LIB}['`\x22]?\s+(?:due to|because of)\s+['`\x22]?{LIB}")),
             // GNU ld: "warning: B, needed by /path/A, not found (try using -rpath or -rpath-link)".
             needed_by: re(&format!(r"{LIB},\s*needed by\s+(?:[^\s,]*/)?{LIB},\s*not found")),
+            // musl's loader (Alpine images): "Error loading shared library B: No such file or
+            // directory (needed by /usr/lib64/A)".
+            musl_needed_by: re(&format!(
+                r"Error loading shared library\s+{LIB}:[^(\n]*\(needed by\s+(?:[^\s)]*/)?{LIB}\)"
+            )),
             versioned_reference: re(&format!(
                 r"{LIB}:\s*undefined reference to [`'\x22\u{{2018}}][A-Za-z_][A-Za-z0-9_]*@{LIB}"
             )),
@@ -111,6 +118,9 @@ pub fn chains(text: &str) -> Vec<Chain> {
             push(&c[1], &c[2], line);
         }
         for c in p.needed_by.captures_iter(line) {
+            push(&c[2], &c[1], line);
+        }
+        for c in p.musl_needed_by.captures_iter(line) {
             push(&c[2], &c[1], line);
         }
         // The link editor's "A: undefined reference to `sym@B'": A was linked against B (the

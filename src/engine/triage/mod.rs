@@ -139,13 +139,15 @@ pub fn triage(text: &str) -> Triage {
             && t.messages.iter().any(|m| m.line == c.line))
     });
 
-    // A status a row reads as harmless on its line (PyTorch 2.3.0's "Plan failed with a
-    // cudnnException: ... CUDNN_STATUS_NOT_SUPPORTED" warning) is that row's note, not an error.
-    t.codes.retain(|c| {
-        !classify::specific_rows_on(&t.messages, k, &c.line)
-            .any(|row| row.severity == Severity::Info)
-    });
+    // A status or a chain a row reads as harmless on its line (PyTorch 2.3.0's "Plan failed
+    // with a cudnnException: ... CUDNN_STATUS_NOT_SUPPORTED" warning, a GStreamer plugin scan
+    // skipping a plugin whose library is absent) is that row's note, not an error.
+    let read_as_harmless = |line: &str| {
+        classify::specific_rows_on(&t.messages, k, line).any(|row| row.severity == Severity::Info)
+    };
+    t.codes.retain(|c| !read_as_harmless(&c.line));
     t.chains = chains::chains(text);
+    t.chains.retain(|c| !read_as_harmless(&c.line));
     t.versions = chains::version_integers(text);
     // A line its program prints as a warning or a note ("TensorRT was linked against cuDNN
     // 8.9.0 but loaded cuDNN 8.8.0", which NVIDIA says to ignore; XLA's "ptxas does not support
@@ -216,10 +218,18 @@ pub fn triage(text: &str) -> Triage {
         &chains::driver_versions(text),
         k,
     ));
-    let unnamed = library_failure::library_failure_findings(text, &t.identities, &findings);
+    // A library a harmless line names (the plugin the scan skipped) did not fail the program.
+    let on_harmless_line = |f: &Finding| {
+        f.evidence
+            .iter()
+            .any(|e| e.kind == "log" && read_as_harmless(&e.text))
+    };
+    let mut unnamed = library_failure::library_failure_findings(text, &t.identities, &findings);
+    unnamed.retain(|f| !on_harmless_line(f));
     findings.extend(unnamed);
-    let unknown =
+    let mut unknown =
         library_failure::unknown_library_failure_findings(text, &t.unrecognized, &findings);
+    unknown.retain(|f| !on_harmless_line(f));
     findings.extend(unknown);
     library_failure::name_releases_in_load_errors(&mut findings, &t.identities);
     library_failure::name_own_folders_in_load_errors(&mut findings, &t.identities);

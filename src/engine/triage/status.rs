@@ -85,6 +85,8 @@ fn patterns() -> &'static Patterns {
                 re(r"(?i)\bcuda\b[^\n]{0,40}?\b(?:failure|error|failed|code|status)\b\s*[:=(#]?\s*([0-9]{1,4})(?:[^0-9.]|\.(?:[^0-9]|$)|$)"),
                 re(r"(?i)\bcuda\w*?(?:error|err)\b\s*[:=(#\[\s]*([0-9]{1,4})\]"),
                 re(r"\bcuda[A-Za-z]*\s*\(([0-9]{1,4}) vs\. 0\)"),
+                // Charm++ and other C hosts: "Return value 46 from 'cudaStreamCreate(&s)'".
+                re(r"(?i)\breturn(?:ed)? value\s+([0-9]{1,4})\s+from\s+['`\x22]?(?:cu|cuda)[A-Z]"),
                 // Go's and C's bindings print the driver API's type with the number
                 // ("Unknown CUresult: 35", "CUresult 100").
                 re(r"\bCUresult\s*[:=(]?\s*([0-9]{1,4})\b"),
