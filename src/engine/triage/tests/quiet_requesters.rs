@@ -107,3 +107,56 @@ fn a_harmless_warning_keeps_its_status_name_a_note() {
     );
     assert!(all_text(&t).contains("2.3.1"), "{}", all_text(&t));
 }
+
+#[test]
+fn musls_loader_names_the_library_that_needed_the_missing_one() {
+    // https://github.com/numba/numba/issues/3396 (an Alpine-based image: libcuda's dependency
+    // was not on the loader path)
+    let t = triage(
+        "Error loading shared library libnvidia-fatbinaryloader.so.410.48: No such file or directory (needed by /usr/lib64/libcuda.so)",
+    );
+    assert!(
+        t.chains
+            .iter()
+            .any(|c| c.needed_by == "libcuda.so"
+                && c.missing == "libnvidia-fatbinaryloader.so.410.48"),
+        "{:?}",
+        t.chains
+    );
+}
+
+#[test]
+fn a_return_value_from_a_runtime_call_is_its_status() {
+    // https://github.com/charmplusplus/charm/issues/802 (several processes on a GPU in
+    // exclusive-process mode)
+    let t = triage(
+        "Fatal CUDA Error at cuda-hybrid-api.cu:450.\nReturn value 46 from 'cudaStreamCreate(&kernel_stream)'.  Exiting.",
+    );
+    assert!(
+        t.codes
+            .iter()
+            .any(|c| c.kind == "cuda" && c.number == Some(46)),
+        "{:?}",
+        t.codes
+    );
+    assert!(
+        all_text(&t).contains("Exclusive_Process"),
+        "{}",
+        all_text(&t)
+    );
+}
+
+#[test]
+fn a_plugin_the_scan_skipped_is_not_an_error() {
+    // https://github.com/NVIDIA-AI-IOT/deepstream_360_d_smart_parking_application/issues/26
+    // (maintainer: ignore it unless nvinferserver is used)
+    let t = triage(
+        "(gst-plugin-scanner:554): GStreamer-WARNING **: 02:31:21.877: Failed to load plugin '/usr/lib/x86_64-linux-gnu/gstreamer-1.0/deepstream/libnvdsgst_inferserver.so': libtrtserver.so: cannot open shared object file: No such file or directory",
+    );
+    assert!(
+        t.findings.iter().all(|f| f.severity == Severity::Info),
+        "{:?}",
+        codes(&t)
+    );
+    assert!(message_ids(&t).contains(&"deepstream-inferserver-plugin-without-triton"));
+}
