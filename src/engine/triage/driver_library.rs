@@ -55,7 +55,16 @@ pub fn driver_library_findings(text: &str, identities: &[LibraryIdentity]) -> Ve
                 || id.container_capability.is_some()
         })
     {
+        // A library named in words ("NVML library is not installed") fails on the line that
+        // names its component.
         let Some(line) = super::library_failure::failure_line(text, &id.file, &[FAILURE_WORDS])
+            .or_else(|| {
+                (id.component != "driver")
+                    .then(|| {
+                        super::library_failure::failure_line(text, &id.component, &[FAILURE_WORDS])
+                    })
+                    .flatten()
+            })
         else {
             continue;
         };

@@ -47,6 +47,8 @@ struct Patterns {
     nvml_words: Regex,
     numbers: Vec<Regex>,
     library_numbers: Regex,
+    nvenc_number: Regex,
+    nvml_short: Regex,
     checked_success: Regex,
 }
 
@@ -85,6 +87,8 @@ fn patterns() -> &'static Patterns {
                 re(r"(?i)\bcuda\b[^\n]{0,40}?\b(?:failure|error|failed|code|status)\b\s*[:=(#]?\s*([0-9]{1,4})(?:[^0-9.]|\.(?:[^0-9]|$)|$)"),
                 re(r"(?i)\bcuda\w*?(?:error|err)\b\s*[:=(#\[\s]*([0-9]{1,4})\]"),
                 re(r"\bcuda[A-Za-z]*\s*\(([0-9]{1,4}) vs\. 0\)"),
+                // Numba's driver wrapper: "[222] Call to cuLinkAddData results in UNKNOWN_CUDA_ERROR".
+                re(r"\[([0-9]{1,4})\] Call to cu[A-Za-z0-9_]+ results in"),
                 // Charm++ and other C hosts: "Return value 46 from 'cudaStreamCreate(&s)'".
                 re(r"(?i)\breturn(?:ed)? value\s+([0-9]{1,4})\s+from\s+['`\x22]?(?:cu|cuda)[A-Z]"),
                 // Go's and C's bindings print the driver API's type with the number
@@ -103,6 +107,9 @@ fn patterns() -> &'static Patterns {
             checked_success: re(
                 r"\b((?:nccl|cupti|nvrtc|nvJitLink)Success|[A-Z]+_STATUS_SUCCESS|CUFFT_SUCCESS|NVML_SUCCESS|CUPTI_SUCCESS|NVRTC_SUCCESS)\s*\((-?[0-9]{1,4}) (?i:vs)\. ?0\)",
             ),
+            nvenc_number: re(r":\s*[a-z][a-z ]{2,40}\s\(([0-9]{1,2})\)"),
+            // Modular's runtime drops NVML's `ERROR_`: "NVML_DRIVER_NOT_LOADED".
+            nvml_short: re(r"\bNVML_([A-Z][A-Z_]*[A-Z])\b"),
             library_numbers: re(
                 r"(?:\b(?i:(cupti|cublas|cudnn|cufft|curand|cusolver|cusparse|nvrtc|nvjitlink|nccl|nvml|opencl))\b|\b(cupti|cublas|cudnn|cufft|curand|cusolver|cusparse|nvrtc|nvJitLink|nccl|nvml|cl)[A-Z][A-Za-z0-9_]*)(?i:[^0-9\n]{0,40}?\b(?:error|status|code|returned|failed|failure|result)\b[^0-9\n]{0,12}?\(?(-?[0-9]{1,4})(?:[^0-9.]|\.(?:[^0-9]|$)|$))",
             ),
@@ -222,6 +229,15 @@ pub fn names_on(line: &str) -> Vec<(&'static str, String, Option<i64>)> {
             {
                 out.push(("nvml", row.name.clone(), Some(row.number)));
             }
+        }
+    }
+    for c in patterns().nvml_short.captures_iter(line) {
+        if let Some(row) = rows_named(&format!("NVML_ERROR_{}", &c[1]))
+            .into_iter()
+            .next()
+            && !out.iter().any(|(_, n, _)| *n == row.name)
+        {
+            out.push(("nvml", row.name.clone(), Some(row.number)));
         }
     }
     // CUDA.jl and other bindings print the driver API's enumerator without its `CUDA_`
@@ -372,6 +388,19 @@ pub fn library_numbers_on(line: &str) -> Vec<(&'static str, i64)> {
             && !out.contains(&(kind, n))
         {
             out.push((kind, n));
+        }
+    }
+    // NVENC's status in brackets after its words, on a line about NVENC ("NVENC: Failed locking
+    // bitstream buffer: invalid param (8)", FFmpeg's "OpenEncodeSessionEx failed: out of memory (10)").
+    if line.to_ascii_lowercase().contains("nvenc") {
+        for c in patterns().nvenc_number.captures_iter(line) {
+            if let Ok(n) = c[1].parse::<i64>()
+                && n != 0
+                && row_for("nvenc", Some(n), None).is_some()
+                && !out.contains(&("nvenc", n))
+            {
+                out.push(("nvenc", n));
+            }
         }
     }
     for c in patterns().opencl_call_number.captures_iter(line) {
