@@ -44,7 +44,6 @@ struct Patterns {
     dotnet_dll: Regex,
     soname: Regex,
     undefined: Regex,
-    symbol_version_node: Regex,
     undefined_reference: Regex,
     entry_point: Regex,
     entry_point_alt: Regex,
@@ -73,7 +72,6 @@ fn patterns() -> &'static Patterns {
             // "Libcudnn.so.8" as some Java stacks print it (capitalised, spaces lost).
             soname: re(r"(?:^|[^A-Za-z0-9_.+\-])([Ll]ib[A-Za-z0-9_+\-]+\.so(?:\.[0-9]+)*(?:\*|\b))"),
             undefined: re(r"undefined symbol:?\s*([A-Za-z_][A-Za-z0-9_@.$]*)"),
-            symbol_version_node: re(r"^,?\s*version\s+(lib[A-Za-z0-9_+\-]+\.so(?:\.[0-9]+)*)"),
             undefined_reference: re(r#"undefined references? to [`'"‘“]?([A-Za-z_][A-Za-z0-9_]*)"#),
             entry_point: re(
                 r"(?i)(?:procedure )?entry point\s+([A-Za-z_?@][A-Za-z0-9_?@$.]*)\s+could not be located in the dynamic link library\s+([^\r\n]+?\.dll)",
@@ -211,21 +209,13 @@ pub fn symbols(text: &str) -> Vec<MissingSymbol> {
     for line in text.lines() {
         for c in p.undefined.captures_iter(line) {
             let symbol = c[1].trim_end_matches(['.', ',']).to_string();
-            // glibc's "undefined symbol: X, version libcudart.so.12": the version node CUDA's
-            // libraries name after their soname says which library should define X.
-            let end = c.get(0).map_or(0, |x| x.end());
-            let versioned_by = p
-                .symbol_version_node
-                .captures(&line[end..])
-                .map(|v| v[1].to_string());
-            let library = versioned_by.or_else(|| {
-                p.soname
-                    .captures_iter(line)
-                    .filter_map(|m| m.get(1))
-                    .filter(|m| m.start() < c.get(0).map(|x| x.start()).unwrap_or(0))
-                    .last()
-                    .map(|m| m.as_str().to_string())
-            });
+            let library = p
+                .soname
+                .captures_iter(line)
+                .filter_map(|m| m.get(1))
+                .filter(|m| m.start() < c.get(0).map(|x| x.start()).unwrap_or(0))
+                .last()
+                .map(|m| m.as_str().to_string());
             push_symbol(&mut out, symbol, library, line);
         }
         for c in p

