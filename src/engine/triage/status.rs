@@ -220,18 +220,14 @@ pub fn names_on(line: &str) -> Vec<(&'static str, String, Option<i64>)> {
             }
         }
     }
-    if lower.contains("nvml") {
-        for c in patterns().nvml_bare.captures_iter(line) {
-            if let Some(row) = rows_named(&format!("NVML_ERROR_{}", &c[1]))
-                .into_iter()
-                .next()
-                && !out.iter().any(|(_, n, _)| *n == row.name)
-            {
-                out.push(("nvml", row.name.clone(), Some(row.number)));
-            }
-        }
-    }
-    for c in patterns().nvml_short.captures_iter(line) {
+    // NVML's enumerator without its prefix on a line about NVML ("ERROR_LIBRARY_NOT_FOUND"), or
+    // without its `ERROR_` anywhere ("NVML_DRIVER_NOT_LOADED").
+    let bare_on_nvml_line = lower
+        .contains("nvml")
+        .then(|| patterns().nvml_bare.captures_iter(line))
+        .into_iter()
+        .flatten();
+    for c in bare_on_nvml_line.chain(patterns().nvml_short.captures_iter(line)) {
         if let Some(row) = rows_named(&format!("NVML_ERROR_{}", &c[1]))
             .into_iter()
             .next()
