@@ -333,8 +333,9 @@ pub fn symbol_findings(symbols: &[MissingSymbol]) -> Vec<Finding> {
         .map(|s| {
             // glibc's "undefined symbol: X, version libcudart.so.12" names, by the version node
             // CUDA's libraries give their exports, the library that should have defined X.
-            let lib = version_node(s)
-                .or_else(|| s.library.clone())
+            let provider = version_node(s).or_else(|| s.library.clone());
+            let lib = provider
+                .clone()
                 .unwrap_or_else(|| "the library that was loaded".into());
             if let Some(owner) = super::symbol_owner::api_owner(&s.symbol) {
                 let caller = s.library.as_deref().unwrap_or("the program");
@@ -346,8 +347,9 @@ pub fn symbol_findings(symbols: &[MissingSymbol]) -> Vec<Finding> {
                 format!("{} is missing from {lib}", s.symbol),
                 format!(
                     "The caller needs the function {} but the copy of {lib} that was loaded does not export it. \
-                     This usually means a different version of {lib} (or of a library it needs) was found first: \
-                     DLLs/sonames from different releases are mixed on the search path.",
+                     This usually means the copy of {lib} (or of a library it needs) found first is of another, \
+                     often older, release than the one the caller was built against: DLLs/sonames from different \
+                     releases are mixed on the search path, or a stand-in that is not the real library answered.",
                     s.symbol
                 ),
             )
@@ -359,8 +361,8 @@ pub fn symbol_findings(symbols: &[MissingSymbol]) -> Vec<Finding> {
                  in https://github.com/microsoft/onnxruntime/issues/18973 and \
                  https://github.com/PaddlePaddle/PaddleDetection/issues/8265",
             ));
-            if let Some(l) = &s.library {
-                f = f.with_libraries([l.clone()]);
+            if let Some(l) = provider {
+                f = f.with_libraries([l]);
             }
             f
         })

@@ -160,3 +160,21 @@ fn a_plugin_the_scan_skipped_is_not_an_error() {
     );
     assert!(message_ids(&t).contains(&"deepstream-inferserver-plugin-without-triton"));
 }
+
+#[test]
+fn a_missing_dll_in_a_cuda_tagged_build_says_which_cuda_it_wants() {
+    // https://github.com/TabbyML/tabby/issues/4117 (the cuda117 build on a machine with CUDA 12)
+    let t = triage(
+        r#"WARN llama_cpp_server::supervisor: llama-server <embedding> exited with status code -1073741515, args: `Command { std: "C:\\users\\chx\\tabby_x86_64-windows-msvc-cuda117\\llama-server.exe" }`"#,
+    );
+    assert!(
+        codes(&t).contains(&"ntstatus-0xc0000135"),
+        "{:?}",
+        codes(&t)
+    );
+    assert!(
+        all_text(&t).contains("cuda124 build worked"),
+        "{}",
+        all_text(&t)
+    );
+}
