@@ -347,9 +347,10 @@ pub fn symbol_findings(symbols: &[MissingSymbol]) -> Vec<Finding> {
                 format!("{} is missing from {lib}", s.symbol),
                 format!(
                     "The caller needs the function {} but the copy of {lib} that was loaded does not export it. \
-                     This usually means the copy of {lib} (or of a library it needs) found first is of another, \
-                     often older, release than the one the caller was built against: DLLs/sonames from different \
-                     releases are mixed on the search path, or a stand-in that is not the real library answered.",
+                     This usually means a different, often older, version of {lib} (or of a library it needs) \
+                     was found first than the one the caller was built against: a version mismatch of \
+                     DLLs/sonames from different releases on the search path, or a stand-in that is not the \
+                     real library.",
                     s.symbol
                 ),
             )
