@@ -9,9 +9,7 @@ use crate::engine::knowledge::catalog::MessageRow;
 use crate::engine::knowledge::drivers::DriverTables;
 use crate::engine::knowledge::version::Version;
 use crate::engine::knowledge::{Knowledge, LibraryIdentity, decode_cudnn_version};
-use regex::Regex;
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
 
 /// One catalog message found in the text.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -312,20 +310,6 @@ pub fn message_findings(matches: &[MessageMatch], k: &Knowledge) -> Vec<Finding>
     out
 }
 
-/// The version node after a missing symbol on its line ("undefined symbol: X, version
-/// libcudart.so.12"), when it is a library's soname.
-fn version_node(s: &MissingSymbol) -> Option<String> {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    let re = RE.get_or_init(|| {
-        crate::engine::static_regex::compile(
-            r"undefined symbol:?\s*([A-Za-z_][A-Za-z0-9_@.$]*),\s*version\s+(lib[A-Za-z0-9_+\-]+\.so(?:\.[0-9]+)*)",
-        )
-    });
-    re.captures_iter(&s.line)
-        .find(|c| c[1] == s.symbol)
-        .map(|c| c[2].to_string())
-}
-
 /// One finding per missing symbol.
 pub fn symbol_findings(symbols: &[MissingSymbol]) -> Vec<Finding> {
     symbols
@@ -333,7 +317,7 @@ pub fn symbol_findings(symbols: &[MissingSymbol]) -> Vec<Finding> {
         .map(|s| {
             // glibc's "undefined symbol: X, version libcudart.so.12" names, by the version node
             // CUDA's libraries give their exports, the library that should have defined X.
-            let provider = version_node(s).or_else(|| s.library.clone());
+            let provider = super::extract::version_node(&s.line, &s.symbol).or_else(|| s.library.clone());
             let lib = provider
                 .clone()
                 .unwrap_or_else(|| "the library that was loaded".into());

@@ -44,6 +44,7 @@ struct Patterns {
     dotnet_dll: Regex,
     soname: Regex,
     undefined: Regex,
+    undefined_version_node: Regex,
     undefined_reference: Regex,
     entry_point: Regex,
     entry_point_alt: Regex,
@@ -59,6 +60,9 @@ struct Patterns {
     cudnn_status: Regex,
 }
 
+/// ld.so's "undefined symbol: X" (the symbol captured).
+const UNDEFINED_SYMBOL: &str = r"undefined symbol:?\s*([A-Za-z_][A-Za-z0-9_@.$]*)";
+
 fn patterns() -> &'static Patterns {
     static P: OnceLock<Patterns> = OnceLock::new();
     P.get_or_init(|| {
@@ -71,7 +75,10 @@ fn patterns() -> &'static Patterns {
             dotnet_dll: re(r"(?i)\bUnable to load DLL '([A-Za-z0-9_+\-]+)'"),
             // "Libcudnn.so.8" as some Java stacks print it (capitalised, spaces lost).
             soname: re(r"(?:^|[^A-Za-z0-9_.+\-])([Ll]ib[A-Za-z0-9_+\-]+\.so(?:\.[0-9]+)*(?:\*|\b))"),
-            undefined: re(r"undefined symbol:?\s*([A-Za-z_][A-Za-z0-9_@.$]*)"),
+            undefined: re(UNDEFINED_SYMBOL),
+            undefined_version_node: re(&format!(
+                r"{UNDEFINED_SYMBOL},\s*version\s+(lib[A-Za-z0-9_+\-]+\.so(?:\.[0-9]+)*)"
+            )),
             undefined_reference: re(r#"undefined references? to [`'"‘“]?([A-Za-z_][A-Za-z0-9_]*)"#),
             entry_point: re(
                 r"(?i)(?:procedure )?entry point\s+([A-Za-z_?@][A-Za-z0-9_?@$.]*)\s+could not be located in the dynamic link library\s+([^\r\n]+?\.dll)",
@@ -253,6 +260,17 @@ pub fn symbols(text: &str) -> Vec<MissingSymbol> {
         }
     }
     out
+}
+
+/// The version node glibc prints after a missing symbol ("undefined symbol: X, version
+/// libcudart.so.12"): CUDA's libraries name their exports' version after their soname, so it is
+/// the library that should have defined X.
+pub fn version_node(line: &str, symbol: &str) -> Option<String> {
+    patterns()
+        .undefined_version_node
+        .captures_iter(line)
+        .find(|c| &c[1] == symbol)
+        .map(|c| c[2].to_string())
 }
 
 fn push_symbol(out: &mut Vec<MissingSymbol>, symbol: String, library: Option<String>, line: &str) {

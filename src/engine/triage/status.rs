@@ -42,7 +42,7 @@ struct Patterns {
     dotnet_variant: Regex,
     pynvml_class: Regex,
     nccl_upper: Regex,
-    nvml_bare: Regex,
+    bare_enumerator: Regex,
     rust_variant: Regex,
     nvml_words: Regex,
     numbers: Vec<Regex>,
@@ -72,9 +72,9 @@ fn patterns() -> &'static Patterns {
             // CuPy names NCCL's results in upper snake case: `NCCL_ERROR_SYSTEM_ERROR` is
             // `ncclSystemError`, `NCCL_ERROR_UNHANDLED_CUDA_ERROR` is `ncclUnhandledCudaError`.
             nccl_upper: re(r"\bNCCL_ERROR_([A-Z][A-Z0-9_]*[A-Z0-9])\b"),
-            // go-nvml's `Return.String()` and other bindings drop the prefix: "error initializing
-            // NVML: ERROR_LIBRARY_NOT_FOUND".
-            nvml_bare: re(r"(?:^|[^A-Za-z0-9_])ERROR_([A-Z][A-Z_]*[A-Z])\b"),
+            // Bindings that drop a library's prefix: go-nvml's `Return.String()` ("error
+            // initializing NVML: ERROR_LIBRARY_NOT_FOUND"), CUDA.jl ("ERROR_JIT_COMPILER_NOT_FOUND").
+            bare_enumerator: re(r"(?:^|[^A-Za-z0-9_])ERROR_([A-Z][A-Z_]*[A-Z])\b"),
             dotnet_variant: re(r"\bError((?:[A-Z][a-z0-9]+|[A-Z]{2,}(?:[a-z0-9]+)?)+)\b"),
             // Rust bindings (RustaCUDA, cust, rust-gpu-tools) turn `CUresult` into an enum whose
             // variants are the enumerators in CamelCase: `Cuda(NoBinaryForGpu)`,
@@ -224,7 +224,7 @@ pub fn names_on(line: &str) -> Vec<(&'static str, String, Option<i64>)> {
     // without its `ERROR_` anywhere ("NVML_DRIVER_NOT_LOADED").
     let bare_on_nvml_line = lower
         .contains("nvml")
-        .then(|| patterns().nvml_bare.captures_iter(line))
+        .then(|| patterns().bare_enumerator.captures_iter(line))
         .into_iter()
         .flatten();
     for c in bare_on_nvml_line.chain(patterns().nvml_short.captures_iter(line)) {
@@ -239,7 +239,7 @@ pub fn names_on(line: &str) -> Vec<(&'static str, String, Option<i64>)> {
     // CUDA.jl and other bindings print the driver API's enumerator without its `CUDA_`
     // ("ERROR_JIT_COMPILER_NOT_FOUND"): read on a line about CUDA, or where the name says
     // something only CUDA has (so Windows' ERROR_NOT_FOUND is not taken for CUDA's).
-    for c in patterns().nvml_bare.captures_iter(line) {
+    for c in patterns().bare_enumerator.captures_iter(line) {
         let bare = &c[1];
         if !(lower.contains("cuda") || names_cuda_only_thing(bare)) {
             continue;
@@ -375,37 +375,19 @@ pub fn cuda_numbers_on(line: &str) -> Vec<i64> {
 pub fn library_numbers_on(line: &str) -> Vec<(&'static str, i64)> {
     let mut out = Vec::new();
     for c in patterns().checked_success.captures_iter(line) {
-        let Some(kind) = rows_named(&c[1]).first().map(|r| kind_of(&r.type_name)) else {
-            continue;
-        };
-        if let Ok(n) = c[2].parse::<i64>()
-            && n != 0
-            && row_for(kind, Some(n), None).is_some()
-            && !out.contains(&(kind, n))
-        {
-            out.push((kind, n));
+        if let Some(kind) = rows_named(&c[1]).first().map(|r| kind_of(&r.type_name)) {
+            push_known(&mut out, kind, &c[2]);
         }
     }
     // NVENC's status in brackets after its words, on a line about NVENC ("NVENC: Failed locking
     // bitstream buffer: invalid param (8)", FFmpeg's "OpenEncodeSessionEx failed: out of memory (10)").
     if line.to_ascii_lowercase().contains("nvenc") {
         for c in patterns().nvenc_number.captures_iter(line) {
-            if let Ok(n) = c[1].parse::<i64>()
-                && n != 0
-                && row_for("nvenc", Some(n), None).is_some()
-                && !out.contains(&("nvenc", n))
-            {
-                out.push(("nvenc", n));
-            }
+            push_known(&mut out, "nvenc", &c[1]);
         }
     }
     for c in patterns().opencl_call_number.captures_iter(line) {
-        if let Ok(n) = c[1].parse::<i64>()
-            && row_for("opencl", Some(n), None).is_some()
-            && !out.contains(&("opencl", n))
-        {
-            out.push(("opencl", n));
-        }
+        push_known(&mut out, "opencl", &c[1]);
     }
     for c in patterns().library_numbers.captures_iter(line) {
         let Some(library) = c.get(1).or(c.get(2)) else {
@@ -428,15 +410,21 @@ pub fn library_numbers_on(line: &str) -> Vec<(&'static str, i64)> {
             "opencl" | "cl" => "opencl",
             _ => "nccl",
         };
-        if let Ok(n) = c[3].parse::<i64>()
-            && n != 0
-            && row_for(kind, Some(n), None).is_some()
-            && !out.contains(&(kind, n))
-        {
-            out.push((kind, n));
-        }
+        push_known(&mut out, kind, &c[3]);
     }
     out
+}
+
+/// Adds (kind, number) once, when the number is not the success value 0 and the generated
+/// tables have it for that kind.
+fn push_known(out: &mut Vec<(&'static str, i64)>, kind: &'static str, digits: &str) {
+    if let Ok(n) = digits.parse::<i64>()
+        && n != 0
+        && row_for(kind, Some(n), None).is_some()
+        && !out.contains(&(kind, n))
+    {
+        out.push((kind, n));
+    }
 }
 
 /// The CUDA runtime's own messages (from `cudaGetErrorString`), matched case-insensitively:
