@@ -106,6 +106,26 @@ pub fn gpu_support_sentence(text: &str, k: &Knowledge) -> Option<String> {
     Some(s)
 }
 
+/// Triton assembles its kernels with the ptxas bundled in its wheel, whatever CUDA toolkit the
+/// machine has: a GPU newer than that ptxas is refused until Triton is pointed at a newer one
+/// (`TRITON_PTXAS_PATH`, read by triton/backends/nvidia/compiler.py) or upgraded.
+pub fn bundled_ptxas_fix(text: &str, first: &str) -> Option<FixRef> {
+    static TRITON: OnceLock<Regex> = OnceLock::new();
+    TRITON
+        .get_or_init(|| crate::engine::static_regex::compile(r"(?i)\btriton\b|\bPTXASError\b"))
+        .is_match(text)
+        .then(|| FixRef {
+            id: "advice-triton-ptxas".into(),
+            kind: FixKind::Manual,
+            summary: format!(
+                "Triton runs the ptxas bundled in its own wheel, not the system CUDA's: point it at the \
+                 ptxas of a CUDA {first} or newer toolkit (TRITON_PTXAS_PATH=/usr/local/cuda/bin/ptxas \
+                 with that toolkit installed), or install a Triton release (with its matching PyTorch) \
+                 whose bundled ptxas knows this GPU."
+            ),
+        })
+}
+
 /// " The build was made with CUDA 10.2, older than that: ..." where the text names the CUDA
 /// release of a build older than `first`, the first one that supports the GPU.
 pub fn older_build(text: &str, first: &str) -> String {

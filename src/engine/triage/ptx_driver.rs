@@ -1,6 +1,7 @@
 //! PTX that the driver refused to JIT-compile (`CUDA_ERROR_UNSUPPORTED_PTX_VERSION`, 222, "the
 //! provided PTX was compiled with an unsupported toolchain") in a text that also names the PTX
-//! ISA of that PTX (`PTX ISA 8.7`, `.version 8.7`): the ISA names the CUDA release whose compiler
+//! ISA of that PTX (`PTX ISA 8.7`, `.version 8.7`), or ptxas's own refusal printed by a driver JIT
+//! call (`cuLinkAddFile ... Unsupported .version 7.0`): the ISA names the CUDA release whose compiler
 //! wrote it (the generated ptxas table, and NVIDIA's release history before 11.8), and that
 //! release names the driver it needs.
 
@@ -20,10 +21,13 @@ struct Patterns {
 fn patterns() -> &'static Patterns {
     static P: OnceLock<Patterns> = OnceLock::new();
     P.get_or_init(|| Patterns {
+        // The driver's refusal in words, or ptxas's own refusal ("Unsupported .version 7.0")
+        // printed by a driver JIT call (cuLinkAddData, cuModuleLoadData, CU_JIT_* options,
+        // CUDA_ERROR_INVALID_PTX): the ptxas that ran is the driver's.
         refusal: crate::engine::static_regex::compile(
-            r"(?i)unsupported[ _]ptx[ _]version|unsupported toolchain|cudaErrorUnsupportedPtxVersion",
+            r"(?i)unsupported[ _]ptx[ _]version|unsupported toolchain|cudaErrorUnsupportedPtxVersion|(?:\bcuLink[A-Za-z_0-9]*|\bcuModuleLoad[A-Za-z_0-9]*|\bCU_JIT_[A-Z_]+|CUDA_ERROR_INVALID_PTX)[^\n]*Unsupported \.version",
         ),
-        isa: crate::engine::static_regex::compile(r"(?i)\bPTX(?: ISA)?(?: version)?\s+v?([0-9]{1,2}\.[0-9])\b|^\s*\.version\s+([0-9]{1,2}\.[0-9])\b"),
+        isa: crate::engine::static_regex::compile(r"(?i)\bPTX(?: ISA)?(?: version)?\s+v?([0-9]{1,2}\.[0-9])\b|^\s*\.version\s+([0-9]{1,2}\.[0-9])\b|\bUnsupported \.version\s+([0-9]{1,2}\.[0-9])\b"),
     })
 }
 
@@ -35,7 +39,7 @@ pub fn ptx_driver_findings(text: &str, k: &Knowledge) -> Vec<Finding> {
     };
     let Some((isa, isa_line)) = text.lines().find_map(|l| {
         let c = p.isa.captures(l)?;
-        Some((c.get(1).or(c.get(2))?.as_str().to_string(), l))
+        Some((c.get(1).or(c.get(2)).or(c.get(3))?.as_str().to_string(), l))
     }) else {
         return Vec::new();
     };

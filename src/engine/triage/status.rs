@@ -87,6 +87,9 @@ fn patterns() -> &'static Patterns {
                 re(r"(?i)\bcuda\b[^\n]{0,40}?\b(?:failure|error|failed|code|status)\b\s*[:=(#]?\s*([0-9]{1,4})(?:[^0-9.]|\.(?:[^0-9]|$)|$)"),
                 re(r"(?i)\bcuda\w*?(?:error|err)\b\s*[:=(#\[\s]*([0-9]{1,4})\]"),
                 re(r"\bcuda[A-Za-z]*\s*\(([0-9]{1,4}) vs\. 0\)"),
+                // A C++ check against the driver API's success value: "cuLinkAddFile_v2(...) ==
+                // CUDA_SUCCESS (218 == 0)".
+                re(r"\bCUDA_SUCCESS\s*\(([0-9]{1,4})\s*(?:==|vs\.)\s*0\)"),
                 // Numba's driver wrapper: "[222] Call to cuLinkAddData results in UNKNOWN_CUDA_ERROR".
                 re(r"\[([0-9]{1,4})\] Call to cu[A-Za-z0-9_]+ results in"),
                 // Charm++ and other C hosts: "Return value 46 from 'cudaStreamCreate(&s)'".

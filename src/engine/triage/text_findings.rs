@@ -332,7 +332,7 @@ pub fn arch_findings(archs: &[RefusedArch], text: &str, k: &Knowledge) -> Vec<Fi
                 (None, Some(cc)) => format!("{} (compute capability {cc})", a.arch),
                 _ => a.arch.clone(),
             };
-            Finding::new(
+            let finding = Finding::new(
                 codes::GPU_ARCH_REFUSED,
                 Severity::Error,
                 format!("The GPU architecture {what} was refused"),
@@ -343,7 +343,16 @@ pub fn arch_findings(archs: &[RefusedArch], text: &str, k: &Knowledge) -> Vec<Fi
                 "source",
                 "`ptxas --help` (--gpu-name values) of each nvidia-cuda-nvcc wheel on PyPI; before CUDA 11.8 https://en.wikipedia.org/wiki/CUDA#GPUs_supported",
             ))
-            .with_fix(build_for_arch_fix(&a.arch))
+            .with_fix(build_for_arch_fix(&a.arch));
+            let triton = match arch_support(&a.arch, k) {
+                Some((first, None)) => super::gpu_generation::bundled_ptxas_fix(text, &first),
+                _ => None,
+            };
+            let mut finding = finding;
+            if let Some(fix) = triton {
+                finding.fixes.insert(0, fix);
+            }
+            finding
         })
         .collect()
 }

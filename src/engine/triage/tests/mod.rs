@@ -12,6 +12,7 @@ mod general_families;
 mod gpu_generations;
 mod host_programs;
 mod host_versions;
+mod jit_compilers;
 mod library_lines;
 mod library_stand_ins;
 mod load_sources;

@@ -1,0 +1,71 @@
+//! The compilers a process really runs: PTX refused by the driver's own JIT (a ptxas message
+//! printed by a `cuLink*` call), a C++ check against `CUDA_SUCCESS` with the number in brackets,
+//! and Triton's bundled ptxas refusing a GPU newer than it; on real lines from public issues
+//! (each cited), and the lines that must not be read so.
+
+use super::*;
+use crate::engine::finding_codes as codes;
+
+#[test]
+fn ptxas_refusal_printed_by_a_driver_jit_call_is_the_driver_too_old() {
+    // https://github.com/heavyai/heavydb/issues/617 (maintainer: upgrade the driver to 450.xx)
+    let t = triage(
+        "NvidiaKernel.cpp:82 Check failed: cuLinkAddFile_v2( link_state, CU_JIT_INPUT_FATBINARY, gpu_rt_path.c_str(), 0, nullptr, nullptr) == CUDA_SUCCESS (218 == 0) ptxas application ptx input, line 9; fatal   : Unsupported .version 7.0; current version is '6.4'.",
+    );
+    let f = finding(&t, codes::DRIVER_TOO_OLD).expect("the driver's JIT refused PTX ISA 7.0");
+    assert!(f.summary.contains("CUDA 11.0"), "{}", f.summary);
+    assert!(f.detail.contains("450.36"), "{}", f.detail);
+    assert!(
+        f.fixes
+            .iter()
+            .any(|x| x.summary.contains("Update the NVIDIA driver")),
+        "{:?}",
+        f.fixes
+    );
+    // The number in the C++ check is CUDA_ERROR_INVALID_PTX.
+    assert!(codes(&t).contains(&"cuda-error-218"), "{:?}", codes(&t));
+}
+
+#[test]
+fn ptxas_refusal_without_a_driver_jit_call_stays_the_toolkits_ptxas() {
+    // https://github.com/numba/numba/issues/3794 (ptxas alone: no driver call on the line)
+    let t = triage(
+        "ptxas application ptx input, line 9; fatal   : Unsupported .version 6.3; current version is '6.1'",
+    );
+    assert!(finding(&t, codes::PTXAS_TOO_OLD).is_some());
+    assert!(
+        finding(&t, codes::DRIVER_TOO_OLD).is_none(),
+        "{:?}",
+        codes(&t)
+    );
+}
+
+#[test]
+fn the_driver_refusal_reads_the_isa_from_the_ptxas_line_below_it() {
+    // https://github.com/hashcat/hashcat/issues/2694 (the driver was older than the toolkit's NVRTC)
+    let t = triage(
+        "cuLinkAddData(): the provided PTX was compiled with an unsupported toolchain.\n\n* Device #1: Kernel ./OpenCL/shared.cl link failed. Error Log:\n\nptxas application ptx input, line 9; fatal: Unsupported .version 7.2; current version is '7.1'",
+    );
+    let f = finding(&t, codes::DRIVER_TOO_OLD).expect("PTX ISA 7.2 names CUDA 11.2");
+    assert!(f.summary.contains("CUDA 11.2"), "{}", f.summary);
+}
+
+#[test]
+fn triton_refusing_a_gpu_is_pointed_at_a_newer_ptxas() {
+    // https://github.com/triton-lang/triton/issues/8539 (DGX Spark, sm_121a: TRITON_PTXAS_PATH to CUDA 13's ptxas)
+    let t = triage(
+        "riton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error\n`ptxas` stderr:\nptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'",
+    );
+    let f = finding(&t, codes::GPU_ARCH_REFUSED).expect("sm_121a refused");
+    assert_eq!(f.fixes[0].id, "advice-triton-ptxas", "{:?}", f.fixes);
+    assert!(f.fixes[0].summary.contains("TRITON_PTXAS_PATH"));
+    assert!(
+        f.fixes[0].summary.contains("CUDA 12.9"),
+        "{}",
+        f.fixes[0].summary
+    );
+    // nvcc refusing the same architecture is not Triton's.
+    let t = triage("nvcc fatal   : Value 'sm_121a' is not defined for option 'gpu-architecture'");
+    let f = finding(&t, codes::GPU_ARCH_REFUSED).expect("sm_121a refused");
+    assert!(f.fixes.iter().all(|x| x.id != "advice-triton-ptxas"));
+}
