@@ -90,6 +90,9 @@ fn patterns() -> &'static Patterns {
                 // A C++ check against the driver API's success value: "cuLinkAddFile_v2(...) ==
                 // CUDA_SUCCESS (218 == 0)".
                 re(r"\bCUDA_SUCCESS\s*\(([0-9]{1,4})\s*(?:==|vs\.)\s*0\)"),
+                // glog's CHECK with the success value first: "Check failed: CUDA_SUCCESS ==
+                // dynload::cuCtxSetCurrent(context) (0 vs. 216)".
+                re(r"\b(?:CUDA_SUCCESS|cudaSuccess)\s*==\s*[^\n]{0,80}?\(0 vs\. ([1-9][0-9]{0,3})\)"),
                 // Numba's driver wrapper: "[222] Call to cuLinkAddData results in UNKNOWN_CUDA_ERROR".
                 re(r"\[([0-9]{1,4})\] Call to cu[A-Za-z0-9_]+ results in"),
                 // Charm++ and other C hosts: "Return value 46 from 'cudaStreamCreate(&s)'".
@@ -255,6 +258,11 @@ pub fn names_on(line: &str) -> Vec<(&'static str, String, Option<i64>)> {
             out.push(("cuda", row.name.clone(), Some(row.number)));
         }
     }
+    for row in library_statuses_in_words(&lower) {
+        if !out.iter().any(|(_, n, _)| *n == row.name) {
+            out.push((kind_of(&row.type_name), row.name.clone(), Some(row.number)));
+        }
+    }
     for c in patterns().nvml_words.captures_iter(line) {
         if let Some(row) = nvml_row_in_words(&c[1])
             && !out.iter().any(|(_, n, _)| *n == row.name)
@@ -263,6 +271,48 @@ pub fn names_on(line: &str) -> Vec<(&'static str, String, Option<i64>)> {
         }
     }
     out
+}
+
+/// The math libraries' statuses in words, as their `...GetStatusString` or a binding prints them,
+/// on a failure line that names the library: "cusolverDnCreate(&handle) failed: cuSolver internal
+/// error" is `CUSOLVER_STATUS_INTERNAL_ERROR`, "cublasCreate: (cublas) Library not initialized" is
+/// `CUBLAS_STATUS_NOT_INITIALIZED`. The words are the enumerator's after its prefix (two or more,
+/// from the generated tables), the longest one the line holds for each library.
+fn library_statuses_in_words(lower: &str) -> Vec<&'static StatusCode> {
+    const LIBRARIES: &[(&str, &str)] = &[
+        ("cublas", "CUBLAS_STATUS_"),
+        ("cusolver", "CUSOLVER_STATUS_"),
+        ("cusparse", "CUSPARSE_STATUS_"),
+        ("cufft", "CUFFT_"),
+        ("curand", "CURAND_STATUS_"),
+        ("cudnn", "CUDNN_STATUS_"),
+        ("cupti", "CUPTI_ERROR_"),
+    ];
+    const FAILURE: &[&str] = &["error", "fail", "exception", "status", "abort"];
+    if !FAILURE.iter().any(|w| lower.contains(w)) {
+        return Vec::new();
+    }
+    LIBRARIES
+        .iter()
+        .filter(|(library, _)| lower.contains(library))
+        .filter_map(|(_, prefix)| {
+            generated()
+                .status
+                .code
+                .iter()
+                .filter(|r| r.number != 0)
+                .filter_map(|r| {
+                    let words = r
+                        .name
+                        .strip_prefix(prefix)?
+                        .replace('_', " ")
+                        .to_ascii_lowercase();
+                    (words.contains(' ') && lower.contains(&words)).then_some((words.len(), r))
+                })
+                .max_by_key(|(len, _)| *len)
+                .map(|(_, r)| r)
+        })
+        .collect()
 }
 
 /// NCCL's failure results with their names in upper snake case, without the prefix

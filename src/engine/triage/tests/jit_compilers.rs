@@ -69,3 +69,18 @@ fn triton_refusing_a_gpu_is_pointed_at_a_newer_ptxas() {
     let f = finding(&t, codes::GPU_ARCH_REFUSED).expect("sm_121a refused");
     assert!(f.fixes.iter().all(|x| x.id != "advice-triton-ptxas"));
 }
+
+#[test]
+fn a_glog_check_with_the_success_value_first_reads_the_number_after_vs() {
+    // https://github.com/tensorflow/tensorflow/issues/526 (216: a K40m in EXCLUSIVE_THREAD mode)
+    let t = triage("Check failed: CUDA_SUCCESS == dynload::cuCtxSetCurrent(context) (0 vs. 216)");
+    let f = finding(&t, "cuda-error-216").expect("216 is read");
+    assert!(f.detail.contains("compute mode"), "{}", f.detail);
+    // The success value itself is no error.
+    let t = triage("Check failed: CUDA_SUCCESS == cuInit(0) (0 vs. 0)");
+    assert!(
+        !codes(&t).iter().any(|c| c.starts_with("cuda-error-")),
+        "{:?}",
+        codes(&t)
+    );
+}

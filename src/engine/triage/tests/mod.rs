@@ -22,6 +22,7 @@ mod quiet_requesters;
 mod runtime_policies;
 mod spelled_statuses;
 mod status_family;
+mod worded_statuses;
 
 /// The finding of a code, if the text gave one.
 fn finding<'a>(t: &'a Triage, code: &str) -> Option<&'a crate::engine::findings::Finding> {

@@ -1,0 +1,42 @@
+//! The math libraries' statuses in words (`cuSolver internal error`, `(cublas) Library not
+//! initialized`), read from the enumerators of the generated tables on lines that name the
+//! library; on real lines from public issues (each cited), and the lines that must not be read so.
+
+use super::*;
+
+#[test]
+fn a_librarys_status_in_words_is_its_enumerator() {
+    // https://github.com/google-deepmind/alphafold/issues/306 (a CUDA 10.1 image; 11.1 fixed it)
+    let t = triage(
+        "RuntimeError: jaxlib/cusolver_kernels.cc:44: operation cusolverDnCreate(&handle) failed: cuSolver internal error",
+    );
+    let f = finding(&t, "cusolver-status-cusolver-status-internal-error")
+        .expect("CUSOLVER_STATUS_INTERNAL_ERROR");
+    assert!(
+        f.detail.contains("creating the library's handle"),
+        "{}",
+        f.detail
+    );
+    // https://github.com/Theano/libgpuarray/issues/560 (driver 384.90 too old for CUDA 9.1)
+    let t = triage("GpuArrayException: ('cublasCreate: (cublas) Library not initialized.', 11)");
+    let f = finding(&t, "cublas-status-cublas-status-not-initialized")
+        .expect("CUBLAS_STATUS_NOT_INITIALIZED");
+    assert!(f.detail.contains("driver"), "{}", f.detail);
+}
+
+#[test]
+fn words_without_a_failure_or_without_the_library_are_not_a_status() {
+    // The words alone, on a line naming no library, or a library line that reports nothing.
+    let t = triage("RuntimeError: internal error in the data loader");
+    assert!(
+        !codes(&t).iter().any(|c| c.contains("-status-")),
+        "{:?}",
+        codes(&t)
+    );
+    let t = triage("Loaded cuBLAS; the handle is not initialized until the first call");
+    assert!(
+        !codes(&t).iter().any(|c| c.starts_with("cublas-status")),
+        "{:?}",
+        codes(&t)
+    );
+}
