@@ -100,6 +100,39 @@ fn knowledge_generated_tables_hold_what_the_artefacts_say() {
             "{t}: fewer than 5 codes generated"
         );
     }
+    // Every library's functions from its header, with the releases that declare each: NVRTC's
+    // nvrtcGetNVVM is gone from CUDA 13's nvrtc.h, NCCL's ncclCommRegister came with 2.19.
+    for library in [
+        "NVRTC",
+        "nvJitLink",
+        "cuBLAS",
+        "cuFFT",
+        "cuRAND",
+        "cuSPARSE",
+        "NCCL",
+    ] {
+        assert!(
+            g.functions
+                .function
+                .iter()
+                .filter(|f| f.library == library)
+                .count()
+                >= 5,
+            "{library}: fewer than 5 functions generated"
+        );
+    }
+    let (nvvm, nvrtc) = g.function_named("nvrtcGetNVVM").expect("nvrtcGetNVVM");
+    assert_eq!(
+        (nvvm.last.as_str(), nvrtc.library.as_str()),
+        ("CUDA 12.9", "NVRTC")
+    );
+    assert!(nvrtc.last.starts_with("CUDA 13"), "{}", nvrtc.last);
+    assert_eq!(
+        g.function_named("ncclCommRegister")
+            .map(|(f, _)| f.first.as_str()),
+        Some("NCCL 2.19")
+    );
+    assert!(g.function_named("cublasSgemm_v2").is_some());
     // OpenCL's codes from the toolkit's CL/cl.h (a #define block) and its extensions' from
     // CL/cl_ext.h; NVENC's from the Video Codec SDK header, with NVIDIA's comment.
     assert_eq!(

@@ -60,6 +60,27 @@ pub struct LibraryFile {
     pub folders: Vec<String>,
 }
 
+/// A C API function of an NVIDIA library and the sampled releases whose header declares it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LibraryFunction {
+    pub name: String,
+    pub library: String,
+    /// The oldest and newest sampled releases that declare it ("CUDA 12.0", "NCCL 2.21").
+    pub first: String,
+    pub last: String,
+}
+
+/// The functions of the libraries' headers, with the range of releases each table read.
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LibraryFunctions {
+    /// Per library, the oldest and newest release read ("NVRTC: CUDA 11.8 to CUDA 13.5").
+    #[serde(default)]
+    pub read: Vec<LibraryFunction>,
+    #[serde(default)]
+    pub function: Vec<LibraryFunction>,
+}
+
 /// A CUDA API entry point and the CUDA release that introduced it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -149,6 +170,10 @@ pub const FILES: &[(&str, &str)] = &[
         "ptxas_architectures.toml",
         include_str!("../../../assets/knowledge/generated/ptxas_architectures.toml"),
     ),
+    (
+        "library_functions.toml",
+        include_str!("../../../assets/knowledge/generated/library_functions.toml"),
+    ),
 ];
 
 fn text(name: &str) -> &'static str {
@@ -201,6 +226,7 @@ pub struct Generated {
     pub entry_points: LazyTable<EntryPoints>,
     pub architectures: LazyTable<Architectures>,
     pub packages: LazyTable<PackageReleases>,
+    pub functions: LazyTable<LibraryFunctions>,
     by_name: OnceLock<HashMap<String, Vec<usize>>>,
     files_by_name: OnceLock<HashMap<String, Vec<usize>>>,
 }
@@ -214,6 +240,7 @@ impl Generated {
             entry_points: LazyTable::of("driver_entry_points.toml"),
             architectures: LazyTable::of("ptxas_architectures.toml"),
             packages: LazyTable::of("package_releases.toml"),
+            functions: LazyTable::of("library_functions.toml"),
             by_name: OnceLock::new(),
             files_by_name: OnceLock::new(),
         }
@@ -227,6 +254,17 @@ impl Generated {
             .get(&name.to_ascii_lowercase())
             .map(|ix| ix.iter().map(|&i| &self.status.code[i]).collect())
             .unwrap_or_default()
+    }
+
+    /// A library function by its exact name, and the releases of its library that were read.
+    pub fn function_named(&self, name: &str) -> Option<(&LibraryFunction, &LibraryFunction)> {
+        let f = self.functions.function.iter().find(|f| f.name == name)?;
+        let read = self
+            .functions
+            .read
+            .iter()
+            .find(|r| r.library == f.library)?;
+        Some((f, read))
     }
 
     /// The row of a number in one C type.

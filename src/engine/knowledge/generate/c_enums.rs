@@ -15,7 +15,7 @@ pub struct Enumerator {
 
 /// The enumerators of the enum whose tag or typedef name is `wanted`; empty when absent.
 /// `text` with its C comments (`/* … */`, `// …` to the end of the line) left out.
-fn without_comments(text: &str) -> String {
+pub fn without_comments(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     loop {

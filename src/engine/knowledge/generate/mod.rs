@@ -8,6 +8,7 @@
 
 mod c_enums;
 mod driver_api;
+mod functions;
 mod libraries;
 mod packages;
 mod status;
@@ -194,6 +195,12 @@ pub fn generate(cache_root: &Path) -> Result<Vec<(&'static str, String)>, Genera
             "ptxas_architectures.toml",
             header("`ptxas --help` of each CUDA release's nvidia-cuda-nvcc wheel")
                 + &to_toml(&driver_api::ptxas_architectures(&cache)?),
+        ),
+        (
+            "library_functions.toml",
+            header(
+                "functions declared by nvrtc.h, nvJitLink.h, cublas_api.h, cufft.h, curand.h, cusparse.h and nccl.h in the nvidia-* wheels",
+            ) + &to_toml(&functions::library_functions(&cache)?),
         ),
     ])
 }

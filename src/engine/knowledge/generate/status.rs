@@ -231,7 +231,7 @@ fn debian_label(package: &str, version: &str, path: &Path) -> Result<String, Gen
 
 /// The releases a listing's headers stand for: "CUDA 12.4" for a toolkit wheel (each CUDA
 /// release that pins it), "cuDNN 9.1" / "NCCL 2.21" for the others.
-fn release_labels(cache: &Cache, l: &Listing) -> Vec<String> {
+pub(super) fn release_labels(cache: &Cache, l: &Listing) -> Vec<String> {
     match short_name(&l.dist) {
         "cudnn" => vec![format!("cuDNN {}", major_minor(&l.version))],
         "nccl" => vec![format!("NCCL {}", major_minor(&l.version))],
@@ -243,7 +243,7 @@ fn release_labels(cache: &Cache, l: &Listing) -> Vec<String> {
     }
 }
 
-fn label_cmp(a: &str, b: &str) -> Ordering {
+pub(super) fn label_cmp(a: &str, b: &str) -> Ordering {
     let num = |s: &str| s.rsplit(' ').next().unwrap_or("").to_string();
     compare(&num(a), &num(b)).unwrap_or(Ordering::Equal)
 }

@@ -108,6 +108,10 @@ const ASSET_TABLES: &[(&str, &str)] = &[
         include_str!("../../../../assets/knowledge/generated/package_releases.toml"),
     ),
     (
+        "generated/library_functions.toml",
+        include_str!("../../../../assets/knowledge/generated/library_functions.toml"),
+    ),
+    (
         "generated/ptxas_architectures.toml",
         include_str!("../../../../assets/knowledge/generated/ptxas_architectures.toml"),
     ),

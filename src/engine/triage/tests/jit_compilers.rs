@@ -84,3 +84,27 @@ fn a_glog_check_with_the_success_value_first_reads_the_number_after_vs() {
         codes(&t)
     );
 }
+
+#[test]
+fn a_function_the_newest_headers_no_longer_declare_means_a_newer_library() {
+    // https://github.com/jw1912/bullet/pull/491 (cudarc 0.17.3 resolving nvrtcGetNVVM from CUDA 13's NVRTC)
+    let t = triage(
+        "Expected symbol in library: DlSym { desc: \"/opt/cuda/lib64/libnvrtc.so: undefined symbol: nvrtcGetNVVM\" }",
+    );
+    let f = finding(&t, codes::MISSING_SYMBOL).expect("the missing function");
+    assert!(
+        f.summary.contains("removed from NVRTC after CUDA 12.9"),
+        "{}",
+        f.summary
+    );
+    assert!(f.summary.contains("newer"), "{}", f.summary);
+    assert!(!f.summary.contains("older"), "{}", f.summary);
+    // A function added later keeps the older-copy reading, with the release that added it.
+    // https://github.com/rapidsai/cugraph/issues/4465 (CuPy loaded an older system NCCL first)
+    let t = triage(
+        "E   ImportError: /pyenv/versions/3.9.19/lib/python3.9/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister",
+    );
+    let f = finding(&t, codes::MISSING_SYMBOL).expect("the missing function");
+    assert!(f.summary.contains("older"), "{}", f.summary);
+    assert!(f.detail.contains("from NCCL 2.19 on"), "{}", f.detail);
+}
