@@ -362,7 +362,7 @@ fn owned_symbol_finding(
     caller: &str,
     owner: &super::symbol_owner::ApiOwner,
 ) -> Finding {
-    if let Some(f) = removed_function_finding(s, caller, owner) {
+    if let Some(f) = super::symbol_owner::removed_function_finding(s, caller, owner) {
         return f;
     }
     let since = generated()
@@ -410,70 +410,6 @@ fn owned_symbol_finding(
         f = f.with_libraries([l.clone()]);
     }
     f
-}
-
-/// A missing function that the library's newest releases no longer declare (the generated
-/// function table: `nvrtcGetNVVM` is in `nvrtc.h` up to CUDA 12.9): the library loaded is newer
-/// than the one the caller was written for, the other way round from an older copy first.
-fn removed_function_finding(
-    s: &MissingSymbol,
-    caller: &str,
-    owner: &super::symbol_owner::ApiOwner,
-) -> Option<Finding> {
-    let (function, read) = generated().function_named(&s.symbol)?;
-    if function.last == read.last {
-        return None;
-    }
-    let component = owner.component;
-    // A symbol looked up in the library itself (dlsym: "libnvrtc.so: undefined symbol") was
-    // looked up by the program that loaded it.
-    let caller = if caller
-        .to_ascii_lowercase()
-        .contains(&owner.prefix.to_ascii_lowercase())
-    {
-        "the program that looked it up"
-    } else {
-        caller
-    };
-    let mut f = Finding::new(
-        codes::MISSING_SYMBOL,
-        Severity::Error,
-        format!(
-            "{} was removed from {component} after {}: the {component} loaded is newer than the one {caller} was built for",
-            s.symbol, function.last
-        ),
-        format!(
-            "{caller} calls {}, which {component}'s header declares from {} to {} and no longer in \
-             later releases (read up to {}). The copy of {component} found at run time ({}) is of a \
-             later release, so {caller}, or the bindings it was built with, expects an API that \
-             release no longer has: a program or binding (a Rust, Julia or Python wrapper that \
-             resolves every function when it loads) made for the older {component}, run with a newer \
-             one installed.",
-            s.symbol, function.first, function.last, read.last, owner.files
-        ),
-    )
-    .with_evidence(Evidence::new("log", s.line.clone()))
-    .with_evidence(Evidence::new(
-        "source",
-        format!(
-            "the functions each release's header declares (the nvidia-* wheels on PyPI, {} to {}); {}",
-            read.first, read.last, owner.source
-        ),
-    ))
-    .with_fix(FixRef {
-        id: "advice-update-caller-for-newer-library".into(),
-        kind: FixKind::Manual,
-        summary: format!(
-            "Update {caller} (or the binding crate or package it is built with) to a release made for \
-             the installed {component}, or load a {component} of {} or older, the API it was built \
-             for (put that release's library first on the library path).",
-            function.last
-        ),
-    });
-    if let Some(l) = &s.library {
-        f = f.with_libraries([l.clone()]);
-    }
-    Some(f)
 }
 
 /// For a line that names a Python extension module (`cpu_adam_op.cpython-38-x86_64-linux-gnu.so`,

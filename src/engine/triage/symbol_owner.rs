@@ -1,7 +1,13 @@
 //! Which NVIDIA library exports a C API function, from the prefix every function of that
 //! library's public header carries (`ncclCommInitRank` → NCCL, `cudnnCreate` → cuDNN,
 //! `cublasLtMatmul` → cuBLASLt). A missing function then names the library whose copy is too old,
-//! not only the library that called it.
+//! not only the library that called it; and, from the generated function table, a function the
+//! newest releases no longer declare: the library loaded is newer than the caller was built for.
+
+use super::extract::MissingSymbol;
+use crate::engine::finding_codes as codes;
+use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
+use crate::engine::knowledge::generated::generated;
 
 /// One API prefix: the component and the files that export its functions.
 pub struct ApiOwner {
@@ -98,4 +104,68 @@ pub fn api_owner(symbol: &str) -> Option<&'static ApiOwner> {
             .and_then(|rest| rest.chars().next())
             .is_some_and(|c| c.is_ascii_uppercase())
     })
+}
+
+/// A missing function that the library's newest releases no longer declare (the generated
+/// function table: `nvrtcGetNVVM` is in `nvrtc.h` up to CUDA 12.9): the library loaded is newer
+/// than the one the caller was written for, the other way round from an older copy first.
+pub fn removed_function_finding(
+    s: &MissingSymbol,
+    caller: &str,
+    owner: &ApiOwner,
+) -> Option<Finding> {
+    let (function, read) = generated().function_named(&s.symbol)?;
+    if function.last == read.last {
+        return None;
+    }
+    let component = owner.component;
+    // A symbol looked up in the library itself (dlsym: "libnvrtc.so: undefined symbol") was
+    // looked up by the program that loaded it.
+    let caller = if caller
+        .to_ascii_lowercase()
+        .contains(&owner.prefix.to_ascii_lowercase())
+    {
+        "the program that looked it up"
+    } else {
+        caller
+    };
+    let mut f = Finding::new(
+        codes::MISSING_SYMBOL,
+        Severity::Error,
+        format!(
+            "{} was removed from {component} after {}: the {component} loaded is newer than the one {caller} was built for",
+            s.symbol, function.last
+        ),
+        format!(
+            "{caller} calls {}, which {component}'s header declares from {} to {} and no longer in \
+             later releases (read up to {}). The copy of {component} found at run time ({}) is of a \
+             later release, so {caller}, or the bindings it was built with, expects an API that \
+             release no longer has: a program or binding (a Rust, Julia or Python wrapper that \
+             resolves every function when it loads) made for the older {component}, run with a newer \
+             one installed.",
+            s.symbol, function.first, function.last, read.last, owner.files
+        ),
+    )
+    .with_evidence(Evidence::new("log", s.line.clone()))
+    .with_evidence(Evidence::new(
+        "source",
+        format!(
+            "the functions each release's header declares (the nvidia-* wheels on PyPI, {} to {}); {}",
+            read.first, read.last, owner.source
+        ),
+    ))
+    .with_fix(FixRef {
+        id: "advice-update-caller-for-newer-library".into(),
+        kind: FixKind::Manual,
+        summary: format!(
+            "Update {caller} (or the binding crate or package it is built with) to a release made for \
+             the installed {component}, or load a {component} of {} or older, the API it was built \
+             for (put that release's library first on the library path).",
+            function.last
+        ),
+    });
+    if let Some(l) = &s.library {
+        f = f.with_libraries([l.clone()]);
+    }
+    Some(f)
 }

@@ -9,7 +9,6 @@ use super::status::{label_cmp, release_labels};
 use super::{Cache, GenerateError, read};
 use crate::engine::knowledge::generated::{LibraryFunction, LibraryFunctions};
 use regex::Regex;
-use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
 /// The headers read, the library each declares and the prefix its functions carry.
@@ -83,8 +82,11 @@ pub fn library_functions(cache: &Cache) -> Result<LibraryFunctions, GenerateErro
 /// The functions a header declares: `prefix` names followed by `(`, outside comments and
 /// preprocessor lines, sorted and once each.
 fn declared_functions(header: &str, prefix: &str) -> Vec<String> {
-    let call =
-        Regex::new(&format!(r"\b({prefix}[A-Z_0-9][A-Za-z0-9_]*)\s*\(")).expect("a fixed pattern");
+    // The prefix is one of HEADERS' identifiers, so the pattern compiles; were it not, the header
+    // would read as declaring nothing, which the caller reports.
+    let Ok(call) = Regex::new(&format!(r"\b({prefix}[A-Z_0-9][A-Za-z0-9_]*)\s*\(")) else {
+        return Vec::new();
+    };
     let code: String = super::c_enums::without_comments(header)
         .lines()
         .filter(|l| !l.trim_start().starts_with('#'))
@@ -94,7 +96,7 @@ fn declared_functions(header: &str, prefix: &str) -> Vec<String> {
         .captures_iter(&code)
         .map(|c| c[1].to_string())
         .collect();
-    names.sort_by(|a, b| a.cmp(b).then(Ordering::Equal));
+    names.sort();
     names.dedup();
     names
 }
