@@ -326,6 +326,9 @@ pub fn symbol_findings(symbols: &[MissingSymbol]) -> Vec<Finding> {
                 let caller = s.library.as_deref().unwrap_or("the program");
                 return owned_symbol_finding(s, caller, owner);
             }
+            if let Some(f) = super::symbol_owner::cpp_library_finding(s) {
+                return f;
+            }
             let mut f = Finding::new(
                 codes::MISSING_SYMBOL,
                 Severity::Error,

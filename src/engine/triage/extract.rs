@@ -48,6 +48,7 @@ struct Patterns {
     undefined_reference: Regex,
     entry_point: Regex,
     entry_point_alt: Regex,
+    entry_point_cut: Regex,
     versioned: Regex,
     cannot_load_symbol: Regex,
     /// Python's `[WinError N]`: a Windows error whatever else the line names.
@@ -86,6 +87,9 @@ fn patterns() -> &'static Patterns {
             entry_point_alt: re(
                 r"(?i)entry point for the procedure\s+(\S+)\s+in the dynamic link library\s+([^\r\n]+?\.dll)",
             ),
+            // The same dialog cut short after a C++ (MSVC-decorated) name, as people retype it
+            // from the pop-up: "The procedure entry point ?destroyTensorDescriptor@ops@cudnn@@ya?AW4...".
+            entry_point_cut: re(r"(?i)procedure entry point\s+(\?[A-Za-z0-9_]+@[A-Za-z0-9_?@$]*)"),
             versioned: re(
                 r"symbol ([A-Za-z_][A-Za-z0-9_]*),? version (\S+?) not defined in file (\S+?)(?: with link time reference|$|\s)",
             ),
@@ -232,6 +236,11 @@ pub fn symbols(text: &str) -> Vec<MissingSymbol> {
         {
             let library = crate::engine::knowledge::libraries::file_name(&c[2]).to_string();
             push_symbol(&mut out, c[1].to_string(), Some(library), line);
+        }
+        for c in p.entry_point_cut.captures_iter(line) {
+            if !out.iter().any(|s| c[1].starts_with(s.symbol.as_str())) {
+                push_symbol(&mut out, c[1].to_string(), None, line);
+            }
         }
         for c in p.versioned.captures_iter(line) {
             let library = crate::engine::knowledge::libraries::file_name(&c[3]).to_string();

@@ -98,12 +98,26 @@ const OWNERS: &[ApiOwner] = &[
 /// The library whose API a C function name belongs to: the prefix followed by an upper-case
 /// letter (`ncclMemFree`, not `ncclx` or a C++ mangled name).
 pub fn api_owner(symbol: &str) -> Option<&'static ApiOwner> {
-    OWNERS.iter().find(|o| {
-        symbol
-            .strip_prefix(o.prefix)
-            .and_then(|rest| rest.chars().next())
-            .is_some_and(|c| c.is_ascii_uppercase())
-    })
+    OWNERS
+        .iter()
+        .find(|o| {
+            symbol
+                .strip_prefix(o.prefix)
+                .and_then(|rest| rest.chars().next())
+                .is_some_and(|c| c.is_ascii_uppercase())
+        })
+        .or_else(|| msvc_scope_owner(symbol))
+}
+
+/// The library whose C++ namespace an MSVC-decorated name sits in: `?name@scope@...@@` lists its
+/// scopes innermost first (`?destroyTensorDescriptor@ops@cudnn@@...` is `cudnn::ops::`), and a
+/// scope spelled as a library's prefix (`cudnn`) names that library.
+fn msvc_scope_owner(symbol: &str) -> Option<&'static ApiOwner> {
+    let scopes = symbol.strip_prefix('?')?.split("@@").next()?;
+    scopes
+        .split('@')
+        .skip(1)
+        .find_map(|scope| OWNERS.iter().find(|o| o.prefix.eq_ignore_ascii_case(scope)))
 }
 
 /// A missing function that the library's newest releases no longer declare (the generated
@@ -162,6 +176,73 @@ pub fn removed_function_finding(
              the installed {component}, or load a {component} of {} or older, the API it was built \
              for (put that release's library first on the library path).",
             function.last
+        ),
+    });
+    if let Some(l) = &s.library {
+        f = f.with_libraries([l.clone()]);
+    }
+    Some(f)
+}
+
+/// C++ libraries of the GPU stack by their outermost namespace, as the Itanium ABI mangles it
+/// (`_ZNK12tensorrt_llm8executor8Response11getErrorMsg...` is `tensorrt_llm::executor::...`).
+const CPP_NAMESPACES: &[(&str, &str)] = &[
+    ("tensorrt_llm", "TensorRT-LLM"),
+    ("nvinfer1", "TensorRT"),
+    ("onnxruntime", "ONNX Runtime"),
+    ("tensorflow", "TensorFlow"),
+    ("xla", "XLA"),
+    ("paddle", "PaddlePaddle"),
+    ("triton", "Triton Inference Server"),
+    ("cudnn_frontend", "cuDNN's frontend"),
+    ("dali", "DALI"),
+];
+
+/// The outermost namespace of an Itanium-mangled name (`_ZN`, `_ZNK`, ...: nested names only).
+fn itanium_namespace(symbol: &str) -> Option<&str> {
+    let rest = symbol
+        .strip_prefix("_ZN")?
+        .trim_start_matches(['K', 'V', 'r']);
+    let digits = rest.chars().take_while(char::is_ascii_digit).count();
+    let len: usize = rest[..digits].parse().ok()?;
+    rest.get(digits..digits + len)
+}
+
+/// A missing C++ function of a known library (by its namespace): the caller and that library
+/// come from different releases, which the generic reading cannot say.
+pub fn cpp_library_finding(s: &MissingSymbol) -> Option<Finding> {
+    let namespace = itanium_namespace(&s.symbol)?;
+    let (_, component) = CPP_NAMESPACES.iter().find(|(n, _)| *n == namespace)?;
+    let caller = s.library.as_deref().unwrap_or("the program");
+    let summary = format!(
+        "{caller} needs a {component} C++ function ({namespace}::...) that the {component} library loaded does not have: a version mismatch between the two"
+    );
+    let summary = summary[..1].to_uppercase() + &summary[1..];
+    let mut f = Finding::new(
+        codes::MISSING_SYMBOL,
+        Severity::Error,
+        summary,
+        format!(
+            "{} is a function of {component}'s C++ API (namespace {namespace}). {caller} was built \
+             against one release of {component} and another release's library is found at run time: \
+             C++ APIs change between releases, so a backend, plugin or extension only runs with the \
+             {component} it was built with (a Triton backend with the TensorRT-LLM of the same \
+             container release, a custom op with the framework release it was compiled for).",
+            s.symbol
+        ),
+    )
+    .with_evidence(Evidence::new("log", s.line.clone()))
+    .with_evidence(Evidence::new(
+        "source",
+        "Itanium C++ ABI, name mangling (nested names): https://itanium-cxx-abi.github.io/cxx-abi/abi.html#mangling; https://github.com/triton-inference-server/tensorrtllm_backend/issues/662 (the 24.11-trtllm container matching the backend fixed it)",
+    ))
+    .with_fix(FixRef {
+        id: "advice-matching-cpp-release".into(),
+        kind: FixKind::Manual,
+        summary: format!(
+            "Use {caller} and {component} from the same release: the matching container image or \
+             package set (for Triton, the xx.yy-trtllm image whose TensorRT-LLM the backend was built \
+             with), upgrade the older of the two, or rebuild {caller} against the {component} installed."
         ),
     });
     if let Some(l) = &s.library {

@@ -108,3 +108,42 @@ fn a_function_the_newest_headers_no_longer_declare_means_a_newer_library() {
     assert!(f.summary.contains("older"), "{}", f.summary);
     assert!(f.detail.contains("from NCCL 2.19 on"), "{}", f.detail);
 }
+
+#[test]
+fn a_cpp_name_says_which_library_by_its_namespace() {
+    // https://github.com/NVIDIA/Stable-Diffusion-WebUI-TensorRT/issues/12 (pip's nvidia-cudnn-cu11
+    // beside torch's own cuDNN; the dialog's text retyped and cut short)
+    let t = triage(
+        "The procedure entry point ?destroyTensorDescriptor@ops@cudnn@@ya?AW4cudnnStatus_t......",
+    );
+    let f = finding(&t, codes::MISSING_SYMBOL).expect("the missing entry point");
+    assert!(f.summary.contains("cuDNN function"), "{}", f.summary);
+    // https://github.com/triton-inference-server/tensorrtllm_backend/issues/662 (24.11-trtllm fixed it)
+    let t = triage(
+        "UNAVAILABLE: Not found: unable to load shared library: /opt/tritonserver/backends/tensorrtllm/libtriton _tensorrtllm.so: undefined symbol: _ZNK12tensorrt_llm8executor8Response11getErrorMsgB5cxx11Ev",
+    );
+    let f = finding(&t, codes::MISSING_SYMBOL).expect("the missing C++ function");
+    assert!(
+        f.summary
+            .starts_with("The program needs a TensorRT-LLM C++ function"),
+        "{}",
+        f.summary
+    );
+    // A namespace of no known library keeps the generic reading.
+    let t = triage("undefined symbol: _ZN7mylib3fooEv");
+    let f = finding(&t, codes::MISSING_SYMBOL).expect("the missing function");
+    assert!(f.summary.contains("is missing from"), "{}", f.summary);
+}
+
+#[test]
+fn cuda_13s_four_argument_cuctxcreate_is_named_in_a_build_error() {
+    // https://github.com/HazyResearch/ThunderKittens/issues/160 (code written for CUDA 12)
+    let t = triage(
+        "ThunderKittens/include/types/device/ipc.cuh(159): error: too few arguments in function call\n          do { CUresult err = cuCtxCreate_v4(&contexts[i], 0, devices[i]); if (err != CUDA_SUCCESS) {",
+    );
+    assert!(
+        message_ids(&t).contains(&"cuda13-cuctxcreate-v4-arguments"),
+        "{:?}",
+        message_ids(&t)
+    );
+}
