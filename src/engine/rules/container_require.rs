@@ -180,7 +180,7 @@ pub fn check(input: &RuleInput) -> Vec<Finding> {
                 id: format!("install-driver-{}", r.min_driver),
                 kind: FixKind::Install,
                 summary: format!(
-                    "Update the host's NVIDIA driver to {} or newer and reboot the host",
+                    "Update the driver on the host to {} or newer and reboot the host",
                     r.min_driver
                 ),
             });

@@ -307,7 +307,7 @@ fn compat_shadows(ctx: &SystemContext, runs_in: &RunsIn, lib: &DriverLibrary) ->
         f = f.with_fix(FixRef {
             id: format!("install-driver-{compat}"),
             kind: FixKind::Install,
-            summary: format!("Or update the host's NVIDIA driver to {compat} or newer, and reboot"),
+            summary: format!("Or update the driver on the host to {compat} or newer, and reboot"),
         });
     }
     Some(f)

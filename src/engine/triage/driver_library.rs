@@ -146,7 +146,10 @@ fn capability_library_finding(id: &LibraryIdentity, cap: &str, log: Evidence) ->
              `compute,utility`, which brings libcuda and nvidia-smi but leaves out the `{cap}` \
              libraries, so CUDA works while this one is missing. On a host, the driver was \
              installed without it (a compute-only or headless driver package) or the library's \
-             version differs from the running kernel module's.",
+             version differs from the running kernel module's. The file can also be there while a \
+             library it depends on is not (the dlerror then names that dependency): driver 384.81's \
+             libnvcuvid needed libGL.so.1, which CUDA images lack, and 384.111 dropped that \
+             dependency.",
             id.file, id.component
         ),
     )
@@ -156,7 +159,8 @@ fn capability_library_finding(id: &LibraryIdentity, cap: &str, log: Evidence) ->
         "source",
         "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/docker-specialized.html#driver-capabilities \
          (NVIDIA_DRIVER_CAPABILITIES, default compute,utility); the libraries of each capability: \
-         https://github.com/NVIDIA/libnvidia-container/blob/00b4b47e2a3eed09f8059eb39feaa0b4540d22d9/src/nvc_info.c",
+         https://github.com/NVIDIA/libnvidia-container/blob/00b4b47e2a3eed09f8059eb39feaa0b4540d22d9/src/nvc_info.c; \
+         libnvcuvid of driver 384.81 needing libGL.so.1: https://github.com/NVIDIA/nvidia-docker/issues/531",
     ))
     .with_fix(FixRef {
         id: "advice-driver-capability".into(),

@@ -100,7 +100,7 @@ pub fn driver_runtime_findings(text: &str, k: &Knowledge) -> Vec<Finding> {
                     id: "advice-update-driver".into(),
                     kind: FixKind::Manual,
                     summary: format!(
-                        "Update the NVIDIA driver to one that supports CUDA {r}, or install the \
+                        "Update the driver to one that supports CUDA {r}, or install the \
                          program's build for CUDA {d}."
                     ),
                 })

@@ -121,12 +121,12 @@ pub fn driver_symbol_findings(symbols: &[MissingSymbol], k: &Knowledge) -> Vec<F
                          nvcuda.dll) does not export it, so the driver is older than {since}. {}",
                         s.symbol,
                         if mins.is_empty() {
-                            "Update the NVIDIA driver.".to_string()
+                            "Update the driver.".to_string()
                         } else {
                             format!("Its minimum driver is {}.", mins.join(", "))
                         }
                     ),
-                    "Install a newer NVIDIA driver (https://www.nvidia.com/Download/index.aspx) and \
+                    "Install a newer driver from NVIDIA (https://www.nvidia.com/Download/index.aspx) and \
                      reboot, or use a build of the program made for an older CUDA."
                         .to_string(),
                 )

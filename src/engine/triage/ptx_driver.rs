@@ -74,7 +74,7 @@ pub fn ptx_driver_findings(text: &str, k: &Knowledge) -> Vec<Finding> {
                 id: "advice-update-driver".into(),
                 kind: FixKind::Manual,
                 summary: format!(
-                    "Update the NVIDIA driver to one that supports CUDA {cuda} or newer, or use a build \
+                    "Update the driver to one that supports CUDA {cuda} or newer, or use a build \
                      of the program made with the CUDA your driver supports (nvidia-smi shows it)."
                 ),
             }),

@@ -43,6 +43,7 @@ struct Patterns {
     system_program_missing: Regex,
     from_import: Regex,
     frame: Regex,
+    cython_init: Regex,
 }
 
 fn patterns() -> &'static Patterns {
@@ -58,7 +59,11 @@ fn patterns() -> &'static Patterns {
             system_program_missing: re(
                 r"(?:^|[\s'\x22])(?:/usr)?(?:/s?bin/)?(bash|sh|dash|zsh|ksh|ls|cat|env|echo|sleep|mkdir|cp|mv|rm|ps|id|tail|grep|sed|awk|python[0-9.]*): error while loading shared libraries: (lib[A-Za-z0-9_+\-]+\.so(?:\.[0-9]+)*)",
             ),
-            from_import: re(r"^\s*(?:from|import)\s+([A-Za-z_][A-Za-z0-9_]*)"),
+            // An import statement, also behind a log prefix ("12:00:01 STDOUT 42]\t  from x import y").
+            from_import: re(r"^(?:[^\n]*[\]\t|]\s*|\s*)(?:from|import)\s+([A-Za-z_][A-Za-z0-9_]*)"),
+            // A Cython extension's module-init frame: `File "cupyx/cutensor.pyx", line 1, in init
+            // cupyx.cutensor` names the compiled module whose load failed.
+            cython_init: re(r"\bin init ([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)"),
             frame: re(r#"(?:site|dist)-packages[/\\]([A-Za-z_][A-Za-z0-9_]*)[/\\]"#),
         }
     })
@@ -74,17 +79,24 @@ const NOT_A_PACKAGE: &[&str] = &[
     "pkg_resources",
 ];
 
-/// The package the traceback before line `at` was importing: the nearest `site-packages/pkg/`
-/// frame or `from pkg import` / `import pkg` line (a relative import names no package).
+/// The package the traceback before line `at` was importing: the nearest Cython `in init
+/// pkg.module` frame (the dotted module), `site-packages/pkg/` frame or `from pkg import` /
+/// `import pkg` line (a relative import names no package).
 fn importer(lines: &[&str], at: usize) -> Option<String> {
     let p = patterns();
     lines[..at].iter().rev().take(12).find_map(|l| {
-        p.frame
+        p.cython_init
             .captures(l)
+            .or_else(|| p.frame.captures(l))
             .or_else(|| p.from_import.captures(l))
             .map(|c| c[1].to_string())
-            .filter(|n| !NOT_A_PACKAGE.contains(&n.as_str()))
+            .filter(|n| !NOT_A_PACKAGE.contains(&top_level(n)))
     })
+}
+
+/// The distribution-level name of a dotted module (`cupyx.cutensor` is part of `cupyx`).
+fn top_level(module: &str) -> &str {
+    module.split('.').next().unwrap_or(module)
 }
 
 /// One finding per missing NVIDIA library whose import a Python package made.
@@ -96,18 +108,23 @@ pub fn importer_findings(text: &str, k: &Knowledge) -> Vec<Finding> {
             continue;
         };
         let lib = &c[1];
-        let (Some(id), Some(pkg)) = (k.libraries.identify(lib), importer(&lines, i)) else {
+        let (Some(id), Some(module)) = (k.libraries.identify(lib), importer(&lines, i)) else {
             continue;
         };
+        let pkg = top_level(&module);
         let built_for = format!("{} {}", id.component, id.version_family);
         out.push(
             Finding::new(
                 codes::LIBRARY_DEPENDENCY_MISSING,
                 Severity::Error,
-                format!("{pkg} needs {lib}: the installed {pkg} was built for {built_for}"),
                 format!(
-                    "Importing {pkg} loads its compiled extension, which is linked against {lib} \
-                     ({built_for}). The {pkg} installed was built for that release, not for the CUDA \
+                    "{module} needs {lib}: the installed {pkg}, or a library it loads, was built for \
+                     {built_for}"
+                ),
+                format!(
+                    "Importing {module} loads its compiled extension, which is linked against {lib} \
+                     ({built_for}). The {pkg} installed, or a native library it loads (a separately \
+                     installed cuTENSOR, cuDNN or NCCL), was built for that release, not for the CUDA \
                      this machine or the framework has: a wheel for another CUDA, or two builds of the \
                      package (a pip and a conda copy, or a CPU and a GPU variant such as mmcv and \
                      mmcv-full) where the wrong one is imported."

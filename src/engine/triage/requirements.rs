@@ -278,8 +278,8 @@ fn driver_floor_finding(f: &StatedFloor, text: &str, k: &Knowledge) -> Finding {
         id: "advice-update-driver".into(),
         kind: FixKind::Manual,
         summary: format!(
-            "Update the NVIDIA driver to {v} or newer (nvidia-smi shows the installed one; in a \
-             container or WSL, update the host's driver), then reboot or reload the kernel module."
+            "Update the driver to {v} or newer (nvidia-smi shows the installed one; in a \
+             container or WSL, update the driver on the host), then reboot or reload the kernel module."
         ),
     })
 }

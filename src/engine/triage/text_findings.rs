@@ -297,8 +297,8 @@ pub fn arch_findings(archs: &[RefusedArch], text: &str, k: &Knowledge) -> Vec<Fi
                     super::gpu_generation::older_build(text, &first)
                 ),
                 Some((first, Some(last))) if built_without(&a.line) => format!(
-                    "The program or package that refused {} was built without code for it: its build \
-                     listed other GPUs' architectures (often only those of the machine that built it), \
+                    "The program or package that refused {} was not compiled for it (built without code \
+                     for it): its build listed other GPUs' architectures (often only those of the machine that built it), \
                      or used a CUDA newer than {last}{}. CUDA {first} to {last} can build for it: \
                      install a build that includes it, or rebuild with it listed.",
                     a.arch,

@@ -127,6 +127,19 @@ fn the_package_whose_import_needed_the_library_is_named() {
         "ImportError: libcudart.so.11.0: cannot open shared object file: No such file or directory",
     );
     assert!(!all_text(&plain).contains(" needs libcudart"));
+    // https://github.com/cupy/cupy/pull/7237: a Cython module's init frame behind a CI log prefix
+    // names the compiled module (cuTENSOR's CUDA 12 build on a CUDA 11 runner).
+    let cython = triage(
+        "00:25:58.826866 STDOUT 1621]\t    from cupyx import cutensor\t\n\
+         00:25:58.826990 STDOUT 1621]\t  File \"cupyx/cutensor.pyx\", line 1, in init cupyx.cutensor\t\n\
+         00:25:58.827087 STDOUT 1621]\tImportError: libcublasLt.so.12: cannot open shared object file: No such file or directory\t",
+    );
+    let f = cython
+        .findings
+        .iter()
+        .find(|f| f.summary.starts_with("cupyx.cutensor needs libcublasLt.so.12"))
+        .expect("the Cython module is named");
+    assert!(f.detail.contains("cuTENSOR"), "{}", f.detail);
 }
 
 #[test]

@@ -18,7 +18,7 @@ fn ptxas_refusal_printed_by_a_driver_jit_call_is_the_driver_too_old() {
     assert!(
         f.fixes
             .iter()
-            .any(|x| x.summary.contains("Update the NVIDIA driver")),
+            .any(|x| x.summary.contains("Update the driver")),
         "{:?}",
         f.fixes
     );
