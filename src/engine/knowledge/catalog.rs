@@ -21,6 +21,8 @@ pub struct MessageRow {
     pub summary: String,
     pub root_cause: String,
     pub fix: String,
+    /// The rows this one replaces on its line; `missing-symbol` replaces the generic reading of
+    /// an undefined symbol there.
     #[serde(default)]
     pub overrides: Vec<String>,
     /// A general reading of a family of messages (any program's "built without CUDA"): dropped

@@ -506,7 +506,8 @@ fn stem_identity(asked: &str) -> Option<LibraryIdentity> {
         toolkits: Vec::new(),
         verified: false,
         note: Some(format!(
-            "Identified by its name only: no wheel CUDA Triage read ships {asked}."
+            "Identified by its name only: no wheel CUDA Triage read ships {asked}.{}",
+            shipped_siblings(asked)
         )),
         container_capability: None,
         source: "the library's file name (the NVIDIA component names of the wheels' file lists)"
@@ -516,6 +517,41 @@ fn stem_identity(asked: &str) -> Option<LibraryIdentity> {
         id.version_family = major;
     }
     Some(id)
+}
+
+/// The names the wheels ship for the same library as `asked` (`libcufile.so.1` is shipped only
+/// as `libcufile.so.0`): a program that asks for a soname no release read has may ask for the
+/// wrong one, or for a release newer than those read.
+fn shipped_siblings(asked: &str) -> String {
+    let lower = asked.to_ascii_lowercase();
+    let Some((base, _)) = lower.split_once(".so") else {
+        return String::new();
+    };
+    let g = super::generated::generated();
+    let mut names: Vec<&str> = g
+        .libraries
+        .file
+        .iter()
+        .filter(|f| f.platform == "linux")
+        .filter(|f| {
+            f.name
+                .to_ascii_lowercase()
+                .split_once(".so")
+                .is_some_and(|(b, _)| b == base)
+        })
+        .map(|f| f.name.as_str())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    if names.is_empty() {
+        return String::new();
+    }
+    format!(
+        " The wheels ship this library as {} (a soname no release read has: a program that asks \
+         for {asked} asks for the wrong name, fixed in its newer releases or bridged by a symbolic \
+         link to the shipped file, or for a release newer than those read).",
+        names.join(", ")
+    )
 }
 
 #[cfg(test)]

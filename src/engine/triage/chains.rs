@@ -191,6 +191,19 @@ pub fn version_integers(text: &str) -> Vec<VersionInteger> {
                 from += 1;
             }
             let near = &prefix[from..];
+            // "CUDNN failure 1001: CUDNN_STATUS_NOT_INITIALIZED", "error 1001": a status number.
+            let last_word = near
+                .trim_end_matches([' ', '=', '(', '#'])
+                .rsplit(|c: char| !c.is_ascii_alphanumeric())
+                .next()
+                .unwrap_or("");
+            if [
+                "failure", "error", "err", "status", "code", "result", "returned",
+            ]
+            .contains(&last_word)
+            {
+                continue;
+            }
             if ![
                 "version", "cuda", "cudnn", "driver", "against", "compiled", "linked", "loaded",
                 "found",
@@ -307,6 +320,10 @@ pub fn version_pairs(text: &str) -> Vec<VersionPair> {
                 from += 1;
             }
             let window = &prefix[from..];
+            // "(compatibility version 7100)" beside a version is the ABI floor, not a release.
+            if window.trim_end().ends_with("compatibility version") {
+                continue;
+            }
             let Some(product) = PRODUCTS
                 .iter()
                 .filter_map(|(k, name)| prefix.rfind(k).map(|at| (at, *name)))

@@ -322,6 +322,9 @@ pub fn symbol_findings(symbols: &[MissingSymbol]) -> Vec<Finding> {
             let lib = provider
                 .clone()
                 .unwrap_or_else(|| "the library that was loaded".into());
+            if let Some(f) = super::glibc_split::glibc_split_finding(s) {
+                return f;
+            }
             if let Some(owner) = super::symbol_owner::api_owner(&s.symbol) {
                 let caller = s.library.as_deref().unwrap_or("the program");
                 return owned_symbol_finding(s, caller, owner);

@@ -118,7 +118,9 @@ pub fn driver_symbol_findings(symbols: &[MissingSymbol], k: &Knowledge) -> Vec<F
                     format!(
                         "{} is a CUDA driver API entry point introduced in {since} (NVIDIA's cuda.h and \
                          cudaTypedefs.h). The NVIDIA driver library that was loaded (libcuda.so.1 / \
-                         nvcuda.dll) does not export it, so the driver is older than {since}. {}",
+                         nvcuda.dll) does not export it, so the driver is older than {since}, the CUDA \
+                         whose cuda.h the program (or its compiled extension, such as a PyCUDA or \
+                         cupy binary) was built against. {}",
                         s.symbol,
                         if mins.is_empty() {
                             "Update the driver.".to_string()
@@ -126,8 +128,10 @@ pub fn driver_symbol_findings(symbols: &[MissingSymbol], k: &Knowledge) -> Vec<F
                             format!("Its minimum driver is {}.", mins.join(", "))
                         }
                     ),
-                    "Install a newer driver from NVIDIA (https://www.nvidia.com/Download/index.aspx) and \
-                     reboot, or use a build of the program made for an older CUDA."
+                    "Update the driver: install a newer one from NVIDIA \
+                     (https://www.nvidia.com/Download/index.aspx) and reboot; or reinstall or rebuild the \
+                     program (from source, against the CUDA this driver supports) so that it is built \
+                     for an older CUDA."
                         .to_string(),
                 )
             };

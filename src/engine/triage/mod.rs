@@ -20,6 +20,7 @@ mod driver_symbols;
 mod extension_package;
 pub mod extract;
 mod folders;
+mod glibc_split;
 pub mod gpu_generation;
 mod library_failure;
 mod load_error_sources;
@@ -176,6 +177,16 @@ pub fn triage(text: &str) -> Triage {
             knowledge::generated::generated()
                 .entry_point(&s.symbol)
                 .is_none()
+        })
+        // A row that reads the symbol's line in its own way ("could not find X in cudnn DSO;
+        // dlerror: <TensorFlow's own module>: undefined symbol") says `overrides =
+        // ["missing-symbol"]`: the generic reading (an older copy first) would be wrong there.
+        .filter(|s| {
+            !classify::specific_rows_on(&t.messages, k, &s.line).any(|row| {
+                row.overrides
+                    .iter()
+                    .any(|o| o == crate::engine::finding_codes::MISSING_SYMBOL)
+            })
         })
         .cloned()
         .collect();

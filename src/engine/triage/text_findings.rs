@@ -83,8 +83,10 @@ pub fn pair_findings(pairs: &[VersionPair]) -> Vec<Finding> {
                 ),
                 format!(
                     "{program} was built against {p} {b}; the {p} found at run time is {l}. {p} is found \
-                     through the library search (LD_LIBRARY_PATH, the ld cache, PATH or the program's own \
-                     folders), so another copy of {p} comes first, or the one it needs is not installed.",
+                     through the library search (LD_LIBRARY_PATH, the ld cache, PATH, a conda \
+                     environment's own lib folder or the program's own folders), so another copy of {p} \
+                     comes first (a conda environment's {p} package, a pip wheel, a system install), or \
+                     the one it needs is not installed.",
                     p = v.product,
                     b = v.built,
                     l = v.loaded

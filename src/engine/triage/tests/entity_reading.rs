@@ -137,7 +137,10 @@ fn the_package_whose_import_needed_the_library_is_named() {
     let f = cython
         .findings
         .iter()
-        .find(|f| f.summary.starts_with("cupyx.cutensor needs libcublasLt.so.12"))
+        .find(|f| {
+            f.summary
+                .starts_with("cupyx.cutensor needs libcublasLt.so.12")
+        })
         .expect("the Cython module is named");
     assert!(f.detail.contains("cuTENSOR"), "{}", f.detail);
 }

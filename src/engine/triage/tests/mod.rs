@@ -21,6 +21,7 @@ mod program_errors;
 mod quiet_requesters;
 mod runtime_policies;
 mod spelled_statuses;
+mod split_libraries;
 mod status_family;
 mod worded_statuses;
 
