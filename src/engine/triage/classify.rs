@@ -326,7 +326,13 @@ pub fn symbol_findings(symbols: &[MissingSymbol]) -> Vec<Finding> {
                 return f;
             }
             if let Some(owner) = super::symbol_owner::api_owner(&s.symbol) {
-                let caller = s.library.as_deref().unwrap_or("the program");
+                // A binding's report names the library the function was looked up in, not
+                // the caller.
+                let caller = if binding_declaration(&s.line).is_empty() {
+                    s.library.as_deref().unwrap_or("the program")
+                } else {
+                    "the program's binding"
+                };
                 return owned_symbol_finding(s, caller, owner);
             }
             if let Some(f) = super::symbol_owner::cpp_library_finding(s) {
@@ -397,25 +403,58 @@ fn owned_symbol_finding(
              copy), or a framework upgraded without the {} it needs.",
             s.symbol, owner.component, owner.files, owner.component, owner.component, owner.component
         ) + &since
-            + &unlinked_in_extension(&s.line, owner.component),
+            + &unlinked_in_extension(&s.line, owner.component)
+            + &binding_declaration(&s.line),
     )
     .with_evidence(Evidence::new("log", s.line.clone()))
     .with_evidence(Evidence::new("source", owner.source))
-    .with_fix(FixRef {
-        id: "advice-load-matching-library".into(),
-        kind: FixKind::Manual,
-        summary: format!(
-            "Find which {} file is loaded (cuda-triage tree on {caller}, or LD_DEBUG=libs / ldd on \
-             Linux) and make the release the framework needs come first: remove the older copy or \
-             package (pip list | grep -i nvidia shows wheels of two CUDA majors), drop its folder from \
-             LD_LIBRARY_PATH/PATH, or install the version the framework's release requires.",
-            owner.component
-        ),
+    .with_fix(if owner.component.contains("NVIDIA driver") {
+        FixRef {
+            id: "advice-update-driver".into(),
+            kind: FixKind::Manual,
+            summary: format!(
+                "Update the driver: {} comes with it, so a newer NVIDIA driver brings the function \
+                 (or use a build of {caller} made for the older driver's API).",
+                owner.component
+            ),
+        }
+    } else {
+        FixRef {
+            id: "advice-load-matching-library".into(),
+            kind: FixKind::Manual,
+            summary: format!(
+                "Find which {} file is loaded (cuda-triage tree on {caller}, or LD_DEBUG=libs / ldd on \
+                 Linux) and make the release the framework needs come first: remove the older copy or \
+                 package (pip list | grep -i nvidia shows wheels of two CUDA majors), drop its folder \
+                 from LD_LIBRARY_PATH/PATH, or install the version the framework's release requires.",
+                owner.component
+            ),
+        }
     });
     if let Some(l) = &s.library {
         f = f.with_libraries([l.clone()]);
     }
     f
+}
+
+/// For a binding's own report (.NET's EntryPointNotFoundException, JNA's "Error looking up
+/// function"), the other way the function is missing: the binding declares which library exports
+/// each function, and a declaration naming the wrong library of a split family fails although
+/// every library is current (managedCuda's watershed functions bound to nppist instead of nppif,
+/// https://github.com/kunzmi/managedCuda/issues/94).
+fn binding_declaration(line: &str) -> String {
+    if !(line.contains("EntryPointNotFoundException")
+        || line.contains("Unable to find an entry point named")
+        || line.contains("Error looking up function"))
+    {
+        return String::new();
+    }
+    " This is a language binding's report (.NET DllImport / P/Invoke, Java JNA): the binding \
+     declares which library exports each function, and when that library is of the right release, \
+     the declaration names the wrong one (the library does not export the function; another \
+     library of the family does): update the binding to a release that fixes it, or point the \
+     declaration at the library that exports it."
+        .to_string()
 }
 
 /// For a line that names a Python extension module (`cpu_adam_op.cpython-38-x86_64-linux-gnu.so`,

@@ -95,7 +95,11 @@ fn core_library_finding(id: &LibraryIdentity, log: Evidence) -> Finding {
              toolkit alone never makes CUDA programs run. The CUDA driver library is libcuda.so.1 \
              (libcuda.so) on Linux, where WSL 2 has it in /usr/lib/wsl/lib, and nvcuda.dll in \
              System32 on Windows (there is no libcuda.dll): a program that asks for the other \
-             platform's name, or a folder not on the loader's search path, fails the same way.",
+             platform's name, or a folder not on the loader's search path, fails the same way. A program packaged with its own library path does not search the system's folders \
+             at all: Nix and flox builds look for the driver's libraries only in the folder their \
+             packaging names (/run/opengl-driver/lib on NixOS, through the runpath addDriverRunpath \
+             sets), and Snap, Flatpak and AppImage programs in their runtime; there the driver is \
+             installed (nvidia-smi works) and only this program cannot find it.",
             id.file, id.component
         ),
     )
@@ -104,7 +108,8 @@ fn core_library_finding(id: &LibraryIdentity, log: Evidence) -> Finding {
     .with_evidence(Evidence::new(
         "source",
         "https://docs.nvidia.com/cuda/cuda-installation-guide-microsoft-windows/ (the driver provides nvcuda.dll); \
-         https://docs.nvidia.com/deploy/cuda-compatibility/ (the driver package includes the user mode CUDA driver, libcuda.so)",
+         https://docs.nvidia.com/deploy/cuda-compatibility/ (the driver package includes the user mode CUDA driver, libcuda.so); \
+         packaged programs: https://github.com/NixOS/nixpkgs/pull/67790 (mpv's 'Cannot load libcuda.so.1' on NixOS: the runpath to /run/opengl-driver/lib was missing)",
     ))
     .with_fix(FixRef {
         id: "advice-install-driver".into(),
@@ -118,7 +123,10 @@ fn core_library_finding(id: &LibraryIdentity, log: Evidence) -> Finding {
                   /usr/lib*/*/libnvidia-ml.so.* /usr/lib*/*/libcuda.so.*) but the name asked for is \
                   not, the ld cache or the soname link is missing: run sudo ldconfig (inside the \
                   container too) or recreate the link (libnvidia-ml.so.1 -> \
-                  libnvidia-ml.so.<driver version>)."
+                  libnvidia-ml.so.<driver version>). Where nvidia-smi works and only a packaged \
+                  program (Nix, flox, Snap, Flatpak) fails, expose the driver's folder to it: add it \
+                  to LD_LIBRARY_PATH, link the library into the folder the package searches \
+                  (/run/opengl-driver/lib), or update the package to one whose runpath includes it."
             .into(),
     })
 }
@@ -146,7 +154,11 @@ fn capability_library_finding(id: &LibraryIdentity, cap: &str, log: Evidence) ->
              `compute,utility`, which brings libcuda and nvidia-smi but leaves out the `{cap}` \
              libraries, so CUDA works while this one is missing. On a host, the driver was \
              installed without it (a compute-only or headless driver package) or the library's \
-             version differs from the running kernel module's. The file can also be there while a \
+             version differs from the running kernel module's. A program packaged with its own library path does not search the system's folders \
+             at all: Nix and flox builds look for the driver's libraries only in the folder their \
+             packaging names (/run/opengl-driver/lib on NixOS, through the runpath addDriverRunpath \
+             sets), and Snap, Flatpak and AppImage programs in their runtime; there the driver is \
+             installed (nvidia-smi works) and only this program cannot find it. The file can also be there while a \
              library it depends on is not (the dlerror then names that dependency): driver 384.81's \
              libnvcuvid needed libGL.so.1, which CUDA images lack, and 384.111 dropped that \
              dependency.",
@@ -160,7 +172,8 @@ fn capability_library_finding(id: &LibraryIdentity, cap: &str, log: Evidence) ->
         "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/docker-specialized.html#driver-capabilities \
          (NVIDIA_DRIVER_CAPABILITIES, default compute,utility); the libraries of each capability: \
          https://github.com/NVIDIA/libnvidia-container/blob/00b4b47e2a3eed09f8059eb39feaa0b4540d22d9/src/nvc_info.c; \
-         libnvcuvid of driver 384.81 needing libGL.so.1: https://github.com/NVIDIA/nvidia-docker/issues/531",
+         libnvcuvid of driver 384.81 needing libGL.so.1: https://github.com/NVIDIA/nvidia-docker/issues/531; \
+         a packaged program's own driver folder: https://github.com/flox/flox/pull/3597 (libnvcuvid.so.1 not exposed to flox's ffmpeg)",
     ))
     .with_fix(FixRef {
         id: "advice-driver-capability".into(),
@@ -169,7 +182,9 @@ fn capability_library_finding(id: &LibraryIdentity, cap: &str, log: Evidence) ->
             "In a container, ask for the `{cap}` capability: `docker run --gpus all -e \
              NVIDIA_DRIVER_CAPABILITIES=compute,utility,{cap}` (or `all`; in compose, \
              `capabilities: [gpu, compute, utility, {cap}]`). On a host, install the full NVIDIA \
-             driver package of the running module's version."
+             driver package of the running module's version; where the library is installed and \
+             only a packaged program (Nix, flox, Snap, Flatpak) cannot find it, add its folder to \
+             LD_LIBRARY_PATH or link it into the driver folder that program searches."
         ),
     })
 }

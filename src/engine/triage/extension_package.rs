@@ -32,7 +32,7 @@ fn patterns() -> &'static Patterns {
 
 /// Whether `line` carries Windows error 127 (ERROR_PROC_NOT_FOUND) in any spelling the error
 /// catalog knows for it.
-fn says_procedure_not_found(line: &str, k: &Knowledge) -> bool {
+pub(super) fn says_procedure_not_found(line: &str, k: &Knowledge) -> bool {
     let lower = line.to_lowercase();
     if lower.contains("winerror 127") || lower.contains("error 127") {
         return true;
@@ -47,7 +47,7 @@ fn says_procedure_not_found(line: &str, k: &Knowledge) -> bool {
 
 /// The first module or folder name in `line` that the table knows: the module being imported,
 /// then each path component's stem (before its first dot).
-fn named_extension(line: &str) -> Option<(String, &'static TorchExtension)> {
+pub(super) fn named_extension(line: &str) -> Option<(String, &'static TorchExtension)> {
     let importing = patterns()
         .importing
         .captures(line)

@@ -49,6 +49,8 @@ struct Patterns {
     entry_point: Regex,
     entry_point_alt: Regex,
     entry_point_cut: Regex,
+    /// .NET's P/Invoke: "Unable to find an entry point named 'X' in DLL 'Y'".
+    dotnet_entry_point: Regex,
     versioned: Regex,
     cannot_load_symbol: Regex,
     /// Python's `[WinError N]`: a Windows error whatever else the line names.
@@ -90,6 +92,9 @@ fn patterns() -> &'static Patterns {
             // The same dialog cut short after a C++ (MSVC-decorated) name, as people retype it
             // from the pop-up: "The procedure entry point ?destroyTensorDescriptor@ops@cudnn@@ya?AW4...".
             entry_point_cut: re(r"(?i)procedure entry point\s+(\?[A-Za-z0-9_]+@[A-Za-z0-9_?@$]*)"),
+            dotnet_entry_point: re(
+                r"Unable to find an entry point named '([A-Za-z_][A-Za-z0-9_@]*)' in (?:DLL|shared library) '([^']+)'",
+            ),
             versioned: re(
                 r"symbol ([A-Za-z_][A-Za-z0-9_]*),? version (\S+?) not defined in file (\S+?)(?: with link time reference|$|\s)",
             ),
@@ -241,6 +246,10 @@ pub fn symbols(text: &str) -> Vec<MissingSymbol> {
             if !out.iter().any(|s| c[1].starts_with(s.symbol.as_str())) {
                 push_symbol(&mut out, c[1].to_string(), None, line);
             }
+        }
+        for c in p.dotnet_entry_point.captures_iter(line) {
+            let library = crate::engine::knowledge::libraries::file_name(&c[2]).to_string();
+            push_symbol(&mut out, c[1].to_string(), Some(library), line);
         }
         for c in p.versioned.captures_iter(line) {
             let library = crate::engine::knowledge::libraries::file_name(&c[3]).to_string();

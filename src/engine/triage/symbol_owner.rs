@@ -88,6 +88,30 @@ const OWNERS: &[ApiOwner] = &[
         source: "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html",
     },
     ApiOwner {
+        prefix: "cuvid",
+        component: "NVCUVID (NVIDIA driver, video decoder)",
+        files: "libnvcuvid.so.1 / nvcuvid.dll, installed by the driver",
+        source: "NVIDIA Video Codec SDK, NVDEC video decoder API (cuviddec.h, nvcuvid.h): https://docs.nvidia.com/video-technologies/video-codec-sdk/12.0/nvdec-video-decoder-api-prog-guide/index.html",
+    },
+    ApiOwner {
+        prefix: "NvEncodeAPI",
+        component: "NVENC (NVIDIA driver, video encoder)",
+        files: "libnvidia-encode.so.1 / nvEncodeAPI64.dll, installed by the driver",
+        source: "NVIDIA Video Codec SDK, NVENC API (nvEncodeAPI.h): https://docs.nvidia.com/video-technologies/video-codec-sdk/12.0/nvenc-video-encoder-api-prog-guide/index.html",
+    },
+    ApiOwner {
+        prefix: "nppi",
+        component: "NPP",
+        files: "libnpp*.so.N / npp*64_N.dll: image functions are split by group over nppial (arithmetic and logic), nppicc (colour conversion), nppidei (data exchange), nppif (filtering, segmentation), nppig (geometry), nppim (morphology), nppist (statistics), nppisu (memory) and nppitc (threshold and compare), with nppc as the core",
+        source: "https://docs.nvidia.com/cuda/npp/index.html",
+    },
+    ApiOwner {
+        prefix: "npps",
+        component: "NPP",
+        files: "libnpps.so.N / npps64_N.dll (signal functions), with nppc as the core",
+        source: "https://docs.nvidia.com/cuda/npp/index.html",
+    },
+    ApiOwner {
         prefix: "nvml",
         component: "NVML (NVIDIA driver)",
         files: "libnvidia-ml.so.1 / nvml.dll",

@@ -179,6 +179,15 @@ pub fn ptx_isa_findings(refusals: &[(String, String, String)], k: &Knowledge) ->
                 "source",
                 "the PTX ISA each nvidia-cuda-nvcc wheel's ptxas accepts (it names it when refusing a newer .version); before CUDA 11.8, NVIDIA's PTX ISA release history: https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#release-notes",
             ))
+            .with_fix(FixRef {
+                id: "advice-newer-ptxas".into(),
+                kind: FixKind::Manual,
+                summary: format!(
+                    "Upgrade the ptxas to {needs}'s or newer (a newer CUDA toolkit first on PATH, or \
+                     TRITON_PTXAS_PATH for Triton); where the driver's JIT compiles the PTX, update the \
+                     driver to one of {needs} or newer; or generate PTX for ISA {current}."
+                ),
+            })
         })
         .collect()
 }
@@ -310,8 +319,10 @@ pub fn arch_findings(archs: &[RefusedArch], text: &str, k: &Knowledge) -> Vec<Fi
                 ),
                 Some((first, Some(last))) => format!(
                     "{} is supported by the CUDA compiler from CUDA {first} to {last}, and dropped after \
-                     {last}{}. The tool that refused it is newer: build for this GPU with CUDA {last} or \
-                     older, or use a framework build that still includes it.",
+                     {last}{}. The tool that refused it is newer than {last} (the usual case for an old \
+                     GPU), or older than {first} (an old toolkit's nvcc found first on PATH: nvcc \
+                     --version shows which): build for this GPU with a CUDA from {first} to {last}, \
+                     first on PATH, or use a framework build that still includes it.",
                     a.arch,
                     dropped_in(&a.arch, k)
                         .map(|c| format!(" (CUDA {c} and newer cannot build for it)"))

@@ -112,18 +112,21 @@ fn a_package_built_without_an_architecture_is_not_a_compiler_refusal() {
     let f = finding(&t, codes::GPU_ARCH_REFUSED).expect("sm_70 is named");
     assert!(f.detail.contains("was not compiled for it"), "{}", f.detail);
     assert!(
-        !f.detail.contains("The tool that refused it is newer"),
+        !f.detail.contains("The tool that refused it is newer than"),
         "{}",
         f.detail
     );
-    // A compiler's refusal keeps the compiler's reading.
+    // A compiler's refusal keeps the compiler's reading, both ways: a compiler newer than the
+    // last release for it, or an old one first on PATH
+    // (https://github.com/CMU-Perceptual-Computing-Lab/openpose/issues/1231: CUDA 7.5's nvcc).
     let t = triage("nvcc fatal   : Unsupported gpu architecture 'compute_70'");
     let f = finding(&t, codes::GPU_ARCH_REFUSED).expect("compute_70 is named");
     assert!(
-        f.detail.contains("The tool that refused it is newer"),
+        f.detail.contains("The tool that refused it is newer than"),
         "{}",
         f.detail
     );
+    assert!(f.detail.contains("or older than 9.0"), "{}", f.detail);
 }
 
 #[test]

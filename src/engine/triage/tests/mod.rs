@@ -3,6 +3,7 @@
 
 use super::*;
 
+mod bindings_and_extensions;
 mod build_steps;
 mod container_runtime;
 mod driver_lines;

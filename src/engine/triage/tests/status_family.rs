@@ -241,3 +241,23 @@ fn a_windows_exit_status_is_read_as_the_ntstatus_it_is() {
         t.codes
     );
 }
+
+#[test]
+fn curated_causes_read_the_lines_around_a_status() {
+    // https://github.com/microsoft/CNTK/issues/441 (an odd layer size for curandGenerateNormal)
+    let t = triage(
+        "CURAND failure 105: (see curand.h & look for curandStatus or CURAND_STATUS_xxx) ; GPU=0 ; expr=curandGenerateNormal(((curandGenerator_t*) s_curandGenerator)[0], reinterpret_cast<float*>(Data()), GetNumElements(), (float) mean, (float) sigma)",
+    );
+    assert!(all_text(&t).contains("the count must be even"));
+    // https://github.com/NVIDIA/DIGITS/issues/1890 (a Fermi card: cuDNN's handle, then 46)
+    let t = triage(
+        "E1122 12:29:18.206468  3480 common.cpp:128] Cannot create cuDNN handle. cuDNN won't be available.\n\
+         F1122 12:29:18.252681  3480 gpu_memory.cpp:152] Check failed: error == cudaSuccess (46 vs. 0)  all CUDA-capable devices are busy or unavailable",
+    );
+    assert!(all_text(&t).contains("no longer supports"));
+    // The same status without cuDNN's line keeps the compute-mode reading only.
+    let t = triage(
+        "Check failed: error == cudaSuccess (46 vs. 0)  all CUDA-capable devices are busy or unavailable",
+    );
+    assert!(!all_text(&t).contains("no longer supports"));
+}

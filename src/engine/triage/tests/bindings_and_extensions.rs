@@ -1,0 +1,85 @@
+//! Modules and bindings the tables do not list: a compiled extension Windows refused while Python
+//! imported it (by the module's name and its package's traceback frame), a language binding's
+//! missing entry point, and driver-library functions (NVCUVID) read as the driver's. On real lines
+//! from public issues (each cited), and the lines that must not be read so.
+
+use super::*;
+use crate::engine::finding_codes as codes;
+
+#[test]
+fn an_unlisted_extension_refused_with_127_was_built_for_another_torch() {
+    // https://github.com/dreamgaussian/dreamgaussian/issues/100 (Japanese Windows)
+    let t = triage(
+        "  File \"C:\\Users\\haijin\\miniconda3\\envs\\DreamGaussian\\lib\\site-packages\\diff_gaussian_rasterization\\__init__.py\", line 15, in <module>\n\
+             from . import _C\n\
+         ImportError: DLL load failed while importing _C: 指定されたプロシージャが見つかりません。",
+    );
+    let f = finding(&t, codes::TORCH_EXTENSION_OTHER_TORCH).expect("the extension is read");
+    assert!(
+        f.summary.starts_with("_C (a compiled extension of diff_gaussian_rasterization) was built against another PyTorch"),
+        "{}",
+        f.summary
+    );
+    assert!(
+        f.fixes[0]
+            .summary
+            .contains("Rebuild or reinstall diff_gaussian_rasterization")
+    );
+}
+
+#[test]
+fn an_unlisted_extension_refused_with_126_is_imported_before_torch() {
+    // https://github.com/kijai/ComfyUI-Hunyuan3DWrapper/pull/112 (Chinese Windows)
+    let t = triage(
+        "ImportError: DLL load failed while importing custom_rasterizer_kernel: 找不到指定的模块。",
+    );
+    let f = finding(&t, codes::TORCH_EXTENSION_OTHER_TORCH).expect("the extension is read");
+    assert!(
+        f.fixes[0]
+            .summary
+            .starts_with("Import torch before custom_rasterizer_kernel")
+    );
+    // Qt's, numpy's and torch's own modules are no GPU extension of a package.
+    for line in [
+        "ImportError: DLL load failed while importing QtCore: Die angegebene Prozedur wurde nicht gefunden.",
+        "ImportError: DLL load failed while importing _multiarray_umath: The specified module could not be found.",
+    ] {
+        assert!(
+            finding(&triage(line), codes::TORCH_EXTENSION_OTHER_TORCH).is_none(),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn a_bindings_missing_entry_point_names_the_declaration() {
+    // https://github.com/kunzmi/managedCuda/issues/94 (watershed bound to nppist instead of nppif)
+    let t = triage(
+        "System.EntryPointNotFoundException: 'Unable to find an entry point named 'nppiSegmentWatershedGetBufferSize_8u_C1R' in DLL 'nppist64_11'.'",
+    );
+    let f = finding(&t, "missing-symbol").expect("the entry point is read");
+    assert!(f.summary.contains("NPP function"), "{}", f.summary);
+    assert!(
+        f.detail.contains("the declaration names the wrong one"),
+        "{}",
+        f.detail
+    );
+    assert!(
+        f.detail.contains("nppif (filtering, segmentation)"),
+        "{}",
+        f.detail
+    );
+}
+
+#[test]
+fn a_video_decoder_function_missing_is_the_drivers() {
+    // https://github.com/NVIDIA/nvvl/issues/77 (a driver older than cuvidGetDecoderCaps)
+    let t = triage("ImportError: /usr/local/lib/libnvvl.so: undefined symbol: cuvidGetDecoderCaps");
+    let f = finding(&t, "missing-symbol").expect("the symbol is read");
+    assert!(f.summary.contains("NVCUVID"), "{}", f.summary);
+    assert!(
+        f.fixes[0].summary.starts_with("Update the driver"),
+        "{}",
+        f.fixes[0].summary
+    );
+}
