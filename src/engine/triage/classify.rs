@@ -418,6 +418,18 @@ fn owned_symbol_finding(
                 owner.component
             ),
         }
+    } else if !binding_declaration(&s.line).is_empty() {
+        FixRef {
+            id: "advice-binding-declaration".into(),
+            kind: FixKind::Manual,
+            summary: format!(
+                "Check which {} library exports {} (dumpbin /exports on Windows, nm -D on Linux): if it \
+                 is another library of the family than the one the binding names, update the binding \
+                 to a release that fixes its declaration (or correct the DllImport); if none exports \
+                 it, install the {} release the binding was written for.",
+                owner.component, s.symbol, owner.component
+            ),
+        }
     } else {
         FixRef {
             id: "advice-load-matching-library".into(),
