@@ -328,10 +328,13 @@ pub fn symbol_findings(symbols: &[MissingSymbol]) -> Vec<Finding> {
             if let Some(owner) = super::symbol_owner::api_owner(&s.symbol) {
                 // A binding's report names the library the function was looked up in, not
                 // the caller.
-                let caller = if binding_declaration(&s.line).is_empty() {
-                    s.library.as_deref().unwrap_or("the program")
-                } else {
+                let caller = if !binding_declaration(&s.line).is_empty() {
                     "the program's binding"
+                } else if s.line.contains("entry point \"") && s.line.contains("\" DLL") {
+                    // 'Cannot find the entry point "X" in the "nvml" DLL' names the library looked in.
+                    "the program"
+                } else {
+                    s.library.as_deref().unwrap_or("the program")
                 };
                 return owned_symbol_finding(s, caller, owner);
             }

@@ -49,7 +49,8 @@ struct Patterns {
     entry_point: Regex,
     entry_point_alt: Regex,
     entry_point_cut: Regex,
-    /// .NET's P/Invoke: "Unable to find an entry point named 'X' in DLL 'Y'".
+    /// .NET's P/Invoke: "Unable to find an entry point named 'X' in DLL 'Y'", and a program's
+    /// own 'Cannot find the entry point "X" in the "Y" DLL': Y is the library looked in.
     dotnet_entry_point: Regex,
     versioned: Regex,
     cannot_load_symbol: Regex,
@@ -93,7 +94,7 @@ fn patterns() -> &'static Patterns {
             // from the pop-up: "The procedure entry point ?destroyTensorDescriptor@ops@cudnn@@ya?AW4...".
             entry_point_cut: re(r"(?i)procedure entry point\s+(\?[A-Za-z0-9_]+@[A-Za-z0-9_?@$]*)"),
             dotnet_entry_point: re(
-                r"Unable to find an entry point named '([A-Za-z_][A-Za-z0-9_@]*)' in (?:DLL|shared library) '([^']+)'",
+                r#"(?:Unable to find an entry point named '([A-Za-z_][A-Za-z0-9_@]*)' in (?:DLL|shared library) '([^']+)'|[Cc]annot find the entry point "([A-Za-z_][A-Za-z0-9_@]*)" in the "([^"]+)" DLL)"#,
             ),
             versioned: re(
                 r"symbol ([A-Za-z_][A-Za-z0-9_]*),? version (\S+?) not defined in file (\S+?)(?: with link time reference|$|\s)",
@@ -248,8 +249,11 @@ pub fn symbols(text: &str) -> Vec<MissingSymbol> {
             }
         }
         for c in p.dotnet_entry_point.captures_iter(line) {
-            let library = crate::engine::knowledge::libraries::file_name(&c[2]).to_string();
-            push_symbol(&mut out, c[1].to_string(), Some(library), line);
+            let (Some(symbol), Some(dll)) = (c.get(1).or(c.get(3)), c.get(2).or(c.get(4))) else {
+                continue;
+            };
+            let library = crate::engine::knowledge::libraries::file_name(dll.as_str()).to_string();
+            push_symbol(&mut out, symbol.as_str().to_string(), Some(library), line);
         }
         for c in p.versioned.captures_iter(line) {
             let library = crate::engine::knowledge::libraries::file_name(&c[3]).to_string();

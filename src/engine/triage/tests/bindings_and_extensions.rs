@@ -83,3 +83,21 @@ fn a_video_decoder_function_missing_is_the_drivers() {
         f.fixes[0].summary
     );
 }
+
+#[test]
+fn a_programs_entry_point_dialog_names_the_library_looked_in() {
+    // https://github.com/nicehash/NiceHashQuickMiner/issues/192 (a driver older than the call)
+    let t = triage("Cannot find the entry point \"nvmlInitWithFlags\" in the \"nvml\" DLL.");
+    let f = finding(&t, "missing-symbol").expect("the entry point is read");
+    assert!(f.summary.contains("NVML"), "{}", f.summary);
+    assert!(
+        f.summary.ends_with("the program was built against"),
+        "{}",
+        f.summary
+    );
+    assert!(
+        f.fixes[0].summary.starts_with("Update the driver"),
+        "{}",
+        f.fixes[0].summary
+    );
+}
