@@ -260,4 +260,9 @@ fn curated_causes_read_the_lines_around_a_status() {
         "Check failed: error == cudaSuccess (46 vs. 0)  all CUDA-capable devices are busy or unavailable",
     );
     assert!(!all_text(&t).contains("no longer supports"));
+    // https://github.com/NVIDIA/nvvl/issues/9 (a stub libnvcuvid in a container)
+    let t = triage(
+        "CUDA error 302 at line 32 in file /tmp/nvvl/src/detail/CUVideoParser.h: shared object symbol not found",
+    );
+    assert!(all_text(&t).contains("libnvcuvid.so.1 found is a stub"));
 }
