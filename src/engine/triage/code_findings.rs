@@ -276,7 +276,12 @@ pub fn code_findings(codes: &[ErrorCode], text: &str, k: &Knowledge) -> Vec<Find
                     nvidia_words(n),
                 ),
             };
-            let detail = detail + &driver_twin(c, row);
+            // The framework whose line carries the code ("onnxruntime::CudaCall ... CUBLAS
+            // failure 3"), named beside what the code means.
+            let reporter = super::requester::framework_named(&c.line)
+                .map(|f| format!(" Reported by {f}."))
+                .unwrap_or_default();
+            let detail = detail + &driver_twin(c, row) + &reporter;
             let mut f = Finding::new(&finding_code(c, row), severity, summary, detail)
                 .with_evidence(Evidence::new("log", c.line.clone()));
             if let Some(r) = curated {
