@@ -378,7 +378,7 @@ fn built_without(line: &str) -> bool {
     BUILT_WITHOUT
         .get_or_init(|| {
             crate::engine::static_regex::compile(
-                r"(?i)no kernel image|not compiled for|no device code compatible|\b(?:could not|couldn't|cannot|can't) find\s+compatible\b|\bno\s+(?:compatible\s+)?(?:binary|binaries|kernels?|cubin|sass)\s+(?:is\s+)?(?:available\s+)?for\b",
+                r"(?i)no kernel image|not compiled for|no device code compatible|not compatible with [^\n]{0,40}\b(?:installation|build|package|wheel) with arch|\b(?:could not|couldn't|cannot|can't) find\s+compatible\b|\bno\s+(?:compatible\s+)?(?:binary|binaries|kernels?|cubin|sass)\s+(?:is\s+)?(?:available\s+)?for\b",
             )
         })
         .is_match(line)

@@ -116,6 +116,12 @@ fn a_package_built_without_an_architecture_is_not_a_compiler_refusal() {
         "{}",
         f.detail
     );
+    // https://github.com/PaddlePaddle/PaddleDetection/issues/8873: a wheel built for other architectures.
+    let t = triage(
+        "The GPU architecture in your current machine is Pascal, which is not compatible with Paddle installation with arch: 70 75 80 86 , it is recommended to install the corresponding wheel package",
+    );
+    let f = finding(&t, codes::GPU_ARCH_REFUSED).expect("Pascal is named");
+    assert!(f.detail.contains("was not compiled for it"), "{}", f.detail);
     // A compiler's refusal keeps the compiler's reading, both ways: a compiler newer than the
     // last release for it, or an old one first on PATH
     // (https://github.com/CMU-Perceptual-Computing-Lab/openpose/issues/1231: CUDA 7.5's nvcc).
