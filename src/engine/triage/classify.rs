@@ -326,12 +326,11 @@ pub fn symbol_findings(symbols: &[MissingSymbol]) -> Vec<Finding> {
                 return f;
             }
             if let Some(owner) = super::symbol_owner::api_owner(&s.symbol) {
-                // A binding's report names the library the function was looked up in, not
-                // the caller.
-                let caller = if !binding_declaration(&s.line).is_empty() {
+                // A message that names the library the function was looked up in (a
+                // binding's, a program's own) names no caller.
+                let caller = if is_binding_report(&s.line) {
                     "the program's binding"
-                } else if s.line.contains("entry point \"") && s.line.contains("\" DLL") {
-                    // 'Cannot find the entry point "X" in the "nvml" DLL' names the library looked in.
+                } else if s.looked_in {
                     "the program"
                 } else {
                     s.library.as_deref().unwrap_or("the program")
@@ -421,7 +420,7 @@ fn owned_symbol_finding(
                 owner.component
             ),
         }
-    } else if !binding_declaration(&s.line).is_empty() {
+    } else if is_binding_report(&s.line) {
         FixRef {
             id: "advice-binding-declaration".into(),
             kind: FixKind::Manual,
@@ -458,10 +457,7 @@ fn owned_symbol_finding(
 /// every library is current (managedCuda's watershed functions bound to nppist instead of nppif,
 /// https://github.com/kunzmi/managedCuda/issues/94).
 fn binding_declaration(line: &str) -> String {
-    if !(line.contains("EntryPointNotFoundException")
-        || line.contains("Unable to find an entry point named")
-        || line.contains("Error looking up function"))
-    {
+    if !is_binding_report(line) {
         return String::new();
     }
     " This is a language binding's report (.NET DllImport / P/Invoke, Java JNA): the binding \
@@ -470,6 +466,13 @@ fn binding_declaration(line: &str) -> String {
      library of the family does): update the binding to a release that fixes it, or point the \
      declaration at the library that exports it."
         .to_string()
+}
+
+/// Whether `line` is a language binding's report of a missing function (.NET, JNA).
+fn is_binding_report(line: &str) -> bool {
+    line.contains("EntryPointNotFoundException")
+        || line.contains("Unable to find an entry point named")
+        || line.contains("Error looking up function")
 }
 
 /// For a line that names a Python extension module (`cpu_adam_op.cpython-38-x86_64-linux-gnu.so`,

@@ -45,14 +45,20 @@ pub(super) fn says_procedure_not_found(line: &str, k: &Knowledge) -> bool {
         .any(|name| lower.contains(&name.to_lowercase()))
 }
 
-/// The first module or folder name in `line` that the table knows: the module being imported,
-/// then each path component's stem (before its first dot).
-pub(super) fn named_extension(line: &str) -> Option<(String, &'static TorchExtension)> {
-    let importing = patterns()
+/// The module Python was importing when Windows refused its DLL ("DLL load failed while
+/// importing X"), if the line says so.
+pub(super) fn importing_module(line: &str) -> Option<&str> {
+    patterns()
         .importing
         .captures(line)
         .and_then(|c| c.get(1))
-        .map(|m| m.as_str());
+        .map(|m| m.as_str())
+}
+
+/// The first module or folder name in `line` that the table knows: the module being imported,
+/// then each path component's stem (before its first dot).
+pub(super) fn named_extension(line: &str) -> Option<(String, &'static TorchExtension)> {
+    let importing = importing_module(line);
     let stems = line
         .split(|c: char| {
             c == '/'
@@ -84,7 +90,7 @@ fn subject(module: &str, row: &TorchExtension) -> String {
 
 /// How many lines above a Windows import failure may name the extension's package (a traceback's
 /// `File "…\\site-packages\\<package>\\…"` and its source line).
-const LOOK_BACK: usize = 4;
+pub(super) const LOOK_BACK: usize = 4;
 
 /// One error per package whose extension a line says was built for another torch.
 pub fn extension_package_findings(text: &str, k: &Knowledge) -> Vec<Finding> {

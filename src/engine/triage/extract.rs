@@ -24,6 +24,10 @@ pub struct MissingSymbol {
     /// Missing when the program was linked (`undefined reference to X`), not when it ran.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub at_link: bool,
+    /// `library` is the one the function was looked up in, not the caller (.NET's "Unable to
+    /// find an entry point named 'X' in DLL 'Y'", 'Cannot find the entry point "X" in the "Y" DLL').
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub looked_in: bool,
 }
 
 /// An error code or status name found in the text.
@@ -253,7 +257,11 @@ pub fn symbols(text: &str) -> Vec<MissingSymbol> {
                 continue;
             };
             let library = crate::engine::knowledge::libraries::file_name(dll.as_str()).to_string();
-            push_symbol(&mut out, symbol.as_str().to_string(), Some(library), line);
+            if let Some(pushed) =
+                push_symbol(&mut out, symbol.as_str().to_string(), Some(library), line)
+            {
+                pushed.looked_in = true;
+            }
         }
         for c in p.versioned.captures_iter(line) {
             let library = crate::engine::knowledge::libraries::file_name(&c[3]).to_string();
@@ -272,6 +280,7 @@ pub fn symbols(text: &str) -> Vec<MissingSymbol> {
                     library: None,
                     line: clip(line),
                     at_link: true,
+                    looked_in: false,
                 });
             }
         }
@@ -295,18 +304,27 @@ pub fn version_node(line: &str, symbol: &str) -> Option<String> {
         .map(|c| c[2].to_string())
 }
 
-fn push_symbol(out: &mut Vec<MissingSymbol>, symbol: String, library: Option<String>, line: &str) {
-    if !out
+/// Adds a symbol unless the same symbol and library are already there; the one added, if any.
+fn push_symbol<'a>(
+    out: &'a mut Vec<MissingSymbol>,
+    symbol: String,
+    library: Option<String>,
+    line: &str,
+) -> Option<&'a mut MissingSymbol> {
+    if out
         .iter()
         .any(|s| s.symbol == symbol && s.library == library)
     {
-        out.push(MissingSymbol {
-            symbol,
-            library,
-            line: clip(line),
-            at_link: false,
-        });
+        return None;
     }
+    out.push(MissingSymbol {
+        symbol,
+        library,
+        line: clip(line),
+        at_link: false,
+        looked_in: false,
+    });
+    out.last_mut()
 }
 
 /// Shortens a log line for evidence.

@@ -169,12 +169,7 @@ pub fn triage(text: &str) -> Triage {
     findings.extend(requester::preloaded_findings(text, k));
     findings.extend(classify::message_findings(&t.messages, k));
     findings.extend(extension_package::extension_package_findings(text, k));
-    findings.extend(unlisted_extension::unlisted_extension_findings(
-        text,
-        k,
-        extension_package::says_procedure_not_found,
-        |line| extension_package::named_extension(line).is_some(),
-    ));
+    findings.extend(unlisted_extension::unlisted_extension_findings(text, k));
     findings.extend(driver_library::driver_library_findings(text, &t.identities));
     let driver = driver_symbols::driver_symbol_findings(&t.symbols, k);
     let generic: Vec<extract::MissingSymbol> = t

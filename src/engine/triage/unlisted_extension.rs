@@ -4,25 +4,22 @@
 //! torch` has added torch's folder, and functions of the torch it was compiled against: error 126
 //! reads as imported before torch (or built for another torch/CUDA), 127 as built for another torch.
 
+use super::extension_package::{
+    LOOK_BACK, importing_module, named_extension, says_procedure_not_found,
+};
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use crate::engine::knowledge::Knowledge;
 use regex::Regex;
 use std::sync::OnceLock;
 
-struct Patterns {
-    importing: Regex,
-    package_frame: Regex,
-}
-
-fn patterns() -> &'static Patterns {
-    static RE: OnceLock<Patterns> = OnceLock::new();
+/// A traceback frame's package folder (`site-packages\\pkg\\__init__.py`).
+fn package_frame() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        let re = crate::engine::static_regex::compile;
-        Patterns {
-            importing: re(r"DLL load failed while importing ([A-Za-z0-9_]+)"),
-            package_frame: re(r"(?:site|dist)-packages[/\\]+([A-Za-z_][A-Za-z0-9_]*)[/\\]"),
-        }
+        crate::engine::static_regex::compile(
+            r"(?:site|dist)-packages[/\\]+([A-Za-z_][A-Za-z0-9_]*)[/\\]",
+        )
     })
 }
 
@@ -59,36 +56,23 @@ fn looks_like_gpu_extension(module: &str, package: &str) -> bool {
         })
 }
 
-/// How many lines above the import failure a traceback frame may name the package.
-const LOOK_BACK: usize = 4;
-
 /// One finding per unlisted extension module whose import Windows refused.
-pub fn unlisted_extension_findings(
-    text: &str,
-    k: &Knowledge,
-    procedure_missing: impl Fn(&str, &Knowledge) -> bool,
-    listed: impl Fn(&str) -> bool,
-) -> Vec<Finding> {
+pub fn unlisted_extension_findings(text: &str, k: &Knowledge) -> Vec<Finding> {
+    let listed = |line: &str| named_extension(line).is_some();
     let lines: Vec<&str> = text.lines().collect();
     let mut out: Vec<Finding> = Vec::new();
     for (i, line) in lines.iter().enumerate() {
-        let Some(module) = patterns()
-            .importing
-            .captures(line)
-            .map(|c| c[1].to_string())
-        else {
+        let Some(module) = importing_module(line).map(str::to_string) else {
             continue;
         };
         let above = &lines[i.saturating_sub(LOOK_BACK)..i];
         if listed(line) || above.iter().any(|l| listed(l)) {
             continue;
         }
-        let frame = above.iter().rev().find_map(|l| {
-            patterns()
-                .package_frame
-                .captures(l)
-                .map(|c| c[1].to_string())
-        });
+        let frame = above
+            .iter()
+            .rev()
+            .find_map(|l| package_frame().captures(l).map(|c| c[1].to_string()));
         // Every extension may call its module _C: alone it names no package.
         if frame.is_none() && (module == "_C" || module.ends_with("_C")) {
             continue;
@@ -106,7 +90,7 @@ pub fn unlisted_extension_findings(
         } else {
             format!(" of {package}")
         };
-        let (summary, detail, fix) = if procedure_missing(line, k) {
+        let (summary, detail, fix) = if says_procedure_not_found(line, k) {
             (
                 format!(
                     "{module} (a compiled extension{of}) was built against another PyTorch than the installed one: rebuild or reinstall it"
