@@ -1,7 +1,8 @@
 //! Modules and bindings the tables do not list: a compiled extension Windows refused while Python
 //! imported it (by the module's name and its package's traceback frame), a language binding's
 //! missing entry point, and driver-library functions (NVCUVID) read as the driver's. On real lines
-//! from public issues (each cited), and the lines that must not be read so.
+//! from public issues (each cited), and the lines that must not be read so; dlib's CUDA build refused by
+//! Windows, and a DLL in a Julia artifact that Julia itself would not load.
 
 use super::*;
 use crate::engine::finding_codes as codes;
@@ -100,4 +101,31 @@ fn a_programs_entry_point_dialog_names_the_library_looked_in() {
         "{}",
         f.fixes[0].summary
     );
+}
+
+#[test]
+fn dlib_refused_by_windows_is_read_as_its_cuda_build() {
+    // https://github.com/davisking/dlib/issues/792 (a wheel built with CUDA 8.0 by mistake) and
+    // https://github.com/davisking/dlib/issues/2039 (Python 3.8 no longer searching PATH)
+    for text in [
+        "  File \"C:\\Python36-64\\lib\\site-packages\\dlib\\__init__.py\", line 1, in <module>\n    from .dlib import *\nImportError: DLL load failed: the given module is not found.",
+        "ImportError: DLL load failed while importing dlib: The specified module could not be found.",
+    ] {
+        let t = triage(text);
+        assert!(message_ids(&t).contains(&"dlib-cuda-dlls"), "{text}");
+        assert!(all_text(&t).contains("os.add_dll_directory"), "{text}");
+    }
+}
+
+#[test]
+fn a_julia_artifact_dll_is_not_a_missing_toolkit() {
+    // https://github.com/JuliaGPU/CUDA.jl/issues/670 (Julia 1.6.0-beta1, JuliaLang/julia#38993)
+    let t = triage(
+        "┌ Error: Error during initialization of CUDA.jl\n│   exception =\n│    could not load library \"C:\\Users\\username\\.julia\\artifacts\\6c9c066b7cbed1a2dff086b79fb6c3ab8dd70140\\bin\\cublas64_11.dll\"",
+    );
+    let ids = message_ids(&t);
+    assert!(ids.contains(&"julia-artifact-dll-not-loadable"), "{ids:?}");
+    let text = all_text(&t);
+    assert!(text.contains("Update Julia"), "{text}");
+    assert!(text.contains("JuliaLang/julia#38993"), "{text}");
 }

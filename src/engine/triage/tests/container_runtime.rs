@@ -104,3 +104,17 @@ fn the_device_plugins_incompatible_strategy_is_a_node_without_the_nvidia_runtime
     assert!(text.contains("--set-as-default"), "{text}");
     assert!(text.contains("runtimeClassName=nvidia"), "{text}");
 }
+
+#[test]
+fn the_hook_failing_to_open_the_driver_names_wsl_and_the_host_driver() {
+    // https://github.com/apache/mxnet/issues/20451 (an Insider build too old for GPUs in WSL 2)
+    let t = triage(
+        "docker: Error response from daemon: OCI runtime create failed: container_linux.go:380: starting container process caused: process_linux.go:545: container init caused: Running hook #0:: error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: initialization error: driver error: failed to process request: unknown.",
+    );
+    let ids = message_ids(&t);
+    assert!(ids.contains(&"container-cli-driver-error"), "{ids:?}");
+    assert!(!ids.contains(&"container-cli-error"), "{ids:?}");
+    let text = all_text(&t);
+    assert!(text.contains("Windows 10 21H2"), "{text}");
+    assert!(text.contains("nvidia-smi"), "{text}");
+}
