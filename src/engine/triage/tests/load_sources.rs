@@ -208,3 +208,21 @@ fn an_extension_module_missing_a_library_function_may_not_link_the_library() {
         f.detail
     );
 }
+
+#[test]
+fn windows_errors_in_other_display_languages_are_read_as_their_codes() {
+    for (line, code) in [
+        // https://github.com/priyankshah7/hypers/issues/85 (Italian Windows)
+        (
+            "ImportError: DLL load failed: Impossibile trovare il modulo specificato.",
+            "win32-error-126",
+        ),
+        // https://github.com/666ghj/BettaFish/issues/430 (Chinese Windows, without the number)
+        (
+            "ImportError: DLL load failed while importing onnxruntime_pybind11_state: 动态链接库(DLL)初始化例程失败",
+            "win32-error-1114",
+        ),
+    ] {
+        assert!(finding(&triage(line), code).is_some(), "{line}");
+    }
+}
