@@ -391,6 +391,18 @@ fn is_hip_line(line: &str) -> bool {
 /// Error codes, status names and the standard phrases of known codes.
 /// A line that names Unix paths or shared objects and nothing of Windows: its "error code: 127"
 /// is a process's exit status (127: command not found), not a Windows error.
+/// "The GPU failed to perform image processing because of an error. Error Code: 702": a program
+/// that talks of the GPU or CUDA and of no DLL prints a CUDA code, not a Windows error, when the
+/// number is one of CUDA's and none of the Windows loader's (126, 127, 193, 1114 are not CUDA's).
+fn reports_a_gpu_code(line: &str, n: i64, catalog: &Catalog) -> bool {
+    let lower = line.to_ascii_lowercase();
+    let gpu = ["gpu", "cuda", "nvidia"].iter().any(|w| lower.contains(w));
+    let loader = [".dll", "loadlibrary", "winerror", "module", "dll load"]
+        .iter()
+        .any(|w| lower.contains(w));
+    gpu && !loader && n >= 100 && catalog.code("cuda", n).is_some()
+}
+
 fn unix_only(line: &str) -> bool {
     let lower = line.to_ascii_lowercase();
     let windows = lower.contains(".dll")
@@ -521,6 +533,11 @@ pub fn codes(text: &str, catalog: &Catalog) -> Vec<ErrorCode> {
                     if let Ok(n) = c[1].parse::<i64>()
                         && !super::nt_status::is_nt_status_number(n)
                     {
+                        let kind = if kind == "win32" && reports_a_gpu_code(line, n, catalog) {
+                            "cuda"
+                        } else {
+                            kind
+                        };
                         add(kind, Some(n), None, line);
                     }
                 }

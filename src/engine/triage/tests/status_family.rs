@@ -1,7 +1,7 @@
 //! Status codes read through the generated tables and the catalog's status families, on real
 //! lines from public issues: an NVML answer spelled in words, a library's ARCH_MISMATCH or
 //! NOT_INITIALIZED that no row names, a bare number that the name on its line already stands
-//! for, and a number a driver API call printed.
+//! for, a number a driver API call printed, and a GPU program's bare "Error Code: N".
 
 use super::*;
 
@@ -265,4 +265,16 @@ fn curated_causes_read_the_lines_around_a_status() {
         "CUDA error 302 at line 32 in file /tmp/nvvl/src/detail/CUVideoParser.h: shared object symbol not found",
     );
     assert!(all_text(&t).contains("libnvcuvid.so.1 found is a stub"));
+}
+
+#[test]
+fn a_gpu_programs_bare_error_code_is_cudas_not_windows() {
+    // DaVinci Resolve's message, as ArchWiki's DaVinci Resolve page quotes it ("Error code 999 on
+    // Intel/NVIDIA hybrid graphics card"); a DLL's error code stays Windows'.
+    let t =
+        triage("The GPU failed to perform image processing because of an error. Error Code: 999.");
+    finding(&t, "cuda-error-999");
+    assert!(!t.findings.iter().any(|f| f.code == "win32-error-999"));
+    let t = triage("Failed to load cudnn64_8.dll, error code 126");
+    finding(&t, "win32-error-126");
 }
