@@ -40,7 +40,7 @@ fn says_result(line: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         crate::engine::static_regex::compile(
-            r"(?i)\b(?:exit|exited|code|status|error|errno|returned|return value|result|terminated|crash(?:ed)?|exception|fail(?:ed|ure)?|enum)\b|\bSTATUS_[A-Z]",
+            r"(?i)\b(?:exit|exited|code|status|error|errno|returned|return value|result|terminated|crash(?:ed)?|exception|fail(?:ed|ure)?|enum|unable to start(?: correctly)?)\b|\bSTATUS_[A-Z]",
         )
     })
     .is_match(line)

@@ -129,3 +129,13 @@ fn a_julia_artifact_dll_is_not_a_missing_toolkit() {
     assert!(text.contains("Update Julia"), "{text}");
     assert!(text.contains("JuliaLang/julia#38993"), "{text}");
 }
+
+#[test]
+fn djl_without_the_cuda_runtime_falls_back_to_its_cpu_engine() {
+    // https://github.com/deepjavalibrary/djl/issues/2902
+    let t = triage(
+        "ai.djl.util.cuda.CudaUtils               : cudart library not found.\nai.djl.util.Platform : The bundled library: cu121-linux-x86_64:2.1.1-20231129 doesn't match system: cpu-linux-x86_64:2.1.1",
+    );
+    assert!(message_ids(&t).contains(&"djl-cudart-not-found"));
+    assert!(all_text(&t).contains("LD_LIBRARY_PATH"));
+}

@@ -118,3 +118,13 @@ fn the_hook_failing_to_open_the_driver_names_wsl_and_the_host_driver() {
     assert!(text.contains("Windows 10 21H2"), "{text}");
     assert!(text.contains("nvidia-smi"), "{text}");
 }
+
+#[test]
+fn an_unresolvable_cdi_device_names_an_engine_too_old_for_the_spec() {
+    // https://github.com/NVIDIA/nvidia-container-toolkit/issues/1940 (Podman 4.9.3, toolkit 1.19.1)
+    let t = triage("Error: setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=0");
+    assert!(message_ids(&t).contains(&"cdi-device-unresolvable"));
+    let text = all_text(&t);
+    assert!(text.contains("upgrade Podman"), "{text}");
+    assert!(text.contains("cdiVersion"), "{text}");
+}

@@ -147,3 +147,20 @@ fn cuda_13s_four_argument_cuctxcreate_is_named_in_a_build_error() {
         message_ids(&t)
     );
 }
+
+#[test]
+fn an_unresolved_extern_device_function_is_relocatable_device_code() {
+    // https://github.com/NVIDIA/cub/pull/533 (cudaGetLastError in device code without -rdc=true)
+    // and https://github.com/NVlabs/instant-ngp/issues/544 (pow(float, int))
+    for line in [
+        "ptxas fatal   : Unresolved extern function 'cudaGetLastError'",
+        "ptxas fatal   : Unresolved extern function '_Z3powfi'",
+    ] {
+        let t = triage(line);
+        assert!(
+            message_ids(&t).contains(&"ptxas-unresolved-extern-function"),
+            "{line}"
+        );
+        assert!(all_text(&t).contains("-rdc=true"), "{line}");
+    }
+}

@@ -226,3 +226,13 @@ fn windows_errors_in_other_display_languages_are_read_as_their_codes() {
         assert!(finding(&triage(line), code).is_some(), "{line}");
     }
 }
+
+#[test]
+fn windows_start_up_dialog_status_is_read() {
+    // https://github.com/lightvector/KataGo/issues/679 (a CUDA build of KataGo) and
+    // https://github.com/eezstreet/OpenD2/issues/4 (64-bit DLLs beside a 32-bit program).
+    let t = triage(
+        "The application was unable to start correctly (0xc000007b). Click OK to close the application.",
+    );
+    assert!(finding(&t, "ntstatus-0xc000007b").is_some());
+}
