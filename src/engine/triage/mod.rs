@@ -29,6 +29,7 @@ mod nt_status;
 mod ptx_driver;
 mod requester;
 pub mod requirements;
+mod row_overrides;
 pub mod status;
 pub mod symbol_owner;
 mod text_findings;
@@ -248,6 +249,7 @@ pub fn triage(text: &str) -> Triage {
     library_failure::name_own_folders_in_load_errors(&mut findings, &t.identities);
     load_error_sources::name_sources_in_load_errors(&mut findings, &t.identities);
     findings.extend(classify::library_findings(&t.identities));
+    findings.retain(|f| !row_overrides::overridden_on_its_line(f, &t.messages, k));
     sort_by_severity(&mut findings);
     t.findings = findings;
     t

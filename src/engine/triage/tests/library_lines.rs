@@ -1,6 +1,6 @@
 //! Libraries a text says did not load, in the shapes real logs take: a name the tables do not
 //! know, a message wrapped over lines, a CUDA build of a program's own DLL, and a log where one
-//! library opened next to one that did not.
+//! library opened next to one that did not, or was found in the wrong word size.
 
 use super::*;
 use crate::engine::finding_codes as codes;
@@ -157,4 +157,17 @@ fn nvml_not_found_in_a_tools_words_is_nvml_missing() {
         message_ids(&t)
     );
     assert!(all_text(&t).contains("Jetson"));
+}
+
+#[test]
+fn a_library_of_the_wrong_word_size_is_not_a_missing_one() {
+    // https://github.com/MotrixLab/SMPLer-X/issues/37 (a 32-bit libcuda.so first on the path)
+    let t = triage(
+        "Could not load library libcudnn_cnn_infer.so.8. Error: libcuda.so: wrong ELF class: ELFCLASS32",
+    );
+    assert!(message_ids(&t).contains(&"elf-wrong-class"));
+    let codes: Vec<&str> = t.findings.iter().map(|f| f.code.as_str()).collect();
+    assert!(!codes.contains(&"driver-library-not-loaded"), "{codes:?}");
+    assert!(!codes.contains(&"library-not-found"), "{codes:?}");
+    assert!(all_text(&t).contains("LD_LIBRARY_PATH"));
 }
