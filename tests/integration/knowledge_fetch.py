@@ -61,6 +61,9 @@ HEADERS = {
     "nvjpeg": [r"include/nvjpeg\.h$"],
     "npp": [r"include/nppdefs\.h$"],
     "cuda-opencl": [r"include/CL/cl\.h$", r"include/CL/cl_ext\.h$"],
+    "cutensor": [r"include/cutensor/types\.h$"],
+    "cudss": [r"include/cudss_data_types\.h$"],
+    "cufile": [r"include/cufile\.h$"],
 }
 # Headers NVIDIA ships outside PyPI, from Debian's packages at a pinned version (apt-get download;
 # .ci/run installs the package too, which leaves apt's package lists in place): the Video Codec

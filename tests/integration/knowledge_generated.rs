@@ -91,6 +91,9 @@ fn knowledge_generated_tables_hold_what_the_artefacts_say() {
         "cusparseStatus_t",
         "ncclResult_t",
         "NppStatus",
+        "cutensorStatus_t",
+        "cudssStatus_t",
+        "CUfileOpError",
         "cl_int",
         "NVENCSTATUS",
         "NTSTATUS",
@@ -161,6 +164,18 @@ fn knowledge_generated_tables_hold_what_the_artefacts_say() {
             .all(|c| (0xC000_0000..=0xC000_FFFF).contains(&c.number)),
         "an NTSTATUS row outside the error values of facility 0"
     );
+    // GPUDirect Storage's statuses from cufile.h's X-macro list: base 5000 plus the entry's
+    // offset, with the message as the header's third argument; cuTENSOR's from its own wheel.
+    let no_driver = g
+        .status_numbered("CUfileOpError", 5001)
+        .expect("CUfileOpError 5001");
+    assert_eq!(no_driver.name, "CU_FILE_DRIVER_NOT_INITIALIZED");
+    assert!(no_driver.comment.contains("nvidia-fs"), "{no_driver:?}");
+    let arch = g
+        .status_named("CUTENSOR_STATUS_ARCH_MISMATCH")
+        .first()
+        .map(|c| (c.number, c.first.clone()));
+    assert_eq!(arch, Some((8, "cuTENSOR 1.6".to_string())));
     let invalid_param = g.status_numbered("NVENCSTATUS", 8).expect("NVENCSTATUS 8");
     assert_eq!(invalid_param.name, "NV_ENC_ERR_INVALID_PARAM");
     assert!(

@@ -28,6 +28,9 @@ pub fn kind_of(type_name: &str) -> &'static str {
         "nvmlReturn_t" => "nvml",
         "nvjpegStatus_t" => "nvjpeg",
         "NppStatus" => "npp",
+        "cutensorStatus_t" => "cutensor",
+        "cudssStatus_t" => "cudss",
+        "CUfileOpError" => "cufile",
         "cl_int" => "opencl",
         "NVENCSTATUS" => "nvenc",
         "NTSTATUS" => "ntstatus",
@@ -58,7 +61,7 @@ fn patterns() -> &'static Patterns {
         let re = crate::engine::static_regex::compile;
         Patterns {
             name: re(
-                r"\b(CUDA_ERROR_[A-Z0-9_]+|cudaError[A-Z][A-Za-z0-9]*|CUBLAS_STATUS_[A-Z0-9_]+|CUDNN_STATUS_[A-Z0-9_]+|CUPTI_ERROR_[A-Z0-9_]+|NVRTC_ERROR_[A-Z0-9_]+|NVJITLINK_ERROR_[A-Z0-9_]+|CUFFT_[A-Z0-9_]+|CURAND_STATUS_[A-Z0-9_]+|CUSOLVER_STATUS_[A-Z0-9_]+|CUSPARSE_STATUS_[A-Z0-9_]+|NVML_ERROR_[A-Z0-9_]+|NVJPEG_STATUS_[A-Z0-9_]+|NPP_[A-Z0-9_]+_(?:ERROR|WARNING)|NV_ENC_ERR_[A-Z0-9_]+|CL_[A-Z][A-Z0-9_]+|nccl[A-Z][A-Za-z]+|STATUS_[A-Z0-9_]+)\b",
+                r"\b(CUDA_ERROR_[A-Z0-9_]+|cudaError[A-Z][A-Za-z0-9]*|CUBLAS_STATUS_[A-Z0-9_]+|CUDNN_STATUS_[A-Z0-9_]+|CUPTI_ERROR_[A-Z0-9_]+|NVRTC_ERROR_[A-Z0-9_]+|NVJITLINK_ERROR_[A-Z0-9_]+|CUFFT_[A-Z0-9_]+|CURAND_STATUS_[A-Z0-9_]+|CUSOLVER_STATUS_[A-Z0-9_]+|CUSPARSE_STATUS_[A-Z0-9_]+|NVML_ERROR_[A-Z0-9_]+|NVJPEG_STATUS_[A-Z0-9_]+|CUTENSOR_STATUS_[A-Z0-9_]+|CUDSS_STATUS_[A-Z0-9_]+|CU_FILE_[A-Z0-9_]+|NPP_[A-Z0-9_]+_(?:ERROR|WARNING)|NV_ENC_ERR_[A-Z0-9_]+|CL_[A-Z][A-Z0-9_]+|nccl[A-Z][A-Za-z]+|STATUS_[A-Z0-9_]+)\b",
             ),
             // PyOpenCL drops OpenCL's `CL_` prefix: "clGetPlatformIDs failed: PLATFORM_NOT_FOUND_KHR".
             opencl_bare: re(r"\bcl[A-Z][A-Za-z]*(?:\(\))?\s+failed:\s*([A-Z][A-Z0-9_]+)\b"),

@@ -115,6 +115,43 @@ pub fn integer_defines(header: &str) -> Vec<Enumerator> {
         .collect()
 }
 
+/// The entries of an X-macro list (cufile.h: `CUFILE_OP(CUFILEOP_BASE_ERR + 1,
+/// CU_FILE_DRIVER_NOT_INITIALIZED, nvidia-fs driver is not loaded. ...) \\`): the value (a number,
+/// or an integer `#define` of the header plus a number), the name, and the message as the
+/// header's third argument. The macro's own `#define CUFILE_OP(code, name, string)` lines are
+/// not entries.
+pub fn x_macro_entries(header: &str, macro_name: &str) -> Vec<Enumerator> {
+    let defines = integer_defines(header);
+    let value_of = |expr: &str| -> Option<i64> {
+        let mut total = 0;
+        for term in expr.split('+').map(str::trim) {
+            total += match term.parse::<i64>() {
+                Ok(n) => n,
+                Err(_) => defines.iter().find(|d| d.name == term)?.value,
+            };
+        }
+        Some(total)
+    };
+    let opening = format!("{macro_name}(");
+    header
+        .lines()
+        .filter_map(|l| {
+            let body = l.trim().strip_prefix(&opening)?;
+            let body = body.trim_end().trim_end_matches('\\').trim_end();
+            let body = body.strip_suffix(')')?;
+            let mut args = body.splitn(3, ',').map(str::trim);
+            let value = value_of(args.next()?)?;
+            let name = args.next()?;
+            let valid = name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            (valid && !name.is_empty()).then(|| Enumerator {
+                name: name.to_string(),
+                value,
+                comment: args.next().unwrap_or("").to_string(),
+            })
+        })
+        .collect()
+}
+
 fn integer_define(line: &str) -> Option<Enumerator> {
     let mut words = line.split_whitespace();
     if words.next() != Some("#define") {

@@ -3,9 +3,12 @@
 //! the CUDA runtime itself prints (`cudaGetErrorString` of each major's `libcudart`, called
 //! here: it needs no driver and no GPU). OpenCL's error codes come from the `CL/cl.h` that the
 //! CUDA toolkit ships (`nvidia-cuda-opencl`), NVENC's from the Video Codec SDK's
-//! `nvEncodeAPI.h` in Debian's `libffmpeg-nvenc-dev` (FFmpeg's nv-codec-headers).
+//! `nvEncodeAPI.h` in Debian's `libffmpeg-nvenc-dev` (FFmpeg's nv-codec-headers); cuTENSOR's and
+//! cuDSS's from their own wheels, GPUDirect Storage's (cuFile) from `cufile.h`'s X-macro list.
 
-use super::c_enums::{Enumerator, defines_in_section, enumerators, integer_defines};
+use super::c_enums::{
+    Enumerator, defines_in_section, enumerators, integer_defines, x_macro_entries,
+};
 use super::{Cache, GenerateError, Listing, major_minor, read, short_name};
 use crate::engine::knowledge::generated::{StatusCode, StatusFile};
 use crate::engine::knowledge::version::compare;
@@ -32,6 +35,8 @@ enum Wanted {
     DefinesAtMost(i64),
     /// Windows' `#define STATUS_X ((NTSTATUS)0xC000....)` of error severity and facility 0.
     NtStatusErrors,
+    /// The entries of an X-macro list (cufile.h's `CUFILE_OP(code, name, message)`).
+    XMacro(&'static str),
 }
 
 impl Wanted {
@@ -44,6 +49,7 @@ impl Wanted {
                 .filter(|e| e.value <= most)
                 .collect(),
             Wanted::NtStatusErrors => nt_status_errors(text),
+            Wanted::XMacro(name) => x_macro_entries(text, name),
         }
     }
 
@@ -53,6 +59,7 @@ impl Wanted {
             Wanted::Defines(section) => format!("no #define section {section}"),
             Wanted::DefinesAtMost(most) => format!("no #define of {most} or lower"),
             Wanted::NtStatusErrors => "no #define STATUS_X ((NTSTATUS)0xC000....)".to_string(),
+            Wanted::XMacro(name) => format!("no {name}(...) entries"),
         }
     }
 }
@@ -155,6 +162,25 @@ const SPECS: &[Spec] = &[
         library: "NPP",
     },
     Spec {
+        header: "include/cutensor/types.h",
+        wanted: Wanted::Enum("cutensorStatus_t"),
+        type_name: "cutensorStatus_t",
+        library: "cuTENSOR",
+    },
+    Spec {
+        header: "include/cudss_data_types.h",
+        wanted: Wanted::Enum("cudssStatus_t"),
+        type_name: "cudssStatus_t",
+        library: "cuDSS",
+    },
+    // GPUDirect Storage's statuses, each with its message, as one X-macro list.
+    Spec {
+        header: "include/cufile.h",
+        wanted: Wanted::XMacro("CUFILE_OP"),
+        type_name: "CUfileOpError",
+        library: "cuFile (GPUDirect Storage)",
+    },
+    Spec {
         header: "include/CL/cl.h",
         wanted: Wanted::Defines("/* Error Codes */"),
         type_name: "cl_int",
@@ -235,6 +261,8 @@ pub(super) fn release_labels(cache: &Cache, l: &Listing) -> Vec<String> {
     match short_name(&l.dist) {
         "cudnn" => vec![format!("cuDNN {}", major_minor(&l.version))],
         "nccl" => vec![format!("NCCL {}", major_minor(&l.version))],
+        "cutensor" => vec![format!("cuTENSOR {}", major_minor(&l.version))],
+        "cudss" => vec![format!("cuDSS {}", major_minor(&l.version))],
         _ => cache
             .toolkits_pinning(&l.dist, &l.version)
             .into_iter()

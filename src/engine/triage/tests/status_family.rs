@@ -278,3 +278,16 @@ fn a_gpu_programs_bare_error_code_is_cudas_not_windows() {
     let t = triage("Failed to load cudnn64_8.dll, error code 126");
     finding(&t, "win32-error-126");
 }
+
+#[test]
+fn cutensor_cudss_and_cufile_statuses_come_from_their_headers() {
+    // The names as the headers declare them, in the call lines that print them.
+    let t = triage("cutensorContract failed: CUTENSOR_STATUS_ARCH_MISMATCH");
+    finding(&t, "cutensor-status-cutensor-status-arch-mismatch");
+    let t = triage("RuntimeError: cuFile error: CU_FILE_DRIVER_NOT_INITIALIZED");
+    let f = finding(&t, "cufile-status-cu-file-driver-not-initialized");
+    assert!(f.detail.contains("5001"), "{}", f.detail);
+    assert!(f.detail.contains("nvidia_fs"), "{}", f.detail);
+    let t = triage("cudssCreate failed: CUDSS_STATUS_ALLOC_FAILED");
+    finding(&t, "cudss-status-cudss-status-alloc-failed");
+}
