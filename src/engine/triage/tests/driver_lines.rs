@@ -186,3 +186,16 @@ fn a_loaders_unquoted_function_name_is_a_driver_entry_point() {
     let f = finding(&t, codes::DRIVER_ENTRY_POINT_MISSING).expect("the entry point is read");
     assert!(f.summary.contains("older"), "{}", f.summary);
 }
+
+#[test]
+fn a_gpu_the_driver_release_does_not_list_names_its_device_id() {
+    // https://github.com/MrMEEE/bumblebee-Old-and-abbandoned/issues/583 (the kernel log wraps the
+    // message over NVRM lines)
+    let t = triage(
+        "[  652.483304] NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:1050) installed\n[  652.483305] NVRM: in this system is not supported by the 280.13 NVIDIA Linux\n[  652.483306] NVRM: graphics driver release.  Please see 'Appendix A -",
+    );
+    assert!(message_ids(&t).contains(&"nvrm-gpu-not-supported-by-release"));
+    let text = all_text(&t);
+    assert!(text.contains("10de:1050"), "{text}");
+    assert!(text.contains("legacy branch"), "{text}");
+}
