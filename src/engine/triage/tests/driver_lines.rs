@@ -1,5 +1,6 @@
 //! The driver's own library reported missing, and PTX the driver refused with the ISA named,
-//! on real lines from public issues (each cited); and the words that must not trigger either.
+//! and a GPU the kernel driver's release does not list, on real lines from public issues (each
+//! cited); and the words that must not trigger either.
 
 use super::*;
 use crate::engine::finding_codes as codes;
