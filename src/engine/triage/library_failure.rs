@@ -8,6 +8,7 @@ use super::driver_library::FAILURE_WORDS;
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
 use crate::engine::knowledge::LibraryIdentity;
+use crate::engine::knowledge::generated::generated;
 
 /// Words some hosts use beyond the driver finding's list.
 const MORE_FAILURE_WORDS: &[&str] = &[
@@ -147,17 +148,37 @@ pub fn library_failure_findings(
                 id: "advice-install-library".into(),
                 kind: FixKind::Manual,
                 summary: format!(
-                    "Install {what} in the version the program needs (the CUDA toolkit or the \
-                     matching nvidia-* pip wheel / conda package) and make it findable: on Linux its \
+                    "Install {what} in the version the program needs ({}) and make it findable: on Linux its \
                      folder on LD_LIBRARY_PATH or in the ld cache (ldconfig); on Windows its bin folder \
                      on PATH or added with os.add_dll_directory; cuda-triage why {} shows where copies \
                      are on this machine.{rebuild}",
+                    install_source(&id.file),
                     id.file
                 ),
             }),
         );
     }
     out
+}
+
+/// Where `file` comes from: the pip wheels that ship it, as the generated file lists of the
+/// wheels say ("the nvidia-cublas-cu11 11.11.3.6 wheel"), else the CUDA toolkit or a package.
+fn install_source(file: &str) -> String {
+    let mut wheels: Vec<&str> = generated()
+        .files_named(file)
+        .into_iter()
+        .flat_map(|f| f.wheels.iter().map(String::as_str))
+        .collect();
+    wheels.sort_unstable();
+    wheels.dedup();
+    if wheels.is_empty() {
+        "the CUDA toolkit or the matching nvidia-* pip wheel / conda package".to_string()
+    } else {
+        format!(
+            "the pip wheel that ships it: {}; or the CUDA toolkit / conda package of that release",
+            wheels.join(", ")
+        )
+    }
 }
 
 /// Whether a finding already names `file` (among its libraries or in its summary).
