@@ -184,7 +184,7 @@ pub fn generation_minimums(text: &str) -> Vec<(String, String)> {
         (
             [
                 re(r"(?i)\b(Fermi|Kepler|Maxwell|Pascal|Volta|Turing|Ampere|Ada Lovelace|Ada|Hopper|Blackwell)\b(?:[ -](?:GPUs?|architecture|cards?|or later GPUs?))?\s+(?:or|and) (?:newer|later|above|up)"),
-                re(r"(?i)\b(?:requires?|required|needs?|minimum|at least|supports? only)\b[^\n]{0,24}?(?:(?:\b(?:compute )?capability(?: \(?sm\)?)?|\bCC)\s*(?:of|is|>=|=>|:)?\s*([1-9][0-9]?\.[0-9])\b|\b([1-9][0-9]?\.[0-9]) (?:compute )?capability)|\bcompute capability\s*(?:>=\s*)?([1-9][0-9]?\.[0-9])\)? (?:or|and) (?:newer|higher|greater|later|above|up)|\bcapability\b[^\n]{0,60}?\b(?:but|while|and)\b[^\n]{0,30}?\b(?:requires?|needs?)\s+(?:at least\s+)?([1-9][0-9]?\.[0-9])\b|\bcompute capability\s*(?:of\s+)?(?:>=|=>|at least)\s*([1-9][0-9]?\.[0-9])\b"),
+                re(r"(?i)\b(?:requires?|required|needs?|minimum|at least|supports? only)\b[^\n]{0,24}?(?:(?:\b(?:compute )?capability(?: \(?sm\)?)?|\bCC)\s*(?:of|is|>=|=>|:)?\s*([1-9][0-9]?\.[0-9])\b|\b([1-9][0-9]?\.[0-9]) (?:compute )?capability)|\bcompute capability\s*(?:of\s+)?(?:>=\s*)?([1-9][0-9]?\.[0-9])\)? (?:or|and) (?:newer|higher|greater|later|above|up)|\bcapability\b[^\n]{0,60}?\b(?:but|while|and)\b[^\n]{0,30}?\b(?:requires?|needs?)\s+(?:at least\s+)?([1-9][0-9]?\.[0-9])\b|\bcompute capability\s*(?:of\s+)?(?:>=|=>|at least)\s*([1-9][0-9]?\.[0-9])\b"),
             ],
             // A floor said as an architecture: "pre SM 80 GPUs do not support", "requires
             // .target sm_80 or higher" (ptxas), "sm_75 or newer", vLLM's "Minimum capability: 75".

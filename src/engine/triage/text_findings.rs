@@ -511,8 +511,9 @@ pub fn generation_minimum_findings(
                     kind: FixKind::Manual,
                     summary: format!(
                         "Check the GPU's compute capability (nvidia-smi --query-gpu=name,compute_cap \
-                         --format=csv): run on a GPU of compute capability {cc} or newer, or use a \
-                         version or alternative of the program that supports older GPUs."
+                         --format=csv) against the program's system requirements: run on a newer GPU (compute \
+                         capability {cc} or higher), or use a version or alternative of the program \
+                         that supports older GPUs."
                     ),
                 }),
             )

@@ -149,3 +149,14 @@ fn the_link_editors_needed_by_warning_is_a_chain_pinned_to_its_release() {
         f.fixes[0].summary
     );
 }
+
+#[test]
+fn a_floor_stated_as_capability_of_x_or_higher_names_the_generation() {
+    // https://github.com/chrxh/alien/issues/68 (a GTX 750 Ti, compute capability 5.0)
+    let t = triage(
+        "2023-07-27 21-45-50: The following exception occurred: No CUDA device with\ncompute capability of 6.0 or higher found.\n2023-07-27 21-45-50: device 0: NVIDIA GeForce GTX 750 Ti with compute",
+    );
+    let text = all_text(&t);
+    assert!(text.contains("Pascal GPU or newer"), "{text}");
+    assert!(text.contains("newer GPU"), "{text}");
+}

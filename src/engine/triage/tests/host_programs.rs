@@ -2,7 +2,8 @@
 //! driver older than the NVENC API, a session that cannot open), FFmpeg's CUDA context without the
 //! driver library, OpenCV's DNN module without (or older than) its CUDA backend, DeepSpeed's op
 //! builder refusing a toolkit that is not torch's CUDA, and vLLM's KV cache too small for the
-//! model's context. Each input is a real line from the public thread cited above it.
+//! model's context, and OpenCL without its loader or platform. Each input is a real line from the
+//! public thread cited above it.
 
 use super::*;
 
@@ -97,4 +98,21 @@ fn a_vllm_kv_cache_smaller_than_the_context_names_max_model_len() {
     let text = all_text(&t);
     assert!(text.contains("--max-model-len"), "{text}");
     assert!(text.contains("Not a driver or CUDA problem"), "{text}");
+}
+
+#[test]
+fn opencl_without_its_loader_or_platform_names_the_icd() {
+    // https://github.com/FoldingAtHome/fah-issues/issues/1246 (no libOpenCL.so) and
+    // https://github.com/openwall/john/issues/5087 (John the Ripper's Cygwin build)
+    let t = triage(
+        "00:45:57:       OpenCL: Not detected: Failed to open dynamic library 'libOpenCL.so':\n00:45:57:               libOpenCL.so: cannot open shared object file: No such file or directory",
+    );
+    let ids = message_ids(&t);
+    assert!(ids.contains(&"opencl-loader-missing"), "{ids:?}");
+    assert!(!ids.contains(&"dlopen-cannot-open"), "{ids:?}");
+    assert!(all_text(&t).contains("ocl-icd-libopencl1"));
+    let t =
+        triage("Error: No OpenCL-capable platforms were detected by the installed OpenCL driver.");
+    assert!(message_ids(&t).contains(&"opencl-no-device"));
+    assert!(all_text(&t).contains("cygOpenCL-1.dll"));
 }
