@@ -447,9 +447,13 @@ pub fn codes(text: &str, catalog: &Catalog) -> Vec<ErrorCode> {
             });
         }
     };
+    let go_cu = text.contains("chewxy/cu") || text.contains("gorgonia.org/cu");
     for line in text.lines() {
         if is_hip_line(line) {
             continue;
+        }
+        if let Some(row) = status::go_cu_panic(line).filter(|_| go_cu) {
+            add("cuda", Some(row.number), Some(row.name.clone()), line);
         }
         // NCCL's IB transport: "Got completion from peer <addr> with error 4" / "with status=12"
         // is an InfiniBand work-completion status (ibv_wc_status), not an NCCL, CUDA or Windows

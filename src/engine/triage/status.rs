@@ -332,6 +332,14 @@ fn nccl_results() -> impl Iterator<Item = (&'static StatusCode, String)> {
 
 /// The driver API enumerator a binding's CamelCase variant stands for (`NoBinaryForGpu` and
 /// `NoBinaryForGPU` → `CUDA_ERROR_NO_BINARY_FOR_GPU`).
+/// Go's gorgonia.org/cu (formerly github.com/chewxy/cu) panics with the driver API result's name
+/// without its prefix ("panic: Unknown" from `cu.init` is `CUDA_ERROR_UNKNOWN`).
+pub fn go_cu_panic(line: &str) -> Option<&'static StatusCode> {
+    let word = line.trim().strip_prefix("panic:")?.trim();
+    let camel = !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric());
+    camel.then(|| rows_named(&driver_enumerator(word)).into_iter().next())?
+}
+
 fn driver_enumerator(variant: &str) -> String {
     format!("CUDA_ERROR_{}", snake_upper(variant))
 }

@@ -1,5 +1,6 @@
 //! Build steps and process exits: a library the linker or CMake cannot find, an architecture
-//! a build or a runtime refuses in its own words, a message printed with odd spacing. Real
+//! a build or a runtime refuses in its own words, a message printed with odd spacing, TensorRT's
+//! headers and plugin interfaces, and the Video Codec SDK's names. Real
 //! lines from the public threads cited above each assertion.
 
 use super::*;
@@ -115,4 +116,34 @@ fn a_message_with_a_space_before_its_colon_or_broken_over_lines_is_read() {
     );
     let text = all_text(&t);
     assert!(text.contains("supports CUDA up to 9.0"), "{text}");
+}
+
+#[test]
+fn tensorrt_headers_and_plugins_are_read_as_tensorrt_not_the_toolkit() {
+    // https://github.com/wang-xinyu/tensorrtx/issues/635 (TensorRT 5 on a TX2)
+    let t = triage(
+        "/home/nvidia/tensorRT_test/tensorrtx-master/dbnet/logging.h:20:10: fatal error: NvInferRuntimeCommon.h: No such file or directory",
+    );
+    let ids = message_ids(&t);
+    assert!(ids.contains(&"tensorrt-header-not-found"), "{ids:?}");
+    assert!(!ids.contains(&"cuda-header-not-found"), "{ids:?}");
+    assert!(all_text(&t).contains("TensorRT 6"));
+    // https://github.com/ceccocats/tkDNN/issues/265 (JetPack 4.6's TensorRT 8)
+    let t = triage(
+        "tkDNN/include/tkDNN/pluginsRT/ActivationLeakyRT.h(4): error: incomplete type is not allowed",
+    );
+    assert!(message_ids(&t).contains(&"tensorrt-plugin-api-changed"));
+    assert!(all_text(&t).contains("noexcept"));
+}
+
+#[test]
+fn a_video_codec_sdk_name_not_declared_is_an_older_sdk() {
+    // https://github.com/philipl/nv-video-info/issues/3
+    let t = triage(
+        "nvdecinfo.c:100:8: error: ‘cudaVideoCodec_AV1’ undeclared (first use in this function); did you mean ‘cudaVideoCodec_NV12’?",
+    );
+    assert!(message_ids(&t).contains(&"video-codec-sdk-headers-too-old"));
+    let text = all_text(&t);
+    assert!(text.contains("cudaVideoCodec_AV1 is not in"), "{text}");
+    assert!(text.contains("SDK 11.0"), "{text}");
 }
