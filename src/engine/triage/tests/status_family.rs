@@ -291,3 +291,16 @@ fn cutensor_cudss_and_cufile_statuses_come_from_their_headers() {
     let t = triage("cudssCreate failed: CUDSS_STATUS_ALLOC_FAILED");
     finding(&t, "cudss-status-cudss-status-alloc-failed");
 }
+
+#[test]
+fn a_go_cu_panic_is_the_driver_result_it_names() {
+    // https://github.com/gorgonia/cu/issues/2 (cuInit failed: nvidia_uvm was not loaded)
+    let t = triage(
+        "panic: Unknown\n\ngoroutine 1 [running]:\ngithub.com/chewxy/cu.init.1()\n\tgithub.com/chewxy/cu/cu.go:13 +0x5e",
+    );
+    let f = finding(&t, "cuda-error-999");
+    assert!(f.detail.contains("nvidia_uvm"), "{}", f.detail);
+    // Any other Go program's panic is not a CUDA result.
+    let t = triage("panic: Unknown\n\ngoroutine 1 [running]:\nmain.main()");
+    assert!(!t.findings.iter().any(|f| f.code == "cuda-error-999"));
+}
