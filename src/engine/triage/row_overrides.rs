@@ -24,6 +24,6 @@ pub fn overridden_on_its_line(f: &Finding, messages: &[MessageMatch], k: &Knowle
                 .iter()
                 .filter(|m| clip(&m.line) == *line)
                 .filter_map(|m| k.catalog.message(&m.id))
-                .any(|row| row.overrides.iter().any(|o| *o == f.code))
+                .any(|row| row.overrides.contains(&f.code))
         })
 }
