@@ -1,8 +1,8 @@
 //! Readings added for lines whose cause is the program, its data or a harmless log, not the
 //! install (device-side asserts, bf16 GEMMs, TensorFlow's duplicate plugin registration), and for
 //! forms the line reader missed: Rust bindings' status variants, NVRTC's missing headers, NCCL's
-//! /dev/shm, and a message a paste broke over two lines. Each input is a real line from the
-//! public thread cited above it.
+//! /dev/shm, a message a paste broke over two lines, bitsandbytes' CPU library and Triton's ptxas.
+//! Each input is a real line from the public thread cited above it.
 
 use super::*;
 use crate::engine::findings::Severity;
@@ -467,4 +467,21 @@ fn an_optional_part_the_message_left_out_leaves_no_empty_brackets() {
         "{text}"
     );
     assert!(!text.contains("()"), "{text}");
+}
+
+#[test]
+fn bitsandbytes_cpu_library_and_tritons_ptxas_are_read_in_their_own_words() {
+    // https://github.com/bitsandbytes-foundation/bitsandbytes/issues/459
+    let t = triage(
+        "AttributeError: /opt/conda/lib/python3.10/site-packages/bitsandbytes/libbitsandbytes_cpu.so: undefined symbol: cget_col_row_stats",
+    );
+    let codes: Vec<&str> = t.findings.iter().map(|f| f.code.as_str()).collect();
+    assert!(codes.contains(&"log-bitsandbytes-cpu-library"), "{codes:?}");
+    assert!(!codes.contains(&"missing-symbol"), "{codes:?}");
+    // https://github.com/triton-lang/triton/issues/8539 (a DGX Spark, sm_121a)
+    let t = triage(
+        "riton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error\n`ptxas` stderr:\nptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'",
+    );
+    assert!(message_ids(&t).contains(&"triton-ptx-codegen-error"));
+    assert!(all_text(&t).contains("TRITON_PTXAS_PATH"));
 }
