@@ -288,12 +288,24 @@ fn single_word(text: &str) -> Option<&str> {
     (!w.is_empty() && !w.contains(char::is_whitespace)).then_some(w)
 }
 
-/// Everything to say about a triaged text on `ctx`: the text's own findings and the
-/// machine-aware ones, errors first.
+/// Everything to say about a triaged text on `ctx`: the text's own errors and warnings first
+/// (what the pasted lines say, which may come from another machine), then this machine's, then
+/// the notes of both.
 pub fn all_findings(ctx: &SystemContext, t: &Triage) -> Vec<Finding> {
-    let mut findings = t.findings.clone();
-    findings.extend(machine_findings(ctx, t));
-    crate::engine::findings::sort_by_severity(&mut findings);
+    let mut machine = machine_findings(ctx, t);
+    sort_by_severity(&mut machine);
+    let (text_notes, mut findings): (Vec<Finding>, Vec<Finding>) = t
+        .findings
+        .iter()
+        .cloned()
+        .partition(|f| f.severity == Severity::Info);
+    sort_by_severity(&mut findings);
+    let (machine_notes, machine): (Vec<Finding>, Vec<Finding>) = machine
+        .into_iter()
+        .partition(|f| f.severity == Severity::Info);
+    findings.extend(machine);
+    findings.extend(text_notes);
+    findings.extend(machine_notes);
     findings
 }
 
