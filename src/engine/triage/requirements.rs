@@ -37,7 +37,7 @@ pub struct MissingExtension {
 }
 
 struct Patterns {
-    cuda: [Regex; 3],
+    cuda: [Regex; 4],
     driver: [Regex; 3],
     /// A version the line says was found ("found 11.4", "CUDA 11.3 is installed").
     found: Regex,
@@ -74,6 +74,10 @@ fn patterns() -> &'static Patterns {
                 re(&format!(
                     r"(?i){ASKS}(?:NVIDIA\s+)?{CUDA}(?:of\s+)?(?:>=\s*)?v?(\d{{1,2}}(?:\.\d+)?)\b(?:[^.\d]|$)"
                 )),
+                // "The detected CUDA driver version 11.4 is lower than the required version 12.0".
+                re(&format!(
+                    r"(?i){CUDA}(?:driver\s+)?(?:version\s*)?v?\d{{1,2}}\.\d+\s+is\s+(?:lower|older|less)\s+than\s+(?:the\s+)?(?:required|minimum|needed)(?:\s+version)?\s*(?:of\s+)?v?(\d{{1,2}}(?:\.\d+)?)\b"
+                )),
             ],
             driver: [
                 re(&format!(r"(?i){DRIVER}(?:>=|≥|=>)\s*[rR]?(\d{{3}}(?:\.\d+){{0,2}})\b")),
@@ -104,7 +108,10 @@ pub fn stated_floors(text: &str) -> Vec<StatedFloor> {
         if super::extract::is_conditional_hint(line) {
             continue;
         }
-        for (of, res) in [(FloorOf::Cuda, &p.cuda), (FloorOf::Driver, &p.driver)] {
+        for (of, res) in [
+            (FloorOf::Cuda, &p.cuda[..]),
+            (FloorOf::Driver, &p.driver[..]),
+        ] {
             let Some(version) = res
                 .iter()
                 .find_map(|re| re.captures(line).map(|c| c[1].to_string()))

@@ -242,3 +242,20 @@ fn a_header_and_library_version_pair_is_a_cudnn_mismatch() {
         ("cuDNN", "5.0.5", "5.1.10")
     );
 }
+
+#[test]
+fn more_general_words_for_no_cuda_and_a_floor_stated_after_the_version() {
+    // The family's alternatives for "no usable CUDA here", not tied to one program's wording.
+    for line in [
+        "CUDA not detected",
+        "Could not find a compatible CUDA device",
+        "This program requires an NVIDIA GPU with CUDA support",
+    ] {
+        assert!(
+            message_ids(&triage(line)).contains(&"framework-cuda-unavailable"),
+            "{line}"
+        );
+    }
+    let t = triage("The detected CUDA driver version 11.4 is lower than the required version 12.0");
+    assert!(all_text(&t).contains("needs CUDA 12.0 or newer"));
+}
