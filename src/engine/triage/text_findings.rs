@@ -303,7 +303,9 @@ pub fn arch_findings(archs: &[RefusedArch], text: &str, k: &Knowledge) -> Vec<Fi
                 Some((first, None)) => format!(
                     "{} is supported by the CUDA compiler from CUDA {first} on. The tool that refused it \
                      was built with, or is, an older CUDA: use a CUDA toolkit (ptxas/nvcc) of {first} or \
-                     newer, or a framework build made with one for this GPU.{}",
+                     newer, or a framework build made with one for this GPU. Where a new enough toolkit is \
+                     installed, the build runs an older one found first (check nvcc --version and which \
+                     nvcc; put the newer toolkit's bin first on PATH, or set CUDA_HOME / CUDACXX to it).{}",
                     a.arch,
                     super::gpu_generation::older_build(text, &first)
                 ),
