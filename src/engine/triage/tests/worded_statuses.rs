@@ -1,6 +1,7 @@
 //! The math libraries' statuses in words (`cuSolver internal error`, `(cublas) Library not
 //! initialized`), read from the enumerators of the generated tables on lines that name the
-//! library; on real lines from public issues (each cited), and the lines that must not be read so.
+//! library, and cuDNN's version mismatch from a second cuDNN; on real lines from public issues (each
+//! cited), and the lines that must not be read so.
 
 use super::*;
 
@@ -39,4 +40,12 @@ fn words_without_a_failure_or_without_the_library_are_not_a_status() {
         "{:?}",
         codes(&t)
     );
+}
+
+#[test]
+fn a_cudnn_version_mismatch_names_a_second_cudnn_package() {
+    // https://github.com/MahmoudAshraf97/whisper-diarization/issues/120 (an extra pip cuDNN)
+    let t = triage("RuntimeError: cuDNN error: CUDNN_STATUS_VERSION_MISMATCH");
+    let text = all_text(&t);
+    assert!(text.contains("pip uninstall nvidia-cudnn-cu11"), "{text}");
 }
