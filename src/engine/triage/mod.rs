@@ -292,21 +292,11 @@ fn single_word(text: &str) -> Option<&str> {
 /// (what the pasted lines say, which may come from another machine), then this machine's, then
 /// the notes of both.
 pub fn all_findings(ctx: &SystemContext, t: &Triage) -> Vec<Finding> {
-    let mut machine = machine_findings(ctx, t);
-    sort_by_severity(&mut machine);
-    let (text_notes, mut findings): (Vec<Finding>, Vec<Finding>) = t
-        .findings
-        .iter()
-        .cloned()
-        .partition(|f| f.severity == Severity::Info);
-    sort_by_severity(&mut findings);
-    let (machine_notes, machine): (Vec<Finding>, Vec<Finding>) = machine
-        .into_iter()
-        .partition(|f| f.severity == Severity::Info);
-    findings.extend(machine);
-    findings.extend(text_notes);
-    findings.extend(machine_notes);
-    findings
+    let text = t.findings.iter().cloned().map(|f| (false, f));
+    let machine = machine_findings(ctx, t).into_iter().map(|f| (true, f));
+    let mut all: Vec<(bool, Finding)> = text.chain(machine).collect();
+    all.sort_by_key(|(from_machine, f)| (f.severity == Severity::Info, *from_machine, f.severity));
+    all.into_iter().map(|(_, f)| f).collect()
 }
 
 /// Machine-aware triage: where each identified library is on `ctx`, how each loading context
