@@ -21,6 +21,7 @@ finding_codes! {
     BUILD_LIBRARY_NOT_FOUND = "build-library-not-found",
     BUILD_LIBRARY_UNKNOWN_RELEASE = "build-library-unknown-release",
     CONTAINER_CUDA_TOO_NEW = "container-cuda-too-new",
+    CUDA_API_CHANGED = "cuda-api-changed",
     CONTAINER_DRIVER_NOT_MOUNTED = "container-driver-not-mounted",
     CUDA_COMPAT_SHADOWS_DRIVER = "cuda-compat-shadows-driver",
     CUDA_ENV_VAR_MISSING_DIR = "cuda-env-var-missing-dir",

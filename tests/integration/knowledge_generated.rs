@@ -227,6 +227,9 @@ fn knowledge_generated_tables_hold_what_the_artefacts_say() {
     // Versioned driver entry points appear in a later cuda.h than the oldest sampled.
     let v4 = g.entry_point("cuCtxCreate_v4").expect("cuCtxCreate_v4");
     assert_ne!(v4.since, g.entry_points.sampled_from);
+    // CUDA 13.0's cuda.h makes the plain cuCtxCreate mean _v4 (12.x: _v2).
+    let (_, release, replaced) = g.rebound_entry_point("cuCtxCreate_v4").expect("rebound");
+    assert_eq!((release, replaced), ("13.0", "cuCtxCreate_v2"));
     // ptxas: Hopper's sm_90a is known from 12.0; CUDA 13 dropped Volta (sm_70).
     let (first, _) = g.arch_span("sm_90a").expect("sm_90a");
     assert_eq!(first, "12.0");

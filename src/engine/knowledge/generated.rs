@@ -93,6 +93,14 @@ pub struct EntryPoint {
     pub since: String,
     /// Whether `since` is exact; false: the name was already in the oldest header read.
     pub exact: bool,
+    /// The first release read whose cuda.h makes the plain name mean this symbol
+    /// (`#define cuCtxCreate cuCtxCreate_v4` from 13.0), when the plain name meant another
+    /// symbol (`replaces`) in the release read before it: code written for that one's
+    /// parameters does not compile against this release's header.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plain_name_since: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replaces: Option<String>,
 }
 
 /// The GPU architectures one CUDA release's `ptxas` accepts.
@@ -287,6 +295,13 @@ impl Generated {
     /// The entry point of the driver API named `name`.
     pub fn entry_point(&self, name: &str) -> Option<&EntryPoint> {
         self.entry_points.entry.iter().find(|e| e.name == name)
+    }
+
+    /// The entry point a plain name came to mean in a later release, with that release
+    /// (`cuCtxCreate_v4` → 13.0, replacing `cuCtxCreate_v2`).
+    pub fn rebound_entry_point(&self, name: &str) -> Option<(&EntryPoint, &str, &str)> {
+        let e = self.entry_point(name)?;
+        Some((e, e.plain_name_since.as_deref()?, e.replaces.as_deref()?))
     }
 
     /// The first and last sampled CUDA releases whose `ptxas` accepts `arch` (`sm_90a`).

@@ -379,6 +379,9 @@ fn owned_symbol_finding(
     if let Some(f) = super::symbol_owner::removed_function_finding(s, caller, owner) {
         return f;
     }
+    if let Some(f) = super::symbol_owner::unlinked_library_finding(s, caller, owner) {
+        return f;
+    }
     let since = generated()
         .function_named(&s.symbol)
         .filter(|(f, read)| f.first != read.first)

@@ -7,6 +7,7 @@
 //! each loading context would resolve it, comes through [`machine_findings`] — the seam the
 //! scan/resolve work fills in.
 
+mod api_rebound;
 pub mod architectures;
 mod build_links;
 pub mod build_tags;
@@ -194,6 +195,7 @@ pub fn triage(text: &str) -> Triage {
         .cloned()
         .collect();
     findings.extend(driver);
+    findings.extend(api_rebound::rebound_api_findings(text));
     findings.extend(classify::symbol_findings(&generic));
     findings.extend(code_findings::code_findings(&t.codes, text, k));
     findings.extend(text_findings::arch_findings(&t.architectures, text, k));

@@ -17,6 +17,9 @@ pub struct ApiOwner {
     pub files: &'static str,
     /// The NVIDIA API reference that lists the functions.
     pub source: &'static str,
+    /// Whether its functions are in every release in use (TensorRT's few C entry points): one
+    /// missing means no copy of the library is loaded at all, not an older copy.
+    pub in_every_release: bool,
 }
 
 /// Longest prefixes first (`cublasLt` before `cublas`).
@@ -26,96 +29,135 @@ const OWNERS: &[ApiOwner] = &[
         component: "cuBLASLt",
         files: "libcublasLt.so.N / cublasLt64_N.dll",
         source: "https://docs.nvidia.com/cuda/cublas/index.html#using-the-cublaslt-api",
+        in_every_release: false,
     },
     ApiOwner {
         prefix: "cublas",
         component: "cuBLAS",
         files: "libcublas.so.N / cublas64_N.dll",
         source: "https://docs.nvidia.com/cuda/cublas/index.html",
+        in_every_release: false,
     },
     ApiOwner {
         prefix: "cudnn",
         component: "cuDNN",
         files: "libcudnn.so.N (and its sub-libraries) / cudnn64_N.dll",
         source: "https://docs.nvidia.com/deeplearning/cudnn/latest/api/overview.html",
+        in_every_release: false,
     },
     ApiOwner {
         prefix: "cufft",
         component: "cuFFT",
         files: "libcufft.so.N / cufft64_N.dll",
         source: "https://docs.nvidia.com/cuda/cufft/index.html",
+        in_every_release: false,
     },
     ApiOwner {
         prefix: "curand",
         component: "cuRAND",
         files: "libcurand.so.N / curand64_N.dll",
         source: "https://docs.nvidia.com/cuda/curand/index.html",
+        in_every_release: false,
     },
     ApiOwner {
         prefix: "cusolver",
         component: "cuSOLVER",
         files: "libcusolver.so.N / cusolver64_N.dll",
         source: "https://docs.nvidia.com/cuda/cusolver/index.html",
+        in_every_release: false,
     },
     ApiOwner {
         prefix: "cusparse",
         component: "cuSPARSE",
         files: "libcusparse.so.N / cusparse64_N.dll",
         source: "https://docs.nvidia.com/cuda/cusparse/index.html",
+        in_every_release: false,
     },
     ApiOwner {
         prefix: "cupti",
         component: "CUPTI",
         files: "libcupti.so.N / cupti64_*.dll",
         source: "https://docs.nvidia.com/cupti/api/modules.html",
+        in_every_release: false,
     },
     ApiOwner {
         prefix: "nvrtc",
         component: "NVRTC",
         files: "libnvrtc.so.N / nvrtc64_*.dll",
         source: "https://docs.nvidia.com/cuda/nvrtc/index.html",
+        in_every_release: false,
     },
     ApiOwner {
         prefix: "nvJitLink",
         component: "nvJitLink",
         files: "libnvJitLink.so.N / nvJitLink_*.dll",
         source: "https://docs.nvidia.com/cuda/nvjitlink/index.html",
+        in_every_release: false,
     },
     ApiOwner {
         prefix: "nccl",
         component: "NCCL",
         files: "libnccl.so.2 (the nvidia-nccl-cuXX wheel, a system package or the framework's own copy)",
         source: "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html",
+        in_every_release: false,
     },
     ApiOwner {
         prefix: "cuvid",
         component: "NVCUVID (NVIDIA driver, video decoder)",
         files: "libnvcuvid.so.1 / nvcuvid.dll, installed by the driver",
         source: "NVIDIA Video Codec SDK, NVDEC video decoder API (cuviddec.h, nvcuvid.h): https://docs.nvidia.com/video-technologies/video-codec-sdk/12.0/nvdec-video-decoder-api-prog-guide/index.html",
+        in_every_release: false,
     },
     ApiOwner {
         prefix: "NvEncodeAPI",
         component: "NVENC (NVIDIA driver, video encoder)",
         files: "libnvidia-encode.so.1 / nvEncodeAPI64.dll, installed by the driver",
         source: "NVIDIA Video Codec SDK, NVENC API (nvEncodeAPI.h): https://docs.nvidia.com/video-technologies/video-codec-sdk/12.0/nvenc-video-encoder-api-prog-guide/index.html",
+        in_every_release: false,
     },
     ApiOwner {
         prefix: "nppi",
         component: "NPP",
         files: "libnpp*.so.N / npp*64_N.dll: image functions are split by group over nppial (arithmetic and logic), nppicc (colour conversion), nppidei (data exchange), nppif (filtering, segmentation), nppig (geometry), nppim (morphology), nppist (statistics), nppisu (memory) and nppitc (threshold and compare), with nppc as the core",
         source: "https://docs.nvidia.com/cuda/npp/index.html",
+        in_every_release: false,
     },
     ApiOwner {
         prefix: "npps",
         component: "NPP",
         files: "libnpps.so.N / npps64_N.dll (signal functions), with nppc as the core",
         source: "https://docs.nvidia.com/cuda/npp/index.html",
+        in_every_release: false,
     },
     ApiOwner {
         prefix: "nvml",
         component: "NVML (NVIDIA driver)",
         files: "libnvidia-ml.so.1 / nvml.dll",
         source: "https://docs.nvidia.com/deploy/nvml-api/index.html",
+        in_every_release: false,
+    },
+    // TensorRT's C entry points (the rest of its API is C++ behind them), in every release since
+    // TensorRT 5.
+    ApiOwner {
+        prefix: "initLibNvInfer",
+        component: "TensorRT's plugin library",
+        files: "libnvinfer_plugin.so.N / nvinfer_plugin_N.dll",
+        source: "initLibNvInferPlugins in https://github.com/NVIDIA/TensorRT/blob/main/include/NvInferPlugin.h",
+        in_every_release: true,
+    },
+    ApiOwner {
+        prefix: "createInfer",
+        component: "TensorRT",
+        files: "libnvinfer.so.N / nvinfer_N.dll",
+        source: "createInferBuilder_INTERNAL, createInferRuntime_INTERNAL in https://github.com/NVIDIA/TensorRT/blob/main/include/NvInfer.h",
+        in_every_release: true,
+    },
+    ApiOwner {
+        prefix: "createNvOnnx",
+        component: "TensorRT's ONNX parser",
+        files: "libnvonnxparser.so.N / nvonnxparser_N.dll",
+        source: "createNvOnnxParser_INTERNAL in https://github.com/onnx/onnx-tensorrt/blob/main/NvOnnxParser.h",
+        in_every_release: true,
     },
 ];
 
@@ -267,6 +309,59 @@ pub fn cpp_library_finding(s: &MissingSymbol) -> Option<Finding> {
             "Use {caller} and {component} from the same release: the matching container image or \
              package set (for Triton, the xx.yy-trtllm image whose TensorRT-LLM the backend was built \
              with), upgrade the older of the two, or rebuild {caller} against the {component} installed."
+        ),
+    });
+    if let Some(l) = &s.library {
+        f = f.with_libraries([l.clone()]);
+    }
+    Some(f)
+}
+
+/// A missing function of a library that has it in every release (`initLibNvInferPlugins`):
+/// no copy of that library is loaded, so the caller was not linked against it and relied on
+/// another library to bring it in (TensorRT 10's ONNX parser stopped linking the plugin library:
+/// https://github.com/nvidia-holoscan/holohub/pull/512).
+pub fn unlinked_library_finding(
+    s: &MissingSymbol,
+    caller: &str,
+    owner: &ApiOwner,
+) -> Option<Finding> {
+    if !owner.in_every_release || s.looked_in || s.at_link {
+        return None;
+    }
+    let component = owner.component;
+    let mut f = Finding::new(
+        codes::MISSING_SYMBOL,
+        Severity::Error,
+        format!(
+            "{} is a function every release of {component} has: {caller} is not linked against {component}, so nothing loaded provides it",
+            s.symbol
+        ),
+        format!(
+            "{caller} calls {}, which {component} ({}) exports in every release, so an older copy \
+             cannot be why it is missing: no copy of {component} is loaded in the process. {caller} \
+             was built without linking it directly and relied on another library to load it, which a \
+             newer release of that library no longer does (TensorRT 10's ONNX parser no longer links \
+             the plugin library), or the library is opened later, privately (dlopen with RTLD_LOCAL).",
+            s.symbol, owner.files
+        ),
+    )
+    .with_evidence(Evidence::new("log", s.line.clone()))
+    .with_evidence(Evidence::new(
+        "source",
+        format!(
+            "{}; https://github.com/nvidia-holoscan/holohub/pull/512 (linking nvinfer_plugin directly fixed it with TensorRT 10.3)",
+            owner.source
+        ),
+    ))
+    .with_fix(FixRef {
+        id: "advice-link-library-directly".into(),
+        kind: FixKind::Manual,
+        summary: format!(
+            "Link {caller} against {component} directly (the {} file: -l<name> on the link line, \
+             target_link_libraries in CMake) and rebuild it; as a stop-gap, preload the library \
+             (LD_PRELOAD on Linux).",
+            owner.files
         ),
     });
     if let Some(l) = &s.library {

@@ -81,6 +81,10 @@ pub fn entry_points(cache: &Cache) -> Result<EntryPoints, GenerateError> {
     let mut params_of: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut pfn: BTreeMap<String, Vec<(u64, Vec<String>)>> = BTreeMap::new();
     let mut sampled_from = String::new();
+    // The symbol each plain name meant in the release read before, and, for a symbol a later
+    // release made the plain name mean, that release and the symbol it replaced.
+    let mut meant: BTreeMap<String, String> = BTreeMap::new();
+    let mut rebound: BTreeMap<String, (String, String)> = BTreeMap::new();
     for minor in cuda_minors(cache) {
         let Some(l) = cache.toolkit_listing(&minor, "cuda-runtime") else {
             continue;
@@ -97,6 +101,24 @@ pub fn entry_points(cache: &Cache) -> Result<EntryPoints, GenerateError> {
             .captures_iter(&text)
             .map(|c| (c[1].to_string(), c[2].to_string()))
             .collect();
+        let plain: BTreeMap<String, String> = declared
+            .captures_iter(&text)
+            .map(|c| {
+                let name = c[1].to_string();
+                let symbol = defines.get(&name).cloned().unwrap_or_else(|| name.clone());
+                (name, symbol)
+            })
+            .collect();
+        for (name, symbol) in &plain {
+            if let Some(before) = meant.get(name)
+                && before != symbol
+            {
+                rebound
+                    .entry(symbol.clone())
+                    .or_insert_with(|| (minor.clone(), before.clone()));
+            }
+        }
+        meant.extend(plain);
         for c in declared.captures_iter(&text) {
             let name = defines
                 .get(&c[1])
@@ -145,11 +167,17 @@ pub fn entry_points(cache: &Cache) -> Result<EntryPoints, GenerateError> {
                 Some(v) => (v, true),
                 None => (seen.clone(), seen != sampled_from),
             };
+            let (plain_name_since, replaces) = match rebound.get(&name) {
+                Some((release, before)) => (Some(release.clone()), Some(before.clone())),
+                None => (None, None),
+            };
             EntryPoint {
                 name,
                 api: api.to_string(),
                 since,
                 exact,
+                plain_name_since,
+                replaces,
             }
         })
         .collect();

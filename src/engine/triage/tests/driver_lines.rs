@@ -200,3 +200,27 @@ fn a_gpu_the_driver_release_does_not_list_names_its_device_id() {
     assert!(text.contains("10de:1050"), "{text}");
     assert!(text.contains("legacy branch"), "{text}");
 }
+
+#[test]
+fn a_compile_error_naming_a_rebound_entry_point_says_which_cuda_changed_it() {
+    // https://github.com/beehive-lab/TornadoVM/issues/710 has a Docker build's lines in this form;
+    // this is GCC's wording for the same call against CUDA 13's cuda.h.
+    let t = triage(
+        "PTXContext.cpp:42:40: error: cannot convert 'CUctx_flags_enum' to 'CUctxCreateParams*'\n   42 |     CUresult result = cuCtxCreate(ctx, CU_CTX_SCHED_YIELD, *dev);\n/usr/local/cuda/include/cuda.h:6275:66: note:   initializing argument 2 of 'CUresult cuCtxCreate_v4(CUctx_st**, CUctxCreateParams*, unsigned int, CUdevice)'",
+    );
+    let f = t
+        .findings
+        .iter()
+        .find(|f| f.code == "cuda-api-changed")
+        .unwrap_or_else(|| panic!("{:#?}", t.findings));
+    assert!(f.summary.contains("CUDA 13.0"), "{}", f.summary);
+    assert!(f.detail.contains("cuCtxCreate_v2"), "{}", f.detail);
+    assert!(
+        f.fixes[0].summary.contains("13000"),
+        "{}",
+        f.fixes[0].summary
+    );
+    // A missing cuCtxCreate_v4 at run time is an old driver, not an API change.
+    let t = triage("libcuda.so.1: undefined symbol: cuCtxCreate_v4");
+    assert!(!t.findings.iter().any(|f| f.code == "cuda-api-changed"));
+}

@@ -171,3 +171,34 @@ fn a_library_of_the_wrong_word_size_is_not_a_missing_one() {
     assert!(!codes.contains(&"library-not-found"), "{codes:?}");
     assert!(all_text(&t).contains("LD_LIBRARY_PATH"));
 }
+
+#[test]
+fn a_tensorrt_entry_point_missing_from_a_caller_means_it_was_not_linked() {
+    // https://github.com/nvidia-holoscan/holohub/pull/512: the extension relied on the ONNX parser
+    // to load the plugin library, which TensorRT 10 no longer does.
+    let t =
+        triage("libgxf_lstm_tensor_rt_inference_lib.so: undefined symbol: initLibNvInferPlugins");
+    let f = t
+        .findings
+        .iter()
+        .find(|f| f.code == "missing-symbol")
+        .unwrap_or_else(|| panic!("{:#?}", t.findings));
+    assert!(
+        f.summary
+            .contains("not linked against TensorRT's plugin library"),
+        "{}",
+        f.summary
+    );
+    assert!(
+        f.fixes[0].summary.contains("libnvinfer_plugin"),
+        "{}",
+        f.fixes[0].summary
+    );
+    // A cuBLAS function keeps the older-copy reading.
+    let t = triage("libtorch_cuda.so: undefined symbol: cublasLtMatmulAlgoGetHeuristic");
+    assert!(
+        t.findings
+            .iter()
+            .all(|f| !f.summary.contains("not linked against"))
+    );
+}

@@ -280,6 +280,21 @@ fn a_gpu_programs_bare_error_code_is_cudas_not_windows() {
 }
 
 #[test]
+fn a_miners_driver_error_in_quotes_is_the_driver_apis_number() {
+    // https://github.com/nicehash/excavator/issues/275: Excavator prints which API failed
+    // ("DRIVER") and the number quoted.
+    let t = triage("CUDA error DRIVER: '300' in func 'kernel_launcher::kernel_launcher' line 332");
+    let f = finding(&t, "cuda-error-300");
+    assert!(
+        f.detail.contains("CUDA_ERROR_INVALID_SOURCE"),
+        "{}",
+        f.detail
+    );
+    // The line number after it is not a code.
+    assert!(!t.findings.iter().any(|f| f.code == "cuda-error-332"));
+}
+
+#[test]
 fn cutensor_cudss_and_cufile_statuses_come_from_their_headers() {
     // The names as the headers declare them, in the call lines that print them.
     let t = triage("cutensorContract failed: CUTENSOR_STATUS_ARCH_MISMATCH");
