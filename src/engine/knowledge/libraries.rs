@@ -199,6 +199,13 @@ impl LibraryTable {
             .as_ref()
             .is_some_and(|h| !matches!(h.version_family.as_str(), "unknown" | "unversioned"))
         {
+            // A hand row that infers a name the wheels' own file lists have is replaced by what
+            // the wheels say (libcublasLt.so.13 is in nvidia-cublas 13.x).
+            if hand.as_ref().is_some_and(|h| !h.verified)
+                && let Some(shipped) = shipped_identity(file_name(name))
+            {
+                return Some(shipped);
+            }
             return hand;
         }
         shipped_identity(file_name(name))

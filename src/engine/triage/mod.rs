@@ -31,6 +31,7 @@ mod ptx_driver;
 mod requester;
 pub mod requirements;
 mod row_overrides;
+mod source_package;
 pub mod status;
 pub mod symbol_owner;
 mod text_findings;
@@ -250,6 +251,7 @@ pub fn triage(text: &str) -> Triage {
     library_failure::name_releases_in_load_errors(&mut findings, &t.identities);
     library_failure::name_own_folders_in_load_errors(&mut findings, &t.identities);
     load_error_sources::name_sources_in_load_errors(&mut findings, &t.identities);
+    source_package::name_source_packages(&mut findings);
     findings.extend(classify::library_findings(&t.identities));
     findings.retain(|f| !row_overrides::overridden_on_its_line(f, &t.messages, k));
     sort_by_severity(&mut findings);

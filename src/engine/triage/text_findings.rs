@@ -367,9 +367,25 @@ pub fn arch_findings(archs: &[RefusedArch], text: &str, k: &Knowledge) -> Vec<Fi
             if let Some(fix) = triton {
                 finding.fixes.insert(0, fix);
             }
+            if let Some((_, Some(last))) = arch_support(&a.arch, k) {
+                finding.fixes.push(too_old_gpu_fix(&a.arch, &last));
+            }
             finding
         })
         .collect()
+}
+
+/// For an architecture current toolkits dropped: when it is the GPU's own (the build detected
+/// it), the GPU is too old for them, and usually for the program's current releases too
+/// (XGBoost's GPU code needs compute capability 3.5: https://github.com/dmlc/xgboost/issues/3625).
+fn too_old_gpu_fix(arch: &str, last: &str) -> FixRef {
+    FixRef {
+        id: "advice-too-old-gpu".into(),
+        kind: FixKind::Manual,
+        summary: format!(
+            "If {arch} is this GPU's own architecture (the build detected it), the GPU is too old for              CUDA toolkits after {last}, and current releases of most programs no longer support it:              run on a newer GPU (or a cloud GPU instance), use the program's CPU mode, or an old              release of the program built with CUDA {last} or older. If it only comes from the build's              architecture list, remove it there."
+        ),
+    }
 }
 
 /// Whether a line says the program lacks code for an architecture ("no kernel image is

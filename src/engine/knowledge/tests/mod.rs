@@ -317,7 +317,10 @@ fn identifies_sonames_with_any_suffix() {
     );
     let id = identify_library("libcudart.so.99").unwrap();
     assert_eq!(id.version_family, "unknown");
-    assert!(!identify_library("libcublasLt.so.12").unwrap().verified);
+    // The hand row only infers libcublasLt.so.12; the wheels' file lists have it.
+    let lt = identify_library("libcublasLt.so.12").unwrap();
+    assert!(lt.verified && lt.version_family == "12.x", "{lt:?}");
+    assert!(lt.source.contains("nvidia-cublas"), "{}", lt.source);
     assert!(identify_library("libfoo.so.1").is_none());
     // A stem alone identifies only a well-formed file name, never a phrase around one.
     assert!(identify_library("cudnn64_8.dll not found").is_none());

@@ -160,3 +160,83 @@ fn a_floor_stated_as_capability_of_x_or_higher_names_the_generation() {
     assert!(text.contains("Pascal GPU or newer"), "{text}");
     assert!(text.contains("newer GPU"), "{text}");
 }
+
+#[test]
+fn no_kernel_image_names_the_package_whose_path_is_on_its_line() {
+    // https://github.com/sgl-project/sglang/issues/1058 (FlashInfer 0.1.4 had no sm_75 kernels),
+    // in the form FlashInfer's check prints.
+    let t = triage(
+        "CUDA Error: no kernel image is available for execution on the device (209) /tmp/build-via-sdist-abc/flashinfer-0.1.4+cu121torch2.4/include/flashinfer/attention/handler.cuh: line 169 at function cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+    );
+    let f = t
+        .findings
+        .iter()
+        .find(|f| f.detail.contains("flashinfer 0.1.4"))
+        .unwrap_or_else(|| panic!("{:#?}", t.findings));
+    assert!(
+        f.fixes[0].summary.contains("release of flashinfer"),
+        "{:?}",
+        f.fixes
+    );
+    // A package folder in site-packages, and no package on a line without a path.
+    assert_eq!(
+        super::super::source_package::source_package(
+            "File \"/venv/lib/python3.10/site-packages/xformers/ops/fmha/cutlass.py\", line 3"
+        ),
+        Some(("xformers".to_string(), String::new()))
+    );
+    let t = triage(
+        "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+    );
+    assert!(
+        t.findings
+            .iter()
+            .all(|f| !f.detail.contains("from its path"))
+    );
+}
+
+#[test]
+fn an_architecture_current_toolkits_dropped_is_also_read_as_a_gpu_too_old() {
+    // https://github.com/dmlc/xgboost/issues/3625: the build detected a Fermi GPU.
+    let t = triage("nvcc fatal   : Unsupported gpu architecture 'compute_21'");
+    let f = t
+        .findings
+        .iter()
+        .find(|f| f.code == "gpu-arch-refused")
+        .unwrap_or_else(|| panic!("{:#?}", t.findings));
+    let fix = f
+        .fixes
+        .iter()
+        .find(|x| x.id == "advice-too-old-gpu")
+        .unwrap_or_else(|| panic!("{:#?}", f.fixes));
+    assert!(
+        fix.summary.contains("CUDA toolkits after 8.0"),
+        "{}",
+        fix.summary
+    );
+    // An architecture current toolkits still build has no such fix.
+    let t = triage("nvcc fatal   : Unsupported gpu architecture 'compute_89'");
+    assert!(
+        t.findings
+            .iter()
+            .all(|f| f.fixes.iter().all(|x| x.id != "advice-too-old-gpu"))
+    );
+}
+
+#[test]
+fn the_hpc_compilers_application_wording_and_the_older_ta_flag_are_read() {
+    // https://github.com/TinkerTools/tinker-gpu/issues/195 (NVHPC), and PGI's -ta=tesla:ccXY.
+    for line in [
+        "Rebuild the application with -gpu=cc86 to use NVIDIA Tesla GPU 0",
+        "Rebuild this file with -ta=tesla:cc70 to use NVIDIA Tesla GPU 0",
+    ] {
+        let t = triage(line);
+        assert!(
+            t.findings
+                .iter()
+                .any(|f| f.code == "log-nvhpc-rebuild-for-gpu"),
+            "{line}: {:#?}",
+            t.findings
+        );
+    }
+}
