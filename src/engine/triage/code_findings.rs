@@ -281,7 +281,7 @@ pub fn code_findings(codes: &[ErrorCode], text: &str, k: &Knowledge) -> Vec<Find
             let reporter = super::requester::framework_named(&c.line)
                 .map(|f| format!(" Reported by {f}."))
                 .unwrap_or_default();
-            let detail = detail + &driver_twin(c, row) + &reporter;
+            let detail = detail + &driver_twin(c, row) + &reporter + &python_importer(c, text);
             let mut f = Finding::new(&finding_code(c, row), severity, summary, detail)
                 .with_evidence(Evidence::new("log", c.line.clone()));
             if let Some(r) = curated {
@@ -302,4 +302,24 @@ pub fn code_findings(codes: &[ErrorCode], text: &str, k: &Knowledge) -> Vec<Find
             f
         })
         .collect()
+}
+
+/// For a Windows code on Python's "DLL load failed" line, the module whose import failed, from
+/// the traceback above it (`from torch._C import *`): the DLL is that module's compiled
+/// extension or one it imports.
+fn python_importer(c: &ErrorCode, text: &str) -> String {
+    if c.kind != "win32" || !c.line.contains("DLL load failed") {
+        return String::new();
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(at) = lines.iter().position(|l| l.trim() == c.line.trim()) else {
+        return String::new();
+    };
+    match super::requester::importer(&lines, at) {
+        Some(module) => format!(
+            " Here the import that failed is {module} (from the traceback): the DLL is {module}'s \
+             compiled extension or one it imports."
+        ),
+        None => String::new(),
+    }
 }

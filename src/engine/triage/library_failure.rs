@@ -242,7 +242,11 @@ pub fn unknown_library_failure_findings(
         // "llamamodel-mainline-cuda.dll", "…\llama_cpp_cuda\lib\llama.dll", "win-cuda-12-0/…":
         // the program's own CUDA build, whose load also needs the driver and a CUDA runtime.
         let lower = line.to_ascii_lowercase();
-        let cuda_build = ["cuda", "cublas"].iter().any(|w| lower.contains(w));
+        let lower_name = name.to_ascii_lowercase();
+        let cuda_build = ["cuda", "cublas"].iter().any(|w| lower.contains(w))
+            || ["_gpu", "-gpu", "gpu_", "cudnn"]
+                .iter()
+                .any(|w| lower_name.contains(w));
         let cuda_needs = if cuda_build {
             " Its name or folder says it is a CUDA build of the program: besides the file itself, \
              loading it needs the NVIDIA driver's library (nvcuda.dll on Windows, libcuda.so.1 on \
@@ -261,8 +265,7 @@ pub fn unknown_library_failure_findings(
         } else {
             ""
         };
-        out.push(
-            Finding::new(
+        let mut f = Finding::new(
                 codes::LIBRARY_NOT_FOUND,
                 Severity::Error,
                 format!("{name} could not be loaded: it is missing or not on the library search path"),
@@ -285,8 +288,23 @@ pub fn unknown_library_failure_findings(
                      findable (Linux: LD_LIBRARY_PATH or ldconfig; Windows: PATH or \
                      os.add_dll_directory) and retry."
                 ),
-            }),
-        );
+            });
+        // yolo_cpp_dll_gpu.dll built for CUDA 9.2 on a machine with 9.1
+        // (https://github.com/AlturosDestinations/Alturos.Yolo/issues/13).
+        if cuda_build {
+            f = f.with_fix(FixRef {
+                id: "advice-install-build-cuda".into(),
+                kind: FixKind::Manual,
+                summary: format!(
+                    "If {name} is there, install the matching CUDA release it was built with (the \
+                     required CUDA version the program's documentation names; before CUDA 11 each \
+                     release's DLLs and sonames have their own names, so another release's do not \
+                     serve) and its cuDNN, with their folders on PATH / the library path; cuda-triage \
+                     tree on {name} lists which of its imports is missing."
+                ),
+            });
+        }
+        out.push(f);
     }
     out
 }

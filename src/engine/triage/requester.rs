@@ -82,7 +82,7 @@ const NOT_A_PACKAGE: &[&str] = &[
 /// The package the traceback before line `at` was importing: the nearest Cython `in init
 /// pkg.module` frame (the dotted module), `site-packages/pkg/` frame or `from pkg import` /
 /// `import pkg` line (a relative import names no package).
-fn importer(lines: &[&str], at: usize) -> Option<String> {
+pub(super) fn importer(lines: &[&str], at: usize) -> Option<String> {
     let p = patterns();
     lines[..at].iter().rev().take(12).find_map(|l| {
         p.cython_init
@@ -112,7 +112,11 @@ pub fn importer_findings(text: &str, k: &Knowledge) -> Vec<Finding> {
             continue;
         };
         let pkg = top_level(&module);
-        let built_for = format!("{} {}", id.component, id.version_family);
+        // A name of one toolkit release (the pre-11 sonames: libnppial.so.10.0) is that CUDA's.
+        let built_for = match id.toolkits.as_slice() {
+            [one] if *one == id.version_family => format!("CUDA {one} ({})", id.component),
+            _ => format!("{} {}", id.component, id.version_family),
+        };
         out.push(
             Finding::new(
                 codes::LIBRARY_DEPENDENCY_MISSING,
@@ -138,9 +142,10 @@ pub fn importer_findings(text: &str, k: &Knowledge) -> Vec<Finding> {
                 kind: FixKind::Manual,
                 summary: format!(
                     "Reinstall {pkg} built for the CUDA release the framework uses (python -c \"import \
-                     torch; print(torch.version.cuda)\" for PyTorch), after removing every other build \
-                     of it (pip list and conda list show them); or install {built_for} so that {lib} \
-                     is found."
+                     torch; print(torch.version.cuda)\" for PyTorch), or the release of {pkg} matching \
+                     the CUDA installed here (its release notes name the CUDA each build needs), after \
+                     removing every other build of it (pip list and conda list show them); or install \
+                     {built_for} so that {lib} is found."
                 ),
             }),
         );
@@ -161,7 +166,11 @@ pub fn preloaded_findings(text: &str, k: &Knowledge) -> Vec<Finding> {
         let Some(id) = k.libraries.identify(lib) else {
             continue;
         };
-        let built_for = format!("{} {}", id.component, id.version_family);
+        // A name of one toolkit release (the pre-11 sonames: libnppial.so.10.0) is that CUDA's.
+        let built_for = match id.toolkits.as_slice() {
+            [one] if *one == id.version_family => format!("CUDA {one} ({})", id.component),
+            _ => format!("{} {}", id.component, id.version_family),
+        };
         out.push(
             Finding::new(
                 codes::LIBRARY_PRELOADED_DEPENDENCY_MISSING,

@@ -88,7 +88,7 @@ fn patterns() -> &'static Patterns {
                 // "CUDA error DRIVER: '300'" (NiceHash Excavator names the API and quotes the number).
                 re(r"(?i)\bcuda[a-z_ ]{0,24}?\b(?:error|err|failure|status)(?:\s*(?:code|number))?(?:\s+(?:driver|runtime))?\s*[:=(#]?\s*'?([0-9]{1,4})\b"),
                 re(r"\b(?:cu[A-Z][A-Za-z0-9_]*|cuda[A-Z][A-Za-z0-9_]*)(?:\([^)]{0,40}\))?\s*(?:returned|failed with(?: error)?|failed:?|error)\s*(?:code\s*)?[:=(]?\s*([0-9]{1,4})\b"),
-                re(r"(?i)\bcuda\b[^\n]{0,40}?\b(?:failure|error|failed|code|status)\b\s*[:=(#]?\s*([0-9]{1,4})(?:[^0-9.]|\.(?:[^0-9]|$)|$)"),
+                re(r"(?i)\bcuda\b[^\n]{0,40}?\b(?:failure|error|failed(?: with)?|code|status)\b\s*[:=(#]?\s*([0-9]{1,4})(?:[^0-9.]|\.(?:[^0-9]|$)|$)"),
                 re(r"(?i)\bcuda\w*?(?:error|err)\b\s*[:=(#\[\s]*([0-9]{1,4})\]"),
                 re(r"\bcuda[A-Za-z]*\s*\(([0-9]{1,4}) vs\. 0\)"),
                 // A C++ check against the driver API's success value: "cuLinkAddFile_v2(...) ==

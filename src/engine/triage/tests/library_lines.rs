@@ -202,3 +202,47 @@ fn a_tensorrt_entry_point_missing_from_a_caller_means_it_was_not_linked() {
             .all(|f| !f.summary.contains("not linked against"))
     );
 }
+
+#[test]
+fn a_windows_code_on_a_dll_load_failure_names_the_module_being_imported() {
+    // https://github.com/pytorch/pytorch/issues/7579 (WinError 182 text on torch._C's import).
+    let t = triage(
+        " File \"C:\\anaconda2\\envs\\pytorch\\lib\\site-packages\\torch\\__init__.py\", line 78, in <module>\n    from torch._C import *\nImportError: DLL load failed: The operating system cannot run %1.",
+    );
+    let f = t
+        .findings
+        .iter()
+        .find(|f| f.code == "win32-error-182")
+        .unwrap_or_else(|| panic!("{:#?}", t.findings));
+    assert!(
+        f.detail.contains("the import that failed is torch"),
+        "{}",
+        f.detail
+    );
+}
+
+#[test]
+fn a_programs_own_gpu_dll_that_does_not_load_points_at_the_cuda_it_was_built_with() {
+    // https://github.com/AlturosDestinations/Alturos.Yolo/issues/13 (built for CUDA 9.2, 9.1 installed).
+    let t =
+        triage("System.DllNotFoundException: 'Unable to load DLL 'x64\\yolo_cpp_dll_gpu.dll': ");
+    let f = t
+        .findings
+        .iter()
+        .find(|f| f.code == codes::LIBRARY_NOT_FOUND)
+        .unwrap_or_else(|| panic!("{:#?}", t.findings));
+    assert!(
+        f.fixes.iter().any(|x| x
+            .summary
+            .contains("matching CUDA release it was built with")),
+        "{:?}",
+        f.fixes
+    );
+    // A program library without a GPU word in its name gets no such advice.
+    let t = triage("System.DllNotFoundException: Unable to load DLL 'sqlite3.dll'");
+    assert!(
+        t.findings
+            .iter()
+            .all(|f| f.fixes.iter().all(|x| x.id != "advice-install-build-cuda"))
+    );
+}

@@ -319,3 +319,12 @@ fn a_go_cu_panic_is_the_driver_result_it_names() {
     let t = triage("panic: Unknown\n\ngoroutine 1 [running]:\nmain.main()");
     assert!(!t.findings.iter().any(|f| f.code == "cuda-error-999"));
 }
+
+#[test]
+fn cuda_failed_with_a_number_is_the_runtimes_code() {
+    // https://github.com/openucx/ucx/issues/2295 (UCX's cuda_copy transport).
+    let t = triage(
+        "cuda_copy_iface.c:239  UCX  ERROR [cuda/cuda_copy/cuda_copy_iface.c:239] cuda failed with 2 ",
+    );
+    finding(&t, "cuda-error-2");
+}
