@@ -262,6 +262,7 @@ const CPP_NAMESPACES: &[(&str, &str)] = &[
     ("triton", "Triton Inference Server"),
     ("cudnn_frontend", "cuDNN's frontend"),
     ("dali", "DALI"),
+    ("cv", "OpenCV"),
 ];
 
 /// The outermost namespace of an Itanium-mangled name (`_ZN`, `_ZNK`, ...: nested names only).
@@ -293,7 +294,9 @@ pub fn cpp_library_finding(s: &MissingSymbol) -> Option<Finding> {
              against one release of {component} and another release's library is found at run time: \
              C++ APIs change between releases, so a backend, plugin or extension only runs with the \
              {component} it was built with (a Triton backend with the TensorRT-LLM of the same \
-             container release, a custom op with the framework release it was compiled for).",
+             container release, a custom op with the framework release it was compiled for). A \
+             library that calls {component} without being linked against it fails the same way \
+             (a TensorRT plugin library given OpenCV code but no -lopencv_*).",
             s.symbol
         ),
     )
