@@ -496,12 +496,14 @@ pub fn generation_minimum_findings(
                 .take(3)
                 .map(|o| format!("{} ({})", o.name, o.cc.join(", ")))
                 .collect();
-            Some(
+            let part = refusing_part(line);
+            let who = part.as_deref().unwrap_or("The program");
+            let mut finding = Some(
                 Finding::new(
                     codes::GPU_ARCH_REFUSED,
                     Severity::Error,
                     format!(
-                        "The program needs a {} GPU or newer: compute capability {cc} or higher",
+                        "{who} needs a {} GPU or newer: compute capability {cc} or higher",
                         g.name
                     ),
                     format!(
@@ -534,7 +536,46 @@ pub fn generation_minimum_findings(
                          that supports older GPUs."
                     ),
                 }),
-            )
+            );
+            // "FlashAttention only supports Ampere GPUs or newer": a part the program can do
+            // without (https://github.com/modelscope/ms-agent/issues/303: uninstalling flash-attn
+            // made the model fall back to standard attention on a V100).
+            if let (Some(f), Some(part)) = (finding.as_mut(), part) {
+                f.fixes.push(FixRef {
+                    id: "advice-turn-off-part".into(),
+                    kind: FixKind::Manual,
+                    summary: format!(
+                        "Where {part} is an optional part of the program (an attention kernel such as \
+                         flash-attn, a quantization or fused-kernel package), turn it off or uninstall \
+                         it so the program falls back to a path older GPUs run (for Hugging Face models \
+                         attn_implementation=\"sdpa\" or \"eager\" instead of FlashAttention 2)."
+                    ),
+                });
+            }
+            finding
         })
         .collect()
+}
+
+/// The part of a program a floor's line names as the one refusing ("FlashAttention only
+/// supports Ampere GPUs or newer" → FlashAttention), when it is a name, not "This" or "It".
+fn refusing_part(line: &str) -> Option<String> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        crate::engine::static_regex::compile(
+            r"(?:^|[:\]'\x22]\s*)([A-Za-z][A-Za-z0-9_.\-]*(?: [A-Za-z][A-Za-z0-9_.\-]*){0,2}) (?:only )?(?:supports?|requires?|needs?)\b",
+        )
+    });
+    let name = re.captures(line)?.get(1)?.as_str().trim().to_string();
+    const GENERIC: [&str; 8] = [
+        "this",
+        "it",
+        "the program",
+        "error",
+        "warning",
+        "gpu",
+        "the gpu",
+        "your gpu",
+    ];
+    (!GENERIC.contains(&name.to_ascii_lowercase().as_str())).then_some(name)
 }
