@@ -517,7 +517,7 @@ pub fn codes(text: &str, catalog: &Catalog) -> Vec<ErrorCode> {
             add("cuda", Some(n), None, line);
         }
         if named.is_empty() {
-            for row in status::runtime_messages_on(line) {
+            for row in super::runtime_messages::runtime_messages_on(line) {
                 cuda_numbered = true;
                 add("cuda", Some(row.number), Some(row.name.clone()), line);
             }

@@ -31,8 +31,10 @@ mod ptx_driver;
 mod requester;
 pub mod requirements;
 mod row_overrides;
+mod runtime_messages;
 mod source_package;
 pub mod status;
+mod symbol_findings;
 pub mod symbol_owner;
 mod text_findings;
 mod unlisted_extension;
@@ -185,19 +187,13 @@ pub fn triage(text: &str) -> Triage {
         })
         // A row that reads the symbol's line in its own way ("could not find X in cudnn DSO;
         // dlerror: <TensorFlow's own module>: undefined symbol") says `overrides =
-        // ["missing-symbol"]`: the generic reading (an older copy first) would be wrong there.
-        .filter(|s| {
-            !classify::specific_rows_on(&t.messages, k, &s.line).any(|row| {
-                row.overrides
-                    .iter()
-                    .any(|o| o == crate::engine::finding_codes::MISSING_SYMBOL)
-            })
-        })
+        // ["missing-symbol"]`: the generic reading is dropped with the other overridden general
+        // findings below (`row_overrides`).
         .cloned()
         .collect();
     findings.extend(driver);
     findings.extend(api_rebound::rebound_api_findings(text));
-    findings.extend(classify::symbol_findings(&generic));
+    findings.extend(symbol_findings::symbol_findings(&generic));
     findings.extend(code_findings::code_findings(&t.codes, text, k));
     findings.extend(text_findings::arch_findings(&t.architectures, text, k));
     // A floor a specific row reads on its line ("SM80 kernel is not available. make sure you

@@ -1,0 +1,98 @@
+//! The CUDA runtime's own messages (`cudaGetErrorString`'s texts from the generated status
+//! table) found in a line, also as programs reword them ("The PTX was compiled with an
+//! unsupported toolchain"), with the C library's strerror texts the runtime repeats counted only
+//! on a line about CUDA.
+
+use crate::engine::knowledge::generated::{StatusCode, generated};
+use aho_corasick::AhoCorasick;
+use regex::Regex;
+use std::sync::OnceLock;
+
+/// The CUDA runtime's own messages (from `cudaGetErrorString`), matched case-insensitively:
+/// (matcher, the code row of each pattern). A message of fewer than three words only counts on
+/// a line that says "CUDA" (see [`runtime_messages_on`]).
+fn runtime_messages() -> &'static (Option<AhoCorasick>, Vec<&'static StatusCode>) {
+    static M: OnceLock<(Option<AhoCorasick>, Vec<&'static StatusCode>)> = OnceLock::new();
+    M.get_or_init(|| {
+        let rows: Vec<&'static StatusCode> = generated()
+            .status
+            .code
+            .iter()
+            .filter(|c| c.number != 0 && c.text.as_deref().is_some_and(|t| t.len() >= 8))
+            .collect();
+        let texts: Vec<&str> = rows
+            .iter()
+            .filter_map(|r| r.text.as_deref())
+            .map(message_core)
+            .collect();
+        let ac = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+            .build(texts)
+            .ok();
+        (ac, rows)
+    })
+}
+
+/// The words of a runtime message that programs keep when they reword it: without the final
+/// full stop and without leading articles ("the provided PTX was compiled with an unsupported
+/// toolchain." is printed by miners as "The PTX was compiled with an unsupported toolchain"),
+/// as long as three words stay.
+fn message_core(text: &str) -> &str {
+    let mut core = text.trim().trim_end_matches('.');
+    while let Some((first, rest)) = core.split_once(' ') {
+        let droppable = ["the", "a", "an", "provided"]
+            .iter()
+            .any(|w| first.eq_ignore_ascii_case(w));
+        if !droppable || rest.split_whitespace().count() < 3 {
+            break;
+        }
+        core = rest;
+    }
+    core
+}
+
+/// The C library's `strerror` texts that CUDA runtime messages repeat word for word (glibc
+/// string/_strerror.c; POSIX errno names EPERM, ENOMEM, EINVAL, ENOENT, EBUSY, ENOTSUP).
+const STRERROR_TEXTS: &[&str] = &[
+    "operation not permitted",
+    "out of memory",
+    "invalid argument",
+    "no such file or directory",
+    "device or resource busy",
+    "operation not supported",
+];
+
+/// Whether a line is about CUDA: it says "CUDA" (`CUDART`, `cudaMalloc`) or names a driver API
+/// function (`cuInit failed: initialization error`, `cuCtxCreate returned ...`).
+fn says_cuda(line: &str) -> bool {
+    static DRIVER_CALL: OnceLock<Regex> = OnceLock::new();
+    line.to_ascii_lowercase().contains("cuda")
+        || DRIVER_CALL
+            .get_or_init(|| {
+                crate::engine::static_regex::compile(r"\bcu(?:Init|Ctx|Device|Mem|Module|Launch|Stream|Event|Graph|Link|Func|Library)[A-Za-z0-9_]*\b")
+            })
+            .is_match(line)
+}
+
+/// CUDA runtime messages found on a line.
+pub fn runtime_messages_on(line: &str) -> Vec<&'static StatusCode> {
+    let (Some(ac), rows) = runtime_messages() else {
+        return Vec::new();
+    };
+    let says_cuda = says_cuda(line);
+    let mut out: Vec<&'static StatusCode> = Vec::new();
+    for m in ac.find_iter(line) {
+        let row = rows[m.pattern().as_usize()];
+        let text = message_core(row.text.as_deref().unwrap_or(""));
+        let words = text.split_whitespace().count();
+        // The CUDA runtime reuses a few of the C library's strerror texts ("operation not
+        // permitted"): on a line that does not say CUDA they are the system's errno.
+        let errno_text = STRERROR_TEXTS.iter().any(|e| text.eq_ignore_ascii_case(e));
+        if ((words >= 3 && !errno_text) || says_cuda) && !out.iter().any(|r| r.number == row.number)
+        {
+            out.push(row);
+        }
+    }
+    out
+}
