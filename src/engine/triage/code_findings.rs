@@ -276,9 +276,10 @@ pub fn code_findings(codes: &[ErrorCode], text: &str, k: &Knowledge) -> Vec<Find
                     nvidia_words(n),
                 ),
             };
-            // The framework whose line carries the code ("onnxruntime::CudaCall ... CUBLAS
-            // failure 3"), named beside what the code means.
-            let reporter = super::requester::framework_named(&c.line)
+            // The framework or host program whose line carries the code ("onnxruntime::CudaCall
+            // ... CUBLAS failure 3", UCX's "cuda_copy_iface.c ... UCX ERROR ... cuda failed with
+            // 2"), named beside what the code means.
+            let reporter = super::requester::reporter_named(&c.line)
                 .map(|f| format!(" Reported by {f}."))
                 .unwrap_or_default();
             let detail = detail + &driver_twin(c, row) + &reporter + &python_importer(c, text);

@@ -38,6 +38,51 @@ pub fn framework_named(line: &str) -> Option<&'static str> {
         .map(|(_, name)| *name)
 }
 
+/// Programs and libraries beyond the frameworks that print CUDA codes on their own lines (the
+/// word as their messages spell it, the name), for saying who reported a code.
+const HOST_PROGRAMS: &[(&str, &str)] = &[
+    ("ucx", "UCX"),
+    ("ucc", "UCC"),
+    ("nccl", "NCCL"),
+    ("mpich", "MPICH"),
+    ("yaksa", "MPICH (yaksa)"),
+    ("ompi", "Open MPI"),
+    ("openmpi", "Open MPI"),
+    ("opencv", "OpenCV"),
+    ("ffmpeg", "FFmpeg"),
+    ("colmap", "COLMAP"),
+    ("openmm", "OpenMM"),
+    ("gromacs", "GROMACS"),
+    ("lammps", "LAMMPS"),
+    ("kokkos", "Kokkos"),
+    ("ggml", "llama.cpp (ggml)"),
+    ("ollama", "Ollama"),
+    ("vllm", "vLLM"),
+    ("tensorrt", "TensorRT"),
+    ("numba", "Numba"),
+    ("taichi", "Taichi"),
+    ("xgboost", "XGBoost"),
+    ("dlib", "dlib"),
+    ("darknet", "darknet"),
+    ("blender", "Blender"),
+    ("hashcat", "hashcat"),
+];
+
+/// The framework, else the host program, a line names as a word: who reported what it carries.
+pub fn reporter_named(line: &str) -> Option<&'static str> {
+    framework_named(line).or_else(|| {
+        let lower = line.to_ascii_lowercase();
+        let words: Vec<&str> = lower
+            .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+            .filter(|w| !w.is_empty())
+            .collect();
+        HOST_PROGRAMS
+            .iter()
+            .find(|(word, _)| words.contains(word))
+            .map(|(_, name)| *name)
+    })
+}
+
 struct Patterns {
     missing: Regex,
     system_program_missing: Regex,

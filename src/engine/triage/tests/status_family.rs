@@ -328,3 +328,18 @@ fn cuda_failed_with_a_number_is_the_runtimes_code() {
     );
     finding(&t, "cuda-error-2");
 }
+
+#[test]
+fn a_host_program_on_the_codes_line_is_named_as_its_reporter() {
+    // https://github.com/openucx/ucx/issues/2295
+    let t = triage(
+        "[vulcan01:14323:0] cuda_copy_iface.c:239  UCX  ERROR [cuda/cuda_copy/cuda_copy_iface.c:239] cuda failed with 2 ",
+    );
+    let f = finding(&t, "cuda-error-2");
+    assert!(f.detail.contains("Reported by UCX."), "{}", f.detail);
+    // A word inside another word is not a program ("cuccess" is no UCC).
+    assert_eq!(
+        super::super::requester::reporter_named("cudaSuccess (0 vs. 0)"),
+        None
+    );
+}
