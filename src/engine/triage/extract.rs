@@ -448,9 +448,17 @@ pub fn codes(text: &str, catalog: &Catalog) -> Vec<ErrorCode> {
         }
     };
     let go_cu = text.contains("chewxy/cu") || text.contains("gorgonia.org/cu");
-    for line in text.lines() {
+    let lines: Vec<&str> = text.lines().collect();
+    for (i, line) in lines.iter().copied().enumerate() {
         if is_hip_line(line) {
             continue;
+        }
+        if let Some((kind, n)) = lines
+            .get(i + 1)
+            .and_then(|next| status::status_on_next_line(line, next))
+        {
+            let name = status::row_for(kind, Some(n), None).map(|r| r.name.clone());
+            add(kind, Some(n), name, line);
         }
         if let Some(row) = status::go_cu_panic(line).filter(|_| go_cu) {
             add("cuda", Some(row.number), Some(row.name.clone()), line);

@@ -491,6 +491,37 @@ fn push_known(out: &mut Vec<(&'static str, i64)>, kind: &'static str, digits: &s
     }
 }
 
+/// A library's status printed alone on the line after its failure line (DyNet's "CURAND failure
+/// in curandGenerateUniform(...)" then "201": https://github.com/clab/dynet/issues/1218): the
+/// library and the number, where the library's table has that number.
+pub fn status_on_next_line(line: &str, next: &str) -> Option<(&'static str, i64)> {
+    static FAILURE: OnceLock<Regex> = OnceLock::new();
+    let n: i64 = next.trim().parse().ok()?;
+    let c = FAILURE
+        .get_or_init(|| {
+            crate::engine::static_regex::compile(
+                r"(?i)\b(cuda|curand|cublas|cufft|cusolver|cusparse|cudnn|nccl|nvrtc)\b[^\n]*\b(?:failure|error|failed)\b",
+            )
+        })
+        .captures(line)?;
+    // A failure line that carries its own number needs none from the next line.
+    if !cuda_numbers_on(line).is_empty() || !library_numbers_on(line).is_empty() {
+        return None;
+    }
+    let kind: &'static str = match c[1].to_ascii_lowercase().as_str() {
+        "cuda" => "cuda",
+        "curand" => "curand",
+        "cublas" => "cublas",
+        "cufft" => "cufft",
+        "cusolver" => "cusolver",
+        "cusparse" => "cusparse",
+        "cudnn" => "cudnn",
+        "nccl" => "nccl",
+        _ => "nvrtc",
+    };
+    row_for(kind, Some(n), None).map(|_| (kind, n))
+}
+
 /// The generated row a code found in text stands for: by name, else by number (for `cuda`,
 /// the runtime's `cudaError_t` first, then the driver's `CUresult`).
 pub fn row_for(kind: &str, number: Option<i64>, name: Option<&str>) -> Option<&'static StatusCode> {

@@ -343,3 +343,14 @@ fn a_host_program_on_the_codes_line_is_named_as_its_reporter() {
         None
     );
 }
+
+#[test]
+fn a_status_alone_on_the_line_after_a_library_failure_is_that_librarys() {
+    // https://github.com/clab/dynet/issues/1218: DyNet prints cuRAND's status on its own line.
+    let t = triage("CURAND failure in curandGenerateUniform(curandeng, val.v, val.d.size())\n201");
+    let f = finding(&t, "curand-status-curand-status-launch-failure");
+    assert!(f.detail.contains("201"), "{}", f.detail);
+    // A number after a line that is no library's failure is not a status.
+    let t = triage("Epoch finished\n201");
+    assert!(t.findings.iter().all(|f| !f.code.starts_with("curand")));
+}
