@@ -383,7 +383,11 @@ fn too_old_gpu_fix(arch: &str, last: &str) -> FixRef {
         id: "advice-too-old-gpu".into(),
         kind: FixKind::Manual,
         summary: format!(
-            "If {arch} is this GPU's own architecture (the build detected it), the GPU is too old for              CUDA toolkits after {last}, and current releases of most programs no longer support it:              run on a newer GPU (or a cloud GPU instance), use the program's CPU mode, or an old              release of the program built with CUDA {last} or older. If it only comes from the build's              architecture list, remove it there."
+            "If {arch} is this GPU's own architecture (the build detected it), the GPU is too old for \
+             CUDA toolkits after {last}, and current releases of most programs no longer support it: \
+             run on a newer GPU (or a cloud GPU instance), use the program's CPU mode, or an old \
+             release of the program built with CUDA {last} or older. If it only comes from the build's \
+             architecture list, remove it there."
         ),
     }
 }

@@ -214,6 +214,12 @@ fn an_architecture_current_toolkits_dropped_is_also_read_as_a_gpu_too_old() {
         "{}",
         fix.summary
     );
+    // One sentence, not the source's indentation.
+    assert!(
+        fix.summary.contains("too old for CUDA toolkits after 8.0"),
+        "{}",
+        fix.summary
+    );
     // An architecture current toolkits still build has no such fix.
     let t = triage("nvcc fatal   : Unsupported gpu architecture 'compute_89'");
     assert!(
