@@ -27,12 +27,17 @@ const FRAMEWORKS: &[(&str, &str)] = &[
 
 /// The framework a line names as a word (`torch`, `tensorflow`, ...), if any.
 pub fn framework_named(line: &str) -> Option<&'static str> {
+    named_as_word(line, FRAMEWORKS)
+}
+
+/// The name of the first `(word, name)` of `table` whose word stands on `line` as a whole word.
+fn named_as_word(line: &str, table: &[(&str, &'static str)]) -> Option<&'static str> {
     let lower = line.to_ascii_lowercase();
     let words: Vec<&str> = lower
         .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
         .filter(|w| !w.is_empty())
         .collect();
-    FRAMEWORKS
+    table
         .iter()
         .find(|(word, _)| words.contains(word))
         .map(|(_, name)| *name)
@@ -70,17 +75,7 @@ const HOST_PROGRAMS: &[(&str, &str)] = &[
 
 /// The framework, else the host program, a line names as a word: who reported what it carries.
 pub fn reporter_named(line: &str) -> Option<&'static str> {
-    framework_named(line).or_else(|| {
-        let lower = line.to_ascii_lowercase();
-        let words: Vec<&str> = lower
-            .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
-            .filter(|w| !w.is_empty())
-            .collect();
-        HOST_PROGRAMS
-            .iter()
-            .find(|(word, _)| words.contains(word))
-            .map(|(_, name)| *name)
-    })
+    framework_named(line).or_else(|| named_as_word(line, HOST_PROGRAMS))
 }
 
 struct Patterns {
@@ -112,6 +107,20 @@ fn patterns() -> &'static Patterns {
             frame: re(r#"(?:site|dist)-packages[/\\]([A-Za-z_][A-Za-z0-9_]*)[/\\]"#),
         }
     })
+}
+
+/// The release a library name pins what needs it to: "cuRAND 11.x-13.x", or for a name of one
+/// toolkit release (the pre-11 sonames: libnppial.so.10.0) that CUDA's, "CUDA 10.0 (NPP)".
+fn built_for(id: &crate::engine::knowledge::LibraryIdentity) -> String {
+    match id.toolkits.as_slice() {
+        [one] if *one == id.version_family => format!("CUDA {one} ({})", id.component),
+        _ => format!("{} {}", id.component, id.version_family),
+    }
+}
+
+/// The Python package whose folder a line's path goes through (`site-packages/xformers/...`).
+pub(super) fn site_package_on(line: &str) -> Option<String> {
+    patterns().frame.captures(line).map(|c| c[1].to_string())
 }
 
 /// Python's own machinery, never the package that asked.
@@ -157,11 +166,7 @@ pub fn importer_findings(text: &str, k: &Knowledge) -> Vec<Finding> {
             continue;
         };
         let pkg = top_level(&module);
-        // A name of one toolkit release (the pre-11 sonames: libnppial.so.10.0) is that CUDA's.
-        let built_for = match id.toolkits.as_slice() {
-            [one] if *one == id.version_family => format!("CUDA {one} ({})", id.component),
-            _ => format!("{} {}", id.component, id.version_family),
-        };
+        let built_for = built_for(&id);
         out.push(
             Finding::new(
                 codes::LIBRARY_DEPENDENCY_MISSING,
@@ -211,11 +216,7 @@ pub fn preloaded_findings(text: &str, k: &Knowledge) -> Vec<Finding> {
         let Some(id) = k.libraries.identify(lib) else {
             continue;
         };
-        // A name of one toolkit release (the pre-11 sonames: libnppial.so.10.0) is that CUDA's.
-        let built_for = match id.toolkits.as_slice() {
-            [one] if *one == id.version_family => format!("CUDA {one} ({})", id.component),
-            _ => format!("{} {}", id.component, id.version_family),
-        };
+        let built_for = built_for(&id);
         out.push(
             Finding::new(
                 codes::LIBRARY_PRELOADED_DEPENDENCY_MISSING,

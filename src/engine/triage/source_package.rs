@@ -17,23 +17,25 @@ const NO_KERNEL_CODES: [&str; 3] = [
     codes::GPU_ARCH_MISSING,
 ];
 
-fn patterns() -> &'static [Regex; 2] {
-    static RE: OnceLock<[Regex; 2]> = OnceLock::new();
+/// A source build's folder named `<package>-<version>`.
+fn build_folder() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        let re = crate::engine::static_regex::compile;
-        [
-            re(r"(?:site|dist)-packages[/\\]([A-Za-z][A-Za-z0-9_]*)[/\\]()"),
-            re(r"[/\\]([a-z][a-z0-9_]*)-([0-9]+(?:\.[0-9]+)+)[^/\\\s]*[/\\]"),
-        ]
+        crate::engine::static_regex::compile(
+            r"[/\\]([a-z][a-z0-9_]*)-([0-9]+(?:\.[0-9]+)+)[^/\\\s]*[/\\]",
+        )
     })
 }
 
-/// The package (and version, when the folder says it) whose path is on `line`.
+/// The package (and version, when the folder says it) whose path is on `line`: a Python
+/// package's folder (the one the traceback reader finds), else a source build's folder.
 pub fn source_package(line: &str) -> Option<(String, String)> {
-    patterns().iter().find_map(|re| {
-        let c = re.captures(line)?;
-        Some((c[1].to_string(), c[2].to_string()))
-    })
+    super::requester::site_package_on(line)
+        .map(|name| (name, String::new()))
+        .or_else(|| {
+            let c = build_folder().captures(line)?;
+            Some((c[1].to_string(), c[2].to_string()))
+        })
 }
 
 /// Names the package on a no-kernel-image finding's own log line in its detail and fixes.

@@ -495,6 +495,9 @@ fn push_known(out: &mut Vec<(&'static str, i64)>, kind: &'static str, digits: &s
 /// in curandGenerateUniform(...)" then "201": https://github.com/clab/dynet/issues/1218): the
 /// library and the number, where the library's table has that number.
 pub fn status_on_next_line(line: &str, next: &str) -> Option<(&'static str, i64)> {
+    const LIBRARY_KINDS: [&str; 9] = [
+        "cuda", "curand", "cublas", "cufft", "cusolver", "cusparse", "cudnn", "nccl", "nvrtc",
+    ];
     static FAILURE: OnceLock<Regex> = OnceLock::new();
     let n: i64 = next.trim().parse().ok()?;
     let c = FAILURE
@@ -508,17 +511,9 @@ pub fn status_on_next_line(line: &str, next: &str) -> Option<(&'static str, i64)
     if !cuda_numbers_on(line).is_empty() || !library_numbers_on(line).is_empty() {
         return None;
     }
-    let kind: &'static str = match c[1].to_ascii_lowercase().as_str() {
-        "cuda" => "cuda",
-        "curand" => "curand",
-        "cublas" => "cublas",
-        "cufft" => "cufft",
-        "cusolver" => "cusolver",
-        "cusparse" => "cusparse",
-        "cudnn" => "cudnn",
-        "nccl" => "nccl",
-        _ => "nvrtc",
-    };
+    let kind = LIBRARY_KINDS
+        .into_iter()
+        .find(|k| k.eq_ignore_ascii_case(&c[1]))?;
     row_for(kind, Some(n), None).map(|_| (kind, n))
 }
 
