@@ -34,6 +34,10 @@ pub struct MessageRow {
     #[serde(default)]
     pub note: Option<String>,
     pub source: String,
+    /// Causes the rest of the text points at (macOS paths for "Torch not compiled with CUDA
+    /// enabled"): the first whose `when` matches is named first, as for codes.
+    #[serde(default, rename = "case")]
+    pub cases: Vec<CodeCase>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -76,6 +80,15 @@ pub struct CodeRow {
 pub struct CodeCase {
     pub when: String,
     pub cause: String,
+}
+
+/// " Here: ..." for the first of a row's cases whose context words `text` has.
+pub fn context_cause(cases: &[CodeCase], text: &str) -> Option<String> {
+    cases.iter().find_map(|c| {
+        let re = regex::Regex::new(&format!("(?i){}", c.when)).ok()?;
+        re.find(text)
+            .map(|m| format!("Here (the text says \"{}\"): {} ", m.as_str(), c.cause))
+    })
 }
 
 #[derive(Debug, Deserialize)]

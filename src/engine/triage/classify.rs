@@ -207,6 +207,22 @@ fn decoded(id: &str, groups: &[String], k: &Knowledge) -> Option<String> {
             DriverTables::decode_cuda_number(num(0)?),
             super::super::knowledge::drivers::major_minimums(&k.drivers)
         )),
+        // TensorRT prints the SM in hex: 0x809 is compute capability 8.9.
+        "tensorrt-unsupported-sm" => {
+            let digits = groups.first()?.strip_prefix("0x")?;
+            let hex = u64::from_str_radix(digits, 16).ok()?;
+            let cc = format!("{}.{}", hex >> 8, hex & 0xff);
+            let generation = k
+                .compute
+                .generation(&cc)
+                .map(|g| format!(", {g}"))
+                .unwrap_or_default();
+            Some(format!(
+                "SM 0x{digits} is compute capability {cc} (sm_{}{}{generation}).",
+                hex >> 8,
+                hex & 0xff
+            ))
+        }
         "jax-found-older-version" if groups.first()? == "cuDNN" => Some(format!(
             "Decoded: cuDNN {} was loaded; JAX was built with cuDNN {}.",
             decode_cudnn_version(num(1)?),
@@ -254,7 +270,7 @@ fn decoded(id: &str, groups: &[String], k: &Knowledge) -> Option<String> {
 }
 
 /// One finding per catalog message that matched (all its lines as evidence).
-pub fn message_findings(matches: &[MessageMatch], k: &Knowledge) -> Vec<Finding> {
+pub fn message_findings(matches: &[MessageMatch], text: &str, k: &Knowledge) -> Vec<Finding> {
     let mut by_id: BTreeMap<&str, Vec<&MessageMatch>> = BTreeMap::new();
     let mut order: Vec<&str> = Vec::new();
     for m in matches {
@@ -277,6 +293,9 @@ pub fn message_findings(matches: &[MessageMatch], k: &Knowledge) -> Vec<Finding>
         );
         if let Some(extra) = decoded(id, first, k) {
             detail = format!("{extra} {detail}");
+        }
+        if let Some(cause) = crate::engine::knowledge::catalog::context_cause(&row.cases, text) {
+            detail = format!("{cause}{detail}");
         }
         if let Some(note) = &row.note {
             detail.push_str(&format!(" Note: {note}"));

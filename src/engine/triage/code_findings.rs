@@ -120,7 +120,7 @@ fn newest_generations(k: &Knowledge, text: &str) -> String {
         .filter_map(|g| {
             let cc = g.cc.first()?;
             let arch = format!("sm_{}", cc.replace('.', ""));
-            let (first, _) = super::text_findings::arch_support(&arch, k)?;
+            let (first, _) = super::arch_findings::arch_support(&arch, k)?;
             Some(format!("{} ({cc}): CUDA {first}", g.name))
         })
         .collect();
@@ -190,15 +190,6 @@ fn legacy<'k>(c: &ErrorCode, codes: &[ErrorCode], k: &'k Knowledge) -> Option<&'
     (on_line || status::row_for("cuda", Some(n), None).is_none()).then_some(old)
 }
 
-/// " Here: ..." for the first of a row's cases whose context words the text has.
-fn context_cause(r: &CodeRow, text: &str) -> Option<String> {
-    r.cases.iter().find_map(|c| {
-        let re = regex::Regex::new(&format!("(?i){}", c.when)).ok()?;
-        re.find(text)
-            .map(|m| format!("Here (the text says \"{}\"): {} ", m.as_str(), c.cause))
-    })
-}
-
 pub fn code_findings(codes: &[ErrorCode], text: &str, k: &Knowledge) -> Vec<Finding> {
     // An old number whose message on the same line already gave its code says nothing more.
     let renamed: Vec<ErrorCode> = codes
@@ -249,7 +240,7 @@ pub fn code_findings(codes: &[ErrorCode], text: &str, k: &Knowledge) -> Vec<Find
                     "This code is not in CUDA Triage's tables; look it up in the documentation of the library that printed it.".to_string(),
                 ),
                 (Some(r), nvidia) => {
-                    let mut d = context_cause(r, text).unwrap_or_default();
+                    let mut d = crate::engine::knowledge::catalog::context_cause(&r.cases, text).unwrap_or_default();
                     d.push_str(&r.meaning);
                     // The family's table, whether or not a row names the code itself.
                     match r.appendix.as_deref().or(family.and_then(|f| f.appendix.as_deref())) {

@@ -72,7 +72,7 @@ pub fn build_cuda(text: &str) -> Option<String> {
 /// The first CUDA release that builds for a compute capability.
 pub fn first_cuda(cc: &str, k: &Knowledge) -> Option<String> {
     let arch = format!("sm_{}", cc.replace('.', ""));
-    super::text_findings::arch_support(&arch, k).map(|(first, _)| first)
+    super::arch_findings::arch_support(&arch, k).map(|(first, _)| first)
 }
 
 /// "RTX 2070 is sm_75 (Turing), first supported by CUDA 10.0; the build used CUDA 9.0: install

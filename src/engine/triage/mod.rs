@@ -8,6 +8,7 @@
 //! scan/resolve work fills in.
 
 mod api_rebound;
+mod arch_findings;
 pub mod architectures;
 mod build_links;
 pub mod build_tags;
@@ -172,7 +173,7 @@ pub fn triage(text: &str) -> Triage {
     findings.extend(text_findings::pair_findings(&t.version_pairs));
     findings.extend(requester::importer_findings(text, k));
     findings.extend(requester::preloaded_findings(text, k));
-    findings.extend(classify::message_findings(&t.messages, k));
+    findings.extend(classify::message_findings(&t.messages, text, k));
     findings.extend(extension_package::extension_package_findings(text, k));
     findings.extend(unlisted_extension::unlisted_extension_findings(text, k));
     findings.extend(driver_library::driver_library_findings(text, &t.identities));
@@ -195,7 +196,7 @@ pub fn triage(text: &str) -> Triage {
     findings.extend(api_rebound::rebound_api_findings(text));
     findings.extend(symbol_findings::symbol_findings(&generic));
     findings.extend(code_findings::code_findings(&t.codes, text, k));
-    findings.extend(text_findings::arch_findings(&t.architectures, text, k));
+    findings.extend(arch_findings::arch_findings(&t.architectures, text, k));
     // A floor a specific row reads on its line ("SM80 kernel is not available. make sure you
     // GPUs with compute capability 8.0 or higher", which a wheel built for another torch
     // prints) is that row's reading, not a GPU-generation verdict beside it.
@@ -208,8 +209,8 @@ pub fn triage(text: &str) -> Triage {
         .into_iter()
         .filter(|(_, line)| unread(line))
         .collect();
-    findings.extend(text_findings::generation_minimum_findings(&floors, text, k));
-    // A CUDA or driver floor, or a compiled extension that is not there, in the general words
+    findings.extend(arch_findings::generation_minimum_findings(&floors, text, k));
+    // A CUDA, cuDNN or driver floor, or a compiled extension that is not there, in the general words
     // any program prints: a line a specific row reads keeps that row's reading.
     let mut stated = requirements::stated_floors(text);
     stated.retain(|f| unread(&f.line));

@@ -1,6 +1,6 @@
 //! What a program states it needs, read in the general form any program prints it: a CUDA
 //! floor ("requires CUDA >= 12.1", "CUDA 11.8 or higher is required", "only supported on CUDA
-//! 11.6 and above"), an NVIDIA driver floor ("requires NVIDIA driver version 535 or newer"), and
+//! 11.6 and above"), a cuDNN floor ("cuDNN version >=8 is required"), an NVIDIA driver floor ("requires NVIDIA driver version 535 or newer"), and
 //! a compiled extension module that is not there (`No module named 'causal_conv1d_cuda'`,
 //! `cannot import name '_C' from 'groundingdino'`). A program's own row, where the catalog has
 //! one for the line, reads it instead (the caller drops lines a specific row reads).
@@ -25,6 +25,7 @@ pub struct StatedFloor {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FloorOf {
     Cuda,
+    Cudnn,
     Driver,
 }
 
@@ -38,9 +39,12 @@ pub struct MissingExtension {
 
 struct Patterns {
     cuda: [Regex; 4],
+    cudnn: [Regex; 3],
     driver: [Regex; 3],
     /// A version the line says was found ("found 11.4", "CUDA 11.3 is installed").
     found: Regex,
+    /// A cuDNN version the line says was found ("Found cuDNN: ver. 7.6.5 found").
+    found_cudnn: Regex,
     /// A driver version the line says was found ("version 510.85.02 was detected").
     found_driver: Regex,
     /// A line that reports a fallback or a notice, not a failure.
@@ -49,6 +53,9 @@ struct Patterns {
     info_level: Regex,
     no_module: Regex,
     cannot_import: Regex,
+    /// A package that imports its extension inside try/except and uses the name later:
+    /// "NameError: name 'fused_act_ext' is not defined" (BasicSR).
+    undefined_name: Regex,
 }
 
 fn patterns() -> &'static Patterns {
@@ -57,6 +64,7 @@ fn patterns() -> &'static Patterns {
         let re = crate::engine::static_regex::compile;
         // CUDA, its toolkit or runtime, or nvcc; a version of one or two parts.
         const CUDA: &str = r"\b(?:CUDA(?:[ _-]?(?:toolkit|runtime))?|nvcc)\s*(?:version\s*)?";
+        const CUDNN: &str = r"\bcuDNN\s*(?:version\s*)?";
         const DRIVER: &str = r"\b(?:NVIDIA\s+)?(?:(?:graphics|display|GPU)\s+)?driver(?:\s+(?:version|release))?\s*";
         const MORE: &str = r"\+?\s*(?:or|and)\s*(?:newer|higher|later|above|greater|up)\b";
         // A version the line says was found: after a word that says so, or before "is
@@ -79,6 +87,13 @@ fn patterns() -> &'static Patterns {
                     r"(?i){CUDA}(?:driver\s+)?(?:version\s*)?v?\d{{1,2}}\.\d+\s+is\s+(?:lower|older|less)\s+than\s+(?:the\s+)?(?:required|minimum|needed)(?:\s+version)?\s*(?:of\s+)?v?(\d{{1,2}}(?:\.\d+)?)\b"
                 )),
             ],
+            cudnn: [
+                re(&format!(r"(?i){CUDNN}(?:>=|≥|=>)\s*v?(\d{{1,2}}(?:\.\d+){{0,2}})\b")),
+                re(&format!(r"(?i){CUDNN}v?(\d{{1,2}}(?:\.\d+){{0,2}}){MORE}")),
+                re(&format!(
+                    r"(?i){ASKS}{CUDNN}(?:of\s+)?(?:>=\s*)?v?(\d{{1,2}}(?:\.\d+){{0,2}})\b(?:[^.\d]|$)"
+                )),
+            ],
             driver: [
                 re(&format!(r"(?i){DRIVER}(?:>=|≥|=>)\s*[rR]?(\d{{3}}(?:\.\d+){{0,2}})\b")),
                 re(&format!(r"(?i){DRIVER}[rR]?(\d{{3}}(?:\.\d+){{0,2}}){MORE}")),
@@ -87,12 +102,14 @@ fn patterns() -> &'static Patterns {
                 )),
             ],
             found: re(&found(r"|but", r"\d{1,2}\.\d+")),
+            found_cudnn: re(&found("", r"\d{1,2}\.\d+(?:\.\d+)?")),
             found_driver: re(&found("", r"\d{3}\.\d+(?:\.\d+)?")),
             notice: re(
                 r"(?i)\bwarn(?:ing)?\b|fall(?:ing)? ?back|will (?:not|be disabled)|\bdisabl|\bskipp|\bignor|\boptional\b",
             ),
             info_level: re(r"(?:^|[\s\[|:])(?:INFO|DEBUG)\b|^\s*I[0-9]{4} "),
             no_module: re(r#"No module named ['"]?([A-Za-z_][A-Za-z0-9_.]*)"#),
+            undefined_name: re(r"NameError: name '([A-Za-z_][A-Za-z0-9_]*)' is not defined"),
             cannot_import: re(
                 r#"cannot import name ['"]?(_[A-Za-z0-9_]*|[A-Za-z0-9_]*_(?:C|ext|cuda))['"]? from ['"]?([A-Za-z_][A-Za-z0-9_.]*)"#,
             ),
@@ -110,6 +127,7 @@ pub fn stated_floors(text: &str) -> Vec<StatedFloor> {
         }
         for (of, res) in [
             (FloorOf::Cuda, &p.cuda[..]),
+            (FloorOf::Cudnn, &p.cudnn[..]),
             (FloorOf::Driver, &p.driver[..]),
         ] {
             let Some(version) = res
@@ -148,6 +166,8 @@ pub fn missing_extensions(text: &str) -> Vec<MissingExtension> {
             format!("{}.{}", &c[2], &c[1])
         } else if let Some(c) = p.no_module.captures(line) {
             c[1].trim_end_matches('.').to_string()
+        } else if let Some(c) = p.undefined_name.captures(line) {
+            c[1].to_string()
         } else {
             continue;
         };
@@ -219,6 +239,7 @@ pub fn floor_findings(floors: &[StatedFloor], text: &str, k: &Knowledge) -> Vec<
         .iter()
         .map(|f| match f.of {
             FloorOf::Cuda => cuda_floor_finding(f, text, k),
+            FloorOf::Cudnn => cudnn_floor_finding(f, text),
             FloorOf::Driver => driver_floor_finding(f, text, k),
         })
         .collect()
@@ -254,6 +275,40 @@ fn cuda_floor_finding(f: &StatedFloor, text: &str, k: &Knowledge) -> Finding {
              toolkit {v}+ and point CUDA_HOME (CUDA_PATH on Windows) and PATH at it; for a \
              framework, install its build for CUDA {v} or newer; and keep an NVIDIA driver that \
              supports CUDA {v} (nvidia-smi shows the newest CUDA the driver supports)."
+        ),
+    })
+}
+
+fn cudnn_floor_finding(f: &StatedFloor, text: &str) -> Finding {
+    let v = &f.version;
+    let found = found_version(&patterns().found_cudnn, &f.line, text, v)
+        .map(|o| format!(" The text shows cuDNN {o}."))
+        .unwrap_or_default();
+    Finding::new(
+        codes::VERSION_MISMATCH_REPORTED,
+        floor_severity(&f.line),
+        format!("The program needs cuDNN {v} or newer, and the cuDNN it found is older"),
+        format!(
+            "The line states a minimum cuDNN version, {v}.{found} A build takes the first cudnn.h \
+             and libcudnn its CMake or setup script finds (CUDNN_ROOT, CUDNN_INCLUDE_DIR, \
+             CUDNN_LIBRARY, the CUDA toolkit's folders, /usr/include); a running program the first \
+             libcudnn on the library path (PATH on Windows). cuDNN releases are built per CUDA \
+             major, so the newer cuDNN must be one for the CUDA in use."
+        ),
+    )
+    .with_evidence(Evidence::new("log", f.line.clone()))
+    .with_evidence(Evidence::new(
+        "source",
+        "https://docs.nvidia.com/deeplearning/cudnn/latest/reference/support-matrix.html (cuDNN releases and the CUDA versions they are built for); https://github.com/gnina/gnina/issues/151 (a build requiring cuDNN 8 in an image with cuDNN 7.6.5)",
+    ))
+    .with_fix(FixRef {
+        id: "advice-cudnn-floor".into(),
+        kind: FixKind::Manual,
+        summary: format!(
+            "Install cuDNN {v} or newer for the CUDA in use (NVIDIA's cuDNN archive, the \
+             nvidia-cudnn-cuXX wheel, or the distribution's libcudnn package; in a Docker build, a \
+             base image with it) and point the build or the library path at it; or use a release \
+             of the program that accepts the installed cuDNN."
         ),
     })
 }
@@ -367,6 +422,11 @@ mod tests {
             )
             .is_empty()
         );
+        // https://github.com/gnina/gnina/issues/151 (CMake's check in a cuDNN 7.6.5 image).
+        assert_eq!(
+            floors("CMake Error at caffe/cmake/Cuda.cmake:237 (message):\n  cuDNN version >=8 is required."),
+            [(FloorOf::Cudnn, "8".to_string())]
+        );
         assert!(
             floors(
                 "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |"
@@ -396,5 +456,9 @@ mod tests {
         // A package, not an extension, is no extension finding.
         assert!(missing_extensions("ModuleNotFoundError: No module named 'triton'").is_empty());
         assert!(missing_extensions("No module named 'pycuda'").is_empty());
+        // https://github.com/TencentARC/GFPGAN/issues/90: BasicSR's try/except import.
+        let m = missing_extensions("NameError: name 'fused_act_ext' is not defined");
+        assert_eq!(m[0].package, "basicsr");
+        assert!(missing_extensions("NameError: name 'model' is not defined").is_empty());
     }
 }

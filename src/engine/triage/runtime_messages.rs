@@ -89,10 +89,26 @@ pub fn runtime_messages_on(line: &str) -> Vec<&'static StatusCode> {
         // The CUDA runtime reuses a few of the C library's strerror texts ("operation not
         // permitted"): on a line that does not say CUDA they are the system's errno.
         let errno_text = STRERROR_TEXTS.iter().any(|e| text.eq_ignore_ascii_case(e));
-        if ((words >= 3 && !errno_text) || says_cuda) && !out.iter().any(|r| r.number == row.number)
+        // "Runtime Error(801) operation not supported" (PyTorch's Windows build): the number
+        // the line gives is the message's own code, so the two confirm each other.
+        let agreeing_number = says_number(line, row.number);
+        if ((words >= 3 && !errno_text) || says_cuda || agreeing_number)
+            && !out.iter().any(|r| r.number == row.number)
         {
             out.push(row);
         }
     }
     out
+}
+
+/// Whether the line gives `number` as a number of its own (not part of a longer one or a
+/// version).
+fn says_number(line: &str, number: i64) -> bool {
+    let wanted = number.to_string();
+    line.match_indices(wanted.as_str()).any(|(at, _)| {
+        let before = line[..at].chars().next_back();
+        let after = line[at + wanted.len()..].chars().next();
+        !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-')
+            && !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '.')
+    })
 }

@@ -263,7 +263,16 @@ const CPP_NAMESPACES: &[(&str, &str)] = &[
     ("cudnn_frontend", "cuDNN's frontend"),
     ("dali", "DALI"),
     ("cv", "OpenCV"),
+    ("faiss", "FAISS"),
 ];
+
+/// The library a known C++ namespace belongs to (`nvinfer1`: TensorRT).
+pub fn cpp_library_of(namespace: &str) -> Option<&'static str> {
+    CPP_NAMESPACES
+        .iter()
+        .find(|(n, _)| *n == namespace)
+        .map(|(_, library)| *library)
+}
 
 /// The outermost namespace of an Itanium-mangled name (`_ZN`, `_ZNK`, ...: nested names only).
 fn itanium_namespace(symbol: &str) -> Option<&str> {
@@ -279,7 +288,7 @@ fn itanium_namespace(symbol: &str) -> Option<&str> {
 /// come from different releases, which the generic reading cannot say.
 pub fn cpp_library_finding(s: &MissingSymbol) -> Option<Finding> {
     let namespace = itanium_namespace(&s.symbol)?;
-    let (_, component) = CPP_NAMESPACES.iter().find(|(n, _)| *n == namespace)?;
+    let component = cpp_library_of(namespace)?;
     let caller = s.library.as_deref().unwrap_or("the program");
     let summary = format!(
         "{caller} needs a {component} C++ function ({namespace}::...) that the {component} library loaded does not have: a version mismatch between the two"

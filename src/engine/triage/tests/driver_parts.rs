@@ -169,7 +169,24 @@ fn tensorrt_refusing_the_gpus_sm_names_it_from_hex() {
     let t = triage("[04/25/2024-15:52:54] [TRT] [E] 1: Unsupported SM: 0x601");
     assert!(message_ids(&t).contains(&"tensorrt-unsupported-sm"));
     assert!(
-        t.findings[0].summary.contains("SM 601"),
+        t.findings[0].summary.contains("(0x601)"),
+        "{}",
+        t.findings[0].summary
+    );
+    assert!(
+        t.findings[0]
+            .detail
+            .contains("compute capability 6.1 (sm_61, Pascal)"),
+        "{}",
+        t.findings[0].detail
+    );
+    // TensorRT 7's assertion names no SM (https://github.com/NVIDIA/TensorRT/issues/2332):
+    // no empty brackets are left.
+    let t = triage("ERROR: ../rtSafe/cuda/caskUtils.cpp (80) - Assertion Error in trtSmToCask: 0 (Unsupported SM.)");
+    assert!(
+        t.findings[0]
+            .summary
+            .starts_with("This TensorRT release does not support the GPU's architecture: "),
         "{}",
         t.findings[0].summary
     );

@@ -182,8 +182,27 @@ fn no_kernel_image_names_the_package_whose_path_is_on_its_line() {
     assert_eq!(
         super::super::source_package::source_package(
             "File \"/venv/lib/python3.10/site-packages/xformers/ops/fmha/cutlass.py\", line 3"
+        )
+        .map(|p| p.name),
+        Some("xformers".to_string())
+    );
+    // A C++ library's function on the line: tsne-cuda's FAISS had no sm_50 kernels
+    // (https://github.com/CannyLab/tsne-cuda/issues/116).
+    let t = triage(
+        "KNN Computation... Faiss assertion 'err__ == cudaSuccess' failed in void faiss::gpu::runL2Norm(faiss::gpu::Tensor<T, 2, true, IndexType>&, bool, cudaStream_t) [with T = float; cudaStream_t = CUstream_st*] at /home/conda/feedstock_root/build_artifacts/faiss-split_1636459943780/work/faiss/gpu/impl/L2Norm.cu:323; details: CUDA error 209 no kernel image is available for execution on the device",
+    );
+    let f = t
+        .findings
+        .iter()
+        .find(|f| f.detail.contains("FAISS (from the C++ namespace"))
+        .unwrap_or_else(|| panic!("{:#?}", t.findings));
+    assert!(f.fixes[0].summary.contains("release of FAISS"), "{:?}", f.fixes);
+    // The standard library's and PyTorch's own namespaces name no package.
+    assert_eq!(
+        super::super::source_package::source_package(
+            "what(): std::runtime_error at c10::cuda::c10_cuda_check_implementation: no kernel image"
         ),
-        Some(("xformers".to_string(), String::new()))
+        None
     );
     let t = triage(
         "RuntimeError: CUDA error: no kernel image is available for execution on the device",
