@@ -291,6 +291,8 @@ const LOADED: &[&str] = &[
     "in your machine",
     "runtime version",
     "runtime is",
+    // Caffe2's "cuDNN compiled (6021) and runtime (7003) versions mismatch".
+    "and runtime",
     "detected",
     "running against",
 ];
@@ -479,6 +481,14 @@ mod tests {
                 v[0].loaded.as_str()
             ),
             ("TensorRT", "3.0.4", "4.0.1")
+        );
+        // https://github.com/onnx/onnx-caffe2/issues/288
+        let v = version_pairs(
+            "RuntimeError: [enforce fail at common_cudnn.h:118] version_match. cuDNN compiled (6021) and runtime (7003) versions mismatch",
+        );
+        assert_eq!(
+            (v[0].built.as_str(), v[0].loaded.as_str()),
+            ("6.0.21", "7.0.3")
         );
         let v = version_pairs(
             "RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (9, 1, 0) but found runtime version (9, 0, 0).",
