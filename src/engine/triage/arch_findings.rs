@@ -6,9 +6,9 @@
 use super::architectures::RefusedArch;
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
+use crate::engine::knowledge::Knowledge;
 use crate::engine::knowledge::cudnn::ComputeTables;
 use crate::engine::knowledge::generated::generated;
-use crate::engine::knowledge::Knowledge;
 use regex::Regex;
 use std::sync::OnceLock;
 

@@ -205,8 +205,10 @@ pub fn version_integers(text: &str) -> Vec<VersionInteger> {
                 continue;
             }
             // "GPU: NVIDIA GeForce RTX 2080 SUPER": a GPU model number, not a version.
-            if ["rtx", "gtx", "gt", "quadro", "titan", "mx", "tesla", "geforce", "radeon", "rx"]
-                .contains(&last_word)
+            if [
+                "rtx", "gtx", "gt", "quadro", "titan", "mx", "tesla", "geforce", "radeon", "rx",
+            ]
+            .contains(&last_word)
             {
                 continue;
             }
@@ -463,10 +465,12 @@ mod tests {
         assert_eq!(d, ["12.1", "12.2"]);
         assert!(version_integers("listening on port 8080 for CUDA jobs in 2023").is_empty());
         // darknet's device line (AlexeyAB/darknet#8835): the GPU's model, not cuDNN 2.0.80.
-        assert!(version_integers(
-            " 0 : compute_capability = 750, cudnn_half = 0, GPU: NVIDIA GeForce RTX 2080 SUPER"
-        )
-        .is_empty());
+        assert!(
+            version_integers(
+                " 0 : compute_capability = 750, cudnn_half = 0, GPU: NVIDIA GeForce RTX 2080 SUPER"
+            )
+            .is_empty()
+        );
     }
 
     #[test]

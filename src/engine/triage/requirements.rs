@@ -424,7 +424,9 @@ mod tests {
         );
         // https://github.com/gnina/gnina/issues/151 (CMake's check in a cuDNN 7.6.5 image).
         assert_eq!(
-            floors("CMake Error at caffe/cmake/Cuda.cmake:237 (message):\n  cuDNN version >=8 is required."),
+            floors(
+                "CMake Error at caffe/cmake/Cuda.cmake:237 (message):\n  cuDNN version >=8 is required."
+            ),
             [(FloorOf::Cudnn, "8".to_string())]
         );
         assert!(

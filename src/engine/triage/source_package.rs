@@ -31,8 +31,20 @@ fn build_folder() -> &'static Regex {
 /// Namespaces of the C++ standard library and of generic helpers (and PyTorch's own, which the
 /// framework reading already covers): a function in them does not say whose code failed.
 const GENERIC_NAMESPACES: [&str; 14] = [
-    "std", "__cxx11", "__gnu_cxx", "boost", "absl", "thrust", "cub", "detail", "internal",
-    "impl", "c10", "at", "torch", "caffe2",
+    "std",
+    "__cxx11",
+    "__gnu_cxx",
+    "boost",
+    "absl",
+    "thrust",
+    "cub",
+    "detail",
+    "internal",
+    "impl",
+    "c10",
+    "at",
+    "torch",
+    "caffe2",
 ];
 
 /// The outermost C++ namespace of a function on the line (`faiss::gpu::runL2Norm(...)` in a
@@ -41,7 +53,9 @@ const GENERIC_NAMESPACES: [&str; 14] = [
 fn cpp_namespace_on(line: &str) -> Option<String> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
-        crate::engine::static_regex::compile(r"(?:^|[^A-Za-z0-9_:])([a-z][a-z0-9_]{1,30})::[A-Za-z_]")
+        crate::engine::static_regex::compile(
+            r"(?:^|[^A-Za-z0-9_:])([a-z][a-z0-9_]{1,30})::[A-Za-z_]",
+        )
     });
     let namespace = re
         .captures_iter(line)

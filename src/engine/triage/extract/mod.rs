@@ -8,7 +8,7 @@
 
 mod symbols;
 
-pub use symbols::{symbols, version_node, MissingSymbol};
+pub use symbols::{MissingSymbol, symbols, version_node};
 
 use super::status;
 use crate::engine::knowledge::Catalog;
@@ -54,7 +54,9 @@ fn patterns() -> &'static Patterns {
             // found." (the loader adds `.dll`).
             dotnet_dll: re(r"(?i)\bUnable to load DLL '([A-Za-z0-9_+\-]+)'"),
             // "Libcudnn.so.8" as some Java stacks print it (capitalised, spaces lost).
-            soname: re(r"(?:^|[^A-Za-z0-9_.+\-])([Ll]ib[A-Za-z0-9_+\-]+\.so(?:\.[0-9]+)*(?:\*|\b))"),
+            soname: re(
+                r"(?:^|[^A-Za-z0-9_.+\-])([Ll]ib[A-Za-z0-9_+\-]+\.so(?:\.[0-9]+)*(?:\*|\b))",
+            ),
             win_error: re(r"(?i)\[WinError\s+(\d+)\]"),
             win_numbers: vec![
                 re(r"(?i)error code[:\s]*(\d+)"),

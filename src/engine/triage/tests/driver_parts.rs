@@ -182,7 +182,9 @@ fn tensorrt_refusing_the_gpus_sm_names_it_from_hex() {
     );
     // TensorRT 7's assertion names no SM (https://github.com/NVIDIA/TensorRT/issues/2332):
     // no empty brackets are left.
-    let t = triage("ERROR: ../rtSafe/cuda/caskUtils.cpp (80) - Assertion Error in trtSmToCask: 0 (Unsupported SM.)");
+    let t = triage(
+        "ERROR: ../rtSafe/cuda/caskUtils.cpp (80) - Assertion Error in trtSmToCask: 0 (Unsupported SM.)",
+    );
     assert!(
         t.findings[0]
             .summary

@@ -196,7 +196,11 @@ fn no_kernel_image_names_the_package_whose_path_is_on_its_line() {
         .iter()
         .find(|f| f.detail.contains("FAISS (from the C++ namespace"))
         .unwrap_or_else(|| panic!("{:#?}", t.findings));
-    assert!(f.fixes[0].summary.contains("release of FAISS"), "{:?}", f.fixes);
+    assert!(
+        f.fixes[0].summary.contains("release of FAISS"),
+        "{:?}",
+        f.fixes
+    );
     // The standard library's and PyTorch's own namespaces name no package.
     assert_eq!(
         super::super::source_package::source_package(

@@ -4,6 +4,7 @@
 use super::*;
 
 mod bindings_and_extensions;
+mod build_and_context_cases;
 mod build_steps;
 mod container_runtime;
 mod driver_lines;
@@ -24,6 +25,7 @@ mod runtime_policies;
 mod spelled_statuses;
 mod split_libraries;
 mod status_family;
+mod windows_lines;
 mod worded_statuses;
 
 /// The finding of a code, if the text gave one.
@@ -57,133 +59,6 @@ fn files(t: &Triage) -> Vec<(&str, &str, &str)> {
 
 fn codes(t: &Triage) -> Vec<&str> {
     t.findings.iter().map(|f| f.code.as_str()).collect()
-}
-
-#[test]
-fn tensorflow_windows_log_lists_every_dll_and_the_mixed_families() {
-    let log = "2024-07-01 W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'cublas64_11.dll'; dlerror: cublas64_11.dll not found\n\
-               W dso_loader.cc:64] Could not load dynamic library 'cublasLt64_11.dll'; dlerror: cublasLt64_11.dll not found\n\
-               W dso_loader.cc:64] Could not load dynamic library 'cufft64_10.dll'; dlerror: cufft64_10.dll not found\n\
-               W dso_loader.cc:64] Could not load dynamic library 'cusparse64_11.dll'; dlerror: cusparse64_11.dll not found\n\
-               W dso_loader.cc:64] Could not load dynamic library 'cudnn64_8.dll'; dlerror: cudnn64_8.dll not found\n\
-               I found C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.5\\bin\\cublas64_12.dll";
-    let t = triage(log);
-    assert_eq!(
-        files(&t),
-        vec![
-            ("cublas64_11.dll", "cuBLAS", "11.x"),
-            ("cublasLt64_11.dll", "cuBLASLt", "11.x"),
-            ("cufft64_10.dll", "cuFFT", "10.1-11.8"),
-            ("cusparse64_11.dll", "cuSPARSE", "11.x"),
-            ("cudnn64_8.dll", "cuDNN", "8"),
-            ("cublas64_12.dll", "cuBLAS", "12.x"),
-        ]
-    );
-    let f = t
-        .findings
-        .iter()
-        .find(|f| f.code == "log-tf-dso-load-failed")
-        .unwrap();
-    assert_eq!(f.severity, crate::engine::findings::Severity::Error);
-    assert!(
-        f.summary.contains("cublas64_11.dll") && f.summary.contains("4 more"),
-        "{}",
-        f.summary
-    );
-    assert_eq!(f.evidence.iter().filter(|e| e.kind == "log").count(), 5);
-    assert!(f.evidence.iter().any(|e| e.text.contains("issues/72097")));
-    assert!(codes(&t).contains(&"mixed-cuda-families"));
-}
-
-#[test]
-fn cudnn_zlibwapi_lines() {
-    let t = triage("Could not locate zlibwapi.dll. Please make sure it is in your library path!");
-    assert_eq!(files(&t), vec![("zlibwapi.dll", "zlib", "cuDNN 8")]);
-    assert!(codes(&t).contains(&"log-zlibwapi-missing"));
-    assert!(
-        !codes(&t).contains(&"log-cudnn-could-not-locate"),
-        "specific message overrides the generic one"
-    );
-
-    let t = triage(
-        "Could not load library zlibwapi.dll. Error code 193\nPlease verify that the library is built correctly for your processor architecture (32-bit, 64-bit)",
-    );
-    let c = codes(&t);
-    assert!(
-        c.contains(&"log-zlibwapi-wrong-architecture") && c.contains(&"win32-error-193"),
-        "{c:?}"
-    );
-    assert!(!c.contains(&"log-cudnn-could-not-load-library"));
-    let win = t
-        .findings
-        .iter()
-        .find(|f| f.code == "win32-error-193")
-        .unwrap();
-    assert!(win.detail.contains("architecture"));
-
-    let t = triage(
-        "Could not load library cudnn_cnn_infer64_8.dll. Error code 126\nPlease make sure cudnn_cnn_infer64_8.dll is in your library path!",
-    );
-    assert_eq!(files(&t), vec![("cudnn_cnn_infer64_8.dll", "cuDNN", "8")]);
-    let c = codes(&t);
-    assert!(
-        c.contains(&"log-cudnn-sublibrary-126") && c.contains(&"win32-error-126"),
-        "{c:?}"
-    );
-    let f = t
-        .findings
-        .iter()
-        .find(|f| f.code == "log-cudnn-sublibrary-126")
-        .unwrap();
-    assert!(f.detail.contains("zlibwapi"));
-}
-
-#[test]
-fn win32_code_phrasings() {
-    for text in [
-        "OSError: [WinError 126] The specified module could not be found",
-        "Error code 126",
-        "LoadLibrary failed with error 126 \"\" when trying to load \"C:\\x\\onnxruntime_providers_cuda.dll\"",
-        "LoadLibraryExW failed: error 0x7E",
-        "failed with HRESULT 0x8007007E",
-        "The specified module could not be found.",
-        "load failed, win32 error 126",
-    ] {
-        let t = triage(text);
-        assert!(
-            t.codes
-                .iter()
-                .any(|c| c.kind == "win32" && c.number == Some(126)),
-            "{text}: {:?}",
-            t.codes
-        );
-    }
-    let t = triage("[WinError 193] %1 is not a valid Win32 application");
-    assert_eq!(t.codes.len(), 1, "{:?}", t.codes);
-    assert_eq!(t.codes[0].number, Some(193));
-    let t = triage("Could not load library cudnn_cnn_infer64_8.dll. Error code 127");
-    assert!(codes(&t).contains(&"log-cudnn-sublibrary-127"));
-    assert!(t.codes.iter().any(|c| c.number == Some(127)));
-    assert!(triage("dlerror: libfoo.so: cannot open").codes.is_empty());
-}
-
-#[test]
-fn pytorch_and_onnxruntime_paths_in_quotes() {
-    let t = triage(
-        r#"OSError: [WinError 126] The specified module could not be found. Error loading "C:\Users\me\venv\lib\site-packages\torch\lib\cudnn_cnn_infer64_8.dll" or one of its dependencies."#,
-    );
-    assert_eq!(files(&t), vec![("cudnn_cnn_infer64_8.dll", "cuDNN", "8")]);
-    let f = t
-        .findings
-        .iter()
-        .find(|f| f.code == "log-torch-winerror-loading-dll")
-        .unwrap();
-    assert!(f.summary.contains("WinError 126"));
-    let t = triage(
-        r#"[ONNXRuntimeError] : 1 : FAIL : LoadLibrary failed with error 126 "" when trying to load "C:\app\onnxruntime_providers_cuda.dll""#,
-    );
-    assert!(codes(&t).contains(&"log-ort-loadlibrary-failed"));
-    assert_eq!(t.identified[0].component, "ONNX Runtime CUDA provider");
 }
 
 #[test]

@@ -1,0 +1,96 @@
+//! Causes the rest of a text selects for a code or a message (CUDA IPC on Windows for 801, the
+//! stream-ordered allocator for 801 and 36, macOS for a torch without CUDA, the driver's own
+//! libraries for `-l`), a number confirmed by its own runtime message, and the general readings
+//! of a first CUDA call failing and of a cuDNN floor. Each line is from the public issue cited.
+
+use super::*;
+
+#[test]
+fn a_number_with_its_own_runtime_message_is_read_without_the_word_cuda() {
+    // https://github.com/pytorch/pytorch/issues/36037 (PyTorch's Windows build sharing a CUDA
+    // tensor with a worker process).
+    let t = triage(
+        r"Runtime Error(801) operation not supported at C:\w\1\s\windows\pytorch\torch/csrc/generic/StorageSharing.cpp:245",
+    );
+    let f = finding(&t, "cuda-error-801").unwrap_or_else(|| panic!("{:#?}", t.findings));
+    assert!(
+        f.detail.contains("CUDA IPC is not supported on Windows"),
+        "{}",
+        f.detail
+    );
+    // The errno text alone, with another number, stays the system's.
+    let t = triage("tar: error 95 operation not supported");
+    assert!(finding(&t, "cuda-error-801").is_none(), "{:#?}", t.findings);
+}
+
+#[test]
+fn the_stream_ordered_allocator_is_named_for_801_and_36() {
+    // https://github.com/flatironinstitute/finufft/pull/468
+    let t = triage(
+        "CUDA error at /home/u/finufft/src/cuda/memtransfer_wrapper.cu:33 code=801(cudaErrorNotSupported) \"cudaMallocAsync(&d_plan->binsize, numbins * sizeof(int), stream)\"",
+    );
+    let f = finding(&t, "cuda-error-801").unwrap_or_else(|| panic!("{:#?}", t.findings));
+    assert!(
+        f.detail.contains("cudaDevAttrMemoryPoolsSupported"),
+        "{}",
+        f.detail
+    );
+    // https://github.com/lllyasviel/Fooocus/issues/95
+    let t = triage(
+        "RuntimeError: CUDA error: API call is not supported in the installed CUDA driver\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.",
+    );
+    let f = finding(&t, "cuda-error-36").unwrap_or_else(|| panic!("{:#?}", t.findings));
+    assert!(f.detail.contains("cudaMallocAsync"), "{}", f.detail);
+}
+
+#[test]
+fn a_torch_without_cuda_on_macos_says_no_cuda_build_exists_there() {
+    // https://github.com/upseem/comfyui_sunxAI_facetools/issues/3
+    let mac = "  File \"/Users/someone/Documents/ComfyUI/.venv/lib/python3.12/site-packages/torch/cuda/__init__.py\", line 403, in _lazy_init\n    raise AssertionError(\"Torch not compiled with CUDA enabled\")\nAssertionError: Torch not compiled with CUDA enabled";
+    let t = triage(mac);
+    let f = finding(&t, "log-torch-not-compiled-with-cuda")
+        .unwrap_or_else(|| panic!("{:#?}", t.findings));
+    assert!(f.detail.contains("MPS"), "{}", f.detail);
+    // A Windows traceback gets no macOS reading.
+    let t = triage(
+        "  File \"C:\\Users\\someone\\venv\\lib\\site-packages\\torch\\cuda\\__init__.py\", line 239, in _lazy_init\nAssertionError: Torch not compiled with CUDA enabled",
+    );
+    assert!(!all_text(&t).contains("MPS"), "{}", all_text(&t));
+}
+
+#[test]
+fn the_driver_libraries_unversioned_link_name_for_the_linker() {
+    // https://github.com/NVIDIA/nvidia-container-toolkit/issues/1479
+    let t = triage("/usr/bin/ld: cannot find -lnvidia-ml: No such file or directory");
+    let f =
+        finding(&t, "log-ld-cannot-find-cuda-lib").unwrap_or_else(|| panic!("{:#?}", t.findings));
+    assert!(f.detail.contains("libnvidia-ml.so.1"), "{}", f.detail);
+    // A toolkit library gets the general reading only.
+    let t = triage("/usr/bin/ld: cannot find -lcublas: No such file or directory");
+    assert!(
+        !all_text(&t).contains("Container Toolkit"),
+        "{}",
+        all_text(&t)
+    );
+}
+
+#[test]
+fn a_first_cuda_call_failing_without_a_code_points_at_the_driver() {
+    // https://github.com/PaddlePaddle/FastDeploy/issues/1333
+    let t = triage(
+        "[ERROR] fastdeploy/runtime/backends/tensorrt/trt_backend.cc(256)::InitFromOnnx  [ERROR] Error occurs while calling cudaStreamCreate().",
+    );
+    assert_eq!(message_ids(&t), ["first-cuda-call-failed"]);
+    assert!(t.findings[0].summary.starts_with("cudaStreamCreate"));
+}
+
+#[test]
+fn a_cudnn_floor_with_the_version_found() {
+    // https://github.com/gnina/gnina/issues/151
+    let t = triage(
+        "-- Found cuDNN: ver. 7.6.5 found (include: /usr/include, library: /usr/lib/x86_64-linux-gnu/libcudnn.so)\nCMake Error at caffe/cmake/Cuda.cmake:237 (message):\n  cuDNN version >=8 is required.",
+    );
+    let f = finding(&t, "version-mismatch-reported").unwrap_or_else(|| panic!("{:#?}", t.findings));
+    assert!(f.summary.contains("cuDNN 8 or newer"), "{}", f.summary);
+    assert!(f.detail.contains("cuDNN 7.6.5"), "{}", f.detail);
+}
