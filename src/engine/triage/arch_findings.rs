@@ -76,6 +76,9 @@ pub fn arch_findings(archs: &[RefusedArch], text: &str, k: &Knowledge) -> Vec<Fi
             if let Some(f) = super::gpu_generation::feature_finding(&a.line, Some(&a.arch), k) {
                 return f;
             }
+            if let Some(f) = same_major_above_range(a) {
+                return f;
+            }
             let detail = match arch_support(&a.arch, k) {
                 Some((first, None)) => format!(
                     "{} is supported by the CUDA compiler from CUDA {first} on. The tool that refused it \
@@ -150,6 +153,56 @@ pub fn arch_findings(archs: &[RefusedArch], text: &str, k: &Knowledge) -> Vec<Fi
             finding
         })
         .collect()
+}
+
+/// PyTorch's "Minimum and Maximum cuda capability supported by this version of PyTorch is (8.0) -
+/// (12.0)" for a GPU of the highest major with a higher minor (12.1, DGX Spark's GB10): the
+/// build's kernels for X.y run on X.z with z >= y (CUDA's binary compatibility), so the warning
+/// is harmless (https://github.com/eugr/spark-vllm-docker/issues/15).
+fn same_major_above_range(a: &RefusedArch) -> Option<Finding> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        crate::engine::static_regex::compile(
+            r"(?i)minimum and maximum cuda capability[^\n]*?\(\s*[0-9]+\.[0-9]\s*\)\s*-\s*\(\s*([0-9]+)\.([0-9])\s*\)",
+        )
+    });
+    let c = re.captures(&a.line)?;
+    let cc = crate::engine::knowledge::cudnn::ComputeTables::cc_of(&a.arch)?;
+    let (major, minor) = cc.split_once('.')?;
+    let (max_major, max_minor) = (&c[1], &c[2]);
+    let above = minor.parse::<u32>().ok()? > max_minor.parse::<u32>().ok()?;
+    if major != max_major || !above {
+        return None;
+    }
+    Some(
+        Finding::new(
+            codes::GPU_ARCH_REFUSED,
+            Severity::Info,
+            format!(
+                "PyTorch's warning about compute capability {cc} is harmless: its kernels for \
+                 {max_major}.{max_minor} (sm_{max_major}{max_minor}) run on this GPU"
+            ),
+            format!(
+                "PyTorch warns whenever the GPU's compute capability is above the highest one its \
+                 build lists. Kernels compiled for compute capability {max_major}.{max_minor} run on \
+                 every GPU of the same major with an equal or higher minor (CUDA's binary \
+                 compatibility), so a {cc} GPU uses the sm_{max_major}{max_minor} kernels; the \
+                 warning is not the failure. If the program fails, the cause is a later line."
+            ),
+        )
+        .with_evidence(Evidence::new("log", a.line.clone()))
+        .with_evidence(Evidence::new(
+            "source",
+            "CUDA C++ Programming Guide, binary compatibility (a cubin for X.y runs on X.z, z >= y): https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#binary-compatibility; https://github.com/eugr/spark-vllm-docker/issues/15 (the maintainer: safe to ignore on the GB10)",
+        ))
+        .with_fix(FixRef {
+            id: "advice-ignore-harmless-warning".into(),
+            kind: FixKind::Manual,
+            summary: "Nothing to do for this warning; a PyTorch build that lists this capability \
+                      (a newer release) silences it."
+                .into(),
+        }),
+    )
 }
 
 /// For an architecture current toolkits dropped: when it is the GPU's own (the build detected

@@ -97,7 +97,8 @@ fn bounded(text: &str, max: usize) -> &str {
 
 /// Triage of a library name or a pasted error text, from the text and the knowledge tables.
 pub fn triage(text: &str) -> Triage {
-    let text = bounded(text, MAX_TEXT);
+    let text = extract::retyped_sonames(bounded(text, MAX_TEXT));
+    let text: &str = &text;
     let k = knowledge::knowledge();
     let mut t = Triage::default();
     for name in extract::libraries(text) {

@@ -162,6 +162,19 @@ pub fn names_on(line: &str) -> Vec<(&'static str, String, Option<i64>)> {
     let mut out = Vec::new();
     for c in patterns().name.captures_iter(line) {
         let rows = rows_named(&c[1]);
+        // A binding that drops the library's prefix on a line naming the library: Torch7's
+        // "Error in CuDNN: STATUS_EXECUTION_FAILED" is CUDNN_STATUS_EXECUTION_FAILED.
+        let rows = if rows.is_empty() && c[1].starts_with("STATUS_") {
+            let lower = line.to_ascii_lowercase();
+            LIBRARY_PREFIXES
+                .iter()
+                .filter(|(library, prefix)| lower.contains(library) && prefix.ends_with("STATUS_"))
+                .map(|(_, prefix)| rows_named(&format!("{prefix}{}", &c[1]["STATUS_".len()..])))
+                .find(|rows| !rows.is_empty())
+                .unwrap_or_default()
+        } else {
+            rows
+        };
         // A success name (`cudaSuccess (46 vs. 0)`) says nothing went wrong.
         let Some(first) = rows.first().filter(|r| r.number != 0) else {
             continue;
@@ -276,21 +289,24 @@ pub fn names_on(line: &str) -> Vec<(&'static str, String, Option<i64>)> {
     out
 }
 
+/// The math libraries by the word a line names them with, and their enumerators' prefix.
+const LIBRARY_PREFIXES: &[(&str, &str)] = &[
+    ("cublas", "CUBLAS_STATUS_"),
+    ("cusolver", "CUSOLVER_STATUS_"),
+    ("cusparse", "CUSPARSE_STATUS_"),
+    ("cufft", "CUFFT_"),
+    ("curand", "CURAND_STATUS_"),
+    ("cudnn", "CUDNN_STATUS_"),
+    ("cupti", "CUPTI_ERROR_"),
+];
+
 /// The math libraries' statuses in words, as their `...GetStatusString` or a binding prints them,
 /// on a failure line that names the library: "cusolverDnCreate(&handle) failed: cuSolver internal
 /// error" is `CUSOLVER_STATUS_INTERNAL_ERROR`, "cublasCreate: (cublas) Library not initialized" is
 /// `CUBLAS_STATUS_NOT_INITIALIZED`. The words are the enumerator's after its prefix (two or more,
 /// from the generated tables), the longest one the line holds for each library.
 fn library_statuses_in_words(lower: &str) -> Vec<&'static StatusCode> {
-    const LIBRARIES: &[(&str, &str)] = &[
-        ("cublas", "CUBLAS_STATUS_"),
-        ("cusolver", "CUSOLVER_STATUS_"),
-        ("cusparse", "CUSPARSE_STATUS_"),
-        ("cufft", "CUFFT_"),
-        ("curand", "CURAND_STATUS_"),
-        ("cudnn", "CUDNN_STATUS_"),
-        ("cupti", "CUPTI_ERROR_"),
-    ];
+    const LIBRARIES: &[(&str, &str)] = LIBRARY_PREFIXES;
     const FAILURE: &[&str] = &["error", "fail", "exception", "status", "abort"];
     if !FAILURE.iter().any(|w| lower.contains(w)) {
         return Vec::new();

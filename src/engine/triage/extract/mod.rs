@@ -71,6 +71,24 @@ fn patterns() -> &'static Patterns {
     })
 }
 
+/// A soname as the file is named: always "lib" (a capital is the printer's, not the file's).
+pub(super) fn soname_as_meant(written: &str) -> String {
+    match written.strip_prefix("Lib") {
+        Some(rest) => format!("lib{rest}"),
+        None => written.to_string(),
+    }
+}
+
+/// The text with sonames people retyped with a comma ("libcudart,so.11.0") written as the
+/// loader printed them, so every reader sees the library.
+pub fn retyped_sonames(text: &str) -> std::borrow::Cow<'_, str> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        crate::engine::static_regex::compile(r"\b(lib[A-Za-z0-9_+\-]+),(so(?:\.[0-9]+)*)\b")
+    })
+    .replace_all(text, "$1.$2")
+}
+
 /// Every library file name in the text, in order of first appearance, without duplicates.
 pub fn libraries(text: &str) -> Vec<String> {
     let p = patterns();
@@ -85,13 +103,7 @@ pub fn libraries(text: &str) -> Vec<String> {
     }
     for m in p.soname.captures_iter(text) {
         if let Some(g) = m.get(1) {
-            // A soname always starts "lib": a capital is the printer's, not the file's.
-            let name = g.as_str();
-            let name = match name.strip_prefix("Lib") {
-                Some(rest) => format!("lib{rest}"),
-                None => name.to_string(),
-            };
-            found.push((g.start(), name));
+            found.push((g.start(), soname_as_meant(g.as_str())));
         }
     }
     for m in p.dotnet_dll.captures_iter(text) {

@@ -90,7 +90,7 @@ pub fn symbols(text: &str) -> Vec<MissingSymbol> {
                 .filter_map(|m| m.get(1))
                 .filter(|m| m.start() < c.get(0).map(|x| x.start()).unwrap_or(0))
                 .last()
-                .map(|m| m.as_str().to_string());
+                .map(|m| super::soname_as_meant(m.as_str()));
             push_symbol(&mut out, symbol, library, line);
         }
         for c in p

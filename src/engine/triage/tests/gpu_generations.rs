@@ -269,3 +269,20 @@ fn the_hpc_compilers_application_wording_and_the_older_ta_flag_are_read() {
         );
     }
 }
+
+#[test]
+fn a_capability_above_the_builds_range_within_its_major_is_harmless() {
+    // https://github.com/eugr/spark-vllm-docker/issues/15 (DGX Spark's GB10, sm_121).
+    let t = triage(
+        "Found GPU0 NVIDIA GB10 which is of cuda capability 12.1. Minimum and Maximum cuda capability supported by this version of PyTorch is (8.0) - (12.0)",
+    );
+    let f = finding(&t, "gpu-arch-refused").unwrap_or_else(|| panic!("{:#?}", t.findings));
+    assert_eq!(f.severity, crate::engine::findings::Severity::Info);
+    assert!(f.summary.contains("harmless"), "{}", f.summary);
+    // A GPU of a major the build does not reach stays refused.
+    let t = triage(
+        "Found GPU0 NVIDIA GeForce RTX 5090 which is of cuda capability 12.0. Minimum and Maximum cuda capability supported by this version of PyTorch is (5.0) - (9.0)",
+    );
+    let f = finding(&t, "gpu-arch-refused").unwrap_or_else(|| panic!("{:#?}", t.findings));
+    assert_eq!(f.severity, crate::engine::findings::Severity::Error);
+}

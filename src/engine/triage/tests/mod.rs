@@ -260,6 +260,11 @@ fn plain_library_names() {
     assert!(!crate::engine::findings::has_errors(&t.findings));
     let t = triage("libcudnn.so.9");
     assert_eq!(files(&t), vec![("libcudnn.so.9", "cuDNN", "9")]);
+    // Retyped with a comma (https://github.com/tonyyxliu/CUHKSZ-CSC4005/issues/69).
+    let t = triage(
+        "error while loading shared libraries: libcudart,so.11.0: cannot open shared object file: No such file or directory",
+    );
+    assert_eq!(files(&t)[0].0, "libcudart.so.11.0");
     let t = triage("cublas64_11");
     assert_eq!(files(&t), vec![("cublas64_11", "cuBLAS", "11.x")]);
     let t = triage("fbgemm.dll");
