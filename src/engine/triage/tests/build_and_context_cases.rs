@@ -94,3 +94,47 @@ fn a_cudnn_floor_with_the_version_found() {
     assert!(f.summary.contains("cuDNN 8 or newer"), "{}", f.summary);
     assert!(f.detail.contains("cuDNN 7.6.5"), "{}", f.detail);
 }
+
+#[test]
+fn a_binding_that_drops_the_status_prefix_on_a_line_naming_the_library() {
+    // https://github.com/soumith/cudnn.torch/issues/192
+    let t = triage(
+        ".../torch/install/share/lua/5.1/cudnn/init.lua:58: Error in CuDNN: STATUS_EXECUTION_FAILED (cudnnSetDropoutDescriptor)",
+    );
+    assert!(
+        t.codes
+            .iter()
+            .any(|c| c.name.as_deref() == Some("CUDNN_STATUS_EXECUTION_FAILED")),
+        "{:#?}",
+        t.codes
+    );
+}
+
+#[test]
+fn a_decoder_for_a_codec_the_gpu_lacks_and_a_driver_version_read_as_zero() {
+    // https://github.com/mpv-player/mpv/pull/3496 (a GTX 970 has no HEVC decoder).
+    let t = triage(
+        "[ffmpeg/video] hevc_cuvid: cuvidCreateDecoder(&cudec, &cuinfo) failed ->\nCUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected",
+    );
+    assert!(
+        all_text(&t).contains("HEVC needs a GTX 950/960"),
+        "{}",
+        all_text(&t)
+    );
+    // https://github.com/rigaya/NVEnc/issues/12
+    let t = triage("Insufficient NVIDIA driver version, Required 378.66, Installed 0.0");
+    assert!(
+        all_text(&t).contains("could not query the driver"),
+        "{}",
+        all_text(&t)
+    );
+    // https://github.com/nljones/Accelerad/issues/11
+    let t = triage(
+        "accelerad_rpict: internal - Error reading OptiX library. Update your graphics driver.",
+    );
+    assert!(
+        all_text(&t).contains("590 driver branch"),
+        "{}",
+        all_text(&t)
+    );
+}
