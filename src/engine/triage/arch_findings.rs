@@ -205,6 +205,45 @@ fn same_major_above_range(a: &RefusedArch) -> Option<Finding> {
     )
 }
 
+/// A GPU the text describes (a device listing's "compute capability: 2.1", a product name) whose
+/// architecture current CUDA toolkits dropped, when nothing in the text refused it: a note that
+/// programs built with a newer CUDA cannot use it (AliceVision's device listing of a GT 540M:
+/// https://github.com/alicevision/AliceVision/issues/621).
+pub fn dropped_gpu_finding(refused: &[RefusedArch], text: &str, k: &Knowledge) -> Option<Finding> {
+    if !refused.is_empty() {
+        return None;
+    }
+    let arch = super::architectures::gpu_arch_in(text)?;
+    let (first, Some(last)) = arch_support(&arch, k)? else {
+        return None;
+    };
+    let cc = ComputeTables::cc_of(&arch)?;
+    let generation = k
+        .compute
+        .generation(&arch)
+        .map(|g| format!(", {g}"))
+        .unwrap_or_default();
+    let dropped = dropped_in(&arch, k).unwrap_or_else(|| format!("after {last}"));
+    Some(
+        Finding::new(
+            codes::GPU_ARCH_REFUSED,
+            Severity::Info,
+            format!(
+                "The GPU here ({arch}{generation}, compute capability {cc}) is too old for CUDA \
+                 releases after {last}: programs built with a newer CUDA cannot use it"
+            ),
+            format!(
+                "The CUDA compiler builds for {arch} from CUDA {first} to {last}; CUDA {dropped} \
+                 dropped it, so a program or library built with a newer CUDA has no code for this \
+                 GPU and either does not use it or fails with no kernel image. The text names the \
+                 GPU but no refusal, so this is a note on what it can run."
+            ),
+        )
+        .with_evidence(Evidence::new("source", "`ptxas --help` (--gpu-name values) of each nvidia-cuda-nvcc wheel on PyPI; before CUDA 11.8 https://en.wikipedia.org/wiki/CUDA#GPUs_supported"))
+        .with_fix(too_old_gpu_fix(&arch, &last)),
+    )
+}
+
 /// For an architecture current toolkits dropped: when it is the GPU's own (the build detected
 /// it), the GPU is too old for them, and usually for the program's current releases too
 /// (XGBoost's GPU code needs compute capability 3.5: https://github.com/dmlc/xgboost/issues/3625).

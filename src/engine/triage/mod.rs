@@ -198,6 +198,11 @@ pub fn triage(text: &str) -> Triage {
     findings.extend(symbol_findings::symbol_findings(&generic));
     findings.extend(code_findings::code_findings(&t.codes, text, k));
     findings.extend(arch_findings::arch_findings(&t.architectures, text, k));
+    findings.extend(arch_findings::dropped_gpu_finding(
+        &t.architectures,
+        text,
+        k,
+    ));
     // A floor a specific row reads on its line ("SM80 kernel is not available. make sure you
     // GPUs with compute capability 8.0 or higher", which a wheel built for another torch
     // prints) is that row's reading, not a GPU-generation verdict beside it.

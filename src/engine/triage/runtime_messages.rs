@@ -8,27 +8,44 @@ use aho_corasick::AhoCorasick;
 use regex::Regex;
 use std::sync::OnceLock;
 
-/// The CUDA runtime's own messages (from `cudaGetErrorString`), matched case-insensitively:
-/// (matcher, the code row of each pattern). A message of fewer than three words only counts on
-/// a line that says "CUDA" (see [`runtime_messages_on`]).
-fn runtime_messages() -> &'static (Option<AhoCorasick>, Vec<&'static StatusCode>) {
-    static M: OnceLock<(Option<AhoCorasick>, Vec<&'static StatusCode>)> = OnceLock::new();
+/// A matcher over the message texts, and the code row and text of each of its patterns.
+type MessageMatcher = (Option<AhoCorasick>, Vec<(&'static StatusCode, String)>);
+
+/// The CUDA runtime's own messages (from `cudaGetErrorString`), matched case-insensitively, and
+/// the driver API's enumerators spelled as words ("No binary for GPU" is
+/// `CUDA_ERROR_NO_BINARY_FOR_GPU`, as mumax3 prints it) where they have three words or more and
+/// one of them names something only CUDA has (a GPU, PTX, a kernel, a context):
+/// (matcher, the code row and the text of each pattern). A message of fewer than three words
+/// only counts on a line that says "CUDA" (see [`runtime_messages_on`]).
+fn runtime_messages() -> &'static MessageMatcher {
+    static M: OnceLock<MessageMatcher> = OnceLock::new();
     M.get_or_init(|| {
-        let rows: Vec<&'static StatusCode> = generated()
-            .status
-            .code
+        let codes = &generated().status.code;
+        let messages = codes
             .iter()
-            .filter(|c| c.number != 0 && c.text.as_deref().is_some_and(|t| t.len() >= 8))
-            .collect();
-        let texts: Vec<&str> = rows
+            .filter(|c| c.number != 0)
+            .filter_map(|c| Some((c, message_core(c.text.as_deref()?).to_string())))
+            .filter(|(_, t)| t.len() >= 8);
+        let enumerators = codes
             .iter()
-            .filter_map(|r| r.text.as_deref())
-            .map(message_core)
-            .collect();
+            .filter(|c| c.number != 0 && c.type_name == "CUresult")
+            .filter_map(|c| {
+                let bare = c.name.strip_prefix("CUDA_ERROR_")?;
+                let words = bare.replace('_', " ");
+                (words.split_whitespace().count() >= 3
+                    && super::status::names_cuda_only_thing(bare))
+                .then_some((c, words.to_lowercase()))
+            });
+        let mut rows: Vec<(&'static StatusCode, String)> = Vec::new();
+        for (row, text) in messages.chain(enumerators) {
+            if !rows.iter().any(|(_, t)| t.eq_ignore_ascii_case(&text)) {
+                rows.push((row, text));
+            }
+        }
         let ac = AhoCorasick::builder()
             .ascii_case_insensitive(true)
             .match_kind(aho_corasick::MatchKind::LeftmostLongest)
-            .build(texts)
+            .build(rows.iter().map(|(_, t)| t.as_str()))
             .ok();
         (ac, rows)
     })
@@ -61,6 +78,8 @@ const STRERROR_TEXTS: &[&str] = &[
     "no such file or directory",
     "device or resource busy",
     "operation not supported",
+    // Not strerror's, but what any program says of a missing file (cudaErrorFileNotFound's text).
+    "file not found",
 ];
 
 /// Whether a line is about CUDA: it says "CUDA" (`CUDART`, `cudaMalloc`) or names a driver API
@@ -83,8 +102,8 @@ pub fn runtime_messages_on(line: &str) -> Vec<&'static StatusCode> {
     let says_cuda = says_cuda(line);
     let mut out: Vec<&'static StatusCode> = Vec::new();
     for m in ac.find_iter(line) {
-        let row = rows[m.pattern().as_usize()];
-        let text = message_core(row.text.as_deref().unwrap_or(""));
+        let (row, text) = &rows[m.pattern().as_usize()];
+        let row: &'static StatusCode = row;
         let words = text.split_whitespace().count();
         // The CUDA runtime reuses a few of the C library's strerror texts ("operation not
         // permitted"): on a line that does not say CUDA they are the system's errno.

@@ -128,7 +128,7 @@ fn patterns() -> &'static Patterns {
 
 /// Whether a bare enumerator's words name something only CUDA has (its JIT, PTX, kernels,
 /// contexts, peers, NVLink, MPS, stub library, graphs), not a Windows error.
-fn names_cuda_only_thing(bare: &str) -> bool {
+pub(super) fn names_cuda_only_thing(bare: &str) -> bool {
     const WORDS: [&str; 18] = [
         "JIT",
         "PTX",

@@ -138,3 +138,27 @@ fn a_decoder_for_a_codec_the_gpu_lacks_and_a_driver_version_read_as_zero() {
         all_text(&t)
     );
 }
+
+#[test]
+fn a_driver_enumerator_spelled_in_words_and_a_gpu_current_cuda_dropped() {
+    // https://github.com/mumax/3/issues/278
+    let t = triage("No binary for GPU. Your nvidia driver may be out-of-date");
+    assert!(finding(&t, "cuda-error-209").is_some(), "{:#?}", t.findings);
+    // Enumerator words that name nothing CUDA-only stay the system's ("file not found").
+    let t = triage("error: file not found: config.yaml");
+    assert!(t.codes.is_empty(), "{:#?}", t.codes);
+    // https://github.com/alicevision/AliceVision/issues/621: a device listing, no refusal.
+    let t = triage(
+        "[12:23:18.519278][warning] CUDA-Enabled GPU.\nDevice information:\n\t- id:                      0\n\t- name:                    GeForce GT 540M\n\t- compute capability:      2.1",
+    );
+    let f = finding(&t, "gpu-arch-refused").unwrap_or_else(|| panic!("{:#?}", t.findings));
+    assert_eq!(f.severity, crate::engine::findings::Severity::Info);
+    assert!(f.summary.contains("after 8.0"), "{}", f.summary);
+    // A supported GPU gets no such note.
+    let t = triage("Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6");
+    assert!(
+        finding(&t, "gpu-arch-refused").is_none(),
+        "{:#?}",
+        t.findings
+    );
+}
