@@ -376,7 +376,8 @@ pub fn generation_minimum_findings(
                     codes::GPU_ARCH_REFUSED,
                     Severity::Error,
                     format!(
-                        "{who} needs a {} GPU or newer: compute capability {cc} or higher",
+                        "{who} needs {} {} GPU or newer: compute capability {cc} or higher",
+                        article_for(&g.name),
                         g.name
                     ),
                     format!(
@@ -432,6 +433,14 @@ pub fn generation_minimum_findings(
 
 /// The part of a program a floor's line names as the one refusing ("FlashAttention only
 /// supports Ampere GPUs or newer" → FlashAttention), when it is a name, not "This" or "It".
+/// "an" before a generation name that starts with a vowel sound (Ampere, Ada), else "a".
+fn article_for(word: &str) -> &'static str {
+    match word.chars().next().map(|c| c.to_ascii_lowercase()) {
+        Some('a' | 'e' | 'i' | 'o') => "an",
+        _ => "a",
+    }
+}
+
 fn refusing_part(line: &str) -> Option<String> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
@@ -439,7 +448,11 @@ fn refusing_part(line: &str) -> Option<String> {
             r"(?:^|[:\]'\x22]\s*)([A-Za-z][A-Za-z0-9_.\-]*(?: [A-Za-z][A-Za-z0-9_.\-]*){0,2}) (?:only )?(?:supports?|requires?|needs?)\b",
         )
     });
-    let name = re.captures(line)?.get(1)?.as_str().trim().to_string();
+    let captured = re.captures(line)?.get(1)?.as_str().trim();
+    let name = captured
+        .strip_suffix(" only")
+        .unwrap_or(captured)
+        .to_string();
     const GENERIC: [&str; 8] = [
         "this",
         "it",

@@ -70,6 +70,11 @@ fn a_generation_minimum_names_its_first_capability() {
         "{}",
         f.summary
     );
+    assert!(
+        f.summary.starts_with("FlashAttention needs an Ampere GPU"),
+        "{}",
+        f.summary
+    );
     assert!(f.detail.contains("Turing (7.5)"), "{}", f.detail);
     assert!(
         triage("Ampere and Hopper GPUs are supported")
