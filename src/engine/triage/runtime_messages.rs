@@ -117,7 +117,55 @@ pub fn runtime_messages_on(line: &str) -> Vec<&'static StatusCode> {
             out.push(row);
         }
     }
+    if out.is_empty() {
+        out.extend(spelled_enumerator_on(line));
+    }
     out
+}
+
+/// The driver API's shorter enumerators spelled as words, as cuew-based programs print them
+/// (`cuewErrorString`: Blender's Cycles prints "CUDA error: Launch failed in
+/// cuCtxSynchronize()", "Illegal address in CUDA queue copy_from_device (...)" and "Failed to
+/// create CUDA context (Illegal address)"). Words this short ("Launch failed", "Not found") are
+/// a status only where the line puts them where cuew's callers do: after "CUDA error:", before
+/// " in cuXxx" or " in CUDA queue", or in parentheses on a line about CUDA.
+fn spelled_enumerator_on(line: &str) -> Option<&'static StatusCode> {
+    static ROWS: OnceLock<Vec<(&'static StatusCode, String)>> = OnceLock::new();
+    let rows = ROWS.get_or_init(|| {
+        let mut rows: Vec<(&'static StatusCode, String)> = generated()
+            .status
+            .code
+            .iter()
+            .filter(|c| c.number != 0 && c.type_name == "CUresult")
+            .filter_map(|c| {
+                let words = c.name.strip_prefix("CUDA_ERROR_")?.replace('_', " ");
+                (words.contains(' ')).then(|| (c, words.to_ascii_lowercase()))
+            })
+            .collect();
+        // The longest first, so "launch out of resources" wins over a shorter overlap.
+        rows.sort_by_key(|(_, w)| std::cmp::Reverse(w.len()));
+        rows
+    });
+    // cuew's older table printed the bare enumerator ("ILLEGAL_ADDRESS in cuMemAlloc(...)").
+    let lower = line.to_ascii_lowercase().replace('_', " ");
+    let says_cuda = says_cuda(line);
+    rows.iter()
+        .find(|(_, words)| {
+            lower.match_indices(words.as_str()).any(|(at, _)| {
+                let before = lower[..at].trim_end();
+                let after = &line[at + words.len()..];
+                let after_cuew_error = before.ends_with("cuda error:");
+                let before_driver_call = after.starts_with(" in cu")
+                    && after[4..]
+                        .chars()
+                        .nth(2)
+                        .is_some_and(|c| c.is_ascii_uppercase())
+                    || after.starts_with(" in CUDA queue");
+                let in_parentheses = before.ends_with('(') && after.starts_with(')') && says_cuda;
+                after_cuew_error || before_driver_call || in_parentheses
+            })
+        })
+        .map(|(row, _)| *row)
 }
 
 /// Whether the line gives `number` as a number of its own (not part of a longer one or a
