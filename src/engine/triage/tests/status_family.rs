@@ -260,6 +260,15 @@ fn curated_causes_read_the_lines_around_a_status() {
         "Check failed: error == cudaSuccess (46 vs. 0)  all CUDA-capable devices are busy or unavailable",
     );
     assert!(!all_text(&t).contains("no longer supports"));
+    // https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/2986 (a Windows desktop
+    // whose driver was not installed properly): the fixes name the driver's reinstall.
+    let t = triage("RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable");
+    let f = finding(&t, "cuda-error-46");
+    assert!(
+        f.fixes.iter().any(|x| x.summary.contains("reinstall the NVIDIA driver")),
+        "{:?}",
+        f.fixes
+    );
     // https://github.com/NVIDIA/nvvl/issues/9 (a stub libnvcuvid in a container)
     let t = triage(
         "CUDA error 302 at line 32 in file /tmp/nvvl/src/detail/CUVideoParser.h: shared object symbol not found",
