@@ -1,7 +1,8 @@
 //! Causes the rest of a text selects for a code or a message (CUDA IPC on Windows for 801, the
 //! stream-ordered allocator for 801 and 36, macOS for a torch without CUDA, the driver's own
 //! libraries for `-l`), a number confirmed by its own runtime message, and the general readings
-//! of a first CUDA call failing and of a cuDNN floor. Each line is from the public issue cited.
+//! of a first CUDA call failing, of a cuDNN floor and of an NVENC encoder in a container. Each
+//! line is from the public issue cited.
 
 use super::*;
 
@@ -158,6 +159,44 @@ fn a_driver_enumerator_spelled_in_words_and_a_gpu_current_cuda_dropped() {
     let t = triage("Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6");
     assert!(
         finding(&t, "gpu-arch-refused").is_none(),
+        "{:#?}",
+        t.findings
+    );
+}
+
+#[test]
+fn an_nvenc_encoder_failing_in_a_container_names_the_video_capability() {
+    // https://github.com/sam-dumont/immich-video-memory-generator/issues/936 (a Kubernetes pod
+    // given only compute,utility).
+    let t = triage(
+        "Hardware encoder probe failed for ['-c:v', 'h264_nvenc']: ... Terminating thread with return code -22 (Invalid argument)\n\
+         Hardware encoding is unavailable: libva could not open a device. Check that /dev/dri is passed into the container and that the container user is in the render group",
+    );
+    let f = finding(&t, "log-nvenc-encoder-failed-to-start")
+        .unwrap_or_else(|| panic!("{:#?}", t.findings));
+    assert!(
+        f.detail
+            .contains("NVIDIA_DRIVER_CAPABILITIES includes video"),
+        "{}",
+        f.detail
+    );
+    // Without the container's line the container's cause is not claimed, and a more specific
+    // NVENC line (the session limit's out of memory) keeps its own reading.
+    let t = triage(
+        "Hardware encoder probe failed for ['-c:v', 'h264_nvenc']: ... Terminating thread with return code -22 (Invalid argument)",
+    );
+    let f = finding(&t, "log-nvenc-encoder-failed-to-start")
+        .unwrap_or_else(|| panic!("{:#?}", t.findings));
+    assert!(
+        !f.detail.contains("this runs in a container"),
+        "{}",
+        f.detail
+    );
+    let t = triage(
+        "[h264_nvenc @ 0000023a79212040] OpenEncodeSessionEx failed: out of memory (10): (no details)",
+    );
+    assert!(
+        finding(&t, "log-nvenc-encoder-failed-to-start").is_none(),
         "{:#?}",
         t.findings
     );

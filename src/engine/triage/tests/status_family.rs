@@ -265,7 +265,9 @@ fn curated_causes_read_the_lines_around_a_status() {
     let t = triage("RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable");
     let f = finding(&t, "cuda-error-46");
     assert!(
-        f.fixes.iter().any(|x| x.summary.contains("reinstall the NVIDIA driver")),
+        f.fixes
+            .iter()
+            .any(|x| x.summary.contains("reinstall the NVIDIA driver")),
         "{:?}",
         f.fixes
     );
