@@ -1,9 +1,9 @@
 //! Lines of host programs around CUDA rather than CUDA itself: NVENC in FFmpeg and OBS Studio (a
 //! driver older than the NVENC API, a session that cannot open), FFmpeg's CUDA context without the
 //! driver library, OpenCV's DNN module without (or older than) its CUDA backend, DeepSpeed's op
-//! builder refusing a toolkit that is not torch's CUDA, and vLLM's KV cache too small for the
-//! model's context, and OpenCL without its loader or platform. Each input is a real line from the
-//! public thread cited above it.
+//! builder refusing a toolkit that is not torch's CUDA, vLLM's KV cache too small for the
+//! model's context, OpenCL without its loader or platform, and AMReX's managed arena under WSL 2.
+//! Each input is a real line from the public thread cited above it.
 
 use super::*;
 
@@ -115,4 +115,15 @@ fn opencl_without_its_loader_or_platform_names_the_icd() {
         triage("Error: No OpenCL-capable platforms were detected by the installed OpenCL driver.");
     assert!(message_ids(&t).contains(&"opencl-no-device"));
     assert!(all_text(&t).contains("cygOpenCL-1.dll"));
+}
+
+#[test]
+fn amrexs_arena_names_managed_memory_for_wsl() {
+    // https://github.com/AMReX-Codes/amrex/issues/2892 (WSL 2: the managed arena failed)
+    let t = triage(
+        "amrex::Abort::0::CUDA error 2 in file ../../..//Src/Base/AMReX_Arena.cpp line 166: out of memory !!!",
+    );
+    let text = all_text(&t);
+    assert!(text.contains("amrex.the_arena_is_managed=0"), "{text}");
+    assert!(text.contains("WSL 2"), "{text}");
 }
