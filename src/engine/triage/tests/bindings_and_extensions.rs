@@ -2,7 +2,8 @@
 //! imported it (by the module's name and its package's traceback frame), a language binding's
 //! missing entry point, and driver-library functions (NVCUVID) read as the driver's. On real lines
 //! from public issues (each cited), and the lines that must not be read so; dlib's CUDA build refused by
-//! Windows, and a DLL in a Julia artifact that Julia itself would not load.
+//! Windows, a DLL in a Julia artifact that Julia itself would not load, and CUDA.jl loading another
+//! CUDA than it was precompiled for.
 
 use super::*;
 use crate::engine::finding_codes as codes;
@@ -138,4 +139,28 @@ fn djl_without_the_cuda_runtime_falls_back_to_its_cpu_engine() {
     );
     assert!(message_ids(&t).contains(&"djl-cudart-not-found"));
     assert!(all_text(&t).contains("LD_LIBRARY_PATH"));
+}
+
+#[test]
+fn cuda_jl_loading_another_cuda_than_it_was_precompiled_for() {
+    // https://github.com/JuliaGPU/CUDA.jl/pull/3116 (a system CUDA 13.2 on the CI agents'
+    // LD_LIBRARY_PATH)
+    let t = triage(
+        "│  ┌ Error: You are using a local CUDA 13.2.0 toolkit, but CUDA.jl was precompiled for CUDA 13.0.0. This is unsupported.\n│  │ Call `CUDA.set_runtime_version!` to update the CUDA version to match your local installation.",
+    );
+    let f = finding(&t, "log-cudajl-runtime-not-precompiled-version")
+        .unwrap_or_else(|| panic!("{:#?}", t.findings));
+    assert!(
+        f.summary
+            .contains("precompiled for CUDA 13.0 but loads CUDA 13.2"),
+        "{}",
+        f.summary
+    );
+    assert!(
+        f.fixes
+            .iter()
+            .any(|x| x.summary.contains("unset LD_LIBRARY_PATH")),
+        "{:?}",
+        f.fixes
+    );
 }
