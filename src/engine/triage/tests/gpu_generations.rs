@@ -1,7 +1,8 @@
 //! A GPU newer (or older) than what a build supports: the generation a refusal names, the
-//! program's floor on a line of its own, and an execution failure read against the GPU and the
-//! build's CUDA release the text names. Each input is a real line from the public thread cited
-//! above it.
+//! program's floor on a line of its own, an execution failure read against the GPU and the
+//! build's CUDA release the text names, an attention kernel running another architecture's code,
+//! and cuBLAS refusing llama.cpp on an old GPU. Each input is a real line from the public thread
+//! cited above it.
 
 use super::*;
 use crate::engine::finding_codes as codes;
@@ -285,4 +286,29 @@ fn a_capability_above_the_builds_range_within_its_major_is_harmless() {
     );
     let f = finding(&t, "gpu-arch-refused").unwrap_or_else(|| panic!("{:#?}", t.findings));
     assert_eq!(f.severity, crate::engine::findings::Severity::Error);
+}
+
+#[test]
+fn an_attention_kernel_running_older_code_says_the_build_is_too_old() {
+    // https://github.com/dmMaze/BallonsTranslator/issues/1148 (a bundled torch too old for the
+    // GPU; the cu129 build fixed it)
+    let t = triage(
+        "FATAL: kernel `fmha_cutlassF_f32_aligned_64x64_rf_sm80` is for sm80-sm100, but was built for sm37",
+    );
+    let f = finding(&t, "log-cutlass-attention-kernel-built-for-other-sm")
+        .unwrap_or_else(|| panic!("{:#?}", t.findings));
+    assert!(f.summary.contains("built for sm37"), "{}", f.summary);
+    assert!(f.detail.contains("torch build is too old"), "{}", f.detail);
+}
+
+#[test]
+fn cublas_refusing_llama_cpps_matmul_names_the_older_gpu() {
+    // https://github.com/ollama/ollama/pull/1874 (compute capability 5.2 below Ollama's minimum)
+    let t = triage(
+        "cuBLAS error 15 at ggml-cuda.cu:7956: the requested functionality is not supported",
+    );
+    let f = finding(&t, "cublas-status-cublas-status-not-supported")
+        .unwrap_or_else(|| panic!("{:#?}", t.findings));
+    assert!(f.detail.contains("llama.cpp's"), "{}", f.detail);
+    assert!(f.detail.contains("Run on the CPU"), "{}", f.detail);
 }
