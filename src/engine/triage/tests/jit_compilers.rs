@@ -1,7 +1,8 @@
 //! The compilers a process really runs: PTX refused by the driver's own JIT (a ptxas message
 //! printed by a `cuLink*` call), a C++ check against `CUDA_SUCCESS` with the number in brackets,
-//! and Triton's bundled ptxas refusing a GPU newer than it; on real lines from public issues
-//! (each cited), and the lines that must not be read so.
+//! Triton's bundled ptxas refusing a GPU newer than it, and ArrayFire's JIT kernels past CUDA's
+//! parameter limit; on real lines from public issues (each cited), and the lines that must not
+//! be read so.
 
 use super::*;
 use crate::engine::finding_codes as codes;
@@ -163,4 +164,19 @@ fn an_unresolved_extern_device_function_is_relocatable_device_code() {
         );
         assert!(all_text(&t).contains("-rdc=true"), "{line}");
     }
+}
+
+#[test]
+fn arrayfire_jit_kernel_refused_by_the_driver_is_its_kernel_size_not_the_driver() {
+    // https://github.com/arrayfire/arrayfire/issues/2527 (AF_CUDA_MAX_JIT_LEN=10 fixed it)
+    let t = triage(
+        "ERROR: ArrayFire Error (998) : Internal error\nIn function cuda::Kernel cuda::buildKernel(int, const string&, const string&, const std::vector<std::__cxx11::basic_string<char> >&, bool)\nIn file src/backend/cuda/nvrtc/cache.cpp:191\nCU Error CUDA_ERROR_INVALID_IMAGE(200): device kernel image is invalid",
+    );
+    let ids = message_ids(&t);
+    assert!(ids.contains(&"arrayfire-jit-kernel-too-large"), "{ids:?}");
+    assert!(!ids.contains(&"tf-kernel-image-invalid"), "{ids:?}");
+    assert!(all_text(&t).contains("AF_CUDA_MAX_JIT_LEN"));
+    // The same status from another program stays the driver's refusal.
+    let other = triage("Status: device kernel image is invalid");
+    assert!(message_ids(&other).contains(&"tf-kernel-image-invalid"));
 }

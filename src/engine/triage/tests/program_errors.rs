@@ -2,7 +2,8 @@
 //! install (device-side asserts, bf16 GEMMs, TensorFlow's duplicate plugin registration), and for
 //! forms the line reader missed: Rust bindings' status variants, NVRTC's missing headers, NCCL's
 //! /dev/shm, a message a paste broke over two lines, bitsandbytes' CPU library and Triton's ptxas.
-//! Each input is a real line from the public thread cited above it.
+//! Darknet's convolutional set-up refusing a cfg. Each input is a real line from the public thread
+//! cited above it.
 
 use super::*;
 use crate::engine::findings::Severity;
@@ -484,4 +485,28 @@ fn bitsandbytes_cpu_library_and_tritons_ptxas_are_read_in_their_own_words() {
     );
     assert!(message_ids(&t).contains(&"triton-ptx-codegen-error"));
     assert!(all_text(&t).contains("TRITON_PTXAS_PATH"));
+}
+
+#[test]
+fn darknets_bad_param_in_its_convolutional_setup_points_at_updating_darknet() {
+    // https://github.com/AlexeyAB/darknet/issues/3537 (updating Darknet fixed it)
+    let t = triage(
+        " cuDNN status Error in: file: ./src/convolutional_layer.c : () : line: 300 : build time: Jun 11 2019 - 12:11:40 \ncuDNN Error: CUDNN_STATUS_BAD_PARAM\ncuDNN Error: CUDNN_STATUS_BAD_PARAM: File exists",
+    );
+    let f = t
+        .findings
+        .iter()
+        .find(|f| f.code == "cudnn-status-bad-param")
+        .expect("the cuDNN status is read");
+    assert!(f.detail.contains("Update Darknet"), "{}", f.detail);
+    // A framework's BAD_PARAM keeps the general reading.
+    let caffe = triage(
+        "F0713 11:13:15.701544 23058 cudnn_conv_layer.cu:53] Check failed: status == CUDNN_STATUS_SUCCESS (3 vs. 0)  CUDNN_STATUS_BAD_PARAM",
+    );
+    let g = caffe
+        .findings
+        .iter()
+        .find(|f| f.code == "cudnn-status-bad-param")
+        .expect("the cuDNN status is read");
+    assert!(!g.detail.contains("Darknet"), "{}", g.detail);
 }
