@@ -1,7 +1,8 @@
 //! Status codes read through the generated tables and the catalog's status families, on real
 //! lines from public issues: an NVML answer spelled in words, a library's ARCH_MISMATCH or
 //! NOT_INITIALIZED that no row names, a bare number that the name on its line already stands
-//! for, a number a driver API call printed, and a GPU program's bare "Error Code: N".
+//! for, a number a driver API call printed, a GPU program's bare "Error Code: N", and the
+//! causes curated for a teardown's 4, a thread's missing context (201) and MPS's 805.
 
 use super::*;
 
@@ -364,4 +365,26 @@ fn a_status_alone_on_the_line_after_a_library_failure_is_that_librarys() {
     // A number after a line that is no library's failure is not a status.
     let t = triage("Epoch finished\n201");
     assert!(t.findings.iter().all(|f| !f.code.starts_with("curand")));
+}
+
+#[test]
+fn teardown_context_and_mps_statuses_carry_their_causes_not_only_nvidias_words() {
+    // https://github.com/tensorlayer/HyperPose/pull/239 (a static CUDA tensor freed at exit)
+    let exit = triage("  what():  cudaFree failed with: 4: driver shutting down");
+    let f = finding(&exit, "cuda-error-4");
+    assert!(f.detail.contains("teardown"), "{}", f.detail);
+    assert!(f.detail.contains("not of the CUDA install"), "{}", f.detail);
+    // https://github.com/cupy/cupy/issues/72 (a kernel launched from a thread with no context)
+    let thread = triage("CUDADriverError: CUDA_ERROR_INVALID_CONTEXT: invalid device context");
+    let f = finding(&thread, "cuda-error-201");
+    assert!(f.detail.contains("thread"), "{}", f.detail);
+    assert!(all_text(&thread).contains("spawn"));
+    // https://github.com/NVIDIA/nvidia-container-toolkit/issues/714 (vLLM in a container, the
+    // MPS daemon on the host)
+    let mps = triage(
+        "RuntimeError: Unexpected error from cudaGetDeviceCount().  Did you run some cuda functions before calling NumCudaDevices() that might have already set an error?  Error 805: MPS client failed to connect to the MPS control daemon or the MPS server.",
+    );
+    let f = finding(&mps, "cuda-error-805");
+    assert!(f.detail.contains("pipe directory"), "{}", f.detail);
+    assert!(all_text(&mps).contains("nvidia-cuda-mps-control"));
 }
