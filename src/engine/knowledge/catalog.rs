@@ -142,6 +142,25 @@ impl Catalog {
             .find(|c| c.names.iter().any(|n| n.eq_ignore_ascii_case(name)))
     }
 
+    /// The row of the status that a grouped one refines: cuDNN 9 numbers its statuses in
+    /// groups, and `CUDNN_STATUS_EXECUTION_FAILED_CUDART` (5003) is a kind of
+    /// `CUDNN_STATUS_EXECUTION_FAILED` (5000). The longest name that, followed by `_`, begins
+    /// `name`, and its row.
+    pub fn code_parent(&self, name: &str) -> Option<(&str, &CodeRow)> {
+        self.codes
+            .iter()
+            .filter_map(|c| {
+                let parent = c.names.iter().find(|n| {
+                    name.get(..n.len())
+                        .is_some_and(|head| head.eq_ignore_ascii_case(n))
+                        && name.len() > n.len() + 1
+                        && name.as_bytes()[n.len()] == b'_'
+                })?;
+                Some((parent.as_str(), c))
+            })
+            .max_by_key(|(parent, _)| parent.len())
+    }
+
     /// The `status` row whose suffix ends `name` (`CUBLAS_STATUS_ARCH_MISMATCH`).
     pub fn code_family(&self, name: &str) -> Option<&CodeRow> {
         let upper = name.to_ascii_uppercase();

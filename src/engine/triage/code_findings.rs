@@ -221,11 +221,14 @@ pub fn code_findings(codes: &[ErrorCode], text: &str, k: &Knowledge) -> Vec<Find
         .filter(|c| !named_on_its_line(c, codes))
         .map(|c| {
             let family = c.name.as_deref().and_then(|n| k.catalog.code_family(n));
-            let curated = c
+            let parent = c.name.as_deref().and_then(|n| k.catalog.code_parent(n));
+            let own = c
                 .number
                 .and_then(|n| k.catalog.code(&c.kind, n))
-                .or_else(|| c.name.as_deref().and_then(|n| k.catalog.code_named(n)))
-                .or(family);
+                .or_else(|| c.name.as_deref().and_then(|n| k.catalog.code_named(n)));
+            // A grouped status that no row names reads its group's row.
+            let group = parent.filter(|_| own.is_none());
+            let curated = own.or(group.map(|(_, row)| row)).or(family);
             let row = if c.kind == "win32" {
                 None
             } else {
@@ -241,6 +244,9 @@ pub fn code_findings(codes: &[ErrorCode], text: &str, k: &Knowledge) -> Vec<Find
                 ),
                 (Some(r), nvidia) => {
                     let mut d = crate::engine::knowledge::catalog::context_cause(&r.cases, text).unwrap_or_default();
+                    if let (Some((group, _)), Some(name)) = (group, &c.name) {
+                        d.push_str(&format!("{name} is one of the statuses grouped under {group}, which means: "));
+                    }
                     d.push_str(&r.meaning);
                     // The family's table, whether or not a row names the code itself.
                     match r.appendix.as_deref().or(family.and_then(|f| f.appendix.as_deref())) {

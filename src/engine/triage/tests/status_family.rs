@@ -388,3 +388,38 @@ fn teardown_context_and_mps_statuses_carry_their_causes_not_only_nvidias_words()
     assert!(f.detail.contains("pipe directory"), "{}", f.detail);
     assert!(all_text(&mps).contains("nvidia-cuda-mps-control"));
 }
+
+#[test]
+fn each_grouped_cudnn_9_status_reads_its_groups_curated_meaning() {
+    // cuDNN 9 numbers its statuses in groups (cudnn_graph.h): 5003,
+    // CUDNN_STATUS_EXECUTION_FAILED_CUDART, is a kind of 5000, CUDNN_STATUS_EXECUTION_FAILED.
+    // Every grouped name of the generated table whose group has a curated row reads it.
+    let knowledge = crate::engine::knowledge::Knowledge::load().unwrap();
+    let generated = crate::engine::knowledge::generated::generated();
+    let mut read = 0;
+    for code in generated
+        .status
+        .code
+        .iter()
+        .filter(|c| c.type_name == "cudnnStatus_t")
+    {
+        if knowledge.catalog.code_named(&code.name).is_some() {
+            continue;
+        }
+        let Some((group, _)) = knowledge.catalog.code_parent(&code.name) else {
+            continue;
+        };
+        let t = triage(&format!("cuDNN error: {}", code.name));
+        let slug = code.name.to_ascii_lowercase().replace('_', "-");
+        let f = finding(&t, &slug);
+        assert!(
+            f.detail.contains(&format!("grouped under {group}")),
+            "{}: {}",
+            code.name,
+            f.detail
+        );
+        read += 1;
+    }
+    // NOT_SUPPORTED_*, BAD_PARAM_*, EXECUTION_FAILED_*, INTERNAL_ERROR_* of cuDNN 9.
+    assert!(read >= 20, "only {read} grouped statuses read");
+}
