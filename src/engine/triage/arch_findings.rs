@@ -80,6 +80,15 @@ pub fn arch_findings(archs: &[RefusedArch], text: &str, k: &Knowledge) -> Vec<Fi
                 return f;
             }
             let detail = match arch_support(&a.arch, k) {
+                Some((first, None)) if built_without(&a.line) => format!(
+                    "The program or package that refused {} was not compiled for it (built without code \
+                     for it): its build lists only older GPUs' architectures. CUDA {first} and newer can \
+                     build for it: reinstall the package from its build made with CUDA {first} or newer \
+                     that includes it (the wheel for the newer CUDA, e.g. a cu{} build, from the \
+                     package's own install page or index), or rebuild it with the architecture listed.",
+                    a.arch,
+                    cuda_tag(&first)
+                ),
                 Some((first, None)) => format!(
                     "{} is supported by the CUDA compiler from CUDA {first} on. The tool that refused it \
                      was built with, or is, an older CUDA: use a CUDA toolkit (ptxas/nvcc) of {first} or \
@@ -269,10 +278,15 @@ fn built_without(line: &str) -> bool {
     BUILT_WITHOUT
         .get_or_init(|| {
             crate::engine::static_regex::compile(
-                r"(?i)no kernel image|not compiled for|no device code compatible|not compatible with [^\n]{0,40}\b(?:installation|build|package|wheel) with arch|\b(?:could not|couldn't|cannot|can't) find\s+compatible\b|\bno\s+(?:compatible\s+)?(?:binary|binaries|kernels?|cubin|sass)\s+(?:is\s+)?(?:available\s+)?for\b",
+                r"(?i)no kernel image|not compiled for|\bcompiled for\b[^\n]{0,80}\bbut\b|no device code compatible|not compatible with [^\n]{0,40}\b(?:installation|build|package|wheel) with arch|\b(?:could not|couldn't|cannot|can't) find\s+compatible\b|\bno\s+(?:compatible\s+)?(?:binary|binaries|kernels?|cubin|sass)\s+(?:is\s+)?(?:available\s+)?for\b",
             )
         })
         .is_match(line)
+}
+
+/// The wheel tag of a CUDA release ("12.8" is cu128).
+fn cuda_tag(cuda: &str) -> String {
+    cuda.split('.').take(2).collect()
 }
 
 /// The CUDA release whose notes drop an architecture (the compute table's `[[toolkit]]` rows).

@@ -31,10 +31,11 @@ fn patterns() -> &'static Patterns {
         let re = crate::engine::static_regex::compile;
         Patterns {
             // An architecture by name, a capability "8.6" (also "Compute Capability: 8.6"), or
-            // the two digits some programs print ("compute cap 75", "gpu architecture 21"), or
+            // the two digits some programs print ("compute cap 75", "gpu architecture 21",
+            // PaddlePaddle's "your current GPU is 120"), or
             // ggml's `__CUDA_ARCH__` value ("CUDA arch 520"), or Ollama's `cc=610` (6.1).
             arch: re(
-                r"(?i)\b((?:sm|compute)_[0-9]{2,3}[a-z]?)\b|\b(?:capability|CC)\s*[:=(]?\s*(?:of\s+|is\s+|v)?([0-9]{1,2})(?:\.|,\s*|\s)([0-9])\b|\b(?:compute cap(?:ability)?|gpu architecture|current capability)\s*[:=]?\s*([1-9][0-9]?)([0-9])\b|\bcuda arch\s+([1-9][0-9]?)([0-9])0\b|\bcc=([1-9][0-9]?)([0-9])0\b",
+                r"(?i)\b((?:sm|compute)_[0-9]{2,3}[a-z]?)\b|\b(?:capability|CC)\s*[:=(]?\s*(?:of\s+|is\s+|v)?([0-9]{1,2})(?:\.|,\s*|\s)([0-9])\b|\b(?:compute cap(?:ability)?|gpu architecture|current capability|current gpu is)\s*[:=]?\s*([1-9][0-9]?)([0-9])\b|\bcuda arch\s+([1-9][0-9]?)([0-9])0\b|\bcc=([1-9][0-9]?)([0-9])0\b",
             ),
             empty_arch: re(r"(?i)unsupported gpu architecture '((?:compute|sm)_(?:[^0-9'][^']*)?)'"),
             // Broader refusals, read only when the same line names the architecture.
@@ -45,7 +46,7 @@ fn patterns() -> &'static Patterns {
                 r"(?i)\b(?:minimum|at least)\b[^0-9\n]{0,48}?\b([0-9]{1,2}\.[0-9])\b|\b(?:requires?\b[^0-9\n]{0,24}?\bcompute capability\s+(?:of\s+)?|capability\s*>=\s*)([0-9]{1,2}\.[0-9])",
             ),
             arch_refused: re(
-                r"(?i)is not defined for option|unsupported gpu architecture|not compatible with|not supported by|no kernel image|unknown (?:target|architecture)|invalid value .*gpu-(?:name|architecture)|does not support|no longer supports?|too old|invalid.option|not compiled for|\bat least\b[^\n]{0,30}capability|capability\b[^\n]{0,30}\bat least|minimum required cuda capability|minimum and maximum cuda capability|no device code compatible with|not in (?:the )?compiled architectures|ignoring visible gpu device|\b(?:binary|kernel|cubin)\b[^\n]{0,60}?\bnot found\b|\b(?:no|(?:could not|couldn't|cannot|can't) find)\s+(?:compatible\s+)?(?:[\w.-]+\s+)?(?:kernel image|binary|binaries|extension|kernels?|cubin|sass)\s+(?:is\s+)?(?:available\s+|compiled\s+|built\s+)?for\b",
+                r"(?i)is not defined for option|unsupported gpu architecture|mismatched gpu architecture|not compatible with|not supported by|no kernel image|unknown (?:target|architecture)|invalid value .*gpu-(?:name|architecture)|does not support|no longer supports?|too old|invalid.option|not compiled for|\bat least\b[^\n]{0,30}capability|capability\b[^\n]{0,30}\bat least|minimum required cuda capability|minimum and maximum cuda capability|no device code compatible with|not in (?:the )?compiled architectures|ignoring visible gpu device|\b(?:binary|kernel|cubin)\b[^\n]{0,60}?\bnot found\b|\b(?:no|(?:could not|couldn't|cannot|can't) find)\s+(?:compatible\s+)?(?:[\w.-]+\s+)?(?:kernel image|binary|binaries|extension|kernels?|cubin|sass)\s+(?:is\s+)?(?:available\s+|compiled\s+|built\s+)?for\b",
             ),
         }
     })

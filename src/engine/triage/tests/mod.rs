@@ -21,6 +21,7 @@ mod load_sources;
 mod nccl_statuses;
 mod program_errors;
 mod quiet_requesters;
+mod release_mismatches;
 mod runtime_policies;
 mod spelled_statuses;
 mod split_libraries;
