@@ -493,20 +493,12 @@ fn darknets_bad_param_in_its_convolutional_setup_points_at_updating_darknet() {
     let t = triage(
         " cuDNN status Error in: file: ./src/convolutional_layer.c : () : line: 300 : build time: Jun 11 2019 - 12:11:40 \ncuDNN Error: CUDNN_STATUS_BAD_PARAM\ncuDNN Error: CUDNN_STATUS_BAD_PARAM: File exists",
     );
-    let f = t
-        .findings
-        .iter()
-        .find(|f| f.code == "cudnn-status-bad-param")
-        .expect("the cuDNN status is read");
+    let f = finding(&t, "cudnn-status-bad-param").expect("the cuDNN status is read");
     assert!(f.detail.contains("Update Darknet"), "{}", f.detail);
     // A framework's BAD_PARAM keeps the general reading.
     let caffe = triage(
         "F0713 11:13:15.701544 23058 cudnn_conv_layer.cu:53] Check failed: status == CUDNN_STATUS_SUCCESS (3 vs. 0)  CUDNN_STATUS_BAD_PARAM",
     );
-    let g = caffe
-        .findings
-        .iter()
-        .find(|f| f.code == "cudnn-status-bad-param")
-        .expect("the cuDNN status is read");
+    let g = finding(&caffe, "cudnn-status-bad-param").expect("the cuDNN status is read");
     assert!(!g.detail.contains("Darknet"), "{}", g.detail);
 }
