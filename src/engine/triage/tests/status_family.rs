@@ -2,7 +2,8 @@
 //! lines from public issues: an NVML answer spelled in words, a library's ARCH_MISMATCH or
 //! NOT_INITIALIZED that no row names, a bare number that the name on its line already stands
 //! for, a number a driver API call printed, a GPU program's bare "Error Code: N", and the
-//! causes curated for a teardown's 4, a thread's missing context (201) and MPS's 805.
+//! causes curated for a teardown's 4, a thread's missing context (201), a build older than the
+//! GPU (300) and MPS's 805.
 
 use super::*;
 
@@ -422,4 +423,17 @@ fn each_grouped_cudnn_9_status_reads_its_groups_curated_meaning() {
     }
     // NOT_SUPPORTED_*, BAD_PARAM_*, EXECUTION_FAILED_*, INTERNAL_ERROR_* of cuDNN 9.
     assert!(read >= 20, "only {read} grouped statuses read");
+}
+
+#[test]
+fn invalid_source_from_a_driver_call_is_a_build_older_than_the_gpu() {
+    // https://github.com/nicehash/excavator/issues/275 (an RTX 2080 Ti: the CUDA 10 build fixed it)
+    let t = triage("CUDA error DRIVER: '300' in func 'kernel_launcher::kernel_launcher' line 332");
+    let f = finding(&t, "cuda-error-300");
+    assert!(
+        f.detail.contains("built with a CUDA older than the GPU"),
+        "{}",
+        f.detail
+    );
+    assert!(all_text(&t).contains("CUDA 10, 11 or 12 build"));
 }
