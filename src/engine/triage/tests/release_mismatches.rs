@@ -3,7 +3,8 @@
 //! (bitsandbytes), an extension built with an older CUDA's launch API (`cudaLaunch`), torch
 //! releases whose Windows DLLs broke, .NET and Julia packages missing their CUDA parts, and
 //! causes kept beside a status (a stale `~/.nv` cache, a miner's launch settings, CUTLASS's
-//! cluster kernels). Each input is a real line from the public thread cited above it.
+//! cluster kernels), and a program's own capability check. Each input is a real line from the
+//! public thread cited above it.
 
 use super::*;
 use crate::engine::finding_codes as codes;
@@ -110,4 +111,13 @@ fn causes_kept_beside_a_status_for_the_program_that_printed_it() {
     // A framework's invalid argument keeps the general reading.
     let plain = triage("RuntimeError: CUDA error: invalid argument");
     assert!(!all_text(&plain).contains("CUTLASS"));
+}
+
+#[test]
+fn a_programs_own_capability_check_may_refuse_a_gpu_newer_than_the_program() {
+    // https://github.com/hibagus/CUDA_Bench/issues/3 (an RTX 4070 Super refused by a branch
+    // without Ada support)
+    let t = triage("[ERR!] GPU Compute Capability is lower than it is required");
+    assert!(message_ids(&t).contains(&"program-compute-capability-check-refused"));
+    assert!(all_text(&t).contains("update the program"));
 }
