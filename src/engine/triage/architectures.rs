@@ -32,10 +32,11 @@ fn patterns() -> &'static Patterns {
         Patterns {
             // An architecture by name, a capability "8.6" (also "Compute Capability: 8.6"), or
             // the two digits some programs print ("compute cap 75", "gpu architecture 21",
-            // PaddlePaddle's "your current GPU is 120"), or
+            // PaddlePaddle's "your current GPU is 120"; not the "12" of "compute capability
+            // 12.0", which the capability form reads as 12.0), or
             // ggml's `__CUDA_ARCH__` value ("CUDA arch 520"), or Ollama's `cc=610` (6.1).
             arch: re(
-                r"(?i)\b((?:sm|compute)_[0-9]{2,3}[a-z]?)\b|\b(?:capability|CC)\s*[:=(]?\s*(?:of\s+|is\s+|v)?([0-9]{1,2})(?:\.|,\s*|\s)([0-9])\b|\b(?:compute cap(?:ability)?|gpu architecture|current capability|current gpu is)\s*[:=]?\s*([1-9][0-9]?)([0-9])\b|\bcuda arch\s+([1-9][0-9]?)([0-9])0\b|\bcc=([1-9][0-9]?)([0-9])0\b",
+                r"(?i)\b((?:sm|compute)_[0-9]{2,3}[a-z]?)\b|\b(?:capability|CC)\s*[:=(]?\s*(?:of\s+|is\s+|v)?([0-9]{1,2})(?:\.|,\s*|\s)([0-9])\b|\b(?:compute cap(?:ability)?|gpu architecture|current capability|current gpu is)\s*[:=]?\s*([1-9][0-9]?)([0-9])(?:$|[^.0-9]|\.(?:$|[^0-9]))|\bcuda arch\s+([1-9][0-9]?)([0-9])0\b|\bcc=([1-9][0-9]?)([0-9])0\b",
             ),
             empty_arch: re(r"(?i)unsupported gpu architecture '((?:compute|sm)_(?:[^0-9'][^']*)?)'"),
             // Broader refusals, read only when the same line names the architecture.

@@ -204,6 +204,19 @@ pub fn version_integers(text: &str) -> Vec<VersionInteger> {
             {
                 continue;
             }
+            // "Total VRAM: 8150 MiB", "1200 MHz": a quantity with its unit, not a version.
+            let unit = lower[m.end()..]
+                .trim_start()
+                .split(|c: char| !c.is_ascii_alphabetic())
+                .next()
+                .unwrap_or("");
+            if [
+                "mib", "mb", "gib", "gb", "kib", "kb", "bytes", "b", "mhz", "ghz", "w", "ms", "s",
+            ]
+            .contains(&unit)
+            {
+                continue;
+            }
             // "GPU: NVIDIA GeForce RTX 2080 SUPER": a GPU model number, not a version.
             if [
                 "rtx", "gtx", "gt", "quadro", "titan", "mx", "tesla", "geforce", "radeon", "rx",
@@ -470,6 +483,11 @@ mod tests {
                 " 0 : compute_capability = 750, cudnn_half = 0, GPU: NVIDIA GeForce RTX 2080 SUPER"
             )
             .is_empty()
+        );
+        // ggml's device line (CrispStrobe/CrispASR#30): the GPU's memory, not CUDA 8.15.
+        assert!(
+            version_integers("ggml_cuda_init: found 1 CUDA devices (Total VRAM: 8150 MiB):")
+                .is_empty()
         );
     }
 

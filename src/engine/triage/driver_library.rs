@@ -70,6 +70,13 @@ pub fn driver_library_findings(text: &str, identities: &[LibraryIdentity]) -> Ve
         };
         let log = Evidence::new("log", super::extract::clip(line.trim()));
         out.push(match id.container_capability.as_deref() {
+            // nvidia-smi names the link but opens the driver's soname: its own message stays
+            // the driver's.
+            None | Some("compute" | "utility")
+                if is_link_name(&id.file) && !line.to_ascii_lowercase().contains("nvidia-smi") =>
+            {
+                link_name_finding(id, log)
+            }
             None | Some("compute" | "utility") => core_library_finding(id, log),
             Some("jetson") => jetson_library_finding(id, log),
             Some(cap) => capability_library_finding(id, cap, log),
@@ -128,6 +135,56 @@ fn core_library_finding(id: &LibraryIdentity, log: Evidence) -> Finding {
                   to LD_LIBRARY_PATH, link the library into the folder the package searches \
                   (/run/opengl-driver/lib), or update the package to one whose runpath includes it."
             .into(),
+    })
+}
+
+/// `libcuda.so`, `libnvidia-ml.so`: the unversioned name that only a development link provides.
+fn is_link_name(file: &str) -> bool {
+    file.starts_with("lib") && file.ends_with(".so") && !file.contains('/')
+}
+
+/// A program that opens the driver's library by its unversioned (link) name: the driver may be
+/// there under its soname (`libcuda.so.1`) while nothing provides the name asked for.
+fn link_name_finding(id: &LibraryIdentity, log: Evidence) -> Finding {
+    let file = &id.file;
+    Finding::new(
+        codes::DRIVER_LIBRARY_NOT_LOADED,
+        Severity::Error,
+        format!(
+            "{file} could not be loaded: no NVIDIA driver where the program looks, or the driver is \
+             there as {file}.1 and nothing provides the unversioned name the program asks for"
+        ),
+        format!(
+            "{file} ({}) comes only with the NVIDIA driver, which installs it under its soname, \
+             {file}.1. The unversioned name is a link for building and linking: the loader finds it \
+             only where a link of that name exists in a folder it searches (the distribution's \
+             driver package usually adds one to its library folder). Under WSL 2 the driver's \
+             libraries are in /usr/lib/wsl/lib, where the ld cache lists {file}.1 but not {file}: \
+             a program that opens {file} fails there while the driver works; in a container, the driver's files are \
+             there only when the NVIDIA Container Toolkit mounted them (under their .so.1 names). Without a driver at all (a machine without an NVIDIA \
+             GPU, a container started without one) both names fail.",
+            id.component
+        ),
+    )
+    .with_libraries([file.clone()])
+    .with_evidence(log)
+    .with_evidence(Evidence::new(
+        "source",
+        "https://github.com/NVIDIA/cuda-python/issues/17 ('Failed to dlopen libcuda.so' under WSL 2: \
+         /usr/lib/wsl/lib on LD_LIBRARY_PATH works around it), \
+         https://github.com/microsoft/WSL/issues/8587 (ldconfig -p lists only libcuda.so.1 there)",
+    ))
+    .with_fix(FixRef {
+        id: "advice-driver-link-name".into(),
+        kind: FixKind::Manual,
+        summary: format!(
+            "Check that the driver works (nvidia-smi; ls /usr/lib/wsl/lib under WSL 2). If it does, \
+             make the unversioned name findable: add the folder that holds {file} (/usr/lib/wsl/lib \
+             under WSL 2) to LD_LIBRARY_PATH, or create the link (sudo ln -s {file}.1 {file} in the \
+             driver's library folder, then sudo ldconfig), or update the program to a release that \
+             opens {file}.1. If nvidia-smi fails, install the NVIDIA driver (in a container, start it \
+             with --gpus all)."
+        ),
     })
 }
 

@@ -314,3 +314,30 @@ fn cublas_refusing_llama_cpps_matmul_names_the_older_gpu() {
     assert!(f.detail.contains("llama.cpp's"), "{}", f.detail);
     assert!(f.detail.contains("Run on the CPU"), "{}", f.detail);
 }
+
+#[test]
+fn a_two_digit_compute_capability_is_read_whole() {
+    // https://github.com/CrispStrobe/CrispASR/issues/30: a CUDA 12.4 build on an RTX 5060.
+    let t = triage(
+        "ggml_cuda_init: found 1 CUDA devices (Total VRAM: 8150 MiB):\n\
+         Device 0: NVIDIA GeForce RTX 5060, compute capability 12.0, VMM: yes, VRAM: 8150 MiB\n\
+         ggml_cuda_compute_forward: IM2COL failed\n\
+         CUDA error: no kernel image is available for execution on the device",
+    );
+    let refused: Vec<&str> = t
+        .findings
+        .iter()
+        .filter(|f| f.code == codes::GPU_ARCH_REFUSED)
+        .map(|f| f.summary.as_str())
+        .collect();
+    assert!(
+        refused.iter().all(|s| !s.contains("sm_12 ")),
+        "\"12.0\" is not sm_12: {refused:?}"
+    );
+    assert!(
+        !all_text(&t).contains("CUDA 8.15"),
+        "8150 MiB is the GPU's memory: {}",
+        all_text(&t)
+    );
+    assert!(all_text(&t).contains("CUDA 12.8"), "{}", all_text(&t));
+}

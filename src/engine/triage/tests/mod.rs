@@ -6,6 +6,7 @@ use super::*;
 mod bindings_and_extensions;
 mod build_and_context_cases;
 mod build_steps;
+mod caller_and_setup_errors;
 mod container_runtime;
 mod driver_lines;
 mod driver_parts;
@@ -123,7 +124,8 @@ fn symbols_from_linux_and_windows() {
         "Could not locate cudnn_ops64_9.dll. Please make sure it is in your library path!\nInvalid handle. Cannot load symbol cudnnCreateTensorDescriptor",
     );
     assert_eq!(files(&t), vec![("cudnn_ops64_9.dll", "cuDNN", "9")]);
-    assert_eq!(t.symbols[0].symbol, "cudnnCreateTensorDescriptor");
+    // "Invalid handle": the DLL did not load at all, so no symbol of it is missing.
+    assert!(t.symbols.is_empty(), "{:?}", t.symbols);
 }
 
 #[test]
