@@ -1,8 +1,9 @@
 //! Errors whose cause is the caller's arguments or the set-up around a working library: a BLAS
 //! argument check naming its parameter, a workspace query refusing a huge matrix, NCCL told to
 //! import a graph for other GPUs, Paddle's and cuDNN's Windows DLL loads, a TensorRT engine from
-//! another GPU (which number is which), the driver's library asked for by its link name, and a
-//! driver upgrade not yet followed by a reboot. Each line is from the public thread cited.
+//! another GPU (which number is which), the driver's library asked for by its link name, a driver
+//! upgrade not yet followed by a reboot, and cuDNN's batch norm refusing a huge batch. Each line is
+//! from the public thread cited.
 
 use super::*;
 use crate::engine::finding_codes as codes;
@@ -163,4 +164,14 @@ fn error_804_alone_mentions_a_driver_upgrade_without_a_reboot() {
         triage("Cuda driver error 804 in call at file 'lib/gpu/geryon/nvd_device.h' in line 333.");
     let f = finding(&t, "cuda-error-804").expect("804 is read");
     assert!(f.detail.contains("until a reboot"), "{}", f.detail);
+}
+
+#[test]
+fn cudnns_batch_norm_refusing_a_huge_batch_is_named() {
+    // https://github.com/pytorch/pytorch/issues/3038: a contiguous [200704, 32] input.
+    let t = triage(
+        "  File \"/home/zxy/.local/lib/python3.5/site-packages/torch/nn/functional.py\", line 639, in batch_norm\n\
+         RuntimeError: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a non-contiguous input.",
+    );
+    assert!(all_text(&t).contains("131,070"), "{}", all_text(&t));
 }
