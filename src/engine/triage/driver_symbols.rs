@@ -29,7 +29,35 @@ pub fn driver_symbol_findings(symbols: &[MissingSymbol], k: &Knowledge) -> Vec<F
                 .library
                 .as_deref()
                 .filter(|l| l.to_ascii_lowercase().contains("stub"));
-            let (summary, detail, fix) = if s.at_link {
+            // A profiler's interposer (Nsight Compute's libcuda-injection.so) stands in for the
+            // driver while the program runs under it, and knows the CUDA of its own release.
+            let injection = s
+                .library
+                .as_deref()
+                .filter(|l| l.to_ascii_lowercase().contains("injection"));
+            let (summary, detail, fix) = if let Some(lib) = injection.filter(|_| !s.at_link) {
+                (
+                    format!(
+                        "{} was looked up in {lib}, the profiler's stand-in for the driver, and this profiler release does not know it",
+                        s.symbol
+                    ),
+                    format!(
+                        "{lib} is the injection library of NVIDIA's profilers (Nsight Compute, Nsight \
+                         Systems): while a program runs under the profiler, its CUDA calls go through it, \
+                         and it exports the driver functions of the CUDA release the profiler came with. \
+                         {} first appeared in {since}, so the profiler is older than that; the driver \
+                         itself may well have it. Programs that resolve every driver function at start \
+                         (Rust's cudarc, built for a CUDA level) stop on it although they never call it.",
+                        s.symbol
+                    ),
+                    format!(
+                        "Run the program under a newer Nsight Compute / Nsight Systems (the one of {since} \
+                         or newer, usually the toolkit's own), or build the program for an older CUDA \
+                         level (cudarc's cuda-12050 feature, for example) or with a release that \
+                         resolves driver functions lazily."
+                    ),
+                )
+            } else if s.at_link {
                 (
                     format!("The CUDA toolkit this build links against is older than the code: it lacks {}", s.symbol),
                     format!(
@@ -135,14 +163,18 @@ pub fn driver_symbol_findings(symbols: &[MissingSymbol], k: &Knowledge) -> Vec<F
                         .to_string(),
                 )
             };
+            let source = if injection.is_some() {
+                "cuda.h and cudaTypedefs.h of each CUDA release's nvidia-cuda-runtime wheel; \
+                 https://github.com/vortex-data/vortex/pull/6660 (a cudarc program under ncu: \
+                 libcuda-injection.so without cuTensorMapEncodeIm2colWide)"
+            } else {
+                "cuda.h, cudaTypedefs.h (PFN_<name>_v<CUDA version>) and cuda_runtime_api.h of each CUDA release's nvidia-cuda-runtime wheel"
+            };
             Some(
                 Finding::new(codes::DRIVER_ENTRY_POINT_MISSING, Severity::Error, summary, detail)
                     .with_libraries([s.library.clone().unwrap_or_default()].into_iter().filter(|l| !l.is_empty()))
                     .with_evidence(Evidence::new("log", s.line.clone()))
-                    .with_evidence(Evidence::new(
-                        "source",
-                        "cuda.h, cudaTypedefs.h (PFN_<name>_v<CUDA version>) and cuda_runtime_api.h of each CUDA release's nvidia-cuda-runtime wheel",
-                    ))
+                    .with_evidence(Evidence::new("source", source))
                     .with_fix(FixRef {
                         id: "advice-update-cuda-library".into(),
                         kind: FixKind::Manual,

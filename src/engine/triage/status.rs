@@ -49,6 +49,7 @@ struct Patterns {
     nvml_words: Regex,
     numbers: Vec<Regex>,
     library_numbers: Regex,
+    library_numbers_after: Regex,
     nvenc_number: Regex,
     nvml_short: Regex,
     checked_success: Regex,
@@ -120,7 +121,12 @@ fn patterns() -> &'static Patterns {
             // Modular's runtime drops NVML's `ERROR_`: "NVML_DRIVER_NOT_LOADED".
             nvml_short: re(r"\bNVML_([A-Z][A-Z_]*[A-Z])\b"),
             library_numbers: re(
-                r"(?:\b(?i:(cupti|cublas|cudnn|cufft|curand|cusolver|cusparse|nvrtc|nvjitlink|nccl|nvml|opencl))\b|\b(cupti|cublas|cudnn|cufft|curand|cusolver|cusparse|nvrtc|nvJitLink|nccl|nvml|cl)[A-Z][A-Za-z0-9_]*)(?i:[^0-9\n]{0,40}?\b(?:error|status|code|returned|failed|failure|result)\b[^0-9\n]{0,12}?\(?(-?[0-9]{1,4})(?:[^0-9.]|\.(?:[^0-9]|$)|$))",
+                r"(?:\b(?i:(cupti|cublas|cudnn|cufft|curand|cusolver|cusparse|nvrtc|nvjitlink|nccl|nvml|opencl))\b|\b(cupti|cublas|cudnn|cufft|curand|cusolver|cusparse|nvrtc|nvJitLink|nccl|nvml|cl)[A-Z][A-Za-z0-9_]*(?:\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\))?)(?i:[^0-9\n]{0,40}?\b(?:error|status|code|returned|failed|failure|result)\b[^0-9\n]{0,12}?\(?(-?[0-9]{1,4})(?:[^0-9.]|\.(?:[^0-9]|$)|$))",
+            ),
+            // The failure word first and the number after a colon: "Failed to initialize CUPTI:
+            // 39", TensorFlow's "failed to make cuFFT batched plan:5".
+            library_numbers_after: re(
+                r"(?i)\b(?:failed|failure|error|unable)\b[^0-9\n]{0,30}?\b(cupti|cublas|cudnn|cufft|curand|cusolver|cusparse|nvrtc|nvjitlink|nccl|nvml)\b[^0-9\n:]{0,24}:\s*\(?(-?[0-9]{1,4})(?:[^0-9.]|\.(?:[^0-9]|$)|$)",
             ),
         }
     })
@@ -477,22 +483,36 @@ pub fn library_numbers_on(line: &str) -> Vec<(&'static str, i64)> {
             continue;
         }
         let kind = match library.as_str().to_ascii_lowercase().as_str() {
-            "cupti" => "cupti",
-            "cublas" => "cublas",
-            "cudnn" => "cudnn",
-            "cufft" => "cufft",
-            "curand" => "curand",
-            "cusolver" => "cusolver",
-            "cusparse" => "cusparse",
-            "nvrtc" => "nvrtc",
-            "nvjitlink" => "nvjitlink",
-            "nvml" => "nvml",
             "opencl" | "cl" => "opencl",
-            _ => "nccl",
+            word => kind_of_word(word),
         };
         push_known(&mut out, kind, &c[3]);
     }
+    for c in patterns().library_numbers_after.captures_iter(line) {
+        if is_process_exit_status(line, &c) {
+            continue;
+        }
+        let kind = kind_of_word(&c[1]);
+        push_known(&mut out, kind, &c[2]);
+    }
     out
+}
+
+/// The status kind of a library named in words (`CUPTI`, `cuFFT`).
+fn kind_of_word(word: &str) -> &'static str {
+    match word.to_ascii_lowercase().as_str() {
+        "cupti" => "cupti",
+        "cublas" => "cublas",
+        "cudnn" => "cudnn",
+        "cufft" => "cufft",
+        "curand" => "curand",
+        "cusolver" => "cusolver",
+        "cusparse" => "cusparse",
+        "nvrtc" => "nvrtc",
+        "nvjitlink" => "nvjitlink",
+        "nvml" => "nvml",
+        _ => "nccl",
+    }
 }
 
 /// Adds (kind, number) once, when the number is not the success value 0 and the generated

@@ -16,6 +16,7 @@ mod gpu_generations;
 mod host_programs;
 mod host_versions;
 mod jit_compilers;
+mod library_limits_and_contexts;
 mod library_lines;
 mod library_stand_ins;
 mod load_sources;
