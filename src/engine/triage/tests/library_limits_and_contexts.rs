@@ -190,3 +190,14 @@ fn winerror_127_in_torchs_loader_points_at_another_version_loaded_first() {
         f.detail
     );
 }
+
+#[test]
+fn cuptis_single_subscriber_is_not_read_as_an_unsupported_data_type() {
+    // https://github.com/rapidsai/rapidsmpf/issues/500 (under compute-sanitizer)
+    let t = triage(
+        "C++ exception with description \"Failed to initialize CUPTI: 39\" thrown in the test body.",
+    );
+    let text = all_text(&t);
+    assert!(text.contains("compute-sanitizer"), "{text}");
+    assert!(!text.contains("BF16"), "{text}");
+}
