@@ -8,10 +8,6 @@
 use super::*;
 use crate::engine::finding_codes as codes;
 
-fn message<'a>(t: &'a Triage, id: &str) -> &'a crate::engine::findings::Finding {
-    finding(t, &format!("log-{id}")).unwrap_or_else(|| panic!("no {id}: {:?}", message_ids(t)))
-}
-
 #[test]
 fn a_blas_argument_check_names_the_parameter_not_a_version_mismatch() {
     // https://github.com/NVIDIA/AMGX/issues/194: the vectors were never uploaded.

@@ -15,10 +15,6 @@ fn has_code(t: &Triage, kind: &str, number: i64) -> bool {
         .any(|c| c.kind == kind && c.number == Some(number))
 }
 
-fn message<'a>(t: &'a Triage, id: &str) -> &'a crate::engine::findings::Finding {
-    finding(t, &format!("log-{id}")).unwrap_or_else(|| panic!("no {id}: {:?}", message_ids(t)))
-}
-
 #[test]
 fn a_status_after_a_failure_word_and_a_colon_is_the_librarys() {
     // https://github.com/rapidsai/rapidsmpf/issues/500 (under compute-sanitizer)

@@ -48,6 +48,11 @@ fn all_text(t: &Triage) -> String {
         .join("\n")
 }
 
+/// The finding of a catalog message row (`log-<id>`), which the text must have matched.
+fn message<'a>(t: &'a Triage, id: &str) -> &'a crate::engine::findings::Finding {
+    finding(t, &format!("log-{id}")).unwrap_or_else(|| panic!("no {id}: {:?}", message_ids(t)))
+}
+
 /// The catalog messages the text matched, by id.
 fn message_ids(t: &Triage) -> Vec<&str> {
     t.messages.iter().map(|m| m.id.as_str()).collect()
