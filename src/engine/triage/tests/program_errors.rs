@@ -2,8 +2,8 @@
 //! install (device-side asserts, bf16 GEMMs, TensorFlow's duplicate plugin registration), and for
 //! forms the line reader missed: Rust bindings' status variants, NVRTC's missing headers, NCCL's
 //! /dev/shm, a message a paste broke over two lines, bitsandbytes' CPU library and Triton's ptxas.
-//! Darknet's convolutional set-up refusing a cfg. Each input is a real line from the public thread
-//! cited above it.
+//! Darknet's convolutional set-up refusing a cfg, a debugger's kernel exception and GROMACS's
+//! OpenCL build on an NVIDIA GPU. Each input is a real line from the public thread cited above it.
 
 use super::*;
 use crate::engine::findings::Severity;
@@ -501,4 +501,29 @@ fn darknets_bad_param_in_its_convolutional_setup_points_at_updating_darknet() {
     );
     let g = finding(&caffe, "cudnn-status-bad-param").expect("the cuDNN status is read");
     assert!(!g.detail.contains("Darknet"), "{}", g.detail);
+}
+
+#[test]
+fn a_debuggers_kernel_exception_and_an_opencl_build_of_gromacs() {
+    // https://github.com/lammps/lammps/pull/718 (a device function without its marker)
+    let t = triage(
+        "CUDA Exception: Warp Illegal Address\nThe exception was triggered at PC 0x1cf0d8d0 (fix_shardlow_kokkos.cpp:484)",
+    );
+    let f = message(&t, "cuda-gdb-kernel-exception");
+    assert!(
+        f.summary.contains("Warp-level Illegal Address"),
+        "{}",
+        f.summary
+    );
+    // https://github.com/samuelmurail/gromacs_py/issues/22 (an A100 with a conda OpenCL build)
+    let t = triage(
+        "Internal error (bug):\nFailed to compile NBNXN kernels for GPU #NVIDIA A100-SXM4-40GB\n  Could not build OpenCL program, error was Unknown OpenCL error: -9999",
+    );
+    let f = message(&t, "gromacs-opencl-kernels-not-built");
+    assert!(f.summary.contains("NVIDIA A100-SXM4-40GB"), "{}", f.summary);
+    assert!(
+        f.fixes.iter().any(|x| x.summary.contains("-DGMX_GPU=CUDA")),
+        "{:?}",
+        f.fixes
+    );
 }
