@@ -161,24 +161,18 @@ impl Catalog {
             .max_by_key(|(parent, _)| parent.len())
     }
 
-    /// The `status` row whose suffix ends `name` (`CUBLAS_STATUS_ARCH_MISMATCH`). The families
-    /// describe the math and AI libraries' statuses; the driver's, CUPTI's, NVML's and the
-    /// compilers' enumerators mean other things under the same suffixes
-    /// (`CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED`).
-    pub fn code_family(&self, name: &str) -> Option<&CodeRow> {
-        let upper = name.to_ascii_uppercase();
-        const OTHER_ENUMS: [&str; 7] = [
-            "CUDA_ERROR_",
-            "CUPTI_",
-            "NVML_",
-            "NVRTC_",
-            "NVJITLINK_",
-            "CU_FILE_",
-            "NV_ENC_",
-        ];
-        if OTHER_ENUMS.iter().any(|p| upper.starts_with(p)) {
+    /// The `status` row whose suffix ends `name` (`CUBLAS_STATUS_ARCH_MISMATCH`), for a code of
+    /// `kind`. The families describe the math and AI libraries' statuses; the driver's, CUPTI's,
+    /// NVML's, the compilers', cuFile's and NVENC's enumerators mean other things under the same
+    /// suffixes (`CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED`).
+    pub fn code_family(&self, kind: &str, name: &str) -> Option<&CodeRow> {
+        if matches!(
+            kind,
+            "cuda" | "cupti" | "nvml" | "nvrtc" | "nvjitlink" | "cufile" | "nvenc"
+        ) {
             return None;
         }
+        let upper = name.to_ascii_uppercase();
         self.codes
             .iter()
             .find(|c| c.kind == "status" && c.suffixes.iter().any(|s| upper.ends_with(s.as_str())))

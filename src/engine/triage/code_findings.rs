@@ -220,7 +220,7 @@ pub fn code_findings(codes: &[ErrorCode], text: &str, k: &Knowledge) -> Vec<Find
         .iter()
         .filter(|c| !named_on_its_line(c, codes))
         .map(|c| {
-            let family = c.name.as_deref().and_then(|n| k.catalog.code_family(n));
+            let family = c.name.as_deref().and_then(|n| k.catalog.code_family(&c.kind, n));
             let parent = c.name.as_deref().and_then(|n| k.catalog.code_parent(n));
             let own = c
                 .number

@@ -160,9 +160,10 @@ fn link_name_finding(id: &LibraryIdentity, log: Evidence) -> Finding {
              only where a link of that name exists in a folder it searches (the distribution's \
              driver package usually adds one to its library folder). Under WSL 2 the driver's \
              libraries are in /usr/lib/wsl/lib, where the ld cache lists {file}.1 but not {file}: \
-             a program that opens {file} fails there while the driver works; in a container, the driver's files are \
-             there only when the NVIDIA Container Toolkit mounted them (under their .so.1 names). Without a driver at all (a machine without an NVIDIA \
-             GPU, a container started without one) both names fail.",
+             a program that opens {file} fails there while the driver works; in a container, the \
+             driver's files are there only when the NVIDIA Container Toolkit mounted them (under \
+             their .so.1 names). Without a driver at all (a machine without an NVIDIA GPU, a \
+             container started without one) both names fail.",
             id.component
         ),
     )

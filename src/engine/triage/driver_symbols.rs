@@ -25,17 +25,16 @@ pub fn driver_symbol_findings(symbols: &[MissingSymbol], k: &Knowledge) -> Vec<F
             };
             // A stub (the toolkit's stubs/libcuda.so, a package's libcudart_stub.so) exports next
             // to nothing: the symbol is missing because the wrong file answered, not an old one.
-            let stub = s
-                .library
-                .as_deref()
-                .filter(|l| l.to_ascii_lowercase().contains("stub"));
+            let library_named = |word: &str| {
+                s.library
+                    .as_deref()
+                    .filter(|l| l.to_ascii_lowercase().contains(word))
+            };
+            let stub = library_named("stub");
             // A profiler's interposer (Nsight Compute's libcuda-injection.so) stands in for the
             // driver while the program runs under it, and knows the CUDA of its own release.
-            let injection = s
-                .library
-                .as_deref()
-                .filter(|l| l.to_ascii_lowercase().contains("injection"));
-            let (summary, detail, fix) = if let Some(lib) = injection.filter(|_| !s.at_link) {
+            let injection = library_named("injection").filter(|_| !s.at_link);
+            let (summary, detail, fix) = if let Some(lib) = injection {
                 (
                     format!(
                         "{} was looked up in {lib}, the profiler's stand-in for the driver, and this profiler release does not know it",

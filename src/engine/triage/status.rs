@@ -484,7 +484,7 @@ pub fn library_numbers_on(line: &str) -> Vec<(&'static str, i64)> {
         }
         let kind = match library.as_str().to_ascii_lowercase().as_str() {
             "opencl" | "cl" => "opencl",
-            word => kind_of_word(word),
+            _ => kind_of_word(library.as_str()),
         };
         push_known(&mut out, kind, &c[3]);
     }
@@ -500,19 +500,22 @@ pub fn library_numbers_on(line: &str) -> Vec<(&'static str, i64)> {
 
 /// The status kind of a library named in words (`CUPTI`, `cuFFT`).
 fn kind_of_word(word: &str) -> &'static str {
-    match word.to_ascii_lowercase().as_str() {
-        "cupti" => "cupti",
-        "cublas" => "cublas",
-        "cudnn" => "cudnn",
-        "cufft" => "cufft",
-        "curand" => "curand",
-        "cusolver" => "cusolver",
-        "cusparse" => "cusparse",
-        "nvrtc" => "nvrtc",
-        "nvjitlink" => "nvjitlink",
-        "nvml" => "nvml",
-        _ => "nccl",
-    }
+    const KINDS: [&str; 10] = [
+        "cupti",
+        "cublas",
+        "cudnn",
+        "cufft",
+        "curand",
+        "cusolver",
+        "cusparse",
+        "nvrtc",
+        "nvjitlink",
+        "nvml",
+    ];
+    KINDS
+        .into_iter()
+        .find(|k| k.eq_ignore_ascii_case(word))
+        .unwrap_or("nccl")
 }
 
 /// Adds (kind, number) once, when the number is not the success value 0 and the generated

@@ -261,12 +261,13 @@ fn reports_a_gpu_code(line: &str, n: i64, catalog: &Catalog) -> bool {
     // A line that names the CUDA call that failed ("cudaGetDeviceCount failed ... error code :
     // 35") reports that call's status, small numbers too.
     static CALL: OnceLock<Regex> = OnceLock::new();
-    let names_a_cuda_call = CALL
-        .get_or_init(|| {
+    let names_a_cuda_call = || {
+        CALL.get_or_init(|| {
             crate::engine::static_regex::compile(r"\bcuda[A-Z][A-Za-z]+|\bcu[A-Z][a-z]+[A-Z]\w*")
         })
-        .is_match(line);
-    gpu && !loader && (n >= 100 || names_a_cuda_call) && catalog.code("cuda", n).is_some()
+        .is_match(line)
+    };
+    gpu && !loader && (n >= 100 || names_a_cuda_call()) && catalog.code("cuda", n).is_some()
 }
 
 fn unix_only(line: &str) -> bool {
