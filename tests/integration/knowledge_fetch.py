@@ -158,6 +158,29 @@ def toolkit_pins(version):
     return pins
 
 
+# An unversioned Linux library (nvvm/lib64/libnvvm.so) is loaded by its SONAME (libnvvm.so.4),
+# which only the binary says: its dynamic string table, near the start of the file, holds it.
+UNVERSIONED = re.compile(r"(?:^|/)(lib[^/]*\.so)$")
+SONAME_HEAD = 1 << 18
+
+
+def sonames(z, files):
+    """{member: soname} for the unversioned libraries among `files` whose SONAME adds a version."""
+    found = {}
+    for name in files:
+        m = UNVERSIONED.search(name)
+        if not m:
+            continue
+        with z.open(name) as f:
+            head = f.read(SONAME_HEAD)
+        if not head.startswith(b"\x7fELF"):
+            continue
+        own = re.search(rb"\0(" + re.escape(m.group(1).encode()) + rb"(?:\.[0-9]+)+)\0", head)
+        if own:
+            found[name] = own.group(1).decode()
+    return found
+
+
 def listing(dist, version, platform):
     """Lists one wheel (and fetches the wanted members of a Linux wheel) into the cache."""
     key = "%s-%s-%s" % (dist, version, platform)
@@ -169,6 +192,11 @@ def listing(dist, version, platform):
         with open(path) as f:
             cached = json.load(f)
         if cached.get("wanted") == patterns:  # fetched with today's plan
+            if "sonames" not in cached:  # listed before SONAMEs were read
+                unversioned = [n for n in cached["files"] if UNVERSIONED.search(n)]
+                z = open_wheel(dist, version, platform)[1] if unversioned and platform == "linux" else None
+                cached["sonames"] = sonames(z, unversioned) if z is not None else {}
+                write_json(path, cached)
             return cached
     wheel, z = open_wheel(dist, version, platform)
     record = {"dist": dist, "version": version, "platform": platform, "wanted": patterns,
@@ -187,11 +215,18 @@ def listing(dist, version, platform):
                     f.write(z.read(info))
                 os.replace(tmp, out)
                 record["fetched"].append(os.path.relpath(out, cache))
+        if platform == "linux":
+            record["sonames"] = sonames(z, record["files"])
+    record.setdefault("sonames", {})
+    write_json(path, record)
+    return record
+
+
+def write_json(path, record):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path + ".tmp", "w") as f:
         json.dump(record, f, indent=1)
     os.replace(path + ".tmp", path)
-    return record
 
 
 def debian(name, version, members):

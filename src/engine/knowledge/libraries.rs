@@ -368,7 +368,10 @@ fn shipped_identity(asked: &str) -> Option<LibraryIdentity> {
         if let Some(row) = g.files_named(&candidate).into_iter().next() {
             let (kind, number) = row.family.rsplit_once(' ').unwrap_or(("", &row.family));
             let version_family = if kind == "CUDA" {
-                format!("{number}.x")
+                match number.split_once('-') {
+                    Some((lo, hi)) => format!("{lo}.x-{hi}.x"),
+                    None => format!("{number}.x"),
+                }
             } else {
                 number.to_string()
             };

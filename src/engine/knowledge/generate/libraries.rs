@@ -27,7 +27,7 @@ fn family(cache: &Cache, dist: &str, version: &str) -> String {
 #[derive(Default)]
 struct Seen {
     component: String,
-    family: String,
+    families: Vec<String>,
     toolkits: Vec<String>,
     wheels: BTreeMap<String, Vec<String>>,
     folders: Vec<String>,
@@ -67,6 +67,14 @@ pub fn library_files(cache: &Cache) -> LibraryFiles {
         }
         let toolkits = cache.toolkits_pinning(&l.dist, &l.version);
         let mut names = l.files.clone();
+        names.extend(
+            l.sonames
+                .iter()
+                .map(|(member, soname)| match member.rsplit_once('/') {
+                    Some((folder, _)) => format!("{folder}/{soname}"),
+                    None => soname.clone(),
+                }),
+        );
         if l.dist.ends_with("-bindings") {
             names.extend(
                 imported(cache, l)
@@ -92,7 +100,7 @@ pub fn library_files(cache: &Cache) -> LibraryFiles {
                 .entry((name.to_string(), l.platform.clone()))
                 .or_default();
             entry.component = component.to_string();
-            entry.family = family;
+            entry.families.push(family);
             entry.toolkits.extend(toolkits.iter().cloned());
             // Names read from a binding's imports carry no folder.
             if let Some((folder, _)) = path.rsplit_once('/') {
@@ -128,11 +136,26 @@ pub fn library_files(cache: &Cache) -> LibraryFiles {
             name,
             platform,
             component: s.component,
-            family: s.family,
+            family: one_family(s.families),
             toolkits: s.toolkits,
             wheels,
             folders: s.folders,
         });
     }
     out
+}
+
+/// The family of a name shipped by several wheels: one, or for a name that several CUDA majors
+/// ship (`libnvvm.so.4`, CUDA 11 to 13) the span of majors ("CUDA 11-13").
+fn one_family(families: Vec<String>) -> String {
+    let majors: Vec<u32> = families
+        .iter()
+        .filter_map(|f| f.strip_prefix("CUDA ")?.parse().ok())
+        .collect();
+    match (majors.iter().min(), majors.iter().max()) {
+        (Some(lo), Some(hi)) if majors.len() == families.len() && lo != hi => {
+            format!("CUDA {lo}-{hi}")
+        }
+        _ => families.last().cloned().unwrap_or_default(),
+    }
 }

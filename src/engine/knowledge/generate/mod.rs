@@ -72,6 +72,10 @@ pub struct Listing {
     pub wheel: Option<String>,
     pub files: Vec<String>,
     pub fetched: Vec<String>,
+    /// The SONAME of each unversioned library whose binary names a versioned one
+    /// (`nvvm/lib64/libnvvm.so` → `libnvvm.so.4`): the name a program asks the loader for.
+    #[serde(default)]
+    pub sonames: BTreeMap<String, String>,
 }
 
 /// The cache, read.

@@ -283,6 +283,21 @@ fn identifies_patterns() {
     );
 }
 
+/// `libnvvm.so.4` is the SONAME the CUDA 11.8-12.9 nvcc wheels' `nvvm/lib64/libnvvm.so` carries
+/// (read from the binary by the fetch), and the file name the CUDA 13 `nvidia-nvvm` wheel ships:
+/// one name for three majors, so no one major is claimed for it.
+#[test]
+fn a_soname_read_from_the_binary_spans_the_majors_that_ship_it() {
+    let id = identify_library("libnvvm.so.4").unwrap();
+    assert_eq!(
+        (id.component.as_str(), id.version_family.as_str()),
+        ("NVVM", "11.x-13.x")
+    );
+    for cuda in ["11.8", "12.4", "13.0"] {
+        assert!(id.toolkits.iter().any(|t| t == cuda), "{cuda}: {id:?}");
+    }
+}
+
 #[test]
 fn identifies_sonames_with_any_suffix() {
     for (name, comp, fam) in [
