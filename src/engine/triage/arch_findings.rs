@@ -79,6 +79,9 @@ pub fn arch_findings(archs: &[RefusedArch], text: &str, k: &Knowledge) -> Vec<Fi
             if let Some(f) = same_major_above_range(a) {
                 return f;
             }
+            if let Some(f) = super::ggml_arch_list::newest_code_ran(a) {
+                return f;
+            }
             let detail = match arch_support(&a.arch, k) {
                 Some((first, None)) if built_without(&a.line) => format!(
                     "The program or package that refused {} was not compiled for it (built without code \

@@ -27,6 +27,11 @@ const FRAMEWORKS: &[(&str, &str)] = &[
 
 /// The framework a line names as a word (`torch`, `tensorflow`, ...), if any.
 pub fn framework_named(line: &str) -> Option<&'static str> {
+    // Lua Torch (Torch7) installs under ~/torch and runs .lua files: not PyTorch.
+    let lower = line.to_ascii_lowercase();
+    if lower.contains(".lua:") || lower.contains("/share/lua/") || lower.contains("luajit") {
+        return Some("Torch7 (Lua)");
+    }
     named_as_word(line, FRAMEWORKS)
 }
 

@@ -315,9 +315,15 @@ fn cudnn_floor_finding(f: &StatedFloor, text: &str) -> Finding {
 
 fn driver_floor_finding(f: &StatedFloor, text: &str, k: &Knowledge) -> Finding {
     let v = &f.version;
+    // A bare branch ("driver version >= 580") is any driver of that branch: 580.65.06 counts.
+    let branch_top = if v.contains('.') {
+        v.clone()
+    } else {
+        format!("{v}.999.999")
+    };
     let cuda = k
         .drivers
-        .newest_cuda_for_linux_driver(v)
+        .newest_cuda_for_linux_driver(&branch_top)
         .map(|c| format!(" (driver {v} is the one for CUDA {c} on Linux, in NVIDIA's table)"))
         .unwrap_or_default();
     let found = found_version(&patterns().found_driver, &f.line, text, v)

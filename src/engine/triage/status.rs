@@ -121,7 +121,7 @@ fn patterns() -> &'static Patterns {
             // Modular's runtime drops NVML's `ERROR_`: "NVML_DRIVER_NOT_LOADED".
             nvml_short: re(r"\bNVML_([A-Z][A-Z_]*[A-Z])\b"),
             library_numbers: re(
-                r"(?:\b(?i:(cupti|cublas|cudnn|cufft|curand|cusolver|cusparse|nvrtc|nvjitlink|nccl|nvml|opencl))\b|\b(cupti|cublas|cudnn|cufft|curand|cusolver|cusparse|nvrtc|nvJitLink|nccl|nvml|cl)[A-Z][A-Za-z0-9_]*(?:\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\))?)(?i:[^0-9\n]{0,40}?\b(?:error|status|code|returned|failed|failure|result)\b[^0-9\n]{0,12}?\(?(-?[0-9]{1,4})(?:[^0-9.]|\.(?:[^0-9]|$)|$))",
+                r"(?:\b(?i:(cupti|cublas|cudnn|cufft|curand|cusolver|cusparse|nvrtc|nvjitlink|nccl|nvml|cutensor|cudss|opencl))\b|\b(cupti|cublas|cudnn|cufft|curand|cusolver|cusparse|nvrtc|nvJitLink|nccl|nvml|cutensor|cudss|cl)[A-Z][A-Za-z0-9_]*(?:\([^()\n]*(?:\([^()\n]*\)[^()\n]*)*\))?)(?i:[^0-9\n]{0,40}?\b(?:error|status|code|returned|failed|failure|result)\b[^0-9\n]{0,12}?\(?(-?[0-9]{1,4})(?:[^0-9.]|\.(?:[^0-9]|$)|$))",
             ),
             // The failure word first and the number after a colon: "Failed to initialize CUPTI:
             // 39", TensorFlow's "failed to make cuFFT batched plan:5".
@@ -500,7 +500,9 @@ pub fn library_numbers_on(line: &str) -> Vec<(&'static str, i64)> {
 
 /// The status kind of a library named in words (`CUPTI`, `cuFFT`).
 fn kind_of_word(word: &str) -> &'static str {
-    const KINDS: [&str; 10] = [
+    const KINDS: [&str; 12] = [
+        "cutensor",
+        "cudss",
         "cupti",
         "cublas",
         "cudnn",

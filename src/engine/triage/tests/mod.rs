@@ -23,6 +23,7 @@ mod load_sources;
 mod nccl_statuses;
 mod program_errors;
 mod quiet_requesters;
+mod readings_in_context;
 mod release_mismatches;
 mod runtime_policies;
 mod spelled_statuses;

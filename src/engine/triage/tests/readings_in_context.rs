@@ -1,0 +1,213 @@
+//! Readings that turn on the text around a message: a folder listing beside a load error (the
+//! file is there, its soname link is not), thrust's "parallel_for failed" outside CTranslate2,
+//! cuDNN asking for CUDA's cuBLAS, cuTENSOR's own logger, ggml printing the architecture of the
+//! code that ran, a container runtime that left no log, a driver floor given as a branch, Lua
+//! Torch's paths, and the AMD fork of the Stable Diffusion web UI. Each line is from the public
+//! thread cited.
+
+use super::*;
+use crate::engine::finding_codes as codes;
+
+#[test]
+fn a_listing_with_a_longer_version_names_the_missing_soname_link() {
+    // https://github.com/ollama/ollama/issues/602 (the bundle held only libcudart.so.12.0)
+    let t = triage(
+        "error while loading shared libraries: libcudart.so.12: cannot open shared object file: No such file or directory\n\
+         ls -al /tmp/ollama3423059418/llama.cpp/ggml/build/cuda/bin/\n\
+         -rwxr-xr-x 1 ollama ollama 107473968 Sep 26 06:27 libcublas.so.12\n\
+         -rwxr-xr-x 1 ollama ollama    687456 Sep 26 06:27 libcudart.so.12.0",
+    );
+    let f = message(&t, "dlopen-cannot-open");
+    assert!(
+        f.detail.starts_with("The text shows libcudart.so.12.0"),
+        "{}",
+        f.detail
+    );
+    assert_eq!(f.fixes[0].id, "advice-create-soname-link", "{:?}", f.fixes);
+    assert!(
+        f.fixes[0]
+            .summary
+            .contains("ln -s libcudart.so.12.0 libcudart.so.12")
+    );
+    // Without a listing, nothing is claimed about a link.
+    let t = triage(
+        "error while loading shared libraries: libcudart.so.12: cannot open shared object file: No such file or directory",
+    );
+    let f = message(&t, "dlopen-cannot-open");
+    assert!(f.fixes.iter().all(|x| x.id != "advice-create-soname-link"));
+}
+
+#[test]
+fn thrusts_parallel_for_is_ctranslate2s_only_when_ctranslate2_raises_it() {
+    // https://github.com/PaddlePaddle/PaddleFleetX/issues/577 (a CUDA 10.2 build on an RTX 30)
+    let t = triage(
+        "W0111 18:22:37.147157   515 device_context.cc:447] Please NOTE: device: 0, GPU Compute Capability: 8.6, Driver API Version: 11.5, Runtime API Version: 10.2\n\
+         SystemError: (Fatal) Operator uniform_random raises an thrust::system::system_error exception.\n\
+         The exception content is\n\
+         :parallel_for failed: cudaErrorNoKernelImageForDevice: no kernel image is available for execution on the device. (at /paddle/paddle/fluid/imperative/tracer.cc:221)",
+    );
+    assert!(
+        !message_ids(&t).contains(&"ctranslate2-no-kernel-image"),
+        "{:?}",
+        message_ids(&t)
+    );
+    assert!(finding(&t, codes::GPU_ARCH_REFUSED).is_some_and(|f| f.summary.contains("sm_86")));
+    // CTranslate2's own line keeps its reading.
+    let t = triage(
+        "RuntimeError: parallel_for failed: cudaErrorNoKernelImageForDevice: no kernel image is available for execution on the device",
+    );
+    assert!(message_ids(&t).contains(&"ctranslate2-no-kernel-image"));
+}
+
+#[test]
+fn cudnn_asking_for_cublas_names_the_cuda_major_to_install() {
+    // https://github.com/w-okada/voice-changer/issues/605 (no CUDA 12 installed)
+    let t =
+        triage("Could not locate cublasLt64_12.dll. Please make sure it is in your library path!");
+    let f = message(&t, "cudnn-could-not-locate-cublas");
+    assert!(f.summary.contains("CUDA 12"), "{}", f.summary);
+    assert!(
+        f.fixes
+            .iter()
+            .any(|x| x.summary.contains("nvidia-cublas-cu12"))
+    );
+    assert!(!message_ids(&t).contains(&"cudnn-could-not-locate"));
+    // A cuDNN sub-library keeps the sub-library reading.
+    let t =
+        triage("Could not locate cudnn_ops64_9.dll. Please make sure it is in your library path!");
+    assert!(message_ids(&t).contains(&"cudnn-could-not-locate"));
+}
+
+#[test]
+fn cutensors_logger_gives_the_reason_and_the_status() {
+    // https://github.com/LBANN/lbann/issues/2463 (a rank given no samples)
+    let t = triage(
+        "[2024-07-12 12:39:08][cuTENSOR][2491675][Api][cutensorInitTensorDescriptor] handle=0X7F84A24F35E0 desc=0X7FFF83FFACE0 numModes=4 extent=[8,8,512,0] stride=[1,8,64,32768] dataType=0 op=1\n\
+         [2024-07-12 12:39:08][cuTENSOR][2491675][Error][cutensorInitTensorDescriptor] Extent (0) must be > 0.\n\
+         [2024-07-12 12:39:08][cuTENSOR][2491675][Api][cutensorGetErrorString] error=15",
+    );
+    let f = message(&t, "cutensor-zero-extent");
+    assert!(
+        f.summary.contains("cutensorInitTensorDescriptor"),
+        "{}",
+        f.summary
+    );
+    // The general reading of the same line gives way, also when the next line is read as its
+    // continuation.
+    assert!(
+        !message_ids(&t).contains(&"cutensor-logged-error"),
+        "{:?}",
+        message_ids(&t)
+    );
+    assert!(
+        t.codes
+            .iter()
+            .any(|c| c.kind == "cutensor" && c.number == Some(15)),
+        "{:?}",
+        t.codes
+    );
+}
+
+#[test]
+fn ggmls_newest_compiled_architecture_is_not_the_gpus() {
+    // https://github.com/leejet/stable-diffusion.cpp/issues/541 (compiled for 520 only)
+    let t = triage(
+        "ERROR: CUDA kernel mul_mat_vec has no device code compatible with CUDA arch 520. ggml-cuda.cu was compiled for: 520",
+    );
+    let f = finding(&t, codes::GPU_ARCH_REFUSED).unwrap();
+    assert!(f.summary.contains("sm_52 or newer"), "{}", f.summary);
+    assert!(
+        f.fixes[0]
+            .summary
+            .contains("CMAKE_CUDA_ARCHITECTURES=native")
+    );
+    assert!(
+        f.fixes.iter().all(|x| x.id != "advice-too-old-gpu"),
+        "{:?}",
+        f.fixes
+    );
+    // An architecture below the newest compiled is the GPU's (the build chose it for the GPU).
+    let t = triage(
+        "ERROR: CUDA kernel flash_attn_ext_f16 has no device code compatible with CUDA arch 610. ggml-cuda.cu was compiled for: 520,610,700",
+    );
+    let f = finding(&t, codes::GPU_ARCH_REFUSED).unwrap();
+    assert!(f.summary.contains("sm_61 (Pascal"), "{}", f.summary);
+}
+
+#[test]
+fn a_container_runtime_that_left_no_log_and_its_missing_hook() {
+    // https://github.com/NVIDIA/nvidia-container-runtime/issues/68
+    let head = "docker: Error response from daemon: OCI runtime create failed: unable to retrieve OCI runtime error (open /run/containerd/io.containerd.runtime.v1.linux/moby/af425d9814b0843b3eb4d17d6b9fdd47837728148961e9832e09e47cf4cb61e3/log.json: no such file or directory): nvidia-container-runtime did not terminate sucessfully";
+    let t = triage(&format!(
+        "{head}: 2019/07/23 17:28:30 ERROR: nvidia-container-runtime: inject NVIDIA hook: stat /usr/bin/nvidia-container-runtime-hook: no such file or directory"
+    ));
+    let f = message(&t, "nvidia-runtime-hook-missing");
+    assert!(
+        f.summary.contains("/usr/bin/nvidia-container-runtime-hook"),
+        "{}",
+        f.summary
+    );
+    assert!(!message_ids(&t).contains(&"docker-oci-runtime-no-log"));
+    let t = triage(&format!("{head}: unknown."));
+    assert!(message_ids(&t).contains(&"docker-oci-runtime-no-log"));
+}
+
+#[test]
+fn a_driver_branch_floor_names_the_cuda_of_that_branch() {
+    // https://github.com/modular/mojo-gpu-puzzles/pull/256 (JetPack's driver on a Jetson Orin)
+    let t = triage(
+        "Your current NVIDIA GPU driver version is not supported. Required: driver version >= 580 (CUDA >= 13.0) Detected: 540.4.0 (CUDA 12.6)",
+    );
+    let f = finding(&t, codes::DRIVER_TOO_OLD).unwrap();
+    assert!(
+        f.detail.contains("driver 580 is the one for CUDA 13.0"),
+        "{}",
+        f.detail
+    );
+}
+
+#[test]
+fn lua_torch_is_not_pytorch() {
+    // https://github.com/nagadomi/waifu2x/issues/176 (a GPU below cuDNN's minimum)
+    let t = triage(
+        "/home/zhixin/torch/install/share/lua/5.1/cudnn/init.lua:145: Error in CuDNN: CUDNN_STATUS_ARCH_MISMATCH",
+    );
+    let text = all_text(&t);
+    assert!(text.contains("Reported by Torch7 (Lua)"), "{text}");
+    assert!(!text.contains("Reported by PyTorch"), "{text}");
+}
+
+#[test]
+fn the_amd_fork_of_the_web_ui_is_named_on_an_nvidia_machine() {
+    // https://github.com/LykosAI/StabilityMatrix/issues/1512 (an RTX 3080)
+    let t = triage(
+        "NVIDIA driver was found.\n\
+         Version: v1.10.1-amd-53-g32f147b7\n\
+         RuntimeError: Torch is not able to use GPU; add --skip-torch-cuda-test to COMMANDLINE_ARGS variable to disable this check",
+    );
+    assert_eq!(
+        t.findings[0].code,
+        "log-sd-webui-amd-fork",
+        "{:?}",
+        message_ids(&t)
+    );
+}
+
+#[test]
+fn tensorflows_self_check_names_the_release_its_dll_carries() {
+    // https://github.com/deepfakes/faceswap-playground/issues/136 (CUDA 9.1 for a 9.0 build)
+    let t = triage(
+        "ImportError: Could not find 'cudart64_90.dll'. TensorFlow requires that this DLL be installed in a directory that is named in your %PATH% environment variable. Download and install CUDA 9.0 from this URL: https://developer.nvidia.com/cuda-toolkit",
+    );
+    let f = message(&t, "tf-self-check-missing-dll");
+    assert!(
+        f.detail.contains("cudart64_90.dll is CUDA 9.0"),
+        "{}",
+        f.detail
+    );
+    assert!(
+        !f.detail.starts_with("TensorFlow 1.13-2.0 was built"),
+        "{}",
+        f.detail
+    );
+}
