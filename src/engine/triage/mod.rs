@@ -25,6 +25,7 @@ mod folders;
 mod ggml_arch_list;
 mod glibc_split;
 pub mod gpu_generation;
+mod installed_majors;
 mod library_failure;
 mod load_error_sources;
 pub mod machine;
@@ -257,6 +258,7 @@ pub fn triage(text: &str) -> Triage {
     library_failure::name_own_folders_in_load_errors(&mut findings, &t.identities);
     load_error_sources::name_sources_in_load_errors(&mut findings, &t.identities);
     soname_links::name_missing_soname_links(&mut findings, &t.identities, text);
+    installed_majors::name_other_majors_in_load_errors(&mut findings, &t.identities, text);
     source_package::name_source_packages(&mut findings);
     findings.extend(classify::library_findings(&t.identities));
     findings.retain(|f| !row_overrides::overridden_on_its_line(f, &t.messages, k));

@@ -211,3 +211,32 @@ fn tensorflows_self_check_names_the_release_its_dll_carries() {
         f.detail
     );
 }
+
+#[test]
+fn a_wheel_of_another_major_in_the_text_is_named_in_the_load_error() {
+    // https://github.com/m-bain/whisperX/issues/865 (torch 2.4 brought cuDNN 9; CTranslate2
+    // 4.3.1 asks for cuDNN 8: torch 2.3.1 fixed it)
+    let t = triage(
+        "Could not load library libcudnn_ops_infer.so.8. Error: libcudnn_ops_infer.so.8: cannot open shared object file: No such file or directory\n\
+         ctranslate2 4.3.1\n\
+         nvidia-cudnn-cu12 9.1.0.70\n\
+         torch 2.4.0",
+    );
+    let f = message(&t, "dlopen-cannot-open");
+    assert!(
+        f.detail
+            .starts_with("The text shows nvidia-cudnn-cu12 9.1.0.70 installed: cuDNN 9"),
+        "{}",
+        f.detail
+    );
+    // The same major shown says nothing of the kind.
+    let t = triage(
+        "Could not load library libcudnn_ops_infer.so.8. Error: libcudnn_ops_infer.so.8: cannot open shared object file: No such file or directory\n\
+         nvidia-cudnn-cu11 8.9.7.29",
+    );
+    assert!(
+        !all_text(&t).contains("The text shows nvidia-cudnn"),
+        "{}",
+        all_text(&t)
+    );
+}
