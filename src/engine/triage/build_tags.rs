@@ -45,8 +45,8 @@ fn jcuda_component(name: &str) -> Option<&'static str> {
 
 /// Every build tag in the text, once each.
 pub fn build_tags(text: &str) -> Vec<BuildTag> {
-    static RE: OnceLock<(Regex, Regex, Regex)> = OnceLock::new();
-    let (tag, paddle, jcuda) = RE.get_or_init(|| {
+    static RE: OnceLock<(Regex, Regex, Regex, Regex)> = OnceLock::new();
+    let (tag, paddle, jcuda, package) = RE.get_or_init(|| {
         let re = crate::engine::static_regex::compile;
         (
             re(
@@ -54,6 +54,9 @@ pub fn build_tags(text: &str) -> Vec<BuildTag> {
             ),
             re(r"(?i)\bpaddlepaddle-gpu[=\s]*[0-9.]*?\.post([0-9]{2,3})\b"),
             re(r"\b(J[A-Z][A-Za-z0-9]*?)-([0-9]+)\.([0-9]+)\.([0-9]+)[a-z]?-(windows|linux|apple)-"),
+            // NVIDIA's Debian and RPM packages: "libcudnn8 8.9.3.28-1+cuda12.1", "libnccl2
+            // 2.18.3-1+cuda12.2".
+            re(r"[0-9][0-9.]*-[0-9]+\+cuda([0-9]{1,2})\.([0-9])\b"),
         )
     });
     let mut out: Vec<BuildTag> = Vec::new();
@@ -68,6 +71,16 @@ pub fn build_tags(text: &str) -> Vec<BuildTag> {
                 push(BuildTag {
                     tag: m.as_str().trim_start_matches('/').to_string(),
                     cuda,
+                    binds: None,
+                    line: clip(line),
+                });
+            }
+        }
+        for c in package.captures_iter(line) {
+            if let Some(m) = c.get(0) {
+                push(BuildTag {
+                    tag: m.as_str().to_string(),
+                    cuda: format!("{}.{}", &c[1], &c[2]),
                     binds: None,
                     line: clip(line),
                 });

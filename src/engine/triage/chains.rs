@@ -217,11 +217,16 @@ pub fn version_integers(text: &str) -> Vec<VersionInteger> {
             {
                 continue;
             }
-            // "GPU: NVIDIA GeForce RTX 2080 SUPER": a GPU model number, not a version.
+            // "GPU: NVIDIA GeForce RTX 2080 SUPER": a GPU model number, not a version; TensorRT's
+            // "[MemUsageChange] ... now: CPU 7990, GPU 1166 (MiB)": memory amounts, their unit
+            // at the end of the line.
             if [
                 "rtx", "gtx", "gt", "quadro", "titan", "mx", "tesla", "geforce", "radeon", "rx",
+                "cpu", "gpu", "vram", "ram", "memory",
             ]
             .contains(&last_word)
+                || lower.trim_end().ends_with("(mib)")
+                || lower.trim_end().ends_with("(mb)")
             {
                 continue;
             }

@@ -10,6 +10,7 @@
 mod api_rebound;
 mod arch_findings;
 pub mod architectures;
+mod build_driver_floor;
 mod build_links;
 pub mod build_tags;
 pub mod chains;
@@ -22,6 +23,7 @@ mod driver_symbols;
 mod extension_package;
 pub mod extract;
 mod folders;
+mod full_path_loads;
 mod ggml_arch_list;
 mod glibc_split;
 pub mod gpu_generation;
@@ -241,6 +243,15 @@ pub fn triage(text: &str) -> Triage {
         &chains::driver_versions(text),
         k,
     ));
+    // A build the driver in the text cannot run, unless a line already says the driver is too old.
+    let driver_said_old = findings.iter().any(|f| {
+        f.code.contains("driver-too-old")
+            || f.code.contains("insufficient-driver")
+            || f.code == "cuda-error-35"
+    });
+    if !driver_said_old {
+        findings.extend(build_driver_floor::driver_below_build_findings(text, k));
+    }
     // A library a harmless line names (the plugin the scan skipped) did not fail the program.
     let on_harmless_line = |f: &Finding| {
         f.evidence
@@ -259,6 +270,7 @@ pub fn triage(text: &str) -> Triage {
     load_error_sources::name_sources_in_load_errors(&mut findings, &t.identities);
     soname_links::name_missing_soname_links(&mut findings, &t.identities, text);
     installed_majors::name_other_majors_in_load_errors(&mut findings, &t.identities, text);
+    full_path_loads::name_full_path_loads(&mut findings);
     source_package::name_source_packages(&mut findings);
     findings.extend(classify::library_findings(&t.identities));
     findings.retain(|f| !row_overrides::overridden_on_its_line(f, &t.messages, k));

@@ -130,10 +130,17 @@ pub fn stated_floors(text: &str) -> Vec<StatedFloor> {
             (FloorOf::Cudnn, &p.cudnn[..]),
             (FloorOf::Driver, &p.driver[..]),
         ] {
-            let Some(version) = res
-                .iter()
-                .find_map(|re| re.captures(line).map(|c| c[1].to_string()))
-            else {
+            // nvidia-container-cli's own command line (`--require=cuda>=8.0`) states the
+            // image's requirement as an option, not a failure.
+            let option = |c: &regex::Captures| {
+                let start = c.get(0).map_or(0, |m| m.start());
+                line[..start].ends_with("--require=")
+            };
+            let Some(version) = res.iter().find_map(|re| {
+                re.captures(line)
+                    .filter(|c| !option(c))
+                    .map(|c| c[1].to_string())
+            }) else {
                 continue;
             };
             if !out.iter().any(|f| f.of == of && f.version == version) {

@@ -36,6 +36,13 @@ pub fn symbol_findings(symbols: &[MissingSymbol]) -> Vec<Finding> {
             if let Some(f) = super::symbol_owner::cpp_library_finding(s) {
                 return f;
             }
+            if let (None, Some(caller), false) = (
+                super::extract::version_node(&s.line, &s.symbol),
+                s.library.as_deref(),
+                s.looked_in || s.at_link,
+            ) {
+                return unresolved_in_caller_finding(s, caller);
+            }
             let mut f = Finding::new(
                 codes::MISSING_SYMBOL,
                 Severity::Error,
@@ -188,4 +195,57 @@ fn unlinked_in_extension(line: &str, component: &str) -> String {
          the symbol then stays unresolved whichever {component} is installed, and the module must be \
          rebuilt with the library linked."
     )
+}
+
+/// ld.so's "A: undefined symbol: X" with no owner known for X: A is the library that needs X
+/// (the loader names the one whose reference it could not bind), and no library loaded with it
+/// exports X. A library of the CUDA forward-compatibility package (`cuda/compat`) must match the
+/// host's driver (on Jetson, the host's L4T release), which a container made for another one
+/// does not.
+fn unresolved_in_caller_finding(s: &MissingSymbol, caller: &str) -> Finding {
+    let file = caller.rsplit(['/', '\\']).next().unwrap_or(caller);
+    let compat = if s.line.contains("/cuda/compat/") || s.line.contains("/cuda-compat") {
+        format!(
+            " {file} is from the CUDA forward-compatibility package (cuda/compat), whose libraries \
+             work only with the driver (on Jetson, the L4T/JetPack release) they were made for: a \
+             container or install made for a newer driver or JetPack than the host's fails this way; \
+             use an image or package for the host's release (on Jetson, cat /etc/nv_tegra_release \
+             shows it), or upgrade the host."
+        )
+    } else {
+        String::new()
+    };
+    Finding::new(
+        codes::MISSING_SYMBOL,
+        Severity::Error,
+        format!(
+            "{file} needs {}, which no library loaded with it provides",
+            s.symbol
+        ),
+        format!(
+            "The loader's 'undefined symbol' names the library that needs the function, {file}, not \
+             one that lacks it: none of the libraries loaded into the process exports {}. A library \
+             {file} depends on is another (usually older) release than the one it was built \
+             against, or {file} comes from another install than its dependencies (two releases \
+             mixed on the search path).{compat}",
+            s.symbol
+        ),
+    )
+    .with_libraries([file.to_string()])
+    .with_evidence(Evidence::new("log", s.line.clone()))
+    .with_evidence(Evidence::new(
+        "source",
+        "ld.so's undefined-symbol error names the object whose reference failed to bind \
+         (glibc elf/dl-lookup.c); https://github.com/dusty-nv/jetson-containers/issues/472 (a \
+         JetPack 6 container's cuda/compat/libnvcudla.so on a JetPack 5 host)",
+    ))
+    .with_fix(FixRef {
+        id: "advice-match-dependency-release".into(),
+        kind: FixKind::Manual,
+        summary: format!(
+            "Find which libraries {file} loads with it (ldd {file}, or LD_DEBUG=libs) and make them \
+             the release it was built with: remove the other install from the search path, or \
+             reinstall {file} from the same release as its dependencies."
+        ),
+    })
 }

@@ -240,3 +240,131 @@ fn a_wheel_of_another_major_in_the_text_is_named_in_the_load_error() {
         all_text(&t)
     );
 }
+
+#[test]
+fn numba_falling_back_to_a_bare_dll_name_reads_as_its_search_failing() {
+    // https://github.com/numba/numba/issues/10169 (CUDA 13.0 on Windows)
+    let t = triage(
+        "Finding nvvm from CUDA_HOME\n\
+         \tLocated at nvvm.dll\n\
+         \tTrying to open library...\tERROR: failed to open nvvm:\n\
+         Could not find module 'nvvm.dll' (or one of its dependencies). Try using the full path with constructor syntax.",
+    );
+    assert_eq!(t.findings[0].code, "log-numba-dll-not-found-in-cuda-home");
+    assert!(
+        t.findings[0].detail.contains("CUDA 13"),
+        "{}",
+        t.findings[0].detail
+    );
+}
+
+#[test]
+fn an_unregistered_plugin_creator_names_the_plugin_library_to_load() {
+    // https://github.com/wang-xinyu/tensorrtx/issues/1141
+    let t = triage(
+        "[pluginV2Runner.cpp::load::292] Error Code 1: Serialization (Serialization assertion creator failed.Cannot deserialize plugin since corresponding IPluginCreator not found in Plugin Registry)",
+    );
+    assert_eq!(
+        t.findings[0].code,
+        "log-tensorrt-plugin-creator-not-in-registry"
+    );
+}
+
+#[test]
+fn a_minimum_compute_capability_not_found_is_the_gpus_age() {
+    // https://github.com/iperov/DeepFaceLab/issues/264 (a GeForce 780M, compute capability 3.0)
+    let t = triage("No CUDA device found with minimum required compute capability 3.5");
+    assert_eq!(
+        message_ids(&t),
+        vec!["no-device-with-minimum-capability"],
+        "the fallback 'no device' reading gives way"
+    );
+}
+
+#[test]
+fn an_unversioned_name_not_found_says_it_is_a_development_link() {
+    // https://github.com/NVIDIA/nvidia-docker/issues/160 (TensorFlow 0.8 in a runtime image)
+    let t = triage(
+        "I tensorflow/stream_executor/dso_loader.cc:99] Couldn't open CUDA library libcudnn.so. LD_LIBRARY_PATH: /usr/local/nvidia/lib:/usr/local/nvidia/lib64:",
+    );
+    let f = finding(&t, codes::LIBRARY_NOT_FOUND).unwrap();
+    assert!(
+        f.fixes.iter().any(|x| x.id == "advice-link-unversioned"),
+        "{:?}",
+        f.fixes
+    );
+}
+
+#[test]
+fn an_undefined_symbol_names_the_library_that_needs_it() {
+    // https://github.com/dusty-nv/jetson-containers/issues/472 (a JetPack 6 image on JetPack 5)
+    let t = triage(
+        "ImportError: /usr/local/cuda/compat/libnvcudla.so: undefined symbol: _ZN5nvdla8IRuntime22registerTaskStatisticsE15NvDlaMemDescRec15NvDlaAccessType",
+    );
+    let f = finding(&t, codes::MISSING_SYMBOL).unwrap();
+    assert!(
+        f.summary.starts_with("libnvcudla.so needs "),
+        "{}",
+        f.summary
+    );
+    assert!(f.detail.contains("forward-compatibility"), "{}", f.detail);
+    assert!(f.detail.contains("nv_tegra_release"), "{}", f.detail);
+}
+
+#[test]
+fn a_library_asked_for_by_its_full_path_says_so() {
+    // https://github.com/lmstudio-ai/lmstudio-bug-tracker/issues/554 (Fedora)
+    let t = triage(
+        "Failed to get live GPU info through LMS Core at '/home/u/.cache/lm-studio/extensions/backends/llama.cpp-linux-x86_64-nvidia-cuda-avx2-1.23.1/liblmstudio_bindings_cuda.node': Could not find or load NVML library: /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1: cannot open shared object file: No such file or directory",
+    );
+    let f = &t.findings[0];
+    assert!(
+        f.detail.starts_with(
+            "The program asked for /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1 by its full path"
+        ),
+        "{}",
+        f.detail
+    );
+    assert!(f.detail.contains("/usr/lib64 on Fedora"), "{}", f.detail);
+    assert_eq!(f.fixes[0].id, "advice-provide-full-path");
+}
+
+#[test]
+fn a_package_built_for_a_newer_cuda_than_the_drivers_is_an_error() {
+    // https://github.com/SYSTRAN/faster-whisper/issues/362 (cuDNN for CUDA 12.1, driver 470)
+    let t = triage(
+        "RuntimeError: cuDNN failed with status CUDNN_STATUS_NOT_INITIALIZED\n\
+         | NVIDIA-SMI 470.199.02   Driver Version: 470.161.03   CUDA Version: 11.4     |\n\
+         libcudnn8/unknown,now 8.9.3.28-1+cuda12.1 amd64 [installed]",
+    );
+    let f = finding(&t, codes::DRIVER_TOO_OLD).unwrap();
+    assert!(
+        f.summary.contains("needs NVIDIA driver 525.60.13"),
+        "{}",
+        f.summary
+    );
+    // A build the driver supports says nothing.
+    let t = triage(
+        "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |\n\
+         libcudnn8/unknown,now 8.9.3.28-1+cuda12.1 amd64 [installed]",
+    );
+    assert!(finding(&t, codes::DRIVER_TOO_OLD).is_none());
+}
+
+#[test]
+fn a_requirement_option_and_memory_amounts_are_not_versions() {
+    // https://github.com/NVIDIA/nvidia-docker/issues/825 (nvidia-container-cli's command line)
+    let t = triage(
+        "exec command: [/usr/bin/nvidia-container-cli --load-kmods configure --ldconfig=@/sbin/ldconfig.real --device=all --compute --require=cuda>=8.0 --pid=32239 /var/lib/docker/overlay2/bd4f/merged]",
+    );
+    assert!(finding(&t, codes::VERSION_MISMATCH_REPORTED).is_none());
+    // https://github.com/cyrusbehr/tensorrt-cpp-api/issues/78 (TensorRT's memory log)
+    let t = triage(
+        "[2024-06-13 20:21:01.375] [info] [MemUsageChange] Init CUDA: CPU +76, GPU +0, now: CPU 7990, GPU 1166 (MiB)",
+    );
+    assert!(
+        finding(&t, codes::VERSION_NUMBERS_DECODED).is_none(),
+        "{}",
+        all_text(&t)
+    );
+}
