@@ -36,10 +36,11 @@ pub fn symbol_findings(symbols: &[MissingSymbol]) -> Vec<Finding> {
             if let Some(f) = super::symbol_owner::cpp_library_finding(s) {
                 return f;
             }
-            if let (None, Some(caller), false) = (
+            if let (None, Some(caller), false, true) = (
                 super::extract::version_node(&s.line, &s.symbol),
                 s.library.as_deref(),
                 s.looked_in || s.at_link,
+                binding_at_load(&s.line),
             ) {
                 return unresolved_in_caller_finding(s, caller);
             }
@@ -195,6 +196,22 @@ fn unlinked_in_extension(line: &str, component: &str) -> String {
          the symbol then stays unresolved whichever {component} is installed, and the module must be \
          rebuilt with the library linked."
     )
+}
+
+/// Whether ld.so's "A: undefined symbol: X" comes from binding A's references while loading it
+/// (an import, a dlopen, a lazy call: A needs X), not from a lookup by name in A (dlsym, as
+/// ctypes' attribute access and Julia's "could not load symbol" make it: X was looked for in A).
+fn binding_at_load(line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
+    let lookup = lower.contains("attributeerror")
+        || lower.contains("load symbol")
+        || lower.contains("dlsym")
+        || lower.contains("could not load library");
+    let load = lower.contains("importerror")
+        || lower.contains("oserror")
+        || lower.contains("symbol lookup error")
+        || lower.contains("error while loading");
+    load && !lookup
 }
 
 /// ld.so's "A: undefined symbol: X" with no owner known for X: A is the library that needs X

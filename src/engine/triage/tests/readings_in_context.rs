@@ -309,6 +309,10 @@ fn an_undefined_symbol_names_the_library_that_needs_it() {
     );
     assert!(f.detail.contains("forward-compatibility"), "{}", f.detail);
     assert!(f.detail.contains("nv_tegra_release"), "{}", f.detail);
+    // A lookup by name (ctypes' attribute access: dlsym) names the library looked in.
+    let t = triage("AttributeError: /usr/lib/libfoo.so: undefined symbol: foo_bar_baz");
+    let f = finding(&t, codes::MISSING_SYMBOL).unwrap();
+    assert_eq!(f.summary, "foo_bar_baz is missing from libfoo.so");
 }
 
 #[test]
@@ -367,4 +371,19 @@ fn a_requirement_option_and_memory_amounts_are_not_versions() {
         "{}",
         all_text(&t)
     );
+}
+
+#[test]
+fn a_symbol_that_could_not_be_loaded_is_not_a_library_that_could_not() {
+    // https://github.com/JuliaGPU/CUDA.jl/issues/1753 (a libcuda.so that is no NVIDIA driver)
+    let t = triage(
+        "ERROR: LoadError: InitError: could not load symbol \"cuDriverGetVersion\":\n\
+         /usr/lib64/libcuda.so: undefined symbol: cuDriverGetVersion",
+    );
+    assert!(
+        finding(&t, codes::DRIVER_LIBRARY_NOT_LOADED).is_none(),
+        "{}",
+        all_text(&t)
+    );
+    assert!(finding(&t, codes::DRIVER_ENTRY_POINT_MISSING).is_some());
 }
