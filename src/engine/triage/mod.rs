@@ -275,6 +275,15 @@ pub fn triage(text: &str) -> Triage {
     findings.extend(classify::library_findings(&t.identities));
     findings.retain(|f| !row_overrides::overridden_on_its_line(f, &t.messages, k));
     sort_by_severity(&mut findings);
+    // Within a severity, a general family reading (a fallback row: "out of memory") follows the
+    // specific readings of other lines of the same message (ggml's memory pool reservation).
+    let general = |f: &Finding| {
+        f.code
+            .strip_prefix("log-")
+            .and_then(|id| k.catalog.message(id))
+            .is_some_and(|row| row.fallback)
+    };
+    findings.sort_by_key(|f| (f.severity, general(f)));
     t.findings = findings;
     t
 }

@@ -48,7 +48,9 @@ pub fn name_missing_soname_links(
     }
 }
 
-/// A name `file.N[.M…]` on a line that does not itself say `file` failed (a folder listing).
+/// A name `file.N[.M…]` on a line that is a folder listing: it names no failure and not `file`
+/// itself (cuDNN's "Unable to load any of {libcudnn_ops.so.9.1.0, …, libcudnn_ops.so}" lists
+/// the names it tried, none of which is there).
 fn longer_version_shown(text: &str, file: &str) -> Option<String> {
     if !file.contains(".so") || file.contains('/') {
         return None;
@@ -58,8 +60,18 @@ fn longer_version_shown(text: &str, file: &str) -> Option<String> {
         regex::escape(file)
     ))
     .ok()?;
+    let names_file = |line: &str| {
+        line.split(|c: char| c.is_whitespace() || ",:;{}()[]'\"/".contains(c))
+            .any(|token| token == file)
+    };
+    let says_failure = |line: &str| {
+        let lower = line.to_ascii_lowercase();
+        super::driver_library::FAILURE_WORDS
+            .iter()
+            .any(|w| lower.contains(w))
+    };
     text.lines()
-        .filter(|line| !line.contains(&format!("{file}:")))
+        .filter(|line| !names_file(line) && !says_failure(line))
         .find_map(|line| longer.captures(line))
         .map(|c| format!("{file}{}", &c[1]))
 }

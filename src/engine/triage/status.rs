@@ -43,6 +43,7 @@ struct Patterns {
     opencl_call_number: Regex,
     dotnet_variant: Regex,
     pynvml_class: Regex,
+    camel_status: Regex,
     nccl_upper: Regex,
     bare_enumerator: Regex,
     rust_variant: Regex,
@@ -72,6 +73,11 @@ fn patterns() -> &'static Patterns {
             // pynvml raises one exception class per NVML status: `NVMLError_NotSupported`,
             // `NVMLError_NoPermission`, `NVMLError_LibRmVersionMismatch`.
             pynvml_class: re(r"\bNVMLError_([A-Z][A-Za-z0-9]+)\b"),
+            // Python bindings' exception classes and Julia's enum spellings: libcudnn.py's
+            // `cudnnStatusArchMismatch`, `cublasStatusNotInitialized`.
+            camel_status: re(
+                r"\b(cudnn|cublas|cusparse|cusolver|curand|cutensor)Status([A-Z][A-Za-z]+)\b",
+            ),
             // CuPy names NCCL's results in upper snake case: `NCCL_ERROR_SYSTEM_ERROR` is
             // `ncclSystemError`, `NCCL_ERROR_UNHANDLED_CUDA_ERROR` is `ncclUnhandledCudaError`.
             nccl_upper: re(r"\bNCCL_ERROR_([A-Z][A-Z0-9_]*[A-Z0-9])\b"),
@@ -222,6 +228,19 @@ pub fn names_on(line: &str) -> Vec<(&'static str, String, Option<i64>)> {
             && !out.iter().any(|(_, n, _)| *n == row.name)
         {
             out.push(("nvml", row.name.clone(), Some(row.number)));
+        }
+    }
+    for c in patterns().camel_status.captures_iter(line) {
+        let name = format!(
+            "{}_STATUS_{}",
+            c[1].to_ascii_uppercase(),
+            snake_upper(&c[2])
+        );
+        if let Some(row) = rows_named(&name).into_iter().next()
+            && row.number != 0
+            && !out.iter().any(|(_, n, _)| *n == row.name)
+        {
+            out.push((kind_of(&row.type_name), row.name.clone(), Some(row.number)));
         }
     }
     for c in patterns().nccl_upper.captures_iter(line) {

@@ -26,6 +26,7 @@ mod quiet_requesters;
 mod readings_in_context;
 mod release_mismatches;
 mod runtime_policies;
+mod setup_specific_readings;
 mod spelled_statuses;
 mod split_libraries;
 mod status_family;
