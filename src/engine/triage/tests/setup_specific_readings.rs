@@ -128,3 +128,23 @@ fn a_list_of_candidate_names_is_no_folder_listing() {
         all_text(&t)
     );
 }
+
+#[test]
+fn ctranslate2s_cudnn_major_is_named_where_the_text_names_it() {
+    // https://github.com/m-bain/whisperX/issues/899 (torch 2.4's cuDNN 9 only)
+    let t = triage(
+        "whisperx \"audio/test.mp3\" --model \"large-v3\" --language \"en\"\n\
+         Could not locate cudnn_ops_infer64_8.dll. Please make sure it is in your library path!",
+    );
+    let f = message(&t, "cudnn-could-not-locate");
+    assert!(f.detail.contains("ctranslate2==4.4.0"), "{}", f.detail);
+    // Without CTranslate2 in the text, the general reading alone.
+    let t = triage(
+        "Could not locate cudnn_ops_infer64_8.dll. Please make sure it is in your library path!",
+    );
+    assert!(
+        !message(&t, "cudnn-could-not-locate")
+            .detail
+            .contains("CTranslate2")
+    );
+}
