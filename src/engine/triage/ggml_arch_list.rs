@@ -22,7 +22,7 @@ pub fn newest_code_ran(a: &RefusedArch) -> Option<Finding> {
     let c = re.captures(&a.line)?;
     let (kernel, ran) = (&c[1], c[2].parse::<u32>().ok()?);
     let listed: Vec<u32> = c[3]
-        .split(|ch: char| ch == ',' || ch == ' ')
+        .split([',', ' '])
         .filter_map(|s| s.trim().parse().ok())
         .collect();
     if listed.iter().max() != Some(&ran) {
