@@ -163,12 +163,21 @@ impl Catalog {
 
     /// The `status` row whose suffix ends `name` (`CUBLAS_STATUS_ARCH_MISMATCH`), for a code of
     /// `kind`. The families describe the math and AI libraries' statuses; the driver's, CUPTI's,
-    /// NVML's, the compilers', cuFile's and NVENC's enumerators mean other things under the same
-    /// suffixes (`CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED`).
+    /// NVML's, the compilers', cuFile's, NVENC's, OpenCL's and Windows' NTSTATUS enumerators mean
+    /// other things under the same suffixes (`CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED`,
+    /// OpenCL's `CL_INVALID_VALUE`).
     pub fn code_family(&self, kind: &str, name: &str) -> Option<&CodeRow> {
         if matches!(
             kind,
-            "cuda" | "cupti" | "nvml" | "nvrtc" | "nvjitlink" | "cufile" | "nvenc"
+            "cuda"
+                | "cupti"
+                | "nvml"
+                | "nvrtc"
+                | "nvjitlink"
+                | "cufile"
+                | "nvenc"
+                | "opencl"
+                | "ntstatus"
         ) {
             return None;
         }

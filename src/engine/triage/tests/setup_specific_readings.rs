@@ -148,3 +148,21 @@ fn ctranslate2s_cudnn_major_is_named_where_the_text_names_it() {
             .contains("CTranslate2")
     );
 }
+
+#[test]
+fn opencls_invalid_value_is_not_a_math_librarys() {
+    // The math libraries' _INVALID_VALUE family (a library of another CUDA release) does not
+    // describe OpenCL's: its own row says what the enumerator means.
+    let t = triage("OpenCL error: clCreateBuffer returned CL_INVALID_VALUE");
+    let f = finding(&t, "opencl-status-cl-invalid-value").unwrap();
+    assert!(
+        f.detail.contains("OpenCL call is not valid"),
+        "{}",
+        f.detail
+    );
+    assert!(
+        !f.detail.contains("CUDA release than the framework"),
+        "{}",
+        f.detail
+    );
+}
