@@ -4,7 +4,7 @@
 //! 11 on a driver of the major's first release runs every minor of it (minor version
 //! compatibility), so the floor is that release's minimum, the lower of Linux's and Windows'.
 
-use super::build_tags::{BuildTag, build_tags};
+use super::build_tags::BuildTag;
 use crate::engine::context::Platform;
 use crate::engine::finding_codes as codes;
 use crate::engine::findings::{Evidence, Finding, FixKind, FixRef, Severity};
@@ -12,15 +12,16 @@ use crate::engine::knowledge::Knowledge;
 use crate::engine::knowledge::version::compare;
 use std::cmp::Ordering;
 
-/// One error per build whose CUDA needs a newer driver than one the text shows.
-pub fn driver_below_build_findings(text: &str, k: &Knowledge) -> Vec<Finding> {
-    let drivers = super::chains::driver_versions(text);
-    if drivers.is_empty() {
-        return Vec::new();
-    }
+/// One error per build tag of the text (`build_tags`) whose CUDA needs a newer driver than one
+/// of the drivers the text shows (`chains::driver_versions`).
+pub fn driver_below_build_findings(
+    tags: &[BuildTag],
+    drivers: &[(String, String)],
+    k: &Knowledge,
+) -> Vec<Finding> {
     let mut out = Vec::new();
-    for tag in build_tags(text) {
-        let Some(floor) = floor_of(&tag, k) else {
+    for tag in tags {
+        let Some(floor) = floor_of(tag, k) else {
             continue;
         };
         let Some((driver, line)) = drivers

@@ -114,8 +114,7 @@ pub fn build_tags(text: &str) -> Vec<BuildTag> {
 
 /// One note listing the CUDA release each build tag names, with that release's minimum driver
 /// and, for a JCuda library, the NVIDIA files of that release it loads.
-pub fn build_tag_findings(text: &str, k: &Knowledge) -> Vec<Finding> {
-    let tags = build_tags(text);
+pub fn build_tag_findings(tags: &[BuildTag], k: &Knowledge) -> Vec<Finding> {
     if tags.is_empty() {
         return Vec::new();
     }
@@ -161,7 +160,7 @@ pub fn build_tag_findings(text: &str, k: &Knowledge) -> Vec<Finding> {
          must support it; a build for another CUDA than the one installed fails to load or to run."
             .to_string(),
     );
-    for t in &tags {
+    for t in tags {
         f = f.with_evidence(Evidence::new("log", t.line.clone()));
     }
     vec![f.with_evidence(Evidence::new(

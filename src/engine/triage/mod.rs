@@ -50,7 +50,7 @@ pub mod version_check;
 mod tests;
 
 use crate::engine::context::SystemContext;
-use crate::engine::findings::{Finding, Severity, sort_by_severity};
+use crate::engine::findings::{Finding, Severity};
 use crate::engine::knowledge::{self, LibraryIdentity};
 use serde::Serialize;
 
@@ -236,13 +236,12 @@ pub fn triage(text: &str) -> Triage {
     ));
     findings.extend(ptx_driver::ptx_driver_findings(text, k));
     findings.extend(text_findings::version_findings(&t.versions, k));
-    findings.extend(build_tags::build_tag_findings(text, k));
+    let tags = build_tags::build_tags(text);
+    findings.extend(build_tags::build_tag_findings(&tags, k));
     findings.extend(version_check::outdated_component_findings(text));
     findings.extend(driver_runtime::driver_runtime_findings(text, k));
-    findings.extend(text_findings::driver_version_findings(
-        &chains::driver_versions(text),
-        k,
-    ));
+    let drivers = chains::driver_versions(text);
+    findings.extend(text_findings::driver_version_findings(&drivers, k));
     // A build the driver in the text cannot run, unless a line already says the driver is too old.
     let driver_said_old = findings.iter().any(|f| {
         f.code.contains("driver-too-old")
@@ -250,7 +249,9 @@ pub fn triage(text: &str) -> Triage {
             || f.code == "cuda-error-35"
     });
     if !driver_said_old {
-        findings.extend(build_driver_floor::driver_below_build_findings(text, k));
+        findings.extend(build_driver_floor::driver_below_build_findings(
+            &tags, &drivers, k,
+        ));
     }
     // A library a harmless line names (the plugin the scan skipped) did not fail the program.
     let on_harmless_line = |f: &Finding| {
@@ -274,9 +275,9 @@ pub fn triage(text: &str) -> Triage {
     source_package::name_source_packages(&mut findings);
     findings.extend(classify::library_findings(&t.identities));
     findings.retain(|f| !row_overrides::overridden_on_its_line(f, &t.messages, k));
-    sort_by_severity(&mut findings);
-    // Within a severity, a general family reading (a fallback row: "out of memory") follows the
-    // specific readings of other lines of the same message (ggml's memory pool reservation).
+    // By severity; within one, a general family reading (a fallback row: "out of memory")
+    // follows the specific readings of other lines of the same message (ggml's memory pool
+    // reservation).
     let general = |f: &Finding| {
         f.code
             .strip_prefix("log-")

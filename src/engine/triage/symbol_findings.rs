@@ -14,7 +14,8 @@ pub fn symbol_findings(symbols: &[MissingSymbol]) -> Vec<Finding> {
         .map(|s| {
             // glibc's "undefined symbol: X, version libcudart.so.12" names, by the version node
             // CUDA's libraries give their exports, the library that should have defined X.
-            let provider = super::extract::version_node(&s.line, &s.symbol).or_else(|| s.library.clone());
+            let node = super::extract::version_node(&s.line, &s.symbol);
+            let provider = node.clone().or_else(|| s.library.clone());
             let lib = provider
                 .clone()
                 .unwrap_or_else(|| "the library that was loaded".into());
@@ -36,12 +37,13 @@ pub fn symbol_findings(symbols: &[MissingSymbol]) -> Vec<Finding> {
             if let Some(f) = super::symbol_owner::cpp_library_finding(s) {
                 return f;
             }
-            if let (None, Some(caller), false, true) = (
-                super::extract::version_node(&s.line, &s.symbol),
-                s.library.as_deref(),
-                s.looked_in || s.at_link,
-                binding_at_load(&s.line),
-            ) {
+            // No version node names the owner, and the named library is the one being bound.
+            if node.is_none()
+                && !s.looked_in
+                && !s.at_link
+                && binding_at_load(&s.line)
+                && let Some(caller) = s.library.as_deref()
+            {
                 return unresolved_in_caller_finding(s, caller);
             }
             let mut f = Finding::new(
