@@ -21,6 +21,7 @@ mod library_lines;
 mod library_stand_ins;
 mod load_sources;
 mod nccl_statuses;
+mod program_builds_and_hints;
 mod program_errors;
 mod quiet_requesters;
 mod readings_in_context;
