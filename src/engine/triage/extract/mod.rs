@@ -360,6 +360,13 @@ pub fn codes(text: &str, catalog: &Catalog) -> Vec<ErrorCode> {
         for (kind, name, number) in &named {
             add(kind, *number, Some(name.clone()), line);
         }
+        if named.is_empty() {
+            let around = &lines[i.saturating_sub(3)..(i + 4).min(lines.len())];
+            if let Some(row) = status::status_alone_near_library(line, around) {
+                let kind = status::kind_of(&row.type_name);
+                add(kind, Some(row.number), Some(row.name.clone()), line);
+            }
+        }
         // A Windows process's exit code that is an NTSTATUS (0xC0000409, 3221225781,
         // -1073741819): not a Windows error number and not a CUDA code.
         for row in super::nt_status::rows_on(line, catalog) {

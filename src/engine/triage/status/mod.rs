@@ -10,7 +10,7 @@
 mod names;
 mod numbers;
 
-pub use names::{go_cu_panic, names_on};
+pub use names::{go_cu_panic, names_on, status_alone_near_library};
 pub use numbers::{cuda_numbers_on, library_numbers_on, status_on_next_line};
 
 use crate::engine::knowledge::generated::{StatusCode, generated};

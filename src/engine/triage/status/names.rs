@@ -300,3 +300,32 @@ fn nvml_row_by_comment(words: &str) -> Option<&'static StatusCode> {
             && c.comment.to_ascii_lowercase().contains(&words)
     })
 }
+
+/// A line that is only an error marker and a library status's words ("ERROR: Arch mismatch",
+/// Mocha.jl's rethrow of cudnnGetErrorString's words: https://github.com/pluskid/Mocha.jl/issues/57),
+/// where the library is named on the lines around it ("Initializing CuDNN backend...", a
+/// `cudnn.jl` stack frame) rather than on the line itself: the status of the library named
+/// nearby whose enumerator's words (two or more) are the whole rest of the line.
+pub fn status_alone_near_library(line: &str, around: &[&str]) -> Option<&'static StatusCode> {
+    static MARKER: OnceLock<Regex> = OnceLock::new();
+    let marker = MARKER.get_or_init(|| {
+        crate::engine::static_regex::compile(r"(?i)^\s*(?:error|exception|fatal)\s*:\s*(.+?)\s*$")
+    });
+    let words = marker.captures(line)?[1]
+        .trim_end_matches(['.', '!'])
+        .to_ascii_lowercase();
+    if !words.contains(' ') {
+        return None;
+    }
+    let nearby = around.join("\n").to_ascii_lowercase();
+    libraries_in_words()
+        .filter(|(library, _)| nearby.contains(library))
+        .find_map(|(_, prefix)| {
+            generated().status.code.iter().find(|r| {
+                r.number != 0
+                    && r.name
+                        .strip_prefix(prefix)
+                        .is_some_and(|w| w.replace('_', " ").eq_ignore_ascii_case(&words))
+            })
+        })
+}

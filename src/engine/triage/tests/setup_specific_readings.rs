@@ -1,5 +1,5 @@
 //! Readings of a setup's own limits and of a message's other lines: a Python binding's status
-//! class, thrust's parallel_for in PaddlePaddle, bitsandbytes without a library for the CUDA it
+//! class and a status in words with the library named on the lines around it, thrust's parallel_for in PaddlePaddle, bitsandbytes without a library for the CUDA it
 //! found, memory pools a vGPU lacks, ggml's address reservation, container mounts that shadow the
 //! NVIDIA hook's devices and sockets, a CDI mount point, and a list of candidate names that is no
 //! folder listing. Each line is from the public thread cited.
@@ -16,6 +16,24 @@ fn a_bindings_camel_case_status_class_is_the_status() {
         "{}",
         all_text(&t)
     );
+}
+
+#[test]
+fn a_status_in_words_alone_is_the_status_of_the_library_named_around_it() {
+    // https://github.com/pluskid/Mocha.jl/issues/57 (a GPU below cuDNN's minimum architecture)
+    let t = triage(
+        "16-Mar 23:11:13:INFO:root:Initializing CuDNN backend...\n\
+         ERROR: Arch mismatch\n\
+         \x20in create at /home/b/.julia/v0.3/Mocha/src/cuda/cudnn.jl:43",
+    );
+    assert!(
+        finding(&t, "cudnn-status-arch-mismatch").is_some(),
+        "{}",
+        all_text(&t)
+    );
+    // The same words with no library around them name no status.
+    let t = triage("ERROR: Arch mismatch");
+    assert!(finding(&t, "cudnn-status-arch-mismatch").is_none());
 }
 
 #[test]
