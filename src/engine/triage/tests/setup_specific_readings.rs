@@ -1,8 +1,9 @@
 //! Readings of a setup's own limits and of a message's other lines: a Python binding's status
-//! class and a status in words with the library named on the lines around it, thrust's parallel_for in PaddlePaddle, bitsandbytes without a library for the CUDA it
-//! found, memory pools a vGPU lacks, ggml's address reservation, container mounts that shadow the
-//! NVIDIA hook's devices and sockets, a CDI mount point, and a list of candidate names that is no
-//! folder listing. Each line is from the public thread cited.
+//! class and a status in words with the library named on the lines around it, thrust's
+//! parallel_for in PaddlePaddle, bitsandbytes without a library for the CUDA it found, memory
+//! pools a vGPU lacks, ggml's address reservation, container mounts that shadow the NVIDIA hook's
+//! devices and sockets, a CDI mount point, and a list of candidate names that is no folder
+//! listing. Each line is from the public thread cited.
 
 use super::*;
 use crate::engine::finding_codes as codes;
