@@ -7,6 +7,7 @@ mod bindings_and_extensions;
 mod build_and_context_cases;
 mod build_steps;
 mod caller_and_setup_errors;
+mod chain_readers;
 mod container_runtime;
 mod driver_lines;
 mod driver_parts;
