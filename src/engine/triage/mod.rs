@@ -275,6 +275,10 @@ pub fn triage(text: &str) -> Triage {
     source_package::name_source_packages(&mut findings);
     findings.extend(classify::library_findings(&t.identities));
     findings.retain(|f| !row_overrides::overridden_on_its_line(f, &t.messages, k));
+    // Two readers of one line can reach the same reading (a refusal stated twice in a sentence):
+    // it is shown once.
+    let mut seen = std::collections::HashSet::new();
+    findings.retain(|f| seen.insert((f.code.clone(), f.summary.clone(), f.detail.clone())));
     // By severity; within one, a general family reading (a fallback row: "out of memory")
     // follows the specific readings of other lines of the same message (ggml's memory pool
     // reservation).

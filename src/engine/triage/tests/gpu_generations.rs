@@ -88,6 +88,12 @@ fn bfloat16_on_an_older_gpu_is_told_to_use_float16() {
          explicitly setting the`dtype` flag in CLI, for example: --dtype=half.",
     );
     let f = finding(&t, codes::GPU_ARCH_REFUSED).expect("bf16 is refused on the V100");
+    // The two capabilities of the sentence give one reading, shown once.
+    let refusals = t
+        .findings
+        .iter()
+        .filter(|f| f.code == codes::GPU_ARCH_REFUSED);
+    assert_eq!(refusals.count(), 1, "{}", all_text(&t));
     assert!(f.summary.contains("bfloat16 needs"), "{}", f.summary);
     assert!(f.summary.contains("this one is 7.0"), "{}", f.summary);
     assert!(
