@@ -33,6 +33,11 @@ pub struct MessageRow {
     pub verified: bool,
     #[serde(default)]
     pub note: Option<String>,
+    /// For a message other programs print in the same words (thrust's "parallel_for failed"
+    /// from CTranslate2 and PaddlePaddle): the row reads a text only where the whole text
+    /// matches this case-insensitive regular expression (the program or its apps named).
+    #[serde(default)]
+    pub text_names: Option<String>,
     pub source: String,
     /// Causes the rest of the text points at (macOS paths for "Torch not compiled with CUDA
     /// enabled"): the first whose `when` matches is named first, as for codes.

@@ -44,9 +44,21 @@ pub fn specific_rows_on<'a>(
 /// two lines (the generic reading of its first half).
 pub fn match_messages(text: &str, k: &Knowledge) -> Vec<MessageMatch> {
     let lines: Vec<&str> = text.lines().collect();
+    // Rows of one program whose words other programs print too, where the text names it not.
+    let unnamed: Vec<bool> = k
+        .catalog
+        .messages
+        .iter()
+        .map(|m| {
+            m.text_names.as_deref().is_some_and(|names| {
+                regex::Regex::new(&format!("(?i){names}")).is_ok_and(|re| !re.is_match(text))
+            })
+        })
+        .collect();
+    let line_matches = |line: &str, seams: &[usize]| line_matches(line, k, seams, &unnamed);
     let mut out: Vec<(usize, MessageMatch)> = Vec::new();
     for (at, line) in lines.iter().enumerate() {
-        out.extend(line_matches(line, k, &[]).into_iter().map(|m| (at, m)));
+        out.extend(line_matches(line, &[]).into_iter().map(|m| (at, m)));
     }
     let written: Vec<(usize, &str)> = lines
         .iter()
@@ -67,7 +79,7 @@ pub fn match_messages(text: &str, k: &Knowledge) -> Vec<MessageMatch> {
                         seams.push(joined.len() - glue.len());
                         joined.push_str(next.trim());
                     }
-                    for m in line_matches(&joined, k, &seams) {
+                    for m in line_matches(&joined, &seams) {
                         let overrides = overrides_of(&m.id, k);
                         out.retain(|(line, o)| {
                             !(group.iter().any(|(at, _)| at == line) && overrides.contains(&o.id))
@@ -97,8 +109,8 @@ fn overrides_of<'k>(id: &str, k: &'k Knowledge) -> &'k [String] {
 const MAX_REJOINED_LINES: usize = 400;
 
 /// The catalog messages on one line; with `seams`, only those whose match spans each of those
-/// byte offsets (the joins of pasted lines).
-fn line_matches(line: &str, k: &Knowledge, seams: &[usize]) -> Vec<MessageMatch> {
+/// byte offsets (the joins of pasted lines); none of the rows `unnamed` marks.
+fn line_matches(line: &str, k: &Knowledge, seams: &[usize], unnamed: &[bool]) -> Vec<MessageMatch> {
     let mut hits: Vec<(usize, Vec<String>)> = Vec::new();
     // A line as pasted and, for a whole line, in plain spacing and punctuation (a space before
     // a colon, runs of spaces, typographic quotes and dashes, as issue forms and some programs
@@ -107,6 +119,9 @@ fn line_matches(line: &str, k: &Knowledge, seams: &[usize]) -> Vec<MessageMatch>
         .then(|| plain_punctuation(line))
         .filter(|p| p != line);
     for (i, re) in k.catalog.patterns.iter().enumerate() {
+        if unnamed.get(i).copied().unwrap_or(false) {
+            continue;
+        }
         let plain_caps = plain
             .as_deref()
             .filter(|_| !re.is_match(line))

@@ -52,9 +52,23 @@ fn thrusts_parallel_for_is_ctranslate2s_only_when_ctranslate2_raises_it() {
         message_ids(&t)
     );
     assert!(finding(&t, codes::GPU_ARCH_REFUSED).is_some_and(|f| f.summary.contains("sm_86")));
-    // CTranslate2's own line keeps its reading.
+    // https://github.com/PaddlePaddle/PaddleDetection/issues/5206: Paddle raises the same words
+    // as CTranslate2 ("RuntimeError: parallel_for failed"); with neither named, the reading is
+    // the general one, which names both.
     let t = triage(
-        "RuntimeError: parallel_for failed: cudaErrorNoKernelImageForDevice: no kernel image is available for execution on the device",
+        "W0214 14:20:51.479054 24961 device_context.cc:447] Please NOTE: device: 0, GPU Compute Capability: 8.6, Driver API Version: 11.4, Runtime API Version: 10.2\n\
+         RuntimeError: parallel_for failed: cudaErrorNoKernelImageForDevice: no kernel image is available for execution on the device",
+    );
+    assert!(!message_ids(&t).contains(&"ctranslate2-no-kernel-image"));
+    let f = message(&t, "no-kernel-image");
+    assert!(f.detail.contains("PaddlePaddle"), "{}", f.detail);
+    assert!(finding(&t, codes::GPU_ARCH_REFUSED).is_some_and(|f| f.summary.contains("sm_86")));
+    // CTranslate2's line where its app is named keeps its own reading.
+    // https://github.com/SYSTRAN/faster-whisper/issues/806
+    let t = triage(
+        "  File \"C:\\Users\\Administrator\\.conda\\envs\\faster_whisper\\lib\\site-packages\\faster_whisper\\transcribe.py\", line 762, in encode\n\
+         \x20   return self.model.encode(features, to_cpu=to_cpu)\n\
+         RuntimeError: parallel_for failed: cudaErrorNoKernelImageForDevice: no kernel image is available for execution on the device",
     );
     assert!(message_ids(&t).contains(&"ctranslate2-no-kernel-image"));
 }
