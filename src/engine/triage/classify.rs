@@ -80,6 +80,14 @@ pub fn match_messages(text: &str, k: &Knowledge) -> Vec<MessageMatch> {
                         joined.push_str(next.trim());
                     }
                     for m in line_matches(&joined, &seams) {
+                        // A row that a reading of one of the lines overrides stays dropped.
+                        let overridden = out.iter().any(|(line, o)| {
+                            group.iter().any(|(at, _)| at == line)
+                                && overrides_of(&o.id, k).contains(&m.id)
+                        });
+                        if overridden {
+                            continue;
+                        }
                         let overrides = overrides_of(&m.id, k);
                         out.retain(|(line, o)| {
                             !(group.iter().any(|(at, _)| at == line) && overrides.contains(&o.id))

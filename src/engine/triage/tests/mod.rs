@@ -12,6 +12,7 @@ mod container_runtime;
 mod driver_lines;
 mod driver_parts;
 mod entity_reading;
+mod entry_checks_and_hidden_gpus;
 mod general_families;
 mod gpu_generations;
 mod host_programs;
