@@ -38,6 +38,11 @@ pub struct MessageRow {
     /// matches this case-insensitive regular expression (the program or its apps named).
     #[serde(default)]
     pub text_names: Option<String>,
+    /// The other way round: the row does not read a text that matches this (another line of
+    /// the same message that says the cause is something else: xFormers' "wasn't build with CUDA
+    /// support" under each operator it lists).
+    #[serde(default)]
+    pub text_lacks: Option<String>,
     pub source: String,
     /// Causes the rest of the text points at (macOS paths for "Torch not compiled with CUDA
     /// enabled"): the first whose `when` matches is named first, as for codes.

@@ -44,18 +44,21 @@ pub fn specific_rows_on<'a>(
 /// two lines (the generic reading of its first half).
 pub fn match_messages(text: &str, k: &Knowledge) -> Vec<MessageMatch> {
     let lines: Vec<&str> = text.lines().collect();
-    // Rows of one program whose words other programs print too, where the text names it not.
-    let unnamed: Vec<bool> = k
+    // Rows whose context the text lacks: one program's words that other programs print too,
+    // where the text names it not; or a reading another line of the message contradicts.
+    let in_text = |pattern: &str| {
+        regex::Regex::new(&format!("(?i){pattern}")).is_ok_and(|re| re.is_match(text))
+    };
+    let out_of_context: Vec<bool> = k
         .catalog
         .messages
         .iter()
         .map(|m| {
-            m.text_names.as_deref().is_some_and(|names| {
-                regex::Regex::new(&format!("(?i){names}")).is_ok_and(|re| !re.is_match(text))
-            })
+            m.text_names.as_deref().is_some_and(|p| !in_text(p))
+                || m.text_lacks.as_deref().is_some_and(in_text)
         })
         .collect();
-    let line_matches = |line: &str, seams: &[usize]| line_matches(line, k, seams, &unnamed);
+    let line_matches = |line: &str, seams: &[usize]| line_matches(line, k, seams, &out_of_context);
     let mut out: Vec<(usize, MessageMatch)> = Vec::new();
     for (at, line) in lines.iter().enumerate() {
         out.extend(line_matches(line, &[]).into_iter().map(|m| (at, m)));
@@ -117,8 +120,13 @@ fn overrides_of<'k>(id: &str, k: &'k Knowledge) -> &'k [String] {
 const MAX_REJOINED_LINES: usize = 400;
 
 /// The catalog messages on one line; with `seams`, only those whose match spans each of those
-/// byte offsets (the joins of pasted lines); none of the rows `unnamed` marks.
-fn line_matches(line: &str, k: &Knowledge, seams: &[usize], unnamed: &[bool]) -> Vec<MessageMatch> {
+/// byte offsets (the joins of pasted lines); none of the rows `out_of_context` marks.
+fn line_matches(
+    line: &str,
+    k: &Knowledge,
+    seams: &[usize],
+    out_of_context: &[bool],
+) -> Vec<MessageMatch> {
     let mut hits: Vec<(usize, Vec<String>)> = Vec::new();
     // A line as pasted and, for a whole line, in plain spacing and punctuation (a space before
     // a colon, runs of spaces, typographic quotes and dashes, as issue forms and some programs
@@ -127,7 +135,7 @@ fn line_matches(line: &str, k: &Knowledge, seams: &[usize], unnamed: &[bool]) ->
         .then(|| plain_punctuation(line))
         .filter(|p| p != line);
     for (i, re) in k.catalog.patterns.iter().enumerate() {
-        if unnamed.get(i).copied().unwrap_or(false) {
+        if out_of_context.get(i).copied().unwrap_or(false) {
             continue;
         }
         let plain_caps = plain

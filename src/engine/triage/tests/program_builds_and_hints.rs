@@ -2,8 +2,8 @@
 //! that are harmless hints: memory for convolution algorithms, a driver older than XLA's ptxas,
 //! CPU-only packages (ONNX Runtime, Paddle, TorchSharp, bitsandbytes), TensorRT plans from
 //! another release, Darknet's cfg, Kokkos' and CMake's architectures, Triton's ptxas, a debugger's
-//! kernel exception and GROMACS's OpenCL build. Each input is a real line from the public thread
-//! cited above it.
+//! kernel exception, GROMACS's OpenCL build, and xFormers' attention kernels. Each input is a real
+//! line from the public thread cited above it.
 
 use super::*;
 use crate::engine::findings::Severity;
@@ -301,5 +301,32 @@ fn a_debuggers_kernel_exception_and_an_opencl_build_of_gromacs() {
         f.fixes.iter().any(|x| x.summary.contains("-DGMX_GPU=CUDA")),
         "{:?}",
         f.fixes
+    );
+}
+
+#[test]
+fn xformers_cutlass_without_a_kernel_and_operators_of_a_build_without_cuda() {
+    // https://github.com/facebookresearch/xformers/issues/729 (xFormers 0.0.19 on an H100)
+    let t = triage(
+        "  File \"/home/h100/miniconda3/envs/sdwl/lib/python3.10/site-packages/torch/_ops.py\", line 502, in __call__\n\
+         \x20   return self._op(*args, **kwargs or {})\n\
+         RuntimeError: cutlassF: no kernel found to launch!",
+    );
+    let f = message(&t, "xformers-cutlass-no-kernel");
+    assert!(f.summary.contains("(cutlassF)"), "{}", f.summary);
+    // https://github.com/victorchall/EveryDream2trainer/issues/122: every operator is refused
+    // because the build has no CUDA; the FlashAttention operator's own reading stays out.
+    let t = triage(
+        "flshattF is not supported because:\n\
+         xFormers wasn't build with CUDA support\n\
+         dtype=torch.float32 (supported: {torch.float16, torch.bfloat16})\n\
+         cutlassF is not supported because:\n\
+         xFormers wasn't build with CUDA support",
+    );
+    let ids = message_ids(&t);
+    assert!(ids.contains(&"xformers-not-built-with-cuda"), "{ids:?}");
+    assert!(
+        !ids.contains(&"xformers-flash-op-needs-newer-gpu"),
+        "{ids:?}"
     );
 }
