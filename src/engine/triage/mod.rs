@@ -102,8 +102,9 @@ fn bounded(text: &str, max: usize) -> &str {
 
 /// Triage of a library name or a pasted error text, from the text and the knowledge tables.
 pub fn triage(text: &str) -> Triage {
-    let text = extract::retyped_sonames(bounded(text, MAX_TEXT));
-    let text: &str = &text;
+    let retyped = extract::retyped_sonames(bounded(text, MAX_TEXT));
+    let joined = extract::joined_dialogs(&retyped);
+    let text: &str = &joined;
     let k = knowledge::knowledge();
     let mut t = Triage::default();
     for name in extract::libraries(text) {

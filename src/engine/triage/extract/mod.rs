@@ -6,8 +6,10 @@
 //! `CUDNN_STATUS_*` names. Wildcard names as some tools print them (`nvJitLink*.dll`,
 //! `libnvJitLink.so*`) are kept with their `*`.
 
+mod broken_dialogs;
 mod symbols;
 
+pub use broken_dialogs::joined_dialogs;
 pub use symbols::{MissingSymbol, symbols, version_node};
 
 use super::status;

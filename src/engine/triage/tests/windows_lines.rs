@@ -1,5 +1,6 @@
 //! Windows load errors as TensorFlow, cuDNN 8, PyTorch and ONNX Runtime print them: every DLL a
-//! log lists, zlibwapi, the phrasings of Win32 codes, and paths in quotes.
+//! log lists, zlibwapi, the phrasings of Win32 codes, paths in quotes, and the loader's dialog
+//! pasted as laid out on screen.
 
 use super::*;
 
@@ -128,4 +129,21 @@ fn pytorch_and_onnxruntime_paths_in_quotes() {
     );
     assert!(codes(&t).contains(&"log-ort-loadlibrary-failed"));
     assert_eq!(t.identified[0].component, "ONNX Runtime CUDA provider");
+}
+
+#[test]
+fn a_loader_dialog_laid_out_over_lines_is_read_as_one_and_names_the_torch_build() {
+    // https://github.com/pytorch/TensorRT/pull/3086 (torchtrt.dll built against another libtorch)
+    let t = triage(
+        "The procedure entry point\n\
+         ?getinstance@UndefinedTensorImpl@c10@@CAAEAU12@XZ\n\
+         could not be located in the dynamic link library\n\
+         C:\\Users\\lanl\\git\\venv_py310\\Lib\\site-packages\\torch_tensorrt\\\n\
+         lib\\torchtrt.dll.",
+    );
+    let f = message(&t, "torch-extension-abi-entry-point");
+    assert!(f.summary.contains("(torchtrt.dll)"), "{}", f.summary);
+    // The symbol is not said to be missing from torchtrt.dll: the row overrides that reading.
+    assert!(finding(&t, "missing-symbol").is_none(), "{}", all_text(&t));
+    assert_eq!(t.symbols[0].library.as_deref(), Some("torchtrt.dll"));
 }
