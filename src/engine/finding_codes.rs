@@ -59,6 +59,7 @@ finding_codes! {
     JAX_PLUGIN_MISMATCH = "jax-plugin-mismatch",
     LIBDEVICE_MISSING = "libdevice-missing",
     LIBRARY_DEPENDENCY_MISSING = "library-dependency-missing",
+    LIBRARY_FROM_TRACEBACK = "library-from-traceback",
     LIBRARY_PRELOADED_DEPENDENCY_MISSING = "library-preloaded-dependency-missing",
     LIBRARY_IDENTIFIED = "library-identified",
     LIBRARY_MISSING = "library-missing",

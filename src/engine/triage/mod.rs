@@ -43,6 +43,7 @@ pub mod status;
 mod symbol_findings;
 pub mod symbol_owner;
 mod text_findings;
+mod traceback_library;
 mod unlisted_extension;
 pub mod version_check;
 
@@ -180,6 +181,7 @@ pub fn triage(text: &str) -> Triage {
     findings.extend(text_findings::pair_findings(&t.version_pairs));
     findings.extend(requester::importer_findings(text, k));
     findings.extend(requester::preloaded_findings(text, k));
+    findings.extend(traceback_library::traceback_library_findings(text));
     findings.extend(classify::message_findings(&t.messages, text, k));
     findings.extend(extension_package::extension_package_findings(text, k));
     findings.extend(unlisted_extension::unlisted_extension_findings(text, k));

@@ -3,6 +3,7 @@
 //! pasted as laid out on screen.
 
 use super::*;
+use crate::engine::finding_codes as codes;
 
 #[test]
 fn tensorflow_windows_log_lists_every_dll_and_the_mixed_families() {
@@ -146,4 +147,23 @@ fn a_loader_dialog_laid_out_over_lines_is_read_as_one_and_names_the_torch_build(
     // The symbol is not said to be missing from torchtrt.dll: the row overrides that reading.
     assert!(finding(&t, "missing-symbol").is_none(), "{}", all_text(&t));
     assert_eq!(t.symbols[0].library.as_deref(), Some("torchtrt.dll"));
+}
+
+#[test]
+fn a_refusal_that_names_no_dll_is_the_library_the_traceback_was_loading() {
+    // https://github.com/asappresearch/sru/issues/72 (pynvrtc made for another CUDA release)
+    let text = "File \"E:\\Anaconda\\lib\\site-packages\\pynvrtc\\interface.py\", line 87, in init\n\
+                self._load_nvrtc_lib(lib_path)\n\
+                File \"E:\\Anaconda\\lib\\site-packages\\pynvrtc\\interface.py\", line 109, in _load_nvrtc_lib\n\
+                self.lib = cdll.LoadLibrary(name)\n\
+                File \"E:\\Anaconda\\lib\\ctypes_init.py\", line 426, in LoadLibrary\n\
+                return self.dlltype(name)\n\
+                File \"E:\\Anaconda\\lib\\ctypes_init.py\", line 348, in init\n\
+                self._handle = _dlopen(self._name, mode)\n\
+                OSError: [WinError 126] 找不到指定的模块。";
+    let t = triage(text);
+    let f = finding(&t, codes::LIBRARY_FROM_TRACEBACK).expect("the traced library is named");
+    assert!(f.summary.contains("NVRTC's"), "{}", f.summary);
+    assert!(f.detail.contains("_load_nvrtc_lib"), "{}", f.detail);
+    assert!(f.detail.contains("nvrtc64_120_0.dll"), "{}", f.detail);
 }
