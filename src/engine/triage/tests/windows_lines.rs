@@ -167,3 +167,23 @@ fn a_refusal_that_names_no_dll_is_the_library_the_traceback_was_loading() {
     assert!(f.detail.contains("_load_nvrtc_lib"), "{}", f.detail);
     assert!(f.detail.contains("nvrtc64_120_0.dll"), "{}", f.detail);
 }
+
+#[test]
+fn javas_dependent_libraries_are_the_wrappers_cuda_release() {
+    // https://github.com/uncomplicate/clojurecuda/issues/3 (JCuda 0.9.0 with CUDA 9.1/9.2)
+    let t = triage(
+        "%APPDATA%\\Local\\Temp\\JNvrtc-0.9.0-windows-x86_64.dll: Can't find dependent libraries",
+    );
+    let f = message(&t, "java-dependent-libraries-missing");
+    assert!(
+        f.summary
+            .starts_with("JNvrtc-0.9.0-windows-x86_64.dll was found")
+    );
+    // Not read as the wrapper's own DLL missing.
+    assert!(
+        finding(&t, codes::LIBRARY_NOT_FOUND).is_none(),
+        "{}",
+        all_text(&t)
+    );
+    assert!(all_text(&t).contains("nvrtc64_90.dll"), "{}", all_text(&t));
+}
