@@ -123,10 +123,20 @@ fn tail_chars(s: &str, n: usize) -> &str {
 }
 
 /// The GPU's architecture a text names: a capability it states (not a floor), else a product.
+/// A build's list of target architectures (CMake's "CUDA NVCC target flags: -gencode;arch=
+/// compute_50,...", TORCH_CUDA_ARCH_LIST, CUDA_ARCH_BIN) says what was compiled, not which GPU
+/// ran it.
 pub fn gpu_arch_in(text: &str) -> Option<String> {
-    text.lines()
+    static BUILD_LIST: OnceLock<Regex> = OnceLock::new();
+    let build_list = BUILD_LIST.get_or_init(|| {
+        crate::engine::static_regex::compile(
+            r"(?i)gencode|target flags|_arch_list|cuda_arch_bin|cuda_architectures|\s-arch[= ]",
+        )
+    });
+    let gpu_lines = || text.lines().filter(|l| !build_list.is_match(l));
+    gpu_lines()
         .find_map(named_arch_on)
-        .or_else(|| text.lines().find_map(arch_on))
+        .or_else(|| gpu_lines().find_map(arch_on))
 }
 
 /// Architectures named on lines that refuse them. A refusing line that names none takes the

@@ -347,3 +347,23 @@ fn a_two_digit_compute_capability_is_read_whole() {
     );
     assert!(all_text(&t).contains("CUDA 12.8"), "{}", all_text(&t));
 }
+
+#[test]
+fn a_builds_target_list_is_not_the_gpu() {
+    // https://github.com/mp3guy/ICPCUDA/issues/17 (a Kepler GTX 765M; the build targeted Maxwell)
+    let t = triage(
+        "-- CUDA NVCC target flags: -gencode;arch=compute_50,code=sm_50;-gencode;arch=compute_52,code=sm_52\n\
+         GeForce GTX 765M\n\
+         Best: 224 threads, 96 blocks (3.40282e+38ms)Error: invalid device function\n\
+         /home/wine/ICPCUDA-master/src/Cuda/pyrdown.cu:90",
+    );
+    assert!(finding(&t, "cuda-error-98").is_some(), "{}", all_text(&t));
+    // compute_50 is what the build compiled for, not the GPU that ran it.
+    assert!(
+        !t.findings
+            .iter()
+            .any(|f| f.summary.starts_with("The GPU here (compute_50")),
+        "{}",
+        all_text(&t)
+    );
+}
