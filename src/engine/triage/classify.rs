@@ -362,18 +362,28 @@ pub fn message_findings(matches: &[MessageMatch], text: &str, k: &Knowledge) -> 
 }
 
 /// " NVVM lives in {toolkit}/nvvm/lib64 on linux, ..." for a component the install-location
-/// table gives its own folders (outside the toolkit's lib64/bin).
-pub fn own_folders(component: &str) -> String {
+/// table gives its own folders (outside the toolkit's lib64/bin); for a file of one platform (a
+/// `.so` or a `.dll`), that platform's folder only.
+pub fn own_folders(component: &str, file: &str) -> String {
+    let lower = file.to_ascii_lowercase();
+    let platform = if lower.ends_with(".dll") {
+        Some("windows")
+    } else if lower.contains(".so") {
+        Some("linux")
+    } else {
+        None
+    };
     let rows: Vec<String> = crate::engine::knowledge::knowledge()
         .locations
         .locations
         .iter()
         .filter(|l| l.what == component)
+        .filter(|l| platform.is_none_or(|p| l.platform == p))
         .map(|l| {
             let note = l
                 .note
                 .as_deref()
-                .map(|n| format!(": {n}"))
+                .map(|n| format!(": {}", n.trim_end_matches('.')))
                 .unwrap_or_default();
             format!("{} on {}{note}", l.path, l.platform)
         })
@@ -427,7 +437,7 @@ pub fn library_findings(ids: &[LibraryIdentity]) -> Vec<Finding> {
         if let Some(note) = &id.note {
             detail.push_str(&format!(" {note}"));
         }
-        detail.push_str(&own_folders(&id.component));
+        detail.push_str(&own_folders(&id.component, &id.file));
         if !id.verified {
             detail.push_str(" (This identification is not confirmed by the reference.)");
         }

@@ -59,7 +59,7 @@ pub fn name_own_folders_in_load_errors(findings: &mut [Finding], identities: &[L
             if !off_path {
                 continue;
             }
-            let words = super::classify::own_folders(&id.component);
+            let words = super::classify::own_folders(&id.component, &id.file);
             if !f.detail.contains(words.trim()) {
                 f.detail.push_str(&words);
             }

@@ -145,6 +145,13 @@ fn a_library_outside_the_searched_folders_says_where_it_lives() {
         .expect("the load failure is an error");
     assert!(f.detail.contains("{toolkit}/nvvm/lib64"), "{}", f.detail);
     assert!(f.detail.contains("CUDA_HOME"), "{}", f.detail);
+    // A Linux file's folder only, in one sentence.
+    assert!(!f.detail.contains("on windows"), "{}", f.detail);
+    assert!(
+        !f.detail.contains(".;") && !f.detail.contains(".."),
+        "{}",
+        f.detail
+    );
 }
 
 #[test]
