@@ -253,3 +253,13 @@ fn a_programs_own_gpu_dll_that_does_not_load_points_at_the_cuda_it_was_built_wit
             .all(|f| f.fixes.iter().all(|x| x.id != "advice-install-build-cuda"))
     );
 }
+
+#[test]
+fn tensorflows_loader_inside_jaxlib_is_jaxs() {
+    // https://github.com/jax-ml/jax/issues/8289 (jaxlib+cuda110 on a CUDA 11.0 install)
+    let t = triage(
+        "2021-10-19 12:49:58.203647: W external/org_tensorflow/tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library 'libcusolver.so.11'; dlerror: libcusolver.so.11: cannot open shared object file: No such file or directory; LD_LIBRARY_PATH: /pkgs/cuda-11.0/lib64:/p",
+    );
+    let f = message(&t, "tf-dso-load-failed");
+    assert!(f.detail.contains("JAX's jaxlib"), "{}", f.detail);
+}
