@@ -130,7 +130,7 @@ pub fn gpu_arch_in(text: &str) -> Option<String> {
     static BUILD_LIST: OnceLock<Regex> = OnceLock::new();
     let build_list = BUILD_LIST.get_or_init(|| {
         crate::engine::static_regex::compile(
-            r"(?i)gencode|target flags|_arch_list|cuda_arch_bin|cuda_architectures|\s-arch[= ]",
+            r"(?i)gencode|target flags|_arch_list|cuda_arch_bin|cuda_architectures|\s-arch[= ]|\.ptx\b",
         )
     });
     let gpu_lines = || text.lines().filter(|l| !build_list.is_match(l));
