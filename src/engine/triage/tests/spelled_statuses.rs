@@ -68,3 +68,14 @@ fn nvml_named_in_words_is_the_drivers_library() {
         "{f:?}"
     );
 }
+
+#[test]
+fn a_status_name_glued_to_the_next_word_and_an_empty_batch() {
+    // https://github.com/Theano/Theano/issues/3715 (a batch of size 0 to GpuDnnConv)
+    let t = triage(
+        "RuntimeError: Could not set tensorNd descriptor: CUDNN_STATUS_BAD_PARAMdim=4\n\
+         Inputs shapes: [(0, 5, 6, 8), (3, 5, 5, 6), (0, 3, 2, 3), 'No shapes', (), ()]",
+    );
+    let f = finding(&t, "cudnn-status-bad-param").expect("the glued name is read");
+    assert!(f.detail.contains("dimension of size 0"), "{}", f.detail);
+}
