@@ -29,6 +29,20 @@ fn decode(digits: &str) -> Option<String> {
     crate::engine::knowledge::frameworks::cuda_from_tag_digits(digits)
 }
 
+/// The CUDA release of PaddlePaddle's `.postXY` tag. Paddle 0.x and 1.x named the CUDA major and
+/// the cuDNN major (`.post97`: CUDA 9.0 with cuDNN 7, `.post87`, `.post85`; `.post107`: CUDA 10.0
+/// with cuDNN 7: https://github.com/PaddlePaddle/Paddle/issues/14759,
+/// https://github.com/PaddlePaddle/Paddle/issues/12284); 2.x names the CUDA release (`.post112`:
+/// CUDA 11.2).
+fn paddle_post_cuda(digits: &str) -> Option<String> {
+    let cudnn_major = |d: &str| matches!(d, "5" | "6" | "7");
+    match digits.len() {
+        2 if cudnn_major(&digits[1..]) => Some(format!("{}.0", &digits[..1])),
+        3 if digits.starts_with("10") && cudnn_major(&digits[2..]) => Some("10.0".into()),
+        _ => decode(digits),
+    }
+}
+
 /// JCuda's library prefix → the NVIDIA component it binds.
 fn jcuda_component(name: &str) -> Option<&'static str> {
     Some(match name.to_ascii_lowercase().as_str() {
@@ -52,7 +66,7 @@ pub fn build_tags(text: &str) -> Vec<BuildTag> {
             re(
                 r"(?i)(?:\+cu|/whl/cu|\b(?:cupy|mxnet|jaxlib)[-_]cu(?:da)?|\blibbitsandbytes_cuda)([0-9]{2,3}x?)\b",
             ),
-            re(r"(?i)\bpaddlepaddle-gpu[=\s]*[0-9.]*?\.post([0-9]{2,3})\b"),
+            re(r"(?i)\bpaddle(?:paddle)?[-_]gpu[=\s(-]*[0-9.]*?\.post([0-9]{2,3})\b"),
             re(r"\b(J[A-Z][A-Za-z0-9]*?)-([0-9]+)\.([0-9]+)\.([0-9]+)[a-z]?-(windows|linux|apple)-"),
             // NVIDIA's Debian and RPM packages: "libcudnn8 8.9.3.28-1+cuda12.1", "libnccl2
             // 2.18.3-1+cuda12.2".
@@ -66,10 +80,16 @@ pub fn build_tags(text: &str) -> Vec<BuildTag> {
         }
     };
     for line in text.lines() {
-        for c in tag.captures_iter(line).chain(paddle.captures_iter(line)) {
-            if let (Some(m), Some(cuda)) = (c.get(0), decode(&c[1])) {
+        let tags = tag.captures_iter(line).map(|c| (c, false));
+        for (c, paddle) in tags.chain(paddle.captures_iter(line).map(|c| (c, true))) {
+            let cuda = if paddle {
+                paddle_post_cuda(&c[1])
+            } else {
+                decode(&c[1])
+            };
+            if let (Some(m), Some(cuda)) = (c.get(0), cuda) {
                 push(BuildTag {
-                    tag: m.as_str().trim_start_matches('/').to_string(),
+                    tag: m.as_str().trim_start_matches('/').replace('(', " "),
                     cuda,
                     binds: None,
                     line: clip(line),

@@ -88,7 +88,7 @@ pub(super) fn failed_libraries<'f, 'i>(
 
 /// The error findings the catalog's message rows made (`log-…`), and this module's own
 /// (`library-not-found`): a load failure a log reports.
-fn load_errors(findings: &mut [Finding]) -> impl Iterator<Item = &mut Finding> {
+pub(super) fn load_errors(findings: &mut [Finding]) -> impl Iterator<Item = &mut Finding> {
     findings.iter_mut().filter(|f| {
         f.severity == Severity::Error
             && (f.code.starts_with("log-") || f.code == codes::LIBRARY_NOT_FOUND)

@@ -42,6 +42,7 @@ mod source_package;
 pub mod status;
 mod symbol_findings;
 pub mod symbol_owner;
+mod tagged_builds;
 mod text_findings;
 mod traceback_library;
 mod unlisted_extension;
@@ -275,6 +276,7 @@ pub fn triage(text: &str) -> Triage {
     soname_links::name_missing_soname_links(&mut findings, &t.identities, text);
     installed_majors::name_other_majors_in_load_errors(&mut findings, &t.identities, text);
     full_path_loads::name_full_path_loads(&mut findings);
+    tagged_builds::name_tagged_builds_in_load_errors(&mut findings, &tags, text);
     source_package::name_source_packages(&mut findings);
     findings.extend(classify::library_findings(&t.identities));
     findings.retain(|f| !row_overrides::overridden_on_its_line(f, &t.messages, k));

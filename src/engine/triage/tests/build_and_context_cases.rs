@@ -201,3 +201,43 @@ fn an_nvenc_encoder_failing_in_a_container_names_the_video_capability() {
         t.findings
     );
 }
+
+#[test]
+fn an_old_paddle_post_tag_names_cuda_and_cudnn_majors_and_the_cuda_beside_it() {
+    // https://github.com/PaddlePaddle/PaddleOCR/issues/41 (a CUDA 9 build in a CUDA 10.0 container)
+    let t = triage(
+        "运行环境 docker-ubuntu 18.04 + cuda10.0 + python3.6.9 + paddle-gpu(1.7.2.post97)\n\
+         Error: Failed to find dynamic library: libcublas.so ( libcublas.so: cannot open shared object file: No such file or directory ) ",
+    );
+    let decoded = finding(&t, "version-numbers-decoded").expect("the tag is decoded");
+    assert!(
+        decoded
+            .summary
+            .contains("1.7.2.post97 = built for CUDA 9.0"),
+        "{}",
+        decoded.summary
+    );
+    let load = message(&t, "dlopen-cannot-open");
+    assert!(
+        load.detail.starts_with(
+            "The text names paddle-gpu 1.7.2.post97 (a build for CUDA 9.0) and CUDA 10.0"
+        ),
+        "{}",
+        load.detail
+    );
+}
+
+#[test]
+fn a_kernel_looked_up_by_name_in_the_programs_own_module() {
+    // https://github.com/huggingface/candle/issues/1168 (ucopy_64 asked for, ucopy_f64 defined)
+    let t = triage(
+        "Error: Cuda(Load { cuda: DriverError(CUDA_ERROR_NOT_FOUND, \"named symbol not found\"), module_name: \"ucopy_64\" })",
+    );
+    let f = finding(&t, "cuda-error-500").expect("the status is explained");
+    assert!(
+        f.detail
+            .starts_with("Here (the text says \"module_name: \"ucopy_64\"\")"),
+        "{}",
+        f.detail
+    );
+}
