@@ -83,3 +83,13 @@ fn cuda_headers_of_another_release_than_the_compiler() {
     let f = message(&t, "cuda-header-macro-undefined");
     assert!(f.summary.contains("NV_IF_ELSE_TARGET"), "{}", f.summary);
 }
+
+#[test]
+fn tensorflows_kernel_driver_check_says_nothing_under_wsl() {
+    // https://github.com/microsoft/DirectML/issues/18 (a distro on WSL 1's kernel)
+    let t = triage(
+        "Linux version 4.4.0-20150-Microsoft (Microsoft@Microsoft.com) (gcc version 5.4.0 (GCC) ) #1000-Microsoft Thu Jun 12 17:34:00 PST 2020\n\
+         2020-06-17 16:36:05.470029: I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:156] kernel driver does not appear to be running on this host (MAKERPC): /proc/driver/nvidia/version does not exist",
+    );
+    assert!(!message_ids(&t).contains(&"tf-kernel-driver-not-running"));
+}
