@@ -69,6 +69,7 @@ finding_codes! {
     LIBRARY_UNREADABLE = "library-unreadable",
     LIBRARY_VERSION_REFUSED = "library-version-refused",
     LIBRARY_WRONG_MACHINE = "library-wrong-machine",
+    TENSOR_PAST_32BIT_LIMIT = "tensor-past-32bit-limit",
     LIBRARY_WRONG_MAJOR = "library-wrong-major",
     LOADER_DISAGREES = "loader-disagrees",
     MISSING_EXPORT = "missing-export",

@@ -28,6 +28,7 @@ mod ggml_arch_list;
 mod glibc_split;
 pub mod gpu_generation;
 mod installed_majors;
+mod large_tensors;
 mod library_failure;
 mod load_error_sources;
 pub mod machine;
@@ -183,6 +184,7 @@ pub fn triage(text: &str) -> Triage {
     findings.extend(requester::importer_findings(text, k));
     findings.extend(requester::preloaded_findings(text, k));
     findings.extend(traceback_library::traceback_library_findings(text));
+    findings.extend(large_tensors::large_tensor_findings(text));
     findings.extend(classify::message_findings(&t.messages, text, k));
     findings.extend(extension_package::extension_package_findings(text, k));
     findings.extend(unlisted_extension::unlisted_extension_findings(text, k));

@@ -1,9 +1,11 @@
 //! cuSPARSE's own words on entering a routine (a refused layout, a CUDA context that could not
-//! be created), a library that could not initialise under a command that hides every GPU, and a
-//! row overridden on one line that a rejoined pair of lines does not bring back. Each line is from
+//! be created), a library that could not initialise under a command that hides every GPU, a row
+//! overridden on one line that a rejoined pair of lines does not bring back, and a tensor past the
+//! 32-bit size limit beside a library's refusal. Each line is from
 //! the public thread cited.
 
 use super::*;
+use crate::engine::finding_codes as codes;
 
 #[test]
 fn cusparse_says_why_it_refused_a_call() {
@@ -70,4 +72,22 @@ fn a_library_that_cannot_initialise_with_every_gpu_hidden() {
     let f = finding(&t, "curand-status-curand-status-initialization-failed")
         .expect("the status is explained");
     assert!(!f.detail.contains("CUDA_VISIBLE_DEVICES"), "{}", f.detail);
+}
+
+#[test]
+fn a_tensor_past_the_32_bit_limit_beside_a_refusal() {
+    // https://github.com/PaddlePaddle/Paddle/pull/74280 (lstsq on a 253522376 x 9 tensor)
+    let t = triage(
+        "test begin: paddle.linalg.lstsq(Tensor([253522376, 9],\"float32\"), Tensor([253522376, 5],\"float32\"), rcond=1e-15, driver=\"gels\", )\n\
+         OSError: (External) CUSOLVER error(3). ",
+    );
+    let f = finding(&t, codes::TENSOR_PAST_32BIT_LIMIT).expect("the size is named");
+    assert!(f.summary.contains("2281701384 elements"), "{}", f.summary);
+    assert_eq!(t.findings[0].code, codes::TENSOR_PAST_32BIT_LIMIT);
+    // A shape within the limit is no reading.
+    let t = triage(
+        "test begin: paddle.linalg.lstsq(Tensor([253522, 9],\"float32\"), Tensor([253522, 5],\"float32\"), rcond=1e-15, driver=\"gels\", )\n\
+         OSError: (External) CUSOLVER error(3). ",
+    );
+    assert!(finding(&t, codes::TENSOR_PAST_32BIT_LIMIT).is_none());
 }
