@@ -241,3 +241,25 @@ fn a_kernel_looked_up_by_name_in_the_programs_own_module() {
         f.detail
     );
 }
+
+#[test]
+fn an_intrinsic_the_gpu_is_too_old_for_in_a_run_time_compiled_kernel() {
+    // https://github.com/xmrig/xmrig-nvidia/issues/246 (Kepler GPUs; fixed in 2.14.1)
+    let t = triage(
+        "nvrtcCompileProgram failed: NVRTC_ERROR_COMPILATION\n\
+         Program compile log: CryptonightR.cu(382): error: identifier \"__funnelshift_l\" is undefined\n\
+         [CUDA] Error gpu 0: <cryptonight_gpu_hash>:878 \"device kernel image is invalid\"",
+    );
+    assert_eq!(
+        t.findings[0].code,
+        "nvrtc-status-nvrtc-error-compilation",
+        "{}",
+        all_text(&t)
+    );
+    assert!(
+        t.findings[0]
+            .detail
+            .contains("__funnelshift_l and __funnelshift_r from 3.2")
+    );
+    assert!(!message_ids(&t).contains(&"tf-kernel-image-invalid"));
+}
