@@ -186,6 +186,12 @@ pub fn version_integers(text: &str) -> Vec<VersionInteger> {
                 continue;
             };
             let prefix = &lower[..m.start()];
+            // A number inside a path or a name ("/home/sg-atcoe-23761/") is no version.
+            if prefix.ends_with(['-', '_', '/', '\\'])
+                || lower[m.end()..].starts_with(['/', '\\', '-', '_'])
+            {
+                continue;
+            }
             let mut from = prefix.len().saturating_sub(60);
             while !prefix.is_char_boundary(from) {
                 from += 1;
@@ -246,7 +252,8 @@ pub fn version_integers(text: &str) -> Vec<VersionInteger> {
                 (None, None) => lower.contains("cudnn"),
             };
             let (product, decoded) = if cudnn {
-                if !(1000..=99999).contains(&number) {
+                // Five digits are cuDNN 9 and later (90100 = 9.1.0); below that, four digits.
+                if !(1000..=9999).contains(&number) && !(90000..=99999).contains(&number) {
                     continue;
                 }
                 (

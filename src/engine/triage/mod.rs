@@ -107,7 +107,8 @@ fn bounded(text: &str, max: usize) -> &str {
 pub fn triage(text: &str) -> Triage {
     let retyped = extract::retyped_sonames(bounded(text, MAX_TEXT));
     let joined = extract::joined_dialogs(&retyped);
-    let text: &str = &joined;
+    let rejoined = extract::rejoined_status_names(&joined);
+    let text: &str = &rejoined;
     let k = knowledge::knowledge();
     let mut t = Triage::default();
     for name in extract::libraries(text) {

@@ -93,3 +93,34 @@ fn tensorflows_kernel_driver_check_says_nothing_under_wsl() {
     );
     assert!(!message_ids(&t).contains(&"tf-kernel-driver-not-running"));
 }
+
+#[test]
+fn a_program_whose_own_architecture_table_predates_the_gpu() {
+    // https://github.com/genn-team/genn/issues/136 (a GTX 1080 in GeNN's block-size optimiser)
+    let t = triage(
+        "optimizing block size...\n\
+         Error: unsupported CUDA device major version: 6\n\
+         genn-buildmodel.sh:75: error 50: command failure",
+    );
+    let f = message(&t, "program-unknown-compute-major");
+    assert!(
+        f.summary.contains("compute capability 6.x"),
+        "{}",
+        f.summary
+    );
+}
+
+#[test]
+fn darknets_handle_set_up_and_a_number_in_a_path() {
+    // https://github.com/AlexeyAB/darknet/issues/8759 (cuDNN 8.8.1; 8.8.0 worked)
+    let t = triage(
+        "CUDA-version: 11080 (11080), cuDNN: 8.8.1, GPU count: 1  \n\
+         \x20cuDNN status Error in: file: /home/sg-atcoe-23761/ws_scannerbot/src/darknet_ros_yolov4/darknet_ros/darknet/src/dark_cuda.c : () : line: 176 : build time: Mar 23 2023 - 15:40:52 \n\
+         \x20cuDNN Error: CUDNN_STATUS_BAD_PARAM",
+    );
+    let f = finding(&t, "cudnn-status-bad-param").expect("the status is explained");
+    // Not the convolutional layer's cfg: the handle set-up in dark_cuda.c failed.
+    assert!(!f.detail.contains("cfg"), "{}", f.detail);
+    let decoded = finding(&t, "version-numbers-decoded").expect("11080 is decoded");
+    assert!(!decoded.summary.contains("23761"), "{}", decoded.summary);
+}

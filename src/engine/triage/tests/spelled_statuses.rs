@@ -79,3 +79,19 @@ fn a_status_name_glued_to_the_next_word_and_an_empty_batch() {
     let f = finding(&t, "cudnn-status-bad-param").expect("the glued name is read");
     assert!(f.detail.contains("dimension of size 0"), "{}", f.detail);
 }
+
+#[test]
+fn a_status_name_a_paste_broke_at_a_space() {
+    // https://github.com/LuxCoreRender/BlendLuxCore/issues/568 (a driver older than LuxCore's NVRTC)
+    let t = triage(
+        "Cuda driver api error CUDA_ERROR_INVALID _PTX CODE 128, FILE D:\\a\\1\\luxcore\\src\\luxrays\\utils\\cuda.cpp, line 190: a ptx jit compilation failed",
+    );
+    assert!(finding(&t, "cuda-error-218").is_some(), "{}", all_text(&t));
+    assert!(
+        t.findings
+            .iter()
+            .all(|f| !f.summary.contains("Unrecognised")),
+        "{}",
+        all_text(&t)
+    );
+}
