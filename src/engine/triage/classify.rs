@@ -10,7 +10,9 @@ use crate::engine::knowledge::catalog::MessageRow;
 use crate::engine::knowledge::drivers::DriverTables;
 use crate::engine::knowledge::version::Version;
 use crate::engine::knowledge::{Knowledge, LibraryIdentity, decode_cudnn_version};
-use std::collections::BTreeMap;
+use regex::Regex;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Mutex, OnceLock};
 
 /// One catalog message found in the text.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -46,9 +48,7 @@ pub fn match_messages(text: &str, k: &Knowledge) -> Vec<MessageMatch> {
     let lines: Vec<&str> = text.lines().collect();
     // Rows whose context the text lacks: one program's words that other programs print too,
     // where the text names it not; or a reading another line of the message contradicts.
-    let in_text = |pattern: &str| {
-        regex::Regex::new(&format!("(?i){pattern}")).is_ok_and(|re| re.is_match(text))
-    };
+    let in_text = |pattern: &str| context_regex(pattern).is_some_and(|re| re.is_match(text));
     let out_of_context: Vec<bool> = k
         .catalog
         .messages
@@ -104,6 +104,19 @@ pub fn match_messages(text: &str, k: &Knowledge) -> Vec<MessageMatch> {
         }
     }
     out.into_iter().map(|(_, m)| m).collect()
+}
+
+/// A row's `text_names` / `text_lacks` pattern, compiled once per process.
+fn context_regex(pattern: &str) -> Option<Regex> {
+    static COMPILED: OnceLock<Mutex<HashMap<String, Option<Regex>>>> = OnceLock::new();
+    let mut compiled = COMPILED
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    compiled
+        .entry(pattern.to_string())
+        .or_insert_with(|| Regex::new(&format!("(?i){pattern}")).ok())
+        .clone()
 }
 
 /// The less specific messages `id` drops when it matches.
