@@ -116,6 +116,8 @@ pub struct Catalog {
     /// One compiled pattern per message, same order.
     pub patterns: Patterns,
     pub codes: Vec<CodeRow>,
+    /// Each message's `text_names` and `text_lacks`, compiled the first time a text is checked.
+    contexts: OnceLock<Vec<(Option<Regex>, Option<Regex>)>>,
 }
 
 impl Catalog {
@@ -135,7 +137,30 @@ impl Catalog {
                 compiled: OnceLock::new(),
             },
             codes: file.code,
+            contexts: OnceLock::new(),
         })
+    }
+
+    /// Whether message row `i` may read `text`: the text names its program where the row says
+    /// which (`text_names`), and has none of the words that name another cause (`text_lacks`).
+    /// A context pattern that does not compile keeps the row off (the unit test that checks
+    /// every pattern checks these too).
+    pub fn reads_in_context(&self, i: usize, text: &str) -> bool {
+        let contexts = self.contexts.get_or_init(|| {
+            let compile = |p: &Option<String>| {
+                p.as_deref()
+                    .map(|p| Regex::new(&format!("(?i){p}")).unwrap_or_else(|_| never()))
+            };
+            self.messages
+                .iter()
+                .map(|m| (compile(&m.text_names), compile(&m.text_lacks)))
+                .collect()
+        });
+        let Some((names, lacks)) = contexts.get(i) else {
+            return true;
+        };
+        names.as_ref().is_none_or(|re| re.is_match(text))
+            && lacks.as_ref().is_none_or(|re| !re.is_match(text))
     }
 
     /// The code row for a number of a kind (`win32` 126, `cuda` 35).
@@ -221,6 +246,7 @@ impl Catalog {
             },
             messages,
             codes: Vec::new(),
+            contexts: OnceLock::new(),
         }
     }
 }

@@ -10,9 +10,7 @@ use crate::engine::knowledge::catalog::MessageRow;
 use crate::engine::knowledge::drivers::DriverTables;
 use crate::engine::knowledge::version::Version;
 use crate::engine::knowledge::{Knowledge, LibraryIdentity, decode_cudnn_version};
-use regex::Regex;
-use std::collections::{BTreeMap, HashMap};
-use std::sync::{Mutex, OnceLock};
+use std::collections::BTreeMap;
 
 /// One catalog message found in the text.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -48,15 +46,8 @@ pub fn match_messages(text: &str, k: &Knowledge) -> Vec<MessageMatch> {
     let lines: Vec<&str> = text.lines().collect();
     // Rows whose context the text lacks: one program's words that other programs print too,
     // where the text names it not; or a reading another line of the message contradicts.
-    let in_text = |pattern: &str| context_regex(pattern).is_some_and(|re| re.is_match(text));
-    let out_of_context: Vec<bool> = k
-        .catalog
-        .messages
-        .iter()
-        .map(|m| {
-            m.text_names.as_deref().is_some_and(|p| !in_text(p))
-                || m.text_lacks.as_deref().is_some_and(in_text)
-        })
+    let out_of_context: Vec<bool> = (0..k.catalog.messages.len())
+        .map(|i| !k.catalog.reads_in_context(i, text))
         .collect();
     let line_matches = |line: &str, seams: &[usize]| line_matches(line, k, seams, &out_of_context);
     let mut out: Vec<(usize, MessageMatch)> = Vec::new();
@@ -104,19 +95,6 @@ pub fn match_messages(text: &str, k: &Knowledge) -> Vec<MessageMatch> {
         }
     }
     out.into_iter().map(|(_, m)| m).collect()
-}
-
-/// A row's `text_names` / `text_lacks` pattern, compiled once per process.
-fn context_regex(pattern: &str) -> Option<Regex> {
-    static COMPILED: OnceLock<Mutex<HashMap<String, Option<Regex>>>> = OnceLock::new();
-    let mut compiled = COMPILED
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    compiled
-        .entry(pattern.to_string())
-        .or_insert_with(|| Regex::new(&format!("(?i){pattern}")).ok())
-        .clone()
 }
 
 /// The less specific messages `id` drops when it matches.

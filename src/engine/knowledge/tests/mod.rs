@@ -198,6 +198,13 @@ fn every_catalog_pattern_matches_its_example() {
             "{}: pattern does not match its example",
             m.id
         );
+        for context in [&m.text_names, &m.text_lacks].into_iter().flatten() {
+            assert!(
+                regex::Regex::new(&format!("(?i){context}")).is_ok(),
+                "{}: context pattern does not compile",
+                m.id
+            );
+        }
         for o in &m.overrides {
             // A row names the rows it overrides, or a general finding of its line (the generic
             // symbol reading, a library not found) by its code.
