@@ -93,13 +93,14 @@ pub fn retyped_sonames(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// The text with a status name a paste broke at a space ("CUDA_ERROR_INVALID _PTX", LuxCore's
 /// log: https://github.com/LuxCoreRender/BlendLuxCore/issues/568) written whole, where the
-/// whole name is one NVIDIA's headers declare.
+/// whole name is one NVIDIA's headers declare. The prefixes are the status table's.
 pub fn rejoined_status_names(text: &str) -> std::borrow::Cow<'_, str> {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        crate::engine::static_regex::compile(
-            r"\b((?:CUDA_ERROR|CUBLAS_STATUS|CUDNN_STATUS|CUSOLVER_STATUS|CUSPARSE_STATUS|CUFFT|CURAND_STATUS|NVRTC_ERROR)_[A-Z0-9_]*[A-Z0-9]) (_[A-Z][A-Z0-9_]*)\b",
-        )
+        crate::engine::static_regex::compile(&format!(
+            r"\b((?:{})[A-Z0-9_]*[A-Z0-9]) (_[A-Z][A-Z0-9_]*)\b",
+            status::enumerator_prefix_alternation()
+        ))
     })
     .replace_all(text, |c: &regex::Captures| {
         let whole = format!("{}{}", &c[1], &c[2]);

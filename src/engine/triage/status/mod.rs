@@ -112,6 +112,15 @@ fn library_alternation(function_prefixes: bool) -> String {
         .join("|")
 }
 
+/// Every enumerator prefix a status name starts with: the driver's `CUDA_ERROR_` and each
+/// library's (`CUBLAS_STATUS_`, `NVRTC_ERROR_`, ...), as a regex alternation.
+pub fn enumerator_prefix_alternation() -> String {
+    std::iter::once("CUDA_ERROR_")
+        .chain(STATUS_LIBRARIES.iter().filter_map(|l| l.enumerator_prefix))
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
 /// The status kind of a library named in words (`CUPTI`, `cuFFT`), or `opencl` for OpenCL.
 fn kind_of_word(word: &str) -> Option<&'static str> {
     if word.eq_ignore_ascii_case("opencl") || word == "cl" {
