@@ -71,7 +71,7 @@ pub fn match_messages(text: &str, k: &Knowledge) -> Vec<MessageMatch> {
                     for (_, next) in &group[1..] {
                         joined.push_str(glue);
                         seams.push(joined.len() - glue.len());
-                        joined.push_str(next.trim());
+                        joined.push_str(without_log_prefix(next).trim());
                     }
                     for m in line_matches(&joined, &seams) {
                         // A row that a reading of one of the lines overrides stays dropped.
@@ -105,6 +105,20 @@ fn overrides_of<'k>(id: &str, k: &'k Knowledge) -> &'k [String] {
         .find(|m| m.id == id)
         .map(|m| m.overrides.as_slice())
         .unwrap_or_default()
+}
+
+/// A continuation line without the prefix a logger puts before every line: journald's and
+/// syslog's "Aug 12 10:38:34 host program[pid]: " (Unsloth Studio's xFormers warning as
+/// journalctl printed it: https://github.com/unslothai/unsloth/issues/8580) and Docker
+/// Compose's "service-1  | ". The message a program wrapped continues after it.
+fn without_log_prefix(line: &str) -> &str {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| {
+        crate::engine::static_regex::compile(
+            r"^(?:[A-Z][a-z]{2} +[0-9]{1,2} [0-9]{2}:[0-9]{2}:[0-9]{2} \S+ [^\s:\[]+(?:\[[0-9]+\])?: |[A-Za-z0-9_.-]+-[0-9]+ +\| )",
+        )
+    });
+    re.find(line).map_or(line, |m| &line[m.end()..])
 }
 
 /// Longer texts are read line by line only (a log, not a wrapped paste).

@@ -221,7 +221,11 @@ pub(super) fn failure_line<'a>(text: &'a str, file: &str, words: &[&[&str]]) -> 
         // is missing (a finding of its own).
         let symbol_version = (lower.contains("version `") || lower.contains("version '"))
             && lower.contains("' not found");
-        if !names(&lower) || lower.contains("success") || symbol_version {
+        // Ollama's "Unable to load cudart library .../libcuda.so.575.57.08: cuda driver library
+        // init failure: 3": the library loaded and its initialisation returned that status
+        // (https://github.com/ollama/ollama/issues/11593).
+        let loaded_then_failed = lower.contains("init failure");
+        if !names(&lower) || lower.contains("success") || symbol_version || loaded_then_failed {
             return None;
         }
         (fails(line) || (i > 0 && bare_failure(i - 1)) || bare_failure(i + 1)).then_some(*line)

@@ -22,6 +22,7 @@ mod library_limits_and_contexts;
 mod library_lines;
 mod library_stand_ins;
 mod load_sources;
+mod logged_lines_and_setups;
 mod modules_profiles_and_headers;
 mod nccl_statuses;
 mod program_builds_and_hints;
