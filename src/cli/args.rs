@@ -29,9 +29,9 @@ pub struct Common {
 pub enum CliCommand {
     /// Scan installs, driver and GPUs and report findings.
     Scan(ScanArgs),
-    /// Explain a library name or a pasted error message ("-" reads it from standard input).
+    /// Explain a library name, a pasted error message or a saved log ("-" reads standard input).
     Why {
-        /// A library name such as cublas64_11.dll, or error text.
+        /// A library name such as cublas64_11.dll, error text, or the path of a saved log file.
         /// Pasted text may begin with a hyphen (an IPython traceback's "----> 2 torch.fft…",
         /// a "--- stderr" banner): it is taken as the text, not as an unknown option.
         #[arg(

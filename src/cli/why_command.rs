@@ -1,4 +1,5 @@
-//! `why <LIBRARY-OR-ERROR-TEXT | ->`: explains a library name or a pasted error text. Text
+//! `why <LIBRARY-OR-ERROR-TEXT | LOG-FILE | ->`: explains a library name, a pasted error text or
+//! a saved log. Text
 //! output lists what was identified and the findings; `--json` is the standard document plus
 //! `"identified"` (and `"unrecognized"`, `"symbols"`, `"codes"`). Exit codes: 0 no error finding,
 //! 1 at least one, 2 the tool failed (e.g. standard input unreadable). `why --corpus FILE`
@@ -10,10 +11,12 @@ use super::output::{emit, exit_code, render_findings, use_colour};
 use crate::engine::api::{Report, explain as triage};
 use std::io::Read;
 
-/// Reads the query: the argument itself, or standard input for `-`.
+/// Reads the query: standard input for `-`; the text of a log file the argument names (a
+/// saved error log, not a library: a file that starts as an ELF or PE binary is explained by
+/// its name, as any library name is); otherwise the argument itself.
 fn read_query(query: &str) -> anyhow::Result<String> {
     if query != "-" {
-        return Ok(query.to_string());
+        return Ok(log_file_text(query).unwrap_or_else(|| query.to_string()));
     }
     let mut bytes = Vec::new();
     std::io::stdin()
@@ -21,6 +24,22 @@ fn read_query(query: &str) -> anyhow::Result<String> {
         .read_to_end(&mut bytes)
         .map_err(|e| anyhow::anyhow!("cannot read standard input: {e}"))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// The text of the file `query` names, when it is a readable file that is not a binary.
+fn log_file_text(query: &str) -> Option<String> {
+    let path = std::path::Path::new(query);
+    if query.contains('\n') || !path.is_file() {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(triage::MAX_TEXT as u64)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    let binary = bytes.starts_with(b"\x7fELF") || bytes.starts_with(b"MZ") || bytes.contains(&0);
+    (!binary).then(|| String::from_utf8_lossy(&bytes).into_owned())
 }
 
 pub fn why_command(common: &Common, query: &str) -> anyhow::Result<i32> {

@@ -163,3 +163,38 @@ fn text_beginning_with_hyphens_is_the_text() {
     let text = doc.to_string();
     assert!(text.contains("CUFFT_INVALID_PLAN"), "{text}");
 }
+
+#[test]
+fn a_saved_log_file_is_read_and_a_library_file_is_explained_by_name() {
+    // Ollama's server log line (https://github.com/ollama/ollama/issues/11593), saved to a file.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("server.log");
+    std::fs::write(
+        &log,
+        "time=2025-08-02T22:42:20.643Z level=INFO source=gpu.go:612 msg=\"Unable to load cudart library /usr/lib/x86_64-linux-gnu/libcuda.so.575.57.08: cuda driver library init failure: 3\"\n",
+    )
+    .unwrap();
+    let path = log.display().to_string();
+    let from_file = json(&run_cli(&["why", &path, "--json"]));
+    let from_stdin = json(&run_cli_stdin(
+        &["why", "-", "--json"],
+        &std::fs::read_to_string(&log).unwrap(),
+    ));
+    assert_eq!(from_file["findings"], from_stdin["findings"]);
+    assert!(
+        from_file["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["code"] == "cuda-error-3"),
+        "{from_file}"
+    );
+    // A real shared library (built here with gcc) is explained as the library its name says.
+    let lib = crate::support::build_shared_library(
+        dir.path(),
+        "libcudart.so.12",
+        "int f(void){return 0;}",
+    );
+    let doc = json(&run_cli(&["why", &lib.display().to_string(), "--json"]));
+    assert_eq!(doc["identified"][0]["component"], "CUDA runtime", "{doc}");
+}

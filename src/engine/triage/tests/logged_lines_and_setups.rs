@@ -43,7 +43,11 @@ fn a_plan_whose_version_reads_zero_is_not_an_engine_as_written() {
         "Loading TRT Engine...\nERROR: The engine plan file is not compatible with this version of TensorRT, expecting library version 5.1.5 got 0.0.0, please rebuild.\nLoading Complete!",
     );
     assert_eq!(message_ids(&t), ["tensorrt-engine-version-unreadable"]);
-    assert!(all_text(&t).contains("std::ios::binary"), "{}", all_text(&t));
+    assert!(
+        all_text(&t).contains("std::ios::binary"),
+        "{}",
+        all_text(&t)
+    );
 }
 
 #[test]
@@ -62,7 +66,11 @@ fn a_miner_out_of_memory_is_its_dag_outgrowing_the_gpu() {
         "Found suitable CUDA device [GeForce GTX 760] with 2147483648 bytes of GPU memory\n  i  16:28:12|cudaminer0  Initialising miner...\nUsing device: GeForce GTX 760 (Compute 3.0)\nCUDA error in func 'ethash_cuda_miner::init' at line 243 : out of memory.",
     );
     let f = finding(&t, "cuda-error-2").expect("out of memory");
-    assert!(f.detail.contains("larger than the GPU's memory"), "{}", f.detail);
+    assert!(
+        f.detail.contains("larger than the GPU's memory"),
+        "{}",
+        f.detail
+    );
 }
 
 #[test]
