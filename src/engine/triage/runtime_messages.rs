@@ -42,6 +42,7 @@ fn runtime_messages() -> &'static MessageMatcher {
                 rows.push((row, text));
             }
         }
+        rows.extend(cut_short(&rows));
         let ac = AhoCorasick::builder()
             .ascii_case_insensitive(true)
             .match_kind(aho_corasick::MatchKind::LeftmostLongest)
@@ -49,6 +50,30 @@ fn runtime_messages() -> &'static MessageMatcher {
             .ok();
         (ac, rows)
     })
+}
+
+/// Long messages without their last word, as a paste or a program cut them short or
+/// misspelled the end (Nanoflow's "peer access is not supported between these two device":
+/// https://github.com/efeslab/Nanoflow/issues/22): for messages of six words or more, where no
+/// other message starts with the same words.
+fn cut_short(rows: &[(&'static StatusCode, String)]) -> Vec<(&'static StatusCode, String)> {
+    let shortened: Vec<(&'static StatusCode, String)> = rows
+        .iter()
+        .filter(|(_, t)| t.split_whitespace().count() >= 6)
+        .filter_map(|(row, t)| Some((*row, t.rsplit_once(' ')?.0.to_string())))
+        .collect();
+    shortened
+        .iter()
+        .filter(|(row, short)| {
+            let starts = |t: &str| {
+                t.to_ascii_lowercase()
+                    .starts_with(&short.to_ascii_lowercase())
+            };
+            rows.iter()
+                .all(|(other, t)| other.number == row.number || !starts(t))
+        })
+        .cloned()
+        .collect()
 }
 
 /// The words of a runtime message that programs keep when they reword it: without the final

@@ -13,6 +13,7 @@ struct Patterns {
     opencl_call_number: Regex,
     library_numbers: Regex,
     library_numbers_after: Regex,
+    julia_exception: Regex,
     nvenc_number: Regex,
     checked_success: Regex,
     failure_then_number: Regex,
@@ -67,6 +68,10 @@ fn patterns() -> &'static Patterns {
             library_numbers_after: re(&format!(
                 r"(?i)\b(?:failed|failure|error|unable)\b[^0-9\n]{{0,30}}?\b({words})\b[^0-9\n:]{{0,24}}:\s*\(?(-?[0-9]{{1,4}})(?:[^0-9.]|\.(?:[^0-9]|$)|$)",
             )),
+            // CUDA.jl's (and CuArrays.jl's) exception per library, with the status number:
+            // "CURANDError(code 105, Length requested is not a multple of dimension)"
+            // (https://github.com/JuliaGPU/CuArrays.jl/issues/392), "CUBLASError(code 13, ...)".
+            julia_exception: re(&format!(r"(?i)\b({words})Error\(code (-?[0-9]{{1,4}})\b")),
             // A failure line about CUDA or a library whose status follows alone on the next line.
             failure_then_number: re(&format!(
                 r"(?i)\b(cuda|{words})\b[^\n]*\b(?:failure|error|failed)\b"
@@ -126,6 +131,11 @@ pub fn library_numbers_on(line: &str) -> Vec<(&'static str, i64)> {
     if line.to_ascii_lowercase().contains("nvenc") {
         for c in patterns().nvenc_number.captures_iter(line) {
             push_known(&mut out, "nvenc", &c[1]);
+        }
+    }
+    for c in patterns().julia_exception.captures_iter(line) {
+        if let Some(kind) = kind_of_word(&c[1]) {
+            push_known(&mut out, kind, &c[2]);
         }
     }
     for c in patterns().opencl_call_number.captures_iter(line) {

@@ -9,6 +9,7 @@ mod build_steps;
 mod caller_and_setup_errors;
 mod chain_readers;
 mod container_runtime;
+mod cut_and_reworded_statuses;
 mod driver_lines;
 mod driver_parts;
 mod entity_reading;
