@@ -296,7 +296,18 @@ pub fn triage(text: &str) -> Triage {
             .and_then(|id| k.catalog.message(id))
             .is_some_and(|row| row.fallback)
     };
-    findings.sort_by_key(|f| (f.severity, general(f)));
+    // The loader's generic reading of a library ("add the folder to LD_LIBRARY_PATH") follows
+    // the reading that the library is the driver's own, which no folder of a toolkit holds.
+    let driver_files: Vec<String> = findings
+        .iter()
+        .filter(|f| f.code == crate::engine::finding_codes::DRIVER_LIBRARY_NOT_LOADED)
+        .flat_map(|f| f.libraries.iter().cloned())
+        .collect();
+    let loader_generic = |f: &Finding| {
+        f.code == "log-dlopen-cannot-open"
+            && driver_files.iter().any(|l| f.summary.contains(l.as_str()))
+    };
+    findings.sort_by_key(|f| (f.severity, general(f) || loader_generic(f)));
     t.findings = findings;
     t
 }

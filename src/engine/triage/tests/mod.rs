@@ -24,6 +24,7 @@ mod library_lines;
 mod library_stand_ins;
 mod load_sources;
 mod logged_lines_and_setups;
+mod lost_gpus_and_old_cards;
 mod modules_profiles_and_headers;
 mod nccl_statuses;
 mod program_builds_and_hints;
