@@ -5,7 +5,6 @@
 //! line from the public thread cited above it.
 
 use super::*;
-use crate::engine::findings::Severity;
 
 #[test]
 fn a_message_continued_under_a_log_prefix_is_read_whole() {
@@ -31,8 +30,7 @@ fn a_driver_library_that_loaded_and_failed_to_initialise_is_no_missing_driver() 
         "{:?}",
         codes(&t)
     );
-    let first = t.findings.iter().find(|f| f.severity == Severity::Error);
-    assert_eq!(first.map(|f| f.code.as_str()), Some("cuda-error-3"));
+    assert_eq!(first_error(&t), Some("cuda-error-3"));
     assert!(all_text(&t).contains("uvm_disable_hmm"), "{}", all_text(&t));
 }
 

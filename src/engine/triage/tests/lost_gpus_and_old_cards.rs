@@ -4,14 +4,6 @@
 //! loader's generic one). Each input is a real line from the public thread cited above it.
 
 use super::*;
-use crate::engine::findings::Severity;
-
-fn first_error(t: &Triage) -> Option<&str> {
-    t.findings
-        .iter()
-        .find(|f| f.severity == Severity::Error)
-        .map(|f| f.code.as_str())
-}
 
 #[test]
 fn device_not_ready_raised_as_an_error_is_a_lost_gpu() {

@@ -45,6 +45,14 @@ fn finding<'a>(t: &'a Triage, code: &str) -> Option<&'a crate::engine::findings:
     t.findings.iter().find(|f| f.code == code)
 }
 
+/// The code of the first error finding: the reading a user sees first.
+fn first_error(t: &Triage) -> Option<&str> {
+    t.findings
+        .iter()
+        .find(|f| f.severity == crate::engine::findings::Severity::Error)
+        .map(|f| f.code.as_str())
+}
+
 /// Every finding's summary, detail and fixes, one line each: what a user reads.
 fn all_text(t: &Triage) -> String {
     t.findings
