@@ -87,7 +87,11 @@ pub fn driver_library_findings(text: &str, identities: &[LibraryIdentity]) -> Ve
 
 /// The CUDA driver or NVML: nothing but an installed (or, in a container, mounted) driver has it.
 fn core_library_finding(id: &LibraryIdentity, log: Evidence) -> Finding {
-    Finding::new(
+    let said_by_nvidia_smi = log
+        .text
+        .to_ascii_lowercase()
+        .contains("nvidia-smi couldn't find");
+    let finding = Finding::new(
         codes::DRIVER_LIBRARY_NOT_LOADED,
         Severity::Error,
         format!(
@@ -135,7 +139,42 @@ fn core_library_finding(id: &LibraryIdentity, log: Evidence) -> Finding {
                   to LD_LIBRARY_PATH, link the library into the folder the package searches \
                   (/run/opengl-driver/lib), or update the package to one whose runpath includes it."
             .into(),
-    })
+    });
+    if said_by_nvidia_smi {
+        nvidia_smi_without_its_library(finding)
+    } else {
+        finding
+    }
+}
+
+/// nvidia-smi's own "couldn't find libnvidia-ml.so": the tool came with the driver (or was
+/// mounted with it), so what is missing is its library on the loader's path.
+fn nvidia_smi_without_its_library(mut f: Finding) -> Finding {
+    let file = f.libraries.first().cloned().unwrap_or_default();
+    f.summary = format!(
+        "nvidia-smi runs but cannot load the driver's {file}: the driver's libraries are not where \
+         the loader looks (not mounted, off the library path, or broken links)"
+    );
+    f.detail = format!(
+        "Here nvidia-smi itself ran and says it: the driver's tools are present (installed with the \
+         driver on a host, mounted with it into a container), so its NVML library is what the \
+         loader does not see. In a container or pod: the host's driver libraries were not mounted \
+         (no GPU request), or were mounted where only the library path finds them \
+         (Singularity/Apptainer --nv binds them into /.singularity.d/libs and adds that folder to \
+         LD_LIBRARY_PATH, which a script or shell that resets the environment drops), or the \
+         image's own driver links point at files that are not there. On a host: a driver install \
+         whose libraries are missing. {}",
+        f.detail
+    );
+    f.with_evidence(Evidence::new(
+        "source",
+        "https://github.com/EESSI/software-layer/issues/231 (Singularity --nv: LD_LIBRARY_PATH \
+         without /.singularity.d/libs after the environment was reset), \
+         https://github.com/warmshao/FasterLivePortrait/issues/8 (an image's libnvidia-ml.so.1 \
+         link pointing at a file that is not there; re-created to the mounted one), \
+         https://github.com/utkuozdemir/nvidia_gpu_exporter/issues/105 (a pod without the host's \
+         driver libraries)",
+    ))
 }
 
 /// `libcuda.so`, `libnvidia-ml.so`: the unversioned name that only a development link provides.

@@ -1,7 +1,7 @@
 //! Readings that turn on what the GPU or its driver library is: a GPU lost under a call (a
 //! TDR reset reported as "device not ready"), a Kepler card under a library's first call, a
 //! cuSPARSELt older than the GPU, and the driver's own library missing (its reading before the
-//! loader's generic one). Each input is a real line from the public thread cited above it.
+//! loader's generic one; nvidia-smi's own message). Each input is a real line from the public thread cited above it.
 
 use super::*;
 
@@ -49,4 +49,15 @@ fn the_driver_librarys_reading_comes_before_the_loaders() {
         codes(&t)
     );
     assert_eq!(first_error(&t), Some("driver-library-not-loaded"));
+}
+
+#[test]
+fn nvidia_smi_without_its_library_is_the_library_off_the_path() {
+    // https://github.com/EESSI/software-layer/issues/231 (Singularity --nv with LD_LIBRARY_PATH reset)
+    let t = triage(
+        "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that the NVIDIA Display Driver is properly installed and present in your system.\nPlease also try adding directory that contains libnvidia-ml.so to your system PATH.",
+    );
+    let f = finding(&t, "driver-library-not-loaded").expect("the driver's library");
+    assert!(f.summary.starts_with("nvidia-smi runs"), "{}", f.summary);
+    assert!(f.detail.contains("/.singularity.d/libs"), "{}", f.detail);
 }
