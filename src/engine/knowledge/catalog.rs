@@ -90,13 +90,25 @@ pub struct CodeRow {
 pub struct CodeCase {
     pub when: String,
     pub cause: String,
+    /// `when`, compiled (case-insensitively) the first time a text is checked.
+    #[serde(skip)]
+    compiled: OnceLock<Option<Regex>>,
+}
+
+impl CodeCase {
+    /// Where `text` has this case's context words.
+    fn find<'t>(&self, text: &'t str) -> Option<regex::Match<'t>> {
+        self.compiled
+            .get_or_init(|| Regex::new(&format!("(?i){}", self.when)).ok())
+            .as_ref()?
+            .find(text)
+    }
 }
 
 /// " Here: ..." for the first of a row's cases whose context words `text` has.
 pub fn context_cause(cases: &[CodeCase], text: &str) -> Option<String> {
     cases.iter().find_map(|c| {
-        let re = regex::Regex::new(&format!("(?i){}", c.when)).ok()?;
-        re.find(text)
+        c.find(text)
             .map(|m| format!("Here (the text says \"{}\"): {} ", m.as_str(), c.cause))
     })
 }
