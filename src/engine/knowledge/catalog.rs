@@ -92,15 +92,14 @@ pub struct CodeCase {
     pub cause: String,
     /// `when`, compiled (case-insensitively) the first time a text is checked.
     #[serde(skip)]
-    compiled: OnceLock<Option<Regex>>,
+    compiled: OnceLock<Regex>,
 }
 
 impl CodeCase {
     /// Where `text` has this case's context words.
     fn find<'t>(&self, text: &'t str) -> Option<regex::Match<'t>> {
         self.compiled
-            .get_or_init(|| Regex::new(&format!("(?i){}", self.when)).ok())
-            .as_ref()?
+            .get_or_init(|| case_insensitive(&self.when))
             .find(text)
     }
 }
@@ -159,10 +158,7 @@ impl Catalog {
     /// every pattern checks these too).
     pub fn reads_in_context(&self, i: usize, text: &str) -> bool {
         let contexts = self.contexts.get_or_init(|| {
-            let compile = |p: &Option<String>| {
-                p.as_deref()
-                    .map(|p| Regex::new(&format!("(?i){p}")).unwrap_or_else(|_| never()))
-            };
+            let compile = |p: &Option<String>| p.as_deref().map(case_insensitive);
             self.messages
                 .iter()
                 .map(|m| (compile(&m.text_names), compile(&m.text_lacks)))
@@ -291,6 +287,13 @@ impl<'a> IntoIterator for &'a Patterns {
     fn into_iter(self) -> Self::IntoIter {
         std::ops::Deref::deref(self).iter()
     }
+}
+
+/// A context pattern of the catalog (a case's `when`, a row's `text_names`), matched without
+/// regard to case; one that does not compile matches nothing (the knowledge unit tests check
+/// that each compiles).
+fn case_insensitive(pattern: &str) -> Regex {
+    Regex::new(&format!("(?i){pattern}")).unwrap_or_else(|_| never())
 }
 
 /// A pattern that matches nothing.

@@ -190,6 +190,20 @@ fn rows_on_weak_or_unconfirmed_sources_say_so() {
 }
 
 #[test]
+fn every_code_case_pattern_compiles() {
+    for c in &k().catalog.codes {
+        for case in &c.cases {
+            assert!(
+                regex::Regex::new(&format!("(?i){}", case.when)).is_ok(),
+                "{:?}: case pattern does not compile: {}",
+                c.names,
+                case.when
+            );
+        }
+    }
+}
+
+#[test]
 fn every_catalog_pattern_matches_its_example() {
     let k = k();
     for (m, re) in k.catalog.messages.iter().zip(&k.catalog.patterns) {
@@ -198,7 +212,12 @@ fn every_catalog_pattern_matches_its_example() {
             "{}: pattern does not match its example",
             m.id
         );
-        for context in [&m.text_names, &m.text_lacks].into_iter().flatten() {
+        let cases = m.cases.iter().map(|c| &c.when);
+        for context in [&m.text_names, &m.text_lacks]
+            .into_iter()
+            .flatten()
+            .chain(cases)
+        {
             assert!(
                 regex::Regex::new(&format!("(?i){context}")).is_ok(),
                 "{}: context pattern does not compile",
