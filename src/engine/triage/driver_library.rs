@@ -69,13 +69,17 @@ pub fn driver_library_findings(text: &str, identities: &[LibraryIdentity]) -> Ve
             continue;
         };
         let log = Evidence::new("log", super::extract::clip(line.trim()));
+        let lower = line.to_ascii_lowercase();
         out.push(match id.container_capability.as_deref() {
             // nvidia-smi names the link but opens the driver's soname: its own message stays
             // the driver's.
             None | Some("compute" | "utility")
-                if is_link_name(&id.file) && !line.to_ascii_lowercase().contains("nvidia-smi") =>
+                if is_link_name(&id.file) && !lower.contains("nvidia-smi") =>
             {
                 link_name_finding(id, log)
+            }
+            None | Some("compute" | "utility") if lower.contains("nvidia-smi couldn't find") => {
+                nvidia_smi_without_its_library(core_library_finding(id, log))
             }
             None | Some("compute" | "utility") => core_library_finding(id, log),
             Some("jetson") => jetson_library_finding(id, log),
@@ -87,11 +91,7 @@ pub fn driver_library_findings(text: &str, identities: &[LibraryIdentity]) -> Ve
 
 /// The CUDA driver or NVML: nothing but an installed (or, in a container, mounted) driver has it.
 fn core_library_finding(id: &LibraryIdentity, log: Evidence) -> Finding {
-    let said_by_nvidia_smi = log
-        .text
-        .to_ascii_lowercase()
-        .contains("nvidia-smi couldn't find");
-    let finding = Finding::new(
+    Finding::new(
         codes::DRIVER_LIBRARY_NOT_LOADED,
         Severity::Error,
         format!(
@@ -139,12 +139,7 @@ fn core_library_finding(id: &LibraryIdentity, log: Evidence) -> Finding {
                   to LD_LIBRARY_PATH, link the library into the folder the package searches \
                   (/run/opengl-driver/lib), or update the package to one whose runpath includes it."
             .into(),
-    });
-    if said_by_nvidia_smi {
-        nvidia_smi_without_its_library(finding)
-    } else {
-        finding
-    }
+    })
 }
 
 /// nvidia-smi's own "couldn't find libnvidia-ml.so": the tool came with the driver (or was

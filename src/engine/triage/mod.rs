@@ -304,8 +304,7 @@ pub fn triage(text: &str) -> Triage {
         .flat_map(|f| f.libraries.iter().cloned())
         .collect();
     let loader_generic = |f: &Finding| {
-        f.code == "log-dlopen-cannot-open"
-            && driver_files.iter().any(|l| f.summary.contains(l.as_str()))
+        f.code == "log-dlopen-cannot-open" && f.libraries.iter().any(|l| driver_files.contains(l))
     };
     findings.sort_by_key(|f| (f.severity, general(f) || loader_generic(f)));
     t.findings = findings;
