@@ -57,22 +57,19 @@ fn runtime_messages() -> &'static MessageMatcher {
 /// https://github.com/efeslab/Nanoflow/issues/22): for messages of six words or more, where no
 /// other message starts with the same words.
 fn cut_short(rows: &[(&'static StatusCode, String)]) -> Vec<(&'static StatusCode, String)> {
-    let shortened: Vec<(&'static StatusCode, String)> = rows
+    let lowered: Vec<(i64, String)> = rows
         .iter()
+        .map(|(row, t)| (row.number, t.to_ascii_lowercase()))
+        .collect();
+    rows.iter()
         .filter(|(_, t)| t.split_whitespace().count() >= 6)
         .filter_map(|(row, t)| Some((*row, t.rsplit_once(' ')?.0.to_string())))
-        .collect();
-    shortened
-        .iter()
         .filter(|(row, short)| {
-            let starts = |t: &str| {
-                t.to_ascii_lowercase()
-                    .starts_with(&short.to_ascii_lowercase())
-            };
-            rows.iter()
-                .all(|(other, t)| other.number == row.number || !starts(t))
+            let short = short.to_ascii_lowercase();
+            lowered
+                .iter()
+                .all(|(number, t)| *number == row.number || !t.starts_with(&short))
         })
-        .cloned()
         .collect()
 }
 
